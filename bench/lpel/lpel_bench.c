@@ -1,0 +1,517 @@
+/*
+ * lpel_bench.c - lpel-bench: micro-benchmarks of the LPEL runtime, each
+ * against a pthreads program of the same shape run in the same invocation
+ * (the machines are shared and noisy; a ratio measured side by side means
+ * more than an absolute time).
+ *
+ *   ctx     two tasks on one worker yielding to each other: cost of a task switch
+ *   ring    K tasks on one worker pass a token around M times through streams
+ *   pipe    source, K-2 relays and sink on two workers pass M messages
+ *           through streams of 16 slots; --place decides where relays run
+ *   create  one task creates N short tasks on its worker: create+run+destroy
+ *
+ * The timed part runs inside the tasks (first task start to last task end),
+ * so starting and joining the worker threads is not counted.
+ */
+#include "bench.h"
+
+#include <lpel.h>
+#if BENCH_WITH_MONITOR
+#include <mon.h>
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum place_mode { PLACE_CONST, PLACE_RR, PLACE_PARTS } place_mode;
+
+typedef struct options {
+    const char *bench;
+    long tasks, rounds, depth, messages, switches, count;
+    size_t capacity;
+    place_mode place;
+    unsigned workers; /* 0: the benchmark's own default */
+    int repeat;
+    bool baseline, json;
+    lpel_hooks hooks;
+    bool has_hooks;
+} options;
+
+/* Times recorded by the tasks themselves. */
+typedef struct timing {
+    double start, end;
+} timing;
+
+/* ---- running one configuration ------------------------------------------ */
+
+static lpel_runtime *new_runtime(const options *o, unsigned workers)
+{
+    lpel_config cfg = lpel_config_default();
+    cfg.num_workers = workers;
+    if (o->has_hooks)
+        cfg.hooks = &o->hooks;
+    lpel_runtime *rt;
+    char err[256];
+    if (lpel_runtime_create(&rt, &cfg, err, sizeof err) != LPEL_OK) {
+        fprintf(stderr, "lpel-bench: cannot create the runtime: %s\n", err);
+        exit(1);
+    }
+    return rt;
+}
+
+static void spawn_or_die(lpel_runtime *rt, const char *name, int worker, lpel_task_fn fn,
+                         void *arg)
+{
+    lpel_task_attr attr = {.name = name, .stack_size = 64 * 1024, .worker = worker};
+    if (lpel_task_create(rt, &attr, fn, arg) <= 0) {
+        fprintf(stderr, "lpel-bench: cannot create task %s: %s\n", name,
+                lpel_runtime_error(rt));
+        exit(1);
+    }
+}
+
+static void run_or_die(lpel_runtime *rt)
+{
+    int rc = lpel_run(rt);
+    if (rc != LPEL_OK) {
+        fprintf(stderr, "lpel-bench: run failed: %s\n", lpel_strerror(rc));
+        exit(1);
+    }
+    lpel_runtime_destroy(rt);
+}
+
+/* ---- ctx ------------------------------------------------------------------ */
+
+typedef struct ctx_bench {
+    long yields_each;
+    timing t;
+    atomic_int finished;
+} ctx_bench;
+
+static void ctx_task(void *arg)
+{
+    ctx_bench *b = arg;
+    if (b->t.start == 0)
+        b->t.start = bench_now_ns();
+    for (long i = 0; i < b->yields_each; i++)
+        lpel_task_yield();
+    if (atomic_fetch_add(&b->finished, 1) == 1)
+        b->t.end = bench_now_ns();
+}
+
+static double lpel_ctx(const options *o)
+{
+    ctx_bench b = {.yields_each = o->switches / 2};
+    lpel_runtime *rt = new_runtime(o, 1);
+    spawn_or_die(rt, "ctx.a", 0, ctx_task, &b);
+    spawn_or_die(rt, "ctx.b", 0, ctx_task, &b);
+    run_or_die(rt);
+    return b.t.end - b.t.start;
+}
+
+/* ---- ring ----------------------------------------------------------------- */
+
+typedef struct ring_bench {
+    lpel_stream **links;
+    long tasks, rounds;
+    timing t;
+} ring_bench;
+
+typedef struct ring_member {
+    ring_bench *ring;
+    long index;
+} ring_member;
+
+static void ring_task(void *arg)
+{
+    ring_member *m = arg;
+    ring_bench *r = m->ring;
+    lpel_stream *in = r->links[m->index];
+    lpel_stream *out = r->links[(m->index + 1) % r->tasks];
+    static char token;
+    if (m->index == 0) {
+        r->t.start = bench_now_ns();
+        lpel_stream_write(out, &token);
+        for (long i = 0; i < r->rounds - 1; i++)
+            lpel_stream_write(out, lpel_stream_read(in));
+        lpel_stream_read(in);
+        r->t.end = bench_now_ns();
+    } else {
+        for (long i = 0; i < r->rounds; i++)
+            lpel_stream_write(out, lpel_stream_read(in));
+    }
+    lpel_stream_close(out, LPEL_STREAM_WRITE);
+    lpel_stream_close(in, LPEL_STREAM_READ);
+}
+
+static double lpel_ring(const options *o)
+{
+    lpel_runtime *rt = new_runtime(o, 1);
+    ring_bench r = {.tasks = o->tasks, .rounds = o->rounds};
+    r.links = calloc((size_t)o->tasks, sizeof *r.links);
+    ring_member *members = calloc((size_t)o->tasks, sizeof *members);
+    for (long i = 0; i < o->tasks; i++)
+        r.links[i] = lpel_stream_create(rt, o->capacity);
+    char name[32];
+    for (long i = 0; i < o->tasks; i++) {
+        members[i] = (ring_member){&r, i};
+        snprintf(name, sizeof name, "ring.%ld", i);
+        spawn_or_die(rt, name, 0, ring_task, &members[i]);
+    }
+    run_or_die(rt);
+    free(r.links);
+    free(members);
+    return r.t.end - r.t.start;
+}
+
+/* ---- pipe ----------------------------------------------------------------- */
+
+typedef struct pipe_bench {
+    lpel_stream **links; /* depth - 1 of them */
+    long depth, messages;
+    timing t;
+} pipe_bench;
+
+typedef struct pipe_stage {
+    pipe_bench *pipe;
+    long index;
+} pipe_stage;
+
+static void pipe_task(void *arg)
+{
+    pipe_stage *s = arg;
+    pipe_bench *p = s->pipe;
+    lpel_stream *in = s->index > 0 ? p->links[s->index - 1] : NULL;
+    lpel_stream *out = s->index < p->depth - 1 ? p->links[s->index] : NULL;
+    if (!in) { /* source */
+        p->t.start = bench_now_ns();
+        for (long i = 0; i < p->messages; i++)
+            lpel_stream_write(out, (void *)(uintptr_t)(i + 1));
+        lpel_stream_close(out, LPEL_STREAM_WRITE);
+        return;
+    }
+    void *item;
+    while ((item = lpel_stream_read(in)) != NULL)
+        if (out)
+            lpel_stream_write(out, item);
+    if (out)
+        lpel_stream_close(out, LPEL_STREAM_WRITE);
+    else
+        p->t.end = bench_now_ns(); /* sink */
+    lpel_stream_close(in, LPEL_STREAM_READ);
+}
+
+/* Where stage i of depth runs: the source on worker 0 and the sink on
+ * worker 1 always; the relays as --place says. */
+static int pipe_worker(place_mode mode, long i, long depth)
+{
+    if (i == 0)
+        return 0;
+    if (i == depth - 1)
+        return 1;
+    switch (mode) {
+    case PLACE_CONST: return 0;
+    case PLACE_RR: return (int)(i % 2);
+    default: return i < depth / 2 ? 0 : 1;
+    }
+}
+
+static double lpel_pipe(const options *o)
+{
+    lpel_runtime *rt = new_runtime(o, o->workers ? o->workers : 2);
+    pipe_bench p = {.depth = o->depth, .messages = o->messages};
+    p.links = calloc((size_t)o->depth - 1, sizeof *p.links);
+    pipe_stage *stages = calloc((size_t)o->depth, sizeof *stages);
+    for (long i = 0; i < o->depth - 1; i++)
+        p.links[i] = lpel_stream_create(rt, o->capacity);
+    char name[32];
+    for (long i = 0; i < o->depth; i++) {
+        stages[i] = (pipe_stage){&p, i};
+        snprintf(name, sizeof name, i == 0 ? "pipe.source" : i == o->depth - 1 ? "pipe.sink"
+                                                                              : "pipe.relay%ld",
+                 i);
+        spawn_or_die(rt, name, pipe_worker(o->place, i, o->depth), pipe_task, &stages[i]);
+    }
+    run_or_die(rt);
+    free(p.links);
+    free(stages);
+    return p.t.end - p.t.start;
+}
+
+/* ---- create --------------------------------------------------------------- */
+
+typedef struct create_bench {
+    long count;
+    atomic_long finished;
+    timing t;
+} create_bench;
+
+static void short_task(void *arg)
+{
+    create_bench *c = arg;
+    if (atomic_fetch_add_explicit(&c->finished, 1, memory_order_relaxed) == c->count - 1)
+        c->t.end = bench_now_ns();
+}
+
+static void creator_task(void *arg)
+{
+    create_bench *c = arg;
+    lpel_task_attr attr = {.name = "short", .stack_size = 0,
+                           .worker = (int)lpel_task_worker(lpel_task_self())};
+    c->t.start = bench_now_ns();
+    for (long i = 0; i < c->count; i++) {
+        if (lpel_task_create(NULL, &attr, short_task, c) <= 0)
+            abort();
+        if (i % 64 == 63)
+            lpel_task_yield(); /* let them run, so stacks are reused */
+    }
+}
+
+static double lpel_create(const options *o)
+{
+    create_bench c = {.count = o->count};
+    lpel_runtime *rt = new_runtime(o, 1);
+    spawn_or_die(rt, "creator", 0, creator_task, &c);
+    run_or_die(rt);
+    return c.t.end - c.t.start;
+}
+
+/* ---- reporting ------------------------------------------------------------ */
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct stats {
+    double median, min, max;
+} stats;
+
+static stats measure(double (*fn)(const options *), const options *o, double units)
+{
+    double *per_unit = calloc((size_t)o->repeat, sizeof *per_unit);
+    for (int i = 0; i < o->repeat; i++)
+        per_unit[i] = fn(o) / units;
+    qsort(per_unit, (size_t)o->repeat, sizeof *per_unit, compare_doubles);
+    stats s = {per_unit[o->repeat / 2], per_unit[0], per_unit[o->repeat - 1]};
+    if (o->repeat % 2 == 0)
+        s.median = (per_unit[o->repeat / 2 - 1] + per_unit[o->repeat / 2]) / 2;
+    free(per_unit);
+    return s;
+}
+
+static double baseline_median(double (*fn)(const options *), const options *o, double units)
+{
+    return measure(fn, o, units).median;
+}
+
+static double pt_ctx(const options *o) { return bench_pthreads_ctx(o->switches); }
+static double pt_ring(const options *o) { return bench_pthreads_ring(o->tasks, o->rounds); }
+static double pt_pipe(const options *o) { return bench_pthreads_pipe(o->depth, o->messages, o->capacity); }
+static double pt_create(const options *o) { return bench_pthreads_create(o->count / 10); }
+
+static const char *place_name(place_mode m)
+{
+    return m == PLACE_CONST ? "const" : m == PLACE_RR ? "rr" : "parts";
+}
+
+static void report(const options *o, const char *unit_name, const char *rate_name, stats s,
+                   double baseline, const char *params_json, const char *params_text)
+{
+    double rate = 1e9 / s.median;
+    if (o->json) {
+        printf("{\"bench\":\"%s\",%s,\"repeat\":%d,\"%s\":%.3f,\"min_%s\":%.3f,\"max_%s\":%.3f",
+               o->bench, params_json, o->repeat, unit_name, s.median, unit_name, s.min,
+               unit_name, s.max);
+        if (rate_name)
+            printf(",\"%s\":%.4g", rate_name, rate);
+        printf(",\"monitoring\":%s", o->has_hooks ? "true" : "false");
+        if (baseline > 0)
+            printf(",\"baseline_%s\":%.3f,\"speedup_vs_pthreads\":%.2f", unit_name, baseline,
+                   baseline / s.median);
+        printf("}\n");
+        return;
+    }
+    printf("%s (%s, %d run%s, monitoring %s)\n", o->bench, params_text, o->repeat,
+           o->repeat == 1 ? "" : "s", o->has_hooks ? "on" : "off");
+    printf("  lpel:     %10.2f %s (median; min %.2f, max %.2f)", s.median, unit_name, s.min,
+           s.max);
+    if (rate_name)
+        printf("  = %.3g %s", rate, rate_name);
+    printf("\n");
+    if (baseline > 0)
+        printf("  pthreads: %10.2f %s (median)  -> lpel is %.1fx faster\n", baseline, unit_name,
+               baseline / s.median);
+}
+
+static void run_bench(const options *o)
+{
+    char pj[256], pt[256];
+    if (!strcmp(o->bench, "ctx")) {
+        stats s = measure(lpel_ctx, o, (double)o->switches);
+        double b = o->baseline ? baseline_median(pt_ctx, o, (double)o->switches) : 0;
+        snprintf(pj, sizeof pj, "\"switches\":%ld", o->switches);
+        snprintf(pt, sizeof pt, "%ld switches", o->switches);
+        report(o, "ns_per_switch", "switches_per_s", s, b, pj, pt);
+    } else if (!strcmp(o->bench, "ring")) {
+        double hops = (double)o->tasks * (double)o->rounds;
+        stats s = measure(lpel_ring, o, hops);
+        double b = o->baseline ? baseline_median(pt_ring, o, hops) : 0;
+        snprintf(pj, sizeof pj, "\"tasks\":%ld,\"rounds\":%ld,\"hops\":%.0f", o->tasks, o->rounds, hops);
+        snprintf(pt, sizeof pt, "%ld tasks, %ld rounds", o->tasks, o->rounds);
+        report(o, "ns_per_hop", "hops_per_s", s, b, pj, pt);
+    } else if (!strcmp(o->bench, "pipe")) {
+        double hops = (double)o->messages * (double)(o->depth - 1);
+        stats s = measure(lpel_pipe, o, hops);
+        double b = o->baseline ? baseline_median(pt_pipe, o, hops) : 0;
+        snprintf(pj, sizeof pj,
+                 "\"depth\":%ld,\"messages\":%ld,\"capacity\":%zu,\"place\":\"%s\",\"hops\":%.0f",
+                 o->depth, o->messages, o->capacity, place_name(o->place), hops);
+        snprintf(pt, sizeof pt, "depth %ld, %ld messages, %zu slots, place %s", o->depth,
+                 o->messages, o->capacity, place_name(o->place));
+        report(o, "ns_per_hop", "hops_per_s", s, b, pj, pt);
+    } else {
+        stats s = measure(lpel_create, o, (double)o->count);
+        double b = o->baseline ? baseline_median(pt_create, o, (double)(o->count / 10)) : 0;
+        snprintf(pj, sizeof pj, "\"count\":%ld", o->count);
+        snprintf(pt, sizeof pt, "%ld tasks", o->count);
+        report(o, "ns_per_task", "tasks_per_s", s, b, pj, pt);
+    }
+}
+
+/* ---- command line --------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: lpel-bench ctx|ring|pipe|create [options]\n"
+            "\n"
+            "Micro-benchmarks of the LPEL runtime, each beside a pthreads program of\n"
+            "the same shape measured in the same invocation.\n"
+            "\n"
+            "  ctx      two tasks on one worker yield to each other (ns per switch)\n"
+            "  ring     K tasks on one worker pass a token M times round (ns per hop)\n"
+            "  pipe     source, K-2 relays and a sink on two workers pass M messages\n"
+            "  create   one task creates N tasks on its worker (ns per create+destroy)\n"
+            "\n"
+            "options:\n"
+            "  --tasks K        ring size (default 1000)\n"
+            "  --rounds M       ring rounds (default 1000)\n"
+            "  --depth K        pipe stages including source and sink (default 100)\n"
+            "  --messages M     pipe messages (default 100000)\n"
+            "  --capacity N     stream slots (default 16)\n"
+            "  --place P        pipe relays: const (all on worker 0), rr (alternating),\n"
+            "                   parts (two contiguous halves; default)\n"
+            "  --switches N     ctx switches (default 10000000)\n"
+            "  --count N        create: tasks (default 1000000; the baseline uses N/10)\n"
+            "  --workers N      pipe workers (default 2)\n"
+            "  --repeat R       runs to take the median of (default 1)\n"
+            "  --no-baseline    skip the pthreads program (a 1000-thread ring takes ~30 s)\n"
+            "  --json           print one JSON object\n"
+#if BENCH_WITH_MONITOR
+            "  -m FLAGS         monitor the run (letters mtWTSML, A = all)\n"
+            "  -o DIR           trace directory (default ./trace)\n"
+            "  --mon-tasks RE   monitor only tasks whose name matches RE\n"
+#endif
+    );
+}
+
+static long parse_count(const char *flag, const char *value, long min)
+{
+    char *end;
+    errno = 0;
+    long v = value ? strtol(value, &end, 10) : 0;
+    if (!value || errno || *end || v < min) {
+        fprintf(stderr, "lpel-bench: %s expects a whole number >= %ld, got '%s'\n", flag, min,
+                value ? value : "(nothing)");
+        exit(2);
+    }
+    return v;
+}
+
+static void parse_options(int argc, char **argv, options *o)
+{
+    if (argc < 2) {
+        usage(stderr);
+        exit(2);
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        exit(0);
+    }
+    o->bench = argv[1];
+    if (strcmp(o->bench, "ctx") && strcmp(o->bench, "ring") && strcmp(o->bench, "pipe") &&
+        strcmp(o->bench, "create")) {
+        fprintf(stderr, "lpel-bench: unknown benchmark '%s' (expected ctx, ring, pipe or create)\n",
+                o->bench);
+        exit(2);
+    }
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(0); }
+        else if (!strcmp(a, "--no-baseline")) o->baseline = false;
+        else if (!strcmp(a, "--json")) o->json = true;
+        else if (!strcmp(a, "--tasks")) { o->tasks = parse_count(a, v, 2); i++; }
+        else if (!strcmp(a, "--rounds")) { o->rounds = parse_count(a, v, 1); i++; }
+        else if (!strcmp(a, "--depth")) { o->depth = parse_count(a, v, 2); i++; }
+        else if (!strcmp(a, "--messages")) { o->messages = parse_count(a, v, 1); i++; }
+        else if (!strcmp(a, "--capacity")) { o->capacity = (size_t)parse_count(a, v, 1); i++; }
+        else if (!strcmp(a, "--switches")) { o->switches = parse_count(a, v, 2); i++; }
+        else if (!strcmp(a, "--count")) { o->count = parse_count(a, v, 10); i++; }
+        else if (!strcmp(a, "--workers")) { o->workers = (unsigned)parse_count(a, v, 2); i++; }
+        else if (!strcmp(a, "--repeat")) { o->repeat = (int)parse_count(a, v, 1); i++; }
+        else if (!strcmp(a, "--place")) {
+            if (v && !strcmp(v, "const")) o->place = PLACE_CONST;
+            else if (v && !strcmp(v, "rr")) o->place = PLACE_RR;
+            else if (v && !strcmp(v, "parts")) o->place = PLACE_PARTS;
+            else {
+                fprintf(stderr, "lpel-bench: --place expects const, rr or parts, got '%s'\n",
+                        v ? v : "(nothing)");
+                exit(2);
+            }
+            i++;
+        } else {
+            fprintf(stderr, "lpel-bench: unknown option '%s' (see lpel-bench --help)\n", a);
+            exit(2);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    options o = {.tasks = 1000, .rounds = 1000, .depth = 100, .messages = 100000,
+                 .switches = 10000000, .count = 1000000, .capacity = 16,
+                 .place = PLACE_PARTS, .repeat = 1, .baseline = true};
+#if BENCH_WITH_MONITOR
+    mon_options mo;
+    char err[512];
+    if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
+        fprintf(stderr, "lpel-bench: %s\n", err);
+        return 2;
+    }
+    parse_options(argc, argv, &o);
+    mon *m = NULL;
+    if (mon_open(&m, &mo, argc, argv, &o.hooks, err, sizeof err) != 0) {
+        fprintf(stderr, "lpel-bench: %s\n", err);
+        return 1;
+    }
+    o.has_hooks = mon_lpel_hooks(m) != NULL;
+    if (o.has_hooks && o.repeat > 1) {
+        fprintf(stderr, "lpel-bench: with -m, --repeat must be 1 (one trace per run)\n");
+        return 2;
+    }
+    run_bench(&o);
+    return mon_close(m) == 0 ? 0 : 1;
+#else
+    parse_options(argc, argv, &o);
+    run_bench(&o);
+    return 0;
+#endif
+}

@@ -1,0 +1,300 @@
+/*
+ * lpel.h - the public interface of LPEL, the user-level threading runtime.
+ *
+ * LPEL runs many user-level threads ("tasks") on a few kernel threads
+ * ("workers", one per core, pinned). Tasks communicate only through bounded
+ * single-reader single-writer streams: a read on an empty stream or a write
+ * on a full one blocks the task, never the worker. A mapper places each task
+ * on one worker when it is created; the task stays there, and each worker
+ * schedules its own ready tasks.
+ *
+ * The runtime reports everything it does through one table of hook
+ * functions (lpel_hooks), installed at creation. The monitoring framework
+ * (monitor/) attaches there; with no table installed the runtime pays one
+ * predictable branch per hook point, and building with LPEL_HOOKS_ENABLED=0
+ * removes the calls altogether.
+ *
+ * There is no global state: everything hangs off an lpel_runtime, and the
+ * task or worker currently running is found through thread-local state.
+ *
+ * Errors are return codes (LPEL_OK, LPEL_E...) plus a message that
+ * lpel_runtime_error() returns. Misuse that cannot be reported to a caller
+ * (a stack overflow, a write to a stream its reader has closed) ends the
+ * process with a one-line message naming the task.
+ */
+#ifndef LPEL_H
+#define LPEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lpel_runtime lpel_runtime;
+typedef struct lpel_task lpel_task;
+typedef struct lpel_stream lpel_stream;
+
+/* Return codes. */
+enum {
+    LPEL_OK = 0,
+    LPEL_EINVAL = -1,    /* a bad argument or configuration */
+    LPEL_ENOMEM = -2,    /* an allocation or mmap failed */
+    LPEL_ESYSTEM = -3,   /* a system call (pthread, hwloc) failed */
+    LPEL_EDEADLOCK = -4, /* every live task blocked: the run was stopped */
+    LPEL_ESTATE = -5     /* the call is not allowed now (e.g. run twice) */
+};
+
+/* Worker index meaning "let the mapper choose". */
+#define LPEL_ANY_WORKER (-1)
+
+/* ---------------------------------------------------------------------------
+ * Policies
+ * ------------------------------------------------------------------------- */
+
+/* What the mapper knows about a task when it places it. */
+typedef struct lpel_task_info {
+    uint64_t id;
+    const char *name;
+    int hint;           /* the placement hint given at creation, or LPEL_ANY_WORKER */
+    int creator_worker; /* worker of the creating task, -1 if not created by a task */
+} lpel_task_info;
+
+/* Placement policy: returns the worker (0..num_workers-1) for a new task.
+ * Called on the creating thread, possibly from several workers at once, so
+ * an implementation keeps its state thread-safe. The default is round-robin
+ * over all workers; a hint >= 0 always wins over the policy. */
+typedef struct lpel_placement_policy {
+    int (*place)(void *state, const lpel_task_info *task, unsigned num_workers);
+    void *state;
+} lpel_placement_policy;
+
+/* Scheduling policy: a worker-local ready queue. Each worker gets its own
+ * queue from create(); push and pop are only ever called by that worker,
+ * so no locking is needed. The default is FIFO. The queue links tasks
+ * through the task itself (lpel_task_queue_link), so push never allocates. */
+typedef struct lpel_sched_policy {
+    void *(*create)(void *config, unsigned worker_id);
+    void (*destroy)(void *queue);
+    void (*push)(void *queue, lpel_task *task);
+    lpel_task *(*pop)(void *queue); /* NULL if empty */
+    void *config;
+} lpel_sched_policy;
+
+/* A pointer-sized slot inside each task reserved for the ready queue. */
+void **lpel_task_queue_link(lpel_task *task);
+
+/* ---------------------------------------------------------------------------
+ * Hooks: the monitoring interface
+ * ------------------------------------------------------------------------- */
+
+typedef enum lpel_block_cause {
+    LPEL_BLOCK_INPUT = 0,  /* read on an empty stream */
+    LPEL_BLOCK_OUTPUT = 1, /* write on a full stream */
+    LPEL_BLOCK_ANY = 2     /* poll on a set of streams, all empty */
+} lpel_block_cause;
+
+typedef enum lpel_stream_mode {
+    LPEL_STREAM_READ = 'r',
+    LPEL_STREAM_WRITE = 'w'
+} lpel_stream_mode;
+
+/*
+ * The hook table. Every member may be NULL. All hooks run on a worker
+ * thread; wctx is the per-worker context that worker_start returned for
+ * that worker, so a hook needs neither locks nor thread-local lookups.
+ *
+ * Which worker runs which hook:
+ *   - task_map, task_create, task_dispatch, task_block, task_yield,
+ *     task_destroy: the task's own worker, always.
+ *   - stream_*: the worker of the task that does the operation; for
+ *     stream_wake, the worker of the waking task (the woken task may live
+ *     on another worker).
+ * Hooks must not block and must not call back into LPEL, except the
+ * accessors below.
+ */
+typedef struct lpel_hooks {
+    void *ctx; /* given to worker_start */
+
+    /* Worker events (WMO). worker_start returns the per-worker context. */
+    void *(*worker_start)(void *ctx, unsigned worker_id);
+    void (*worker_wait)(void *wctx);   /* nothing ready: the worker sleeps */
+    void (*worker_resume)(void *wctx); /* woken with work */
+    void (*worker_end)(void *wctx);
+
+    /* Mapping (MMO): the task has been placed on this worker. */
+    void (*task_map)(void *wctx, lpel_task *task, unsigned worker_id);
+
+    /* Scheduling events (SCMO). */
+    void (*task_create)(void *wctx, lpel_task *task);
+    void (*task_dispatch)(void *wctx, lpel_task *task);
+    void (*task_block)(void *wctx, lpel_task *task, lpel_block_cause cause);
+    void (*task_yield)(void *wctx, lpel_task *task);
+    void (*task_destroy)(void *wctx, lpel_task *task);
+
+    /* Stream events (SMO). stream_block fires once for each stream a task
+     * blocks on (several for a poll), before task_block; empty is true
+     * when the stream was empty, false when it was full. stream_wake fires
+     * when waker makes woken ready again by moving data through s. */
+    void (*stream_open)(void *wctx, lpel_task *task, lpel_stream *s, lpel_stream_mode mode);
+    void (*stream_close)(void *wctx, lpel_task *task, lpel_stream *s, lpel_stream_mode mode);
+    void (*stream_read)(void *wctx, lpel_task *task, lpel_stream *s, void *item);
+    void (*stream_write)(void *wctx, lpel_task *task, lpel_stream *s, void *item);
+    void (*stream_block)(void *wctx, lpel_task *task, lpel_stream *s, bool empty);
+    void (*stream_wake)(void *wctx, lpel_task *waker, lpel_stream *s, lpel_task *woken);
+} lpel_hooks;
+
+/* ---------------------------------------------------------------------------
+ * Runtime
+ * ------------------------------------------------------------------------- */
+
+typedef struct lpel_config {
+    unsigned num_workers;       /* 0: one per core (from hwloc) */
+    bool pin_workers;           /* pin worker i to core i mod cores (hwloc) */
+    size_t default_stack_size;  /* bytes, 0: LPEL_DEFAULT_STACK_SIZE */
+    size_t default_stream_capacity; /* slots for lpel_stream_create(0) */
+    unsigned idle_spin;         /* mailbox polls before an idle worker sleeps */
+    const lpel_hooks *hooks;    /* NULL: no monitoring */
+    const lpel_placement_policy *placement; /* NULL: round-robin */
+    const lpel_sched_policy *scheduling;    /* NULL: FIFO */
+    FILE *report;               /* where the deadlock report goes; NULL: stderr */
+} lpel_config;
+
+#define LPEL_DEFAULT_STACK_SIZE ((size_t)256 * 1024)
+#define LPEL_DEFAULT_STREAM_CAPACITY 16
+
+/* A configuration with every field at its default. */
+lpel_config lpel_config_default(void);
+
+/* Create a runtime; workers start only in lpel_run. On failure *out is
+ * NULL and a message is written into errbuf (if not NULL). */
+int lpel_runtime_create(lpel_runtime **out, const lpel_config *config,
+                        char *errbuf, size_t errlen);
+
+/* Start the workers, run until every task has ended (LPEL_OK) or every live
+ * task is blocked (LPEL_EDEADLOCK, after the waiting relation has been
+ * printed to config.report), then stop the workers. Called once, from the
+ * thread that created the runtime. */
+int lpel_run(lpel_runtime *rt);
+
+/* Free the runtime. Tasks still alive after a deadlock are freed with it;
+ * streams belong to their users. */
+void lpel_runtime_destroy(lpel_runtime *rt);
+
+unsigned lpel_runtime_num_workers(const lpel_runtime *rt);
+
+/* The last error message for this runtime ("" if none). */
+const char *lpel_runtime_error(const lpel_runtime *rt);
+
+/* The runtime of the calling task, NULL outside tasks. */
+lpel_runtime *lpel_runtime_self(void);
+
+/* Human-readable text for a return code. */
+const char *lpel_strerror(int code);
+
+/* Number of cores hwloc sees (what num_workers = 0 means). */
+unsigned lpel_core_count(void);
+
+/* ---------------------------------------------------------------------------
+ * Tasks
+ * ------------------------------------------------------------------------- */
+
+typedef void (*lpel_task_fn)(void *arg);
+
+typedef struct lpel_task_attr {
+    const char *name;  /* copied; NULL: "task<id>" */
+    size_t stack_size; /* 0: the runtime default */
+    int worker;        /* placement hint, LPEL_ANY_WORKER for the mapper */
+} lpel_task_attr;
+
+/* Create a task running fn(arg). From the main thread this is allowed
+ * before lpel_run; from a task at any time (rt may then be NULL, meaning
+ * the runtime of the calling task). The task is placed immediately and
+ * starts when its worker schedules it; its stack is mapped only then, so a
+ * task waiting to start costs only its descriptor (~200 bytes). If the
+ * stack cannot be mapped at that point (the system's limit on mappings,
+ * vm.max_map_count, caps how many tasks can have started and not ended),
+ * the process ends with a message naming the task. Returns the task id
+ * (>= 1), or a negative LPEL_E code. */
+int64_t lpel_task_create(lpel_runtime *rt, const lpel_task_attr *attr,
+                         lpel_task_fn fn, void *arg);
+
+/* End the calling task (returning from its function does the same). */
+_Noreturn void lpel_task_exit(void);
+
+/* Let the other ready tasks of this worker run. */
+void lpel_task_yield(void);
+
+/* The calling task, NULL outside tasks. */
+lpel_task *lpel_task_self(void);
+
+uint64_t lpel_task_id(const lpel_task *t);
+const char *lpel_task_name(const lpel_task *t);
+unsigned lpel_task_worker(const lpel_task *t);
+
+/* One pointer per task for the hooks' own use (e.g. a monitoring record). */
+void *lpel_task_hook_data(const lpel_task *t);
+void lpel_task_set_hook_data(lpel_task *t, void *data);
+
+/* ---------------------------------------------------------------------------
+ * Streams
+ * ------------------------------------------------------------------------- */
+
+/* A bounded FIFO of non-NULL pointers with exactly one reader task and one
+ * writer task. Each end is bound to the first task that uses it (or opens
+ * it) and stays bound to it: a second task using the same end is a fatal
+ * error. Each end is closed exactly once with lpel_stream_close; the
+ * writer's close marks end-of-stream, and the stream is freed when both
+ * ends are closed. capacity 0 means the runtime default. */
+lpel_stream *lpel_stream_create(lpel_runtime *rt, size_t capacity);
+
+/* Bind an end to the calling task now (reads and writes do it implicitly). */
+void lpel_stream_open(lpel_stream *s, lpel_stream_mode mode);
+
+/* Append item (not NULL); blocks the task while the stream is full. */
+void lpel_stream_write(lpel_stream *s, void *item);
+
+/* Append item if there is room; false if the stream is full. */
+bool lpel_stream_try_write(lpel_stream *s, void *item);
+
+/* Remove the oldest item; blocks the task while the stream is empty.
+ * Returns NULL at end-of-stream (and on every later call). */
+void *lpel_stream_read(lpel_stream *s);
+
+/* The oldest item without removing it; NULL if empty or at end-of-stream. */
+void *lpel_stream_peek(lpel_stream *s);
+
+/* True once the writer has closed and every item has been read. */
+bool lpel_stream_at_end(lpel_stream *s);
+
+/* Close the calling task's end. For the writer: end-of-stream (may block
+ * while the stream is full, like a write). */
+void lpel_stream_close(lpel_stream *s, lpel_stream_mode mode);
+
+/* Free a stream whatever the state of its ends. Only for streams no task
+ * uses any more, e.g. after lpel_run returned LPEL_EDEADLOCK. */
+void lpel_stream_destroy(lpel_stream *s);
+
+/* Block until at least one of streams[0..n) has an item or is at its end;
+ * returns the index of such a stream, searching from start (mod n) so a
+ * caller that passes last+1 gets round-robin fairness. The calling task
+ * becomes the reader of every stream in the set. */
+size_t lpel_stream_poll(lpel_stream *const *streams, size_t n, size_t start);
+
+uint64_t lpel_stream_id(const lpel_stream *s);
+size_t lpel_stream_capacity(const lpel_stream *s);
+/* Items currently queued (exact when called by the reader or writer). */
+size_t lpel_stream_count(const lpel_stream *s);
+/* The bound tasks, NULL while an end is unbound. Safe to call from hooks
+ * and from the deadlock report; tasks may be gone after their close. */
+lpel_task *lpel_stream_reader(const lpel_stream *s);
+lpel_task *lpel_stream_writer(const lpel_stream *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LPEL_H */

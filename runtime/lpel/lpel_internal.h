@@ -1,0 +1,255 @@
+/*
+ * lpel_internal.h - the runtime's own structures, shared by its .c files.
+ *
+ * Ownership rules that make most of the runtime lock-free:
+ *   - a task belongs to one worker for its whole life; only that worker
+ *     runs it, queues it and frees it;
+ *   - other threads reach a worker only through its mailbox (new tasks,
+ *     wake-ups), a lock-free multi-producer single-consumer list;
+ *   - a stream's reader end is touched only by its reader task, the writer
+ *     end only by its writer task, and the two meet in a few atomics.
+ * Only idle transitions (a worker going to sleep) take a runtime-wide lock,
+ * which is also what makes deadlock detection exact.
+ */
+#ifndef LPEL_INTERNAL_H
+#define LPEL_INTERNAL_H
+
+#include "lpel.h"
+#include "ctx.h"
+
+#include <atomic_ops.h>
+#include <hwloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#ifndef LPEL_HOOKS_ENABLED
+#define LPEL_HOOKS_ENABLED 1
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define LPEL_ASAN 1
+#else
+#define LPEL_ASAN 0
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define LPEL_TSAN 1
+#else
+#define LPEL_TSAN 0
+#endif
+
+#define LPEL_CACHE_LINE 64
+#define lpel_likely(x) __builtin_expect(!!(x), 1)
+#define lpel_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Call hook `name` of worker w if one is installed. With hooks compiled
+ * out the call and its argument evaluation disappear. */
+#if LPEL_HOOKS_ENABLED
+#define LPEL_HOOK(w, name, ...)                                                \
+    do {                                                                       \
+        if (lpel_unlikely((w)->hooks.name != NULL))                            \
+            (w)->hooks.name((w)->hook_ctx, __VA_ARGS__);                       \
+    } while (0)
+#define LPEL_HOOK0(w, name)                                                    \
+    do {                                                                       \
+        if (lpel_unlikely((w)->hooks.name != NULL))                            \
+            (w)->hooks.name((w)->hook_ctx);                                    \
+    } while (0)
+#else
+#define LPEL_HOOK(w, name, ...) ((void)0)
+#define LPEL_HOOK0(w, name) ((void)0)
+#endif
+
+/* Politeness inside a spin loop. */
+#if defined(__x86_64__) || defined(__i386__)
+#define lpel_cpu_relax() __builtin_ia32_pause()
+#else
+#define lpel_cpu_relax() ((void)0)
+#endif
+
+typedef struct lpel_worker lpel_worker;
+
+/* ---- stacks (stack.c) --------------------------------------------------- */
+
+typedef struct lpel_stack {
+    void *map;       /* the whole mapping, guard page first */
+    size_t map_size;
+    void *lo;        /* lowest usable byte, just above the guard page */
+    size_t size;     /* usable bytes */
+} lpel_stack;
+
+/* A few stacks of the default size kept for reuse by one worker, so that
+ * creating a task does not cost an mmap and a munmap. */
+typedef struct lpel_stack_cache {
+    lpel_stack *slots;
+    unsigned count;
+    unsigned capacity;
+} lpel_stack_cache;
+
+int lpel_stack_alloc(lpel_stack *st, size_t size, lpel_stack_cache *cache,
+                     size_t cache_size);
+void lpel_stack_free(lpel_stack *st, lpel_stack_cache *cache, size_t cache_size);
+void lpel_stack_cache_clear(lpel_stack_cache *cache);
+size_t lpel_page_size(void);
+/* Install the guard-page SIGSEGV handler (once per process) and give the
+ * calling worker thread an alternate signal stack to run it on. */
+int lpel_stack_overflow_guard_start(lpel_worker *w);
+void lpel_stack_overflow_guard_stop(lpel_worker *w);
+
+/* ---- tasks (task.c) ----------------------------------------------------- */
+
+typedef enum lpel_task_state {
+    LPEL_TASK_NEW,     /* created, not yet adopted by its worker */
+    LPEL_TASK_READY,   /* in its worker's ready queue (or about to be) */
+    LPEL_TASK_RUNNING,
+    LPEL_TASK_BLOCKED, /* waiting for a stream; a wake-up makes it ready */
+    LPEL_TASK_ZOMBIE   /* finished; its worker frees it */
+} lpel_task_state;
+
+/* Why a task sits in a mailbox. */
+typedef enum lpel_mail_kind { LPEL_MAIL_NEW, LPEL_MAIL_WAKE } lpel_mail_kind;
+
+struct lpel_task {
+    void *queue_link;        /* owned by the scheduling policy */
+    lpel_ctx ctx;
+    lpel_worker *worker;
+    lpel_runtime *rt;
+    uint64_t id;
+    char *name;
+    lpel_task_fn fn;
+    void *arg;
+    lpel_stack stack;        /* map is NULL until the stack is taken */
+    size_t stack_request;
+    lpel_task_state state;
+    /* 1 while the task is blocked and nobody has claimed the right to wake
+     * it; a waker takes it with an exchange, so exactly one wake-up is sent
+     * per block however many streams the task waits on. */
+    atomic_int wake_token;
+    lpel_block_cause block_cause;
+    lpel_stream *blocked_on;           /* for one-stream blocks */
+    lpel_stream *const *poll_set;      /* for blocked-by-any */
+    size_t poll_count;
+    void *hook_data;
+    struct lpel_task *mail_next;       /* mailbox link */
+    lpel_mail_kind mail_kind;
+    struct lpel_task *live_prev, *live_next; /* the worker's live tasks */
+#if LPEL_ASAN
+    void *asan_fake_stack;
+#endif
+#if LPEL_TSAN
+    void *tsan_fiber;
+#endif
+};
+
+/* Adopt a task that was placed on the calling worker (mailbox or direct). */
+void lpel_task_adopt(lpel_worker *w, lpel_task *t);
+/* Free a finished task (on its worker). */
+void lpel_task_destroy(lpel_worker *w, lpel_task *t);
+/* Free a task that never finished (after a deadlock), no hooks. */
+void lpel_task_discard(lpel_worker *w, lpel_task *t);
+/* Make a blocked task ready again; callable from any worker. */
+void lpel_task_wake(lpel_task *t);
+/* Block the calling task (state BLOCKED) and run the scheduler until a
+ * wake-up makes it ready again. */
+void lpel_task_block_current(lpel_task *t);
+/* Switch from the scheduler into task t, returning when t switches back. */
+void lpel_task_run(lpel_worker *w, lpel_task *t);
+
+/* ---- mailbox (mailbox.c) ------------------------------------------------ */
+
+typedef struct lpel_mailbox {
+    volatile AO_t head; /* lpel_task*, newest first */
+} lpel_mailbox;
+
+/* Returns true if the mailbox was empty before the push. */
+bool lpel_mailbox_push(lpel_mailbox *mb, lpel_task *t);
+/* Take everything, oldest first; NULL if empty. */
+lpel_task *lpel_mailbox_take_all(lpel_mailbox *mb);
+bool lpel_mailbox_is_empty(const lpel_mailbox *mb);
+
+/* ---- workers (worker.c) ------------------------------------------------- */
+
+struct lpel_worker {
+    /* Hot, touched only by this worker. */
+    _Alignas(LPEL_CACHE_LINE) lpel_runtime *rt;
+    unsigned id;
+    lpel_task *current;
+    lpel_ctx sched_ctx;
+    lpel_task *fifo_head, *fifo_tail; /* default ready queue */
+    void *policy_queue;               /* a pluggable policy's queue */
+    lpel_hooks hooks;                 /* a copy: one less indirection */
+    void *hook_ctx;
+    lpel_task *live_tasks;            /* tasks owned by this worker */
+    size_t live_count;
+    lpel_stack_cache stack_cache;
+    void *altstack;
+    size_t altstack_size;
+#if LPEL_ASAN
+    const void *sched_stack_bottom;
+    size_t sched_stack_size;
+#endif
+#if LPEL_TSAN
+    void *tsan_sched_fiber;
+#endif
+    pthread_t thread;
+    bool thread_started;
+
+    /* Touched by other threads. */
+    _Alignas(LPEL_CACHE_LINE) lpel_mailbox mailbox;
+    atomic_int sleeping;
+    pthread_mutex_t sleep_lock;
+    pthread_cond_t sleep_cond;
+};
+
+lpel_worker *lpel_worker_self(void);
+void lpel_worker_ready_push(lpel_worker *w, lpel_task *t);
+/* Deliver a task to worker w's mailbox and wake w if it sleeps. */
+void lpel_worker_post(lpel_worker *w, lpel_task *t, lpel_mail_kind kind);
+void *lpel_worker_main(void *arg);
+/* The scheduler side of a switch: back from the running task to w. */
+void lpel_worker_switch_to_scheduler(lpel_worker *w, lpel_task *t, bool dying);
+
+/* ---- runtime (runtime.c) ------------------------------------------------ */
+
+struct lpel_runtime {
+    lpel_config config;
+    lpel_hooks hooks;
+    unsigned num_workers;
+    lpel_worker *workers;
+    hwloc_topology_t topology;
+    unsigned num_cores;
+    int run_state; /* 0 created, 1 running, 2 finished */
+
+    _Alignas(LPEL_CACHE_LINE) atomic_uint_fast64_t next_task_id;
+    atomic_uint_fast64_t next_stream_id;
+    atomic_uint round_robin_next;
+    _Alignas(LPEL_CACHE_LINE) atomic_long live_tasks;
+    atomic_int terminate;
+
+    /* Idle transitions: a worker going to sleep counts itself here, under
+     * the lock; the last one to do so while tasks are alive and every
+     * mailbox is empty has found a deadlock. */
+    pthread_mutex_t idle_lock;
+    unsigned idle_workers;
+    bool deadlocked;
+
+    char error[256];
+};
+
+void lpel_runtime_set_error(lpel_runtime *rt, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Print the waiting relation of every live task (all workers are idle). */
+void lpel_deadlock_report(lpel_runtime *rt, FILE *out);
+/* Stop the run: every worker leaves its loop. */
+void lpel_runtime_terminate(lpel_runtime *rt);
+
+/* Fatal misuse: print "lpel: ..." and abort. */
+_Noreturn void lpel_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- streams (stream.c) ------------------------------------------------- */
+
+/* Used by the deadlock report. */
+bool lpel_stream_is_empty_now(const lpel_stream *s);
+uint64_t lpel_stream_reader_id(const lpel_stream *s);
+uint64_t lpel_stream_writer_id(const lpel_stream *s);
+
+#endif

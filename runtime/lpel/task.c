@@ -1,0 +1,287 @@
+/*
+ * task.c - tasks: creation, placement, the switch in and out, block, wake,
+ * yield and exit.
+ *
+ * A task is created on any thread but adopted by the worker it is placed
+ * on: that worker records it, fires its hooks and queues it. From then on
+ * only that worker touches the task, except for the one wake-up message a
+ * peer may post to the worker's mailbox while the task is blocked.
+ *
+ * Every switch passes through the worker's scheduler context. Sanitizers
+ * must be told about each switch between stacks (AddressSanitizer keeps
+ * per-stack bookkeeping, ThreadSanitizer a per-fiber clock), hence the
+ * annotations around lpel_ctx_switch.
+ */
+#include "lpel_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if LPEL_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+#if LPEL_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
+void **lpel_task_queue_link(lpel_task *task) { return &task->queue_link; }
+uint64_t lpel_task_id(const lpel_task *t) { return t->id; }
+const char *lpel_task_name(const lpel_task *t) { return t->name; }
+unsigned lpel_task_worker(const lpel_task *t) { return t->worker->id; }
+void *lpel_task_hook_data(const lpel_task *t) { return t->hook_data; }
+void lpel_task_set_hook_data(lpel_task *t, void *data) { t->hook_data = data; }
+
+lpel_task *lpel_task_self(void)
+{
+    lpel_worker *w = lpel_worker_self();
+    return w ? w->current : NULL;
+}
+
+/* ---- switching ---------------------------------------------------------- */
+
+static void task_entry(void *arg);
+
+/* Map the task's stack, from w's cache if w is given. */
+static int task_take_stack(lpel_worker *w, lpel_task *t)
+{
+    lpel_runtime *rt = t->rt;
+    int rc = lpel_stack_alloc(&t->stack, t->stack_request, w ? &w->stack_cache : NULL,
+                              rt->config.default_stack_size);
+    if (rc != LPEL_OK) {
+        lpel_runtime_set_error(rt, "cannot map a %zu-byte stack for task '%s': %s "
+                                   "(too many tasks alive for vm.max_map_count?)",
+                               t->stack_request, t->name, strerror(errno));
+        return rc;
+    }
+    lpel_ctx_init(&t->ctx, t->stack.lo, t->stack.size, task_entry, t);
+#if LPEL_TSAN
+    /* ThreadSanitizer counts fibers like threads (and limits them), so a
+     * task gets its fiber together with its stack, when it first runs. */
+    t->tsan_fiber = __tsan_create_fiber(0);
+#endif
+    return LPEL_OK;
+}
+
+/* From the scheduler of w into task t. */
+void lpel_task_run(lpel_worker *w, lpel_task *t)
+{
+    /* A task gets its stack when it first runs, from the cache of the
+     * worker that will also free it: tasks waiting to start cost only
+     * their descriptor, so millions of them can be queued. Nobody is left
+     * to return an error to here, so running out of mappings is fatal. */
+    if (lpel_unlikely(!t->stack.map) && task_take_stack(w, t) != LPEL_OK)
+        lpel_fatal("%s", w->rt->error);
+    w->current = t;
+    t->state = LPEL_TASK_RUNNING;
+    LPEL_HOOK(w, task_dispatch, t);
+#if LPEL_ASAN
+    void *fake_stack = NULL;
+    __sanitizer_start_switch_fiber(&fake_stack, t->stack.lo, t->stack.size);
+#endif
+#if LPEL_TSAN
+    __tsan_switch_to_fiber(t->tsan_fiber, 0);
+#endif
+    lpel_ctx_switch(&w->sched_ctx, &t->ctx);
+#if LPEL_ASAN
+    __sanitizer_finish_switch_fiber(fake_stack, NULL, NULL);
+#endif
+    w->current = NULL;
+}
+
+/* From task t back to the scheduler of w. A dying task's stack is about to
+ * be freed, which AddressSanitizer must know (no fake-stack save). */
+void lpel_worker_switch_to_scheduler(lpel_worker *w, lpel_task *t, bool dying)
+{
+#if LPEL_ASAN
+    __sanitizer_start_switch_fiber(dying ? NULL : &t->asan_fake_stack,
+                                   w->sched_stack_bottom, w->sched_stack_size);
+#endif
+#if LPEL_TSAN
+    __tsan_switch_to_fiber(w->tsan_sched_fiber, 0);
+#endif
+    (void)dying;
+    lpel_ctx_switch(&t->ctx, &w->sched_ctx);
+#if LPEL_ASAN
+    __sanitizer_finish_switch_fiber(t->asan_fake_stack, NULL, NULL);
+#endif
+}
+
+static void task_entry(void *arg)
+{
+    lpel_task *t = arg;
+#if LPEL_ASAN
+    __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+#endif
+    t->fn(t->arg);
+    lpel_task_exit();
+}
+
+/* ---- creation ----------------------------------------------------------- */
+
+static unsigned place_task(lpel_runtime *rt, const lpel_task_info *info)
+{
+    if (info->hint >= 0)
+        return (unsigned)info->hint % rt->num_workers;
+    if (rt->config.placement) {
+        int w = rt->config.placement->place(rt->config.placement->state, info,
+                                            rt->num_workers);
+        if (w >= 0)
+            return (unsigned)w % rt->num_workers;
+    }
+    return atomic_fetch_add_explicit(&rt->round_robin_next, 1, memory_order_relaxed) %
+           rt->num_workers;
+}
+
+int64_t lpel_task_create(lpel_runtime *rt, const lpel_task_attr *attr,
+                         lpel_task_fn fn, void *arg)
+{
+    lpel_worker *self = lpel_worker_self();
+    if (!rt)
+        rt = self ? self->rt : NULL;
+    if (!rt || !fn)
+        return LPEL_EINVAL;
+    if (rt->run_state != 0 && (!self || self->rt != rt)) {
+        lpel_runtime_set_error(rt, "lpel_task_create: once the run has started, "
+                                   "only tasks may create tasks");
+        return LPEL_ESTATE;
+    }
+    lpel_task_attr defaults = {.name = NULL, .stack_size = 0, .worker = LPEL_ANY_WORKER};
+    if (!attr)
+        attr = &defaults;
+
+    lpel_task *t = calloc(1, sizeof *t);
+    if (!t)
+        return LPEL_ENOMEM;
+    t->rt = rt;
+    t->fn = fn;
+    t->arg = arg;
+    t->id = atomic_fetch_add_explicit(&rt->next_task_id, 1, memory_order_relaxed) + 1;
+    if (attr->name) {
+        t->name = strdup(attr->name);
+    } else {
+        t->name = malloc(32);
+        if (t->name)
+            snprintf(t->name, 32, "task%llu", (unsigned long long)t->id);
+    }
+    if (!t->name) {
+        free(t);
+        return LPEL_ENOMEM;
+    }
+
+    t->stack_request = attr->stack_size ? attr->stack_size : rt->config.default_stack_size;
+    lpel_task_info info = {.id = t->id, .name = t->name, .hint = attr->worker,
+                           .creator_worker = self ? (int)self->id : -1};
+    lpel_worker *target = &rt->workers[place_task(rt, &info)];
+    t->worker = target;
+    t->state = LPEL_TASK_NEW;
+    atomic_fetch_add_explicit(&rt->live_tasks, 1, memory_order_relaxed);
+
+    int64_t id = (int64_t)t->id;
+    if (self == target)
+        lpel_task_adopt(target, t);
+    else
+        lpel_worker_post(target, t, LPEL_MAIL_NEW);
+    return id;
+}
+
+void lpel_task_adopt(lpel_worker *w, lpel_task *t)
+{
+    t->live_prev = NULL;
+    t->live_next = w->live_tasks;
+    if (w->live_tasks)
+        w->live_tasks->live_prev = t;
+    w->live_tasks = t;
+    w->live_count++;
+    LPEL_HOOK(w, task_map, t, w->id);
+    LPEL_HOOK(w, task_create, t);
+    lpel_worker_ready_push(w, t);
+}
+
+static void task_unlink(lpel_worker *w, lpel_task *t)
+{
+    if (t->live_prev)
+        t->live_prev->live_next = t->live_next;
+    else
+        w->live_tasks = t->live_next;
+    if (t->live_next)
+        t->live_next->live_prev = t->live_prev;
+    w->live_count--;
+}
+
+static void task_free(lpel_worker *w, lpel_task *t)
+{
+#if LPEL_TSAN
+    if (t->tsan_fiber)
+        __tsan_destroy_fiber(t->tsan_fiber);
+#endif
+    if (t->stack.map)
+        lpel_stack_free(&t->stack, &w->stack_cache, w->rt->config.default_stack_size);
+    free(t->name);
+    free(t);
+}
+
+void lpel_task_destroy(lpel_worker *w, lpel_task *t)
+{
+    LPEL_HOOK(w, task_destroy, t);
+    task_unlink(w, t);
+    task_free(w, t);
+    if (atomic_fetch_sub_explicit(&w->rt->live_tasks, 1, memory_order_acq_rel) == 1)
+        lpel_runtime_terminate(w->rt);
+}
+
+void lpel_task_discard(lpel_worker *w, lpel_task *t)
+{
+    task_unlink(w, t);
+    task_free(w, t);
+}
+
+/* ---- running tasks ------------------------------------------------------ */
+
+static lpel_task *current_task_or_die(const char *what)
+{
+    lpel_task *t = lpel_task_self();
+    if (!t)
+        lpel_fatal("%s called outside a task", what);
+    return t;
+}
+
+_Noreturn void lpel_task_exit(void)
+{
+    lpel_task *t = current_task_or_die("lpel_task_exit");
+    t->state = LPEL_TASK_ZOMBIE;
+    lpel_worker_switch_to_scheduler(t->worker, t, true);
+    lpel_fatal("task '%s' resumed after exit", t->name);
+}
+
+void lpel_task_yield(void)
+{
+    lpel_task *t = current_task_or_die("lpel_task_yield");
+    lpel_worker *w = t->worker;
+    LPEL_HOOK(w, task_yield, t);
+    t->state = LPEL_TASK_READY;
+    lpel_worker_switch_to_scheduler(w, t, false);
+}
+
+void lpel_task_block_current(lpel_task *t)
+{
+    lpel_worker *w = t->worker;
+    LPEL_HOOK(w, task_block, t, t->block_cause);
+    t->state = LPEL_TASK_BLOCKED;
+    lpel_worker_switch_to_scheduler(w, t, false);
+}
+
+void lpel_task_wake(lpel_task *t)
+{
+    lpel_worker *self = lpel_worker_self();
+    if (self == t->worker) {
+        /* Same worker: t has switched out already (we are running). */
+        t->state = LPEL_TASK_READY;
+        lpel_worker_ready_push(self, t);
+    } else {
+        /* The owner handles the wake-up in its scheduler, after t has
+         * finished switching out, even if t is still on its way to block. */
+        lpel_worker_post(t->worker, t, LPEL_MAIL_WAKE);
+    }
+}

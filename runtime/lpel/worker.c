@@ -1,0 +1,232 @@
+/*
+ * worker.c - a worker: one kernel thread that runs its own ready tasks.
+ *
+ * The loop: take what arrived in the mailbox (new tasks, wake-ups), run the
+ * next ready task until it blocks, yields or ends, repeat. With nothing to
+ * do, a worker polls its mailbox a bounded number of times and then sleeps
+ * on a condition variable; it never spins on an idle core.
+ *
+ * Sleeping is also where deadlocks are found. A worker going to sleep
+ * counts itself idle under the runtime's idle lock. When the count reaches
+ * the number of workers, no worker runs a task and every worker that could
+ * still receive something is counted idle before draining its mailbox; so
+ * if tasks are alive and every mailbox is empty, nothing can ever make
+ * progress again: every live task is blocked on a stream.
+ */
+#include "lpel_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if LPEL_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+#if LPEL_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
+static _Thread_local lpel_worker *current_worker;
+
+lpel_worker *lpel_worker_self(void) { return current_worker; }
+
+/* ---- ready queue -------------------------------------------------------- */
+
+void lpel_worker_ready_push(lpel_worker *w, lpel_task *t)
+{
+    if (w->policy_queue) {
+        w->rt->config.scheduling->push(w->policy_queue, t);
+        return;
+    }
+    t->queue_link = NULL;
+    if (w->fifo_tail)
+        ((lpel_task *)w->fifo_tail)->queue_link = t;
+    else
+        w->fifo_head = t;
+    w->fifo_tail = t;
+}
+
+static lpel_task *ready_pop(lpel_worker *w)
+{
+    if (w->policy_queue)
+        return w->rt->config.scheduling->pop(w->policy_queue);
+    lpel_task *t = w->fifo_head;
+    if (t) {
+        w->fifo_head = t->queue_link;
+        if (!w->fifo_head)
+            w->fifo_tail = NULL;
+    }
+    return t;
+}
+
+/* ---- mailbox ------------------------------------------------------------ */
+
+void lpel_worker_post(lpel_worker *w, lpel_task *t, lpel_mail_kind kind)
+{
+    t->mail_kind = kind;
+    lpel_mailbox_push(&w->mailbox, t);
+    /* The push was a full barrier, so either we see the owner asleep here
+     * or the owner sees the mail when it re-checks under its sleep lock. */
+    if (atomic_load(&w->sleeping)) {
+        pthread_mutex_lock(&w->sleep_lock);
+        pthread_cond_signal(&w->sleep_cond);
+        pthread_mutex_unlock(&w->sleep_lock);
+    }
+}
+
+static void drain_mailbox(lpel_worker *w)
+{
+    lpel_task *t = lpel_mailbox_take_all(&w->mailbox);
+    while (t) {
+        lpel_task *next = t->mail_next;
+        if (t->mail_kind == LPEL_MAIL_NEW) {
+            lpel_task_adopt(w, t);
+        } else {
+            t->state = LPEL_TASK_READY;
+            lpel_worker_ready_push(w, t);
+        }
+        t = next;
+    }
+}
+
+/* ---- idling ------------------------------------------------------------- */
+
+static bool all_mailboxes_empty(lpel_runtime *rt)
+{
+    for (unsigned i = 0; i < rt->num_workers; i++)
+        if (!lpel_mailbox_is_empty(&rt->workers[i].mailbox))
+            return false;
+    return true;
+}
+
+/* Count w idle; returns true if w is the one that finds the deadlock. */
+static bool enter_idle(lpel_worker *w)
+{
+    lpel_runtime *rt = w->rt;
+    bool deadlock = false;
+    pthread_mutex_lock(&rt->idle_lock);
+    rt->idle_workers++;
+    if (rt->idle_workers == rt->num_workers && !atomic_load(&rt->terminate) &&
+        atomic_load(&rt->live_tasks) > 0 && all_mailboxes_empty(rt)) {
+        deadlock = true;
+        rt->deadlocked = true;
+        lpel_deadlock_report(rt, rt->config.report ? rt->config.report : stderr);
+    }
+    pthread_mutex_unlock(&rt->idle_lock);
+    return deadlock;
+}
+
+static void leave_idle(lpel_worker *w)
+{
+    pthread_mutex_lock(&w->rt->idle_lock);
+    w->rt->idle_workers--;
+    pthread_mutex_unlock(&w->rt->idle_lock);
+}
+
+static void sleep_until_mail(lpel_worker *w)
+{
+    lpel_runtime *rt = w->rt;
+    for (unsigned i = 0; i < rt->config.idle_spin; i++) {
+        if (!lpel_mailbox_is_empty(&w->mailbox) || atomic_load(&rt->terminate))
+            return;
+        lpel_cpu_relax();
+    }
+    LPEL_HOOK0(w, worker_wait);
+    if (enter_idle(w))
+        lpel_runtime_terminate(rt);
+    atomic_store(&w->sleeping, 1);
+    pthread_mutex_lock(&w->sleep_lock);
+    while (lpel_mailbox_is_empty(&w->mailbox) && !atomic_load(&rt->terminate))
+        pthread_cond_wait(&w->sleep_cond, &w->sleep_lock);
+    pthread_mutex_unlock(&w->sleep_lock);
+    atomic_store(&w->sleeping, 0);
+    leave_idle(w);
+    LPEL_HOOK0(w, worker_resume);
+}
+
+/* ---- the loop ----------------------------------------------------------- */
+
+static void after_run(lpel_worker *w, lpel_task *t)
+{
+    switch (t->state) {
+    case LPEL_TASK_READY:
+        lpel_worker_ready_push(w, t);
+        break;
+    case LPEL_TASK_ZOMBIE:
+        lpel_task_destroy(w, t);
+        break;
+    default: /* blocked: a wake-up brings it back */
+        break;
+    }
+}
+
+static void schedule(lpel_worker *w)
+{
+    lpel_runtime *rt = w->rt;
+    for (;;) {
+        if (!lpel_mailbox_is_empty(&w->mailbox))
+            drain_mailbox(w);
+        lpel_task *t = ready_pop(w);
+        if (t) {
+            lpel_task_run(w, t);
+            after_run(w, t);
+            continue;
+        }
+        if (atomic_load_explicit(&rt->terminate, memory_order_acquire))
+            return;
+        sleep_until_mail(w);
+    }
+}
+
+static void pin_to_core(lpel_worker *w)
+{
+    lpel_runtime *rt = w->rt;
+    if (!rt->config.pin_workers || rt->num_cores == 0)
+        return;
+    hwloc_obj_t core = hwloc_get_obj_by_type(rt->topology, HWLOC_OBJ_CORE,
+                                             w->id % rt->num_cores);
+    if (!core)
+        core = hwloc_get_obj_by_type(rt->topology, HWLOC_OBJ_PU, w->id % rt->num_cores);
+    if (core && hwloc_set_cpubind(rt->topology, core->cpuset, HWLOC_CPUBIND_THREAD) != 0)
+        fprintf(stderr, "lpel: warning: could not pin worker %u to a core; running unpinned\n",
+                w->id);
+}
+
+static void note_scheduler_stack(lpel_worker *w)
+{
+#if LPEL_ASAN
+    pthread_attr_t attr;
+    void *addr = NULL;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        pthread_attr_getstack(&attr, &addr, &size);
+        pthread_attr_destroy(&attr);
+    }
+    w->sched_stack_bottom = addr;
+    w->sched_stack_size = size;
+#endif
+#if LPEL_TSAN
+    w->tsan_sched_fiber = __tsan_get_current_fiber();
+#endif
+    (void)w;
+}
+
+void *lpel_worker_main(void *arg)
+{
+    lpel_worker *w = arg;
+    current_worker = w;
+    pin_to_core(w);
+    note_scheduler_stack(w);
+    if (lpel_stack_overflow_guard_start(w) != LPEL_OK)
+        fprintf(stderr, "lpel: warning: worker %u has no alternate signal stack; "
+                        "stack overflows will not be named\n", w->id);
+#if LPEL_HOOKS_ENABLED
+    if (w->hooks.worker_start)
+        w->hook_ctx = w->hooks.worker_start(w->hooks.ctx, w->id);
+#endif
+    schedule(w);
+    LPEL_HOOK0(w, worker_end);
+    lpel_stack_overflow_guard_stop(w);
+    current_worker = NULL;
+    return NULL;
+}

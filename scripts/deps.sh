@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install the Debian packages this project builds and tests with, only those missing.
+# Everything that needs the packages (README commands, .ci/run) calls this script first,
+# so a fresh machine needs nothing installed by hand.
+#
+# Packages and why:
+#   build-essential cmake pkg-config   compiler and build system
+#   libhwloc-dev                       worker count and core pinning (runtime/lpel)
+#   libatomic-ops-dev                  lock-free mailbox (runtime/lpel)
+#   libpcre2-dev                       task-name filters (monitor, viz)
+#   libgraphviz-dev                    network and critical-path graphs (viz)
+#   libcairo2-dev                      utilisation images, PNG and SVG (viz)
+#   check                              unit tests
+#   libjansson-dev                     JSON input: WfCommons instances, JSONL workflow events, run.json
+#   babeltrace2                        an independent CTF reader the monitor tests check our traces with
+set -euo pipefail
+
+packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
+          libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+
+echo "deps.sh: installing ${missing[*]}" >&2
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps.sh: done" >&2
