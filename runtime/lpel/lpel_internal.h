@@ -151,7 +151,8 @@ void lpel_task_wake(lpel_task *t);
 /* Block the calling task (state BLOCKED) and run the scheduler until a
  * wake-up makes it ready again. */
 void lpel_task_block_current(lpel_task *t);
-/* Switch from the scheduler into task t, returning when t switches back. */
+/* Switch from the scheduler into task t; returns when a task of this
+ * worker (w->current) switches back to the scheduler. */
 void lpel_task_run(lpel_worker *w, lpel_task *t);
 
 /* ---- mailbox (mailbox.c) ------------------------------------------------ */
@@ -202,6 +203,7 @@ struct lpel_worker {
 
 lpel_worker *lpel_worker_self(void);
 void lpel_worker_ready_push(lpel_worker *w, lpel_task *t);
+lpel_task *lpel_worker_ready_pop(lpel_worker *w);
 /* Deliver a task to worker w's mailbox and wake w if it sleeps. */
 void lpel_worker_post(lpel_worker *w, lpel_task *t, lpel_mail_kind kind);
 void *lpel_worker_main(void *arg);

@@ -38,7 +38,7 @@ struct lpel_stream {
     uint64_t id;
     size_t capacity;
     size_t mask;
-    void **buf;
+    void **buf; /* = slots */
     _Atomic(lpel_task *) reader;
     _Atomic(lpel_task *) writer;
     _Atomic uint64_t reader_id;
@@ -62,6 +62,10 @@ struct lpel_stream {
     atomic_int writer_waiting;
     atomic_int waking_reader; /* the writer is inside a wake of the reader */
     atomic_int writer_closed;
+
+    /* The ring itself, in the same allocation: one less pointer to chase
+     * and one less cache miss per operation. */
+    _Alignas(LPEL_CACHE_LINE) void *slots[];
 };
 
 /* The end-of-stream item: only its address matters. */
@@ -97,15 +101,13 @@ lpel_stream *lpel_stream_create(lpel_runtime *rt, size_t capacity)
     while (slots < capacity)
         slots <<= 1;
 
-    lpel_stream *s = aligned_alloc(LPEL_CACHE_LINE, sizeof *s);
+    size_t bytes = sizeof(lpel_stream) + slots * sizeof(void *);
+    bytes = (bytes + LPEL_CACHE_LINE - 1) & ~(size_t)(LPEL_CACHE_LINE - 1);
+    lpel_stream *s = aligned_alloc(LPEL_CACHE_LINE, bytes);
     if (!s)
         return NULL;
-    memset(s, 0, sizeof *s);
-    s->buf = calloc(slots, sizeof *s->buf);
-    if (!s->buf) {
-        free(s);
-        return NULL;
-    }
+    memset(s, 0, bytes);
+    s->buf = s->slots;
     s->rt = rt;
     s->id = atomic_fetch_add_explicit(&rt->next_stream_id, 1, memory_order_relaxed) + 1;
     s->capacity = capacity;
@@ -118,17 +120,14 @@ lpel_stream *lpel_stream_create(lpel_runtime *rt, size_t capacity)
 
 static void stream_release(lpel_stream *s)
 {
-    if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1) {
-        free(s->buf);
+    if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
         free(s);
-    }
 }
 
 void lpel_stream_destroy(lpel_stream *s)
 {
     if (!s)
         return;
-    free(s->buf);
     free(s);
 }
 

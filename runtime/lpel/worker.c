@@ -46,7 +46,7 @@ void lpel_worker_ready_push(lpel_worker *w, lpel_task *t)
     w->fifo_tail = t;
 }
 
-static lpel_task *ready_pop(lpel_worker *w)
+lpel_task *lpel_worker_ready_pop(lpel_worker *w)
 {
     if (w->policy_queue)
         return w->rt->config.scheduling->pop(w->policy_queue);
@@ -146,18 +146,14 @@ static void sleep_until_mail(lpel_worker *w)
 
 /* ---- the loop ----------------------------------------------------------- */
 
-static void after_run(lpel_worker *w, lpel_task *t)
+/* A task has switched back to the scheduler: if it ended, free it. A
+ * task that yielded has queued itself; a blocked one waits for a wake-up. */
+static void after_run(lpel_worker *w)
 {
-    switch (t->state) {
-    case LPEL_TASK_READY:
-        lpel_worker_ready_push(w, t);
-        break;
-    case LPEL_TASK_ZOMBIE:
+    lpel_task *t = w->current;
+    w->current = NULL;
+    if (t->state == LPEL_TASK_ZOMBIE)
         lpel_task_destroy(w, t);
-        break;
-    default: /* blocked: a wake-up brings it back */
-        break;
-    }
 }
 
 static void schedule(lpel_worker *w)
@@ -166,10 +162,10 @@ static void schedule(lpel_worker *w)
     for (;;) {
         if (!lpel_mailbox_is_empty(&w->mailbox))
             drain_mailbox(w);
-        lpel_task *t = ready_pop(w);
+        lpel_task *t = lpel_worker_ready_pop(w);
         if (t) {
             lpel_task_run(w, t);
-            after_run(w, t);
+            after_run(w);
             continue;
         }
         if (atomic_load_explicit(&rt->terminate, memory_order_acquire))

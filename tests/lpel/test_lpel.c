@@ -12,6 +12,8 @@
 #include <lpel.h>
 
 #include <signal.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -866,6 +868,39 @@ START_TEST(test_core_count)
 }
 END_TEST
 
+/* ---- idle workers sleep -------------------------------------------------- */
+
+static void sleepy_task(void *arg)
+{
+    (void)arg;
+    /* Blocks this worker's thread in the kernel for 300 ms, so the other
+     * worker has nothing to do for that long. */
+    struct timespec pause = {.tv_sec = 0, .tv_nsec = 300 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+}
+
+static double process_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Not a timing test: it checks how much CPU an idle worker consumes. A
+ * worker that spun instead of sleeping would burn ~300 ms of CPU here. */
+START_TEST(test_idle_worker_sleeps)
+{
+    lpel_runtime *rt = make_runtime(2);
+    spawn(rt, "sleepy", 0, sleepy_task, NULL);
+    double before = process_cpu_seconds();
+    ck_assert_int_eq(lpel_run(rt), LPEL_OK);
+    double used = process_cpu_seconds() - before;
+    lpel_runtime_destroy(rt);
+    ck_assert_msg(used < 0.15, "idle worker consumed %.3f s of CPU in a 0.3 s wait", used);
+}
+END_TEST
+
 static Suite *lpel_suite(void)
 {
     Suite *s = suite_create("lpel");
@@ -888,6 +923,7 @@ static Suite *lpel_suite(void)
     tcase_add_test(sched, test_empty_run);
     tcase_add_test(sched, test_hooks_count_events);
     tcase_add_test(sched, test_core_count);
+    tcase_add_test(sched, test_idle_worker_sleeps);
     suite_add_tcase(s, sched);
 
     TCase *tasks = tcase_create("tasks");
