@@ -109,16 +109,10 @@ typedef enum lpel_task_state {
 typedef enum lpel_mail_kind { LPEL_MAIL_NEW, LPEL_MAIL_WAKE } lpel_mail_kind;
 
 struct lpel_task {
+    /* First cache line: what every switch, block and wake touches. */
     void *queue_link;        /* owned by the scheduling policy */
     lpel_ctx ctx;
     lpel_worker *worker;
-    lpel_runtime *rt;
-    uint64_t id;
-    char *name;
-    lpel_task_fn fn;
-    void *arg;
-    lpel_stack stack;        /* map is NULL until the stack is taken */
-    size_t stack_request;
     lpel_task_state state;
     /* 1 while the task is blocked and nobody has claimed the right to wake
      * it; a waker takes it with an exchange, so exactly one wake-up is sent
@@ -126,9 +120,18 @@ struct lpel_task {
     atomic_int wake_token;
     lpel_block_cause block_cause;
     lpel_stream *blocked_on;           /* for one-stream blocks */
+    void *hook_data;
+
+    /* Colder: creation, polls, the end of the task's life. */
+    lpel_stack stack;        /* map is NULL until the stack is taken */
+    size_t stack_request;
+    lpel_runtime *rt;
+    uint64_t id;
+    char *name;
+    lpel_task_fn fn;
+    void *arg;
     lpel_stream *const *poll_set;      /* for blocked-by-any */
     size_t poll_count;
-    void *hook_data;
     struct lpel_task *mail_next;       /* mailbox link */
     lpel_mail_kind mail_kind;
     struct lpel_task *live_prev, *live_next; /* the worker's live tasks */
@@ -201,7 +204,15 @@ struct lpel_worker {
     pthread_cond_t sleep_cond;
 };
 
-lpel_worker *lpel_worker_self(void);
+/* The worker running on this thread (NULL on other threads): the one
+ * piece of per-thread state, read on every stream operation, so inline. */
+extern _Thread_local lpel_worker *lpel_this_worker;
+static inline lpel_worker *lpel_worker_self(void) { return lpel_this_worker; }
+static inline lpel_task *lpel_current_task(void)
+{
+    lpel_worker *w = lpel_this_worker;
+    return w ? w->current : NULL;
+}
 void lpel_worker_ready_push(lpel_worker *w, lpel_task *t);
 lpel_task *lpel_worker_ready_pop(lpel_worker *w);
 /* Deliver a task to worker w's mailbox and wake w if it sleeps. */

@@ -33,21 +33,23 @@
 #include <string.h>
 
 struct lpel_stream {
-    /* Written when the ends are bound, read-mostly afterwards. */
-    lpel_runtime *rt;
-    uint64_t id;
+    /* Read on every operation, written only when the ends are bound. */
     size_t capacity;
     size_t mask;
-    void **buf; /* = slots */
     _Atomic(lpel_task *) reader;
     _Atomic(lpel_task *) writer;
+    atomic_int local;
+    atomic_int reader_closed;
+    atomic_int writer_closed;
+
+    /* Cold: identity, binding, lifetime. */
+    lpel_runtime *rt;
+    uint64_t id;
     _Atomic uint64_t reader_id;
     _Atomic uint64_t writer_id;
     atomic_int reader_worker; /* -1 while unbound */
     atomic_int writer_worker;
-    atomic_int local;
     atomic_int refs;
-    atomic_int reader_closed;
 
     /* The reader's side. */
     _Alignas(LPEL_CACHE_LINE) atomic_size_t head;
@@ -61,7 +63,6 @@ struct lpel_stream {
     size_t head_seen;
     atomic_int writer_waiting;
     atomic_int waking_reader; /* the writer is inside a wake of the reader */
-    atomic_int writer_closed;
 
     /* The ring itself, in the same allocation: one less pointer to chase
      * and one less cache miss per operation. */
@@ -107,7 +108,6 @@ lpel_stream *lpel_stream_create(lpel_runtime *rt, size_t capacity)
     if (!s)
         return NULL;
     memset(s, 0, bytes);
-    s->buf = s->slots;
     s->rt = rt;
     s->id = atomic_fetch_add_explicit(&rt->next_stream_id, 1, memory_order_relaxed) + 1;
     s->capacity = capacity;
@@ -135,7 +135,7 @@ void lpel_stream_destroy(lpel_stream *s)
 
 static lpel_task *self_or_die(const char *what)
 {
-    lpel_task *t = lpel_task_self();
+    lpel_task *t = lpel_current_task();
     if (!t)
         lpel_fatal("%s called outside a task", what);
     return t;
@@ -177,7 +177,7 @@ static lpel_task *bind_slow(lpel_stream *s, lpel_stream_mode mode, lpel_task *t)
 
 static inline lpel_task *bind_end(lpel_stream *s, lpel_stream_mode mode)
 {
-    lpel_task *t = lpel_task_self();
+    lpel_task *t = lpel_current_task();
     if (lpel_unlikely(!t))
         lpel_fatal("stream %llu used outside a task", (unsigned long long)s->id);
     lpel_task *bound = atomic_load_explicit(mode == LPEL_STREAM_READ ? &s->reader : &s->writer,
@@ -330,7 +330,7 @@ static inline bool room_known(lpel_stream *s, size_t tail)
 
 static inline void publish(lpel_stream *s, lpel_task *t, size_t tail, void *item)
 {
-    s->buf[tail & s->mask] = item;
+    s->slots[tail & s->mask] = item;
     publish_and_wake(s, t, &s->tail, tail + 1, &s->reader_waiting, &s->reader,
                      &s->waking_reader);
 }
@@ -388,7 +388,7 @@ void *lpel_stream_read(lpel_stream *s)
     size_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
     if (lpel_unlikely(!data_known(s, head)))
         wait_for_data(s, t);
-    void *item = s->buf[head & s->mask];
+    void *item = s->slots[head & s->mask];
     if (lpel_unlikely(item == END_OF_STREAM)) {
         s->at_end = true; /* left in place: later reads see it again */
         return NULL;
@@ -407,7 +407,7 @@ void *lpel_stream_peek(lpel_stream *s)
     size_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
     if (!data_known(s, head))
         return NULL;
-    void *item = s->buf[head & s->mask];
+    void *item = s->slots[head & s->mask];
     return item == END_OF_STREAM ? NULL : item;
 }
 
@@ -419,7 +419,7 @@ bool lpel_stream_at_end(lpel_stream *s)
     size_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
     if (!data_known(s, head))
         return false;
-    if (s->buf[head & s->mask] == END_OF_STREAM)
+    if (s->slots[head & s->mask] == END_OF_STREAM)
         s->at_end = true;
     return s->at_end;
 }

@@ -33,11 +33,7 @@ unsigned lpel_task_worker(const lpel_task *t) { return t->worker->id; }
 void *lpel_task_hook_data(const lpel_task *t) { return t->hook_data; }
 void lpel_task_set_hook_data(lpel_task *t, void *data) { t->hook_data = data; }
 
-lpel_task *lpel_task_self(void)
-{
-    lpel_worker *w = lpel_worker_self();
-    return w ? w->current : NULL;
-}
+lpel_task *lpel_task_self(void) { return lpel_current_task(); }
 
 /* ---- switching ---------------------------------------------------------- */
 
@@ -290,7 +286,7 @@ void lpel_task_discard(lpel_worker *w, lpel_task *t)
 
 static lpel_task *current_task_or_die(const char *what)
 {
-    lpel_task *t = lpel_task_self();
+    lpel_task *t = lpel_current_task();
     if (!t)
         lpel_fatal("%s called outside a task", what);
     return t;

@@ -26,9 +26,7 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
-static _Thread_local lpel_worker *current_worker;
-
-lpel_worker *lpel_worker_self(void) { return current_worker; }
+_Thread_local lpel_worker *lpel_this_worker;
 
 /* ---- ready queue -------------------------------------------------------- */
 
@@ -210,7 +208,7 @@ static void note_scheduler_stack(lpel_worker *w)
 void *lpel_worker_main(void *arg)
 {
     lpel_worker *w = arg;
-    current_worker = w;
+    lpel_this_worker = w;
     pin_to_core(w);
     note_scheduler_stack(w);
     if (lpel_stack_overflow_guard_start(w) != LPEL_OK)
@@ -223,6 +221,6 @@ void *lpel_worker_main(void *arg)
     schedule(w);
     LPEL_HOOK0(w, worker_end);
     lpel_stack_overflow_guard_stop(w);
-    current_worker = NULL;
+    lpel_this_worker = NULL;
     return NULL;
 }
