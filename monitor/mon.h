@@ -1,0 +1,160 @@
+/*
+ * mon.h - the public interface of the monitoring framework.
+ *
+ * The monitor attaches to LPEL's hook table (lpel_hooks) and writes one
+ * binary log per worker into a trace directory in Common Trace Format 1.8
+ * (see docs/LOGFORMAT.md). What is recorded is chosen at run time with the
+ * original runtime's flag letters:
+ *
+ *   m  mapping        task id, name and worker at each placement (MMO)
+ *   t  timestamps     CLOCK_MONOTONIC ns on every event (else all are 0)
+ *   W  worker events  start, wait, resume, end (WMO)
+ *   T  task events    create, dispatch, block(input|output|any), yield,
+ *                     destroy (SCMO)
+ *   S  stream traces  open, close, read, write, block(empty|full), wake (SMO)
+ *   M  message traces component begin/end, message read/written (TMO)
+ *   L  load summary   per task: dispatches and execution time; per worker:
+ *                     waits, waiting and busy time
+ *   A  all of the above
+ *
+ * Three modes are comparable: the runtime built with LPEL_HOOKS=OFF (no hook
+ * calls at all), monitoring built in but off (no -m: mon_open installs no
+ * hooks, "mon0"), and on ("mon1").
+ *
+ * Typical use in a program compiled against the runtime:
+ *
+ *     mon_options mo;
+ *     char err[256];
+ *     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) { puts(err); exit(2); }
+ *     mon *m; lpel_hooks hooks;
+ *     if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) ...
+ *     lpel_config cfg = lpel_config_default();
+ *     cfg.hooks = mon_lpel_hooks(m);          (NULL when monitoring is off)
+ *     ... lpel_runtime_create, lpel_run ...
+ *     lpel_runtime_destroy(rt);
+ *     mon_close(m);
+ */
+#ifndef MON_H
+#define MON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lpel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Flags and options
+ * ------------------------------------------------------------------------- */
+
+enum mon_flag {
+    MON_FLAG_MAP = 1u << 0,        /* m */
+    MON_FLAG_TIMESTAMPS = 1u << 1, /* t */
+    MON_FLAG_WORKER = 1u << 2,     /* W */
+    MON_FLAG_TASK = 1u << 3,       /* T */
+    MON_FLAG_STREAM = 1u << 4,     /* S */
+    MON_FLAG_MESSAGE = 1u << 5,    /* M */
+    MON_FLAG_LOAD = 1u << 6,       /* L */
+    MON_FLAG_ALL = 0x7fu           /* A */
+};
+
+/* The flag letters in bit order, "mtWTSML". */
+#define MON_FLAG_LETTERS "mtWTSML"
+
+/* The default trace directory. */
+#define MON_DEFAULT_DIR "./trace"
+
+/* The default size of one packet (and of each worker's buffer). */
+#define MON_DEFAULT_PACKET_BYTES ((size_t)1 << 20)
+
+typedef struct mon_options {
+    unsigned flags;         /* MON_FLAG_*; 0 = monitoring off (mon0) */
+    const char *task_regex; /* pcre2 pattern on task names, NULL = all tasks */
+    const char *dir;        /* trace directory, MON_DEFAULT_DIR if NULL */
+    size_t packet_bytes;    /* 0 = MON_DEFAULT_PACKET_BYTES */
+} mon_options;
+
+/* Options with every field at its default (monitoring off). */
+mon_options mon_options_default(void);
+
+/* Parse flag letters ("mtW", "A") into MON_FLAG_* bits. Returns 0, or -1
+ * with a one-line message in err naming the bad letter. */
+int mon_flags_parse(const char *letters, unsigned *flags, char *err, size_t errlen);
+
+/* Write the letters of flags into buf (always NUL-terminated). */
+void mon_flags_format(unsigned flags, char *buf, size_t len);
+
+/*
+ * Find and remove the monitoring options from argv so that every program
+ * compiled against the runtime understands them without code of its own:
+ *     -m FLAGS | -mFLAGS         what to record (see above)
+ *     -o DIR   | -oDIR           the trace directory (default ./trace)
+ *     --mon-tasks REGEX | --mon-tasks=REGEX   monitor only matching tasks
+ * Parsing stops at "--" (which is kept). The strings stored in *out point
+ * into argv. Returns 0, or -1 with a one-line message in err (an unknown
+ * flag letter, a missing value, a pattern pcre2 rejects).
+ */
+int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------------------
+ * Attaching to the runtime
+ * ------------------------------------------------------------------------- */
+
+typedef struct mon mon;
+
+/*
+ * Start monitoring: create the trace directory, write its metadata and a
+ * first run.json, and fill *hooks with the hook table for lpel_config.hooks.
+ * When opt->flags is 0 (monitoring off) nothing is created, *out is NULL and
+ * *hooks is all NULL. argc/argv are recorded in run.json. Returns 0, or -1
+ * with a one-line message in err.
+ */
+int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv,
+             lpel_hooks *hooks, char *err, size_t errlen);
+
+/* The hook table to install (NULL when m is NULL: monitoring off). */
+const lpel_hooks *mon_lpel_hooks(const mon *m);
+
+/* Flush every worker log, write the final run.json and free m. Call after
+ * lpel_run has returned. Returns 0, or -1 if events were lost (a warning
+ * has then been printed once). m may be NULL. */
+int mon_close(mon *m);
+
+/* Events recorded / lost so far (0 for m NULL). */
+uint64_t mon_events_recorded(const mon *m);
+uint64_t mon_events_lost(const mon *m);
+
+/* ---------------------------------------------------------------------------
+ * Message traces (TMO), called by the S-Net layer from inside the task
+ * ------------------------------------------------------------------------- */
+
+/* A message id: the producing worker or node in the high 16 bits, a
+ * sequence number in the low 48. */
+#define MON_MSG_SEQ_BITS 48
+#define MON_MSG_SEQ_MASK ((UINT64_C(1) << MON_MSG_SEQ_BITS) - 1)
+
+static inline uint64_t mon_msg_id_make(unsigned node, uint64_t seq)
+{
+    return ((uint64_t)(node & 0xffffu) << MON_MSG_SEQ_BITS) | (seq & MON_MSG_SEQ_MASK);
+}
+static inline unsigned mon_msg_id_node(uint64_t id) { return (unsigned)(id >> MON_MSG_SEQ_BITS); }
+static inline uint64_t mon_msg_id_seq(uint64_t id) { return id & MON_MSG_SEQ_MASK; }
+
+/* One component execution (e.g. one box call) starts / ends in task t.
+ * The parents of a message written are the messages read since the last
+ * component_begin in the same task; the reader derives that. Each call is
+ * a no-op when t is not monitored (monitoring off, no M flag, filtered). */
+void mon_component_begin(lpel_task *t);
+void mon_message_read(lpel_task *t, uint64_t msg_id);
+void mon_message_written(lpel_task *t, uint64_t msg_id);
+void mon_component_end(lpel_task *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MON_H */

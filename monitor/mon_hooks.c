@@ -1,0 +1,623 @@
+/*
+ * mon_hooks.c - the monitoring objects (MMO, SCMO, WMO, SMO, TMO) attached
+ * to LPEL's hook table, and mon_open / mon_close.
+ *
+ * Every hook of a worker runs on that worker's thread with the context its
+ * worker_start returned, so each worker gets its own writer and its own
+ * per-task records and the hooks need no locks. Per-task state (selected by
+ * --mon-tasks or not, dispatch time, load counters) hangs off the task's
+ * hook-data slot; records are kept on a per-worker list too so that tasks
+ * the runtime discards without a destroy (after a deadlock) are freed by
+ * mon_close.
+ */
+#include "mon.h"
+
+#include "mon_crash_internal.h"
+#include "mon_writer_internal.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct mon_worker mon_worker;
+
+/* What the monitor keeps per task. */
+typedef struct mon_task_rec {
+    mon_worker *mw;
+    uint64_t id;
+    bool selected;       /* name matches --mon-tasks (or no pattern) */
+    uint32_t dispatches;
+    uint64_t exec_ns;
+    uint64_t dispatch_ts;
+    struct mon_task_rec *prev, *next; /* the worker's list */
+} mon_task_rec;
+
+/* The per-worker context (what worker_start returns). */
+struct mon_worker {
+    mon *m;
+    mon_writer *w;
+    unsigned id;
+    unsigned flags;
+    pcre2_match_data *match; /* per worker: pcre2 match data is not shareable */
+    mon_task_rec *tasks;
+    uint64_t wait_ts;
+    uint32_t waits;
+    uint64_t wait_ns;
+    uint64_t busy_ns;
+    mon_worker *next; /* the monitor's list; set before publishing */
+};
+
+struct mon {
+    lpel_hooks hooks;
+    mon_options opt;
+    char dir[4096];     /* the trace directory: run.json */
+    char ctf_dir[4200]; /* DIR/ctf: metadata and worker logs */
+    pcre2_code *regex;
+    char *regex_src;
+    mon_run_info info;
+    int argc;
+    char **argv; /* copies, for the final run.json */
+    char host[256];
+    _Atomic(mon_worker *) workers; /* read by the crash flush */
+    pthread_mutex_t lock;          /* worker_start registration only */
+    mon_crash_entry crash;
+    bool crash_registered;
+};
+
+/* ---------------------------------------------------------------------------
+ * Helpers
+ * ------------------------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The time stamped on events: 0 without the t flag. */
+static inline uint64_t event_time(const mon_worker *mw)
+{
+    return (mw->flags & MON_FLAG_TIMESTAMPS) ? now_ns() : 0;
+}
+
+/* Load accounting needs a clock even when events carry no time. */
+static inline uint64_t load_time(const mon_worker *mw, uint64_t ev_ts)
+{
+    if (!(mw->flags & MON_FLAG_LOAD))
+        return 0;
+    return ev_ts ? ev_ts : now_ns();
+}
+
+static bool name_selected(mon_worker *mw, const char *name)
+{
+    if (!mw->m->regex)
+        return true;
+    if (!name)
+        name = "";
+    return pcre2_match(mw->m->regex, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, mw->match,
+                       NULL) >= 0;
+}
+
+/* The task's record, created at its first hook (normally task_map). */
+static mon_task_rec *task_rec(mon_worker *mw, lpel_task *t)
+{
+    mon_task_rec *r = lpel_task_hook_data(t);
+    if (r)
+        return r;
+    r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->mw = mw;
+    r->id = lpel_task_id(t);
+    r->selected = name_selected(mw, lpel_task_name(t));
+    r->next = mw->tasks;
+    if (mw->tasks)
+        mw->tasks->prev = r;
+    mw->tasks = r;
+    lpel_task_set_hook_data(t, r);
+    return r;
+}
+
+static void task_rec_free(mon_worker *mw, mon_task_rec *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        mw->tasks = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    free(r);
+}
+
+/* The record if the task is monitored, else NULL. */
+static inline mon_task_rec *selected_rec(mon_worker *mw, lpel_task *t)
+{
+    mon_task_rec *r = task_rec(mw, t);
+    return r && r->selected ? r : NULL;
+}
+
+static uint64_t task_id_or_0(const lpel_task *t) { return t ? lpel_task_id(t) : 0; }
+
+/* ---------------------------------------------------------------------------
+ * Worker events (WMO)
+ * ------------------------------------------------------------------------- */
+
+static void crash_flush_all(void *arg)
+{
+    mon *m = arg;
+    for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
+        mon_writer_crash_flush(mw->w);
+}
+
+static void *hook_worker_start(void *ctx, unsigned worker_id)
+{
+    mon *m = ctx;
+    mon_worker *mw = calloc(1, sizeof *mw);
+    if (!mw) {
+        fprintf(stderr, "mon: warning: out of memory: worker %u is not monitored\n", worker_id);
+        return NULL;
+    }
+    char err[512];
+    mw->m = m;
+    mw->id = worker_id;
+    mw->flags = m->opt.flags;
+    mw->w = mon_writer_open(m->ctf_dir, worker_id, m->opt.packet_bytes, err, sizeof err);
+    if (!mw->w) {
+        /* Keep going: every event of this worker is then counted as lost. */
+        fprintf(stderr, "mon: warning: %s\n", err);
+        char path[4300];
+        if (snprintf(path, sizeof path, "%s/%s%u", m->ctf_dir, MON_WORKER_FILE_PREFIX, worker_id) < 0)
+            path[0] = '\0';
+        mw->w = mon_writer_open_fd(-1, path, worker_id, m->opt.packet_bytes, err, sizeof err);
+    }
+    if (m->regex)
+        mw->match = pcre2_match_data_create_from_pattern(m->regex, NULL);
+    if (!mw->w || (m->regex && !mw->match)) {
+        fprintf(stderr, "mon: warning: out of memory: worker %u is not monitored\n", worker_id);
+        mon_writer_close(mw->w);
+        pcre2_match_data_free(mw->match);
+        free(mw);
+        return NULL;
+    }
+    pthread_mutex_lock(&m->lock);
+    mw->next = atomic_load(&m->workers);
+    atomic_store(&m->workers, mw);
+    if (!m->crash_registered) {
+        /* Here, not in mon_open: LPEL installs its own SIGSEGV handler when
+         * its workers start, and ours must sit on top of it to chain. */
+        m->crash_registered = mon_crash_register(&m->crash) == 0;
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (mw->flags & MON_FLAG_WORKER)
+        mon_emit_bare(mw->w, MON_ID_WORKER_START, event_time(mw));
+    return mw;
+}
+
+static void hook_worker_wait(void *wctx)
+{
+    mon_worker *mw = wctx;
+    if (!mw)
+        return;
+    uint64_t ts = event_time(mw);
+    mw->wait_ts = load_time(mw, ts);
+    if (mw->flags & MON_FLAG_WORKER)
+        mon_emit_bare(mw->w, MON_ID_WORKER_WAIT, ts);
+}
+
+static void hook_worker_resume(void *wctx)
+{
+    mon_worker *mw = wctx;
+    if (!mw)
+        return;
+    uint64_t ts = event_time(mw);
+    if (mw->flags & MON_FLAG_LOAD) {
+        mw->waits++;
+        mw->wait_ns += load_time(mw, ts) - mw->wait_ts;
+    }
+    if (mw->flags & MON_FLAG_WORKER)
+        mon_emit_bare(mw->w, MON_ID_WORKER_RESUME, ts);
+}
+
+static void hook_worker_end(void *wctx)
+{
+    mon_worker *mw = wctx;
+    if (!mw)
+        return;
+    uint64_t ts = event_time(mw);
+    if (mw->flags & MON_FLAG_LOAD)
+        mon_emit_worker_load(mw->w, ts, mw->waits, mw->wait_ns, mw->busy_ns);
+    if (mw->flags & MON_FLAG_WORKER)
+        mon_emit_bare(mw->w, MON_ID_WORKER_END, ts);
+    mon_writer_flush(mw->w);
+}
+
+/* ---------------------------------------------------------------------------
+ * Mapping and scheduling events (MMO, SCMO)
+ * ------------------------------------------------------------------------- */
+
+static void hook_task_map(void *wctx, lpel_task *t, unsigned worker_id)
+{
+    mon_worker *mw = wctx;
+    if (!mw)
+        return;
+    mon_task_rec *r = task_rec(mw, t);
+    /* Mapping is recorded for every task, filtered or not, so that the ids
+     * in other tasks' stream events can always be named. */
+    if (r && (mw->flags & MON_FLAG_MAP))
+        mon_emit_task_map(mw->w, event_time(mw), r->id, worker_id, lpel_task_name(t));
+}
+
+static void hook_task_create(void *wctx, lpel_task *t)
+{
+    mon_worker *mw = wctx;
+    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    if (r && (mw->flags & MON_FLAG_TASK))
+        mon_emit_task(mw->w, MON_ID_TASK_CREATE, event_time(mw), r->id);
+}
+
+static void hook_task_dispatch(void *wctx, lpel_task *t)
+{
+    mon_worker *mw = wctx;
+    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    if (!r)
+        return;
+    uint64_t ts = event_time(mw);
+    if (mw->flags & MON_FLAG_LOAD) {
+        r->dispatch_ts = load_time(mw, ts);
+        r->dispatches++;
+    }
+    if (mw->flags & MON_FLAG_TASK)
+        mon_emit_task(mw->w, MON_ID_TASK_DISPATCH, ts, r->id);
+}
+
+/* The task stops running (block, yield, destroy): account its period. */
+static void period_end(mon_worker *mw, mon_task_rec *r, uint64_t ts)
+{
+    if (!(mw->flags & MON_FLAG_LOAD) || !r->dispatch_ts)
+        return;
+    uint64_t d = load_time(mw, ts) - r->dispatch_ts;
+    r->exec_ns += d;
+    mw->busy_ns += d;
+    r->dispatch_ts = 0;
+}
+
+static void hook_task_block(void *wctx, lpel_task *t, lpel_block_cause cause)
+{
+    mon_worker *mw = wctx;
+    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    if (!r)
+        return;
+    uint64_t ts = event_time(mw);
+    period_end(mw, r, ts);
+    if (mw->flags & MON_FLAG_TASK)
+        mon_emit_task_block(mw->w, ts, r->id, (unsigned)cause);
+}
+
+static void hook_task_yield(void *wctx, lpel_task *t)
+{
+    mon_worker *mw = wctx;
+    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    if (!r)
+        return;
+    uint64_t ts = event_time(mw);
+    period_end(mw, r, ts);
+    if (mw->flags & MON_FLAG_TASK)
+        mon_emit_task(mw->w, MON_ID_TASK_YIELD, ts, r->id);
+}
+
+static void hook_task_destroy(void *wctx, lpel_task *t)
+{
+    mon_worker *mw = wctx;
+    if (!mw)
+        return;
+    mon_task_rec *r = task_rec(mw, t);
+    if (!r)
+        return;
+    if (r->selected) {
+        uint64_t ts = event_time(mw);
+        period_end(mw, r, ts);
+        if (mw->flags & MON_FLAG_LOAD)
+            mon_emit_task_load(mw->w, ts, r->id, r->dispatches, r->exec_ns);
+        if (mw->flags & MON_FLAG_TASK)
+            mon_emit_task(mw->w, MON_ID_TASK_DESTROY, ts, r->id);
+    }
+    lpel_task_set_hook_data(t, NULL);
+    task_rec_free(mw, r);
+}
+
+/* ---------------------------------------------------------------------------
+ * Stream events (SMO)
+ * ------------------------------------------------------------------------- */
+
+static void hook_stream_open(void *wctx, lpel_task *t, lpel_stream *s, lpel_stream_mode mode)
+{
+    mon_worker *mw = wctx;
+    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    if (r)
+        mon_emit_stream_mode(mw->w, MON_ID_STREAM_OPEN, event_time(mw), r->id, lpel_stream_id(s),
+                             mode == LPEL_STREAM_WRITE);
+}
+
+static void hook_stream_close(void *wctx, lpel_task *t, lpel_stream *s, lpel_stream_mode mode)
+{
+    mon_worker *mw = wctx;
+    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    if (r)
+        mon_emit_stream_mode(mw->w, MON_ID_STREAM_CLOSE, event_time(mw), r->id, lpel_stream_id(s),
+                             mode == LPEL_STREAM_WRITE);
+}
+
+static void hook_stream_read(void *wctx, lpel_task *t, lpel_stream *s, void *item)
+{
+    (void)item;
+    mon_worker *mw = wctx;
+    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    if (r)
+        mon_emit_stream_io(mw->w, MON_ID_STREAM_READ, event_time(mw), r->id, lpel_stream_id(s));
+}
+
+static void hook_stream_write(void *wctx, lpel_task *t, lpel_stream *s, void *item)
+{
+    (void)item;
+    mon_worker *mw = wctx;
+    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    if (r)
+        mon_emit_stream_io(mw->w, MON_ID_STREAM_WRITE, event_time(mw), r->id, lpel_stream_id(s));
+}
+
+static void hook_stream_block(void *wctx, lpel_task *t, lpel_stream *s, bool empty)
+{
+    mon_worker *mw = wctx;
+    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    if (!r)
+        return;
+    /* The task waited for is not recorded here: the other end's task may
+     * be closing and freeing itself on another worker right now, so it
+     * must not be touched. Readers know it from that task's stream_open. */
+    mon_emit_stream_block(mw->w, event_time(mw), r->id, lpel_stream_id(s), empty);
+}
+
+static void hook_stream_wake(void *wctx, lpel_task *waker, lpel_stream *s, lpel_task *woken)
+{
+    mon_worker *mw = wctx;
+    mon_task_rec *r = mw ? selected_rec(mw, waker) : NULL;
+    if (r)
+        mon_emit_stream_wake(mw->w, event_time(mw), r->id, lpel_stream_id(s), task_id_or_0(woken));
+}
+
+/* ---------------------------------------------------------------------------
+ * Message traces (TMO): called from inside the task, so on its worker
+ * ------------------------------------------------------------------------- */
+
+static inline mon_task_rec *message_rec(lpel_task *t)
+{
+    mon_task_rec *r = t ? lpel_task_hook_data(t) : NULL;
+    if (!r || !r->selected || !(r->mw->flags & MON_FLAG_MESSAGE))
+        return NULL;
+    return r;
+}
+
+void mon_component_begin(lpel_task *t)
+{
+    mon_task_rec *r = message_rec(t);
+    if (r)
+        mon_emit_task(r->mw->w, MON_ID_COMPONENT_BEGIN, event_time(r->mw), r->id);
+}
+
+void mon_component_end(lpel_task *t)
+{
+    mon_task_rec *r = message_rec(t);
+    if (r)
+        mon_emit_task(r->mw->w, MON_ID_COMPONENT_END, event_time(r->mw), r->id);
+}
+
+void mon_message_read(lpel_task *t, uint64_t msg_id)
+{
+    mon_task_rec *r = message_rec(t);
+    if (r)
+        mon_emit_message(r->mw->w, MON_ID_MESSAGE_READ, event_time(r->mw), r->id, msg_id);
+}
+
+void mon_message_written(lpel_task *t, uint64_t msg_id)
+{
+    mon_task_rec *r = message_rec(t);
+    if (r)
+        mon_emit_message(r->mw->w, MON_ID_MESSAGE_WRITTEN, event_time(r->mw), r->id, msg_id);
+}
+
+/* ---------------------------------------------------------------------------
+ * Opening and closing
+ * ------------------------------------------------------------------------- */
+
+/* Only the hooks the flags need are installed: a hook left NULL costs the
+ * runtime one predictable branch. */
+static void fill_hooks(mon *m)
+{
+    unsigned f = m->opt.flags;
+    lpel_hooks *h = &m->hooks;
+    memset(h, 0, sizeof *h);
+    h->ctx = m;
+    h->worker_start = hook_worker_start;
+    h->worker_end = hook_worker_end;
+    if (f & (MON_FLAG_WORKER | MON_FLAG_LOAD)) {
+        h->worker_wait = hook_worker_wait;
+        h->worker_resume = hook_worker_resume;
+    }
+    h->task_map = hook_task_map;
+    h->task_destroy = hook_task_destroy;
+    if (f & MON_FLAG_TASK)
+        h->task_create = hook_task_create;
+    if (f & (MON_FLAG_TASK | MON_FLAG_LOAD)) {
+        h->task_dispatch = hook_task_dispatch;
+        h->task_block = hook_task_block;
+        h->task_yield = hook_task_yield;
+    }
+    if (f & MON_FLAG_STREAM) {
+        h->stream_open = hook_stream_open;
+        h->stream_close = hook_stream_close;
+        h->stream_read = hook_stream_read;
+        h->stream_write = hook_stream_write;
+        h->stream_block = hook_stream_block;
+        h->stream_wake = hook_stream_wake;
+    }
+}
+
+static int compile_regex(mon *m, char *err, size_t errlen)
+{
+    if (!m->opt.task_regex)
+        return 0;
+    int code;
+    PCRE2_SIZE off;
+    m->regex = pcre2_compile((PCRE2_SPTR)m->opt.task_regex, PCRE2_ZERO_TERMINATED, 0, &code, &off,
+                             NULL);
+    if (m->regex)
+        return 0;
+    PCRE2_UCHAR msg[256];
+    pcre2_get_error_message(code, msg, sizeof msg);
+    snprintf(err, errlen, "--mon-tasks: bad pattern '%s' at offset %zu: %s", m->opt.task_regex,
+             (size_t)off, (const char *)msg);
+    return -1;
+}
+
+static int copy_args(mon *m, int argc, char *const *argv)
+{
+    m->argv = calloc((size_t)argc + 1, sizeof *m->argv);
+    if (!m->argv)
+        return -1;
+    for (int i = 0; i < argc; i++) {
+        m->argv[i] = strdup(argv[i] ? argv[i] : "");
+        if (!m->argv[i])
+            return -1;
+        m->argc = i + 1;
+    }
+    return 0;
+}
+
+static void mon_free(mon *m)
+{
+    mon_worker *mw = atomic_load(&m->workers);
+    while (mw) {
+        mon_worker *next = mw->next;
+        while (mw->tasks)
+            task_rec_free(mw, mw->tasks);
+        pcre2_match_data_free(mw->match);
+        free(mw);
+        mw = next;
+    }
+    for (int i = 0; i < m->argc; i++)
+        free(m->argv[i]);
+    free(m->argv);
+    pcre2_code_free(m->regex);
+    free(m->regex_src);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv, lpel_hooks *hooks,
+             char *err, size_t errlen)
+{
+    *out = NULL;
+    if (hooks)
+        memset(hooks, 0, sizeof *hooks);
+    if (!opt || opt->flags == 0)
+        return 0; /* mon0: nothing installed */
+    mon *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(err, errlen, "mon: out of memory");
+        return -1;
+    }
+    pthread_mutex_init(&m->lock, NULL);
+    m->opt = *opt;
+    snprintf(m->dir, sizeof m->dir, "%s", opt->dir ? opt->dir : MON_DEFAULT_DIR);
+    m->opt.dir = m->dir;
+    /* Our own copy: the caller's argv strings need not outlive the run. */
+    m->opt.task_regex = opt->task_regex ? (m->regex_src = strdup(opt->task_regex)) : NULL;
+    if (copy_args(m, argc, argv) != 0 || (opt->task_regex && !m->regex_src)) {
+        snprintf(err, errlen, "mon: out of memory");
+        mon_free(m);
+        return -1;
+    }
+    if (compile_regex(m, err, errlen) != 0) {
+        mon_free(m);
+        return -1;
+    }
+    if (gethostname(m->host, sizeof m->host - 1) != 0)
+        snprintf(m->host, sizeof m->host, "unknown");
+    mon_run_info *info = &m->info;
+    info->argc = m->argc;
+    info->argv = m->argv;
+    info->flags = m->opt.flags;
+    info->task_regex = m->regex_src;
+    info->host = m->host;
+    mon_run_info_clock(info);
+    if (mon_trace_dir_create(m->dir, info, m->ctf_dir, sizeof m->ctf_dir, err, errlen) != 0) {
+        mon_free(m);
+        return -1;
+    }
+    m->crash.flush = crash_flush_all;
+    m->crash.arg = m;
+    fill_hooks(m);
+    if (hooks)
+        *hooks = m->hooks;
+    *out = m;
+    return 0;
+}
+
+const lpel_hooks *mon_lpel_hooks(const mon *m) { return m ? &m->hooks : NULL; }
+
+uint64_t mon_events_recorded(const mon *m)
+{
+    uint64_t n = 0;
+    for (mon_worker *mw = m ? atomic_load(&m->workers) : NULL; mw; mw = mw->next)
+        n += mon_writer_events(mw->w) - mon_writer_lost(mw->w);
+    return n;
+}
+
+uint64_t mon_events_lost(const mon *m)
+{
+    uint64_t n = 0;
+    for (mon_worker *mw = m ? atomic_load(&m->workers) : NULL; mw; mw = mw->next)
+        n += mon_writer_lost(mw->w);
+    return n;
+}
+
+int mon_close(mon *m)
+{
+    if (!m)
+        return 0;
+    if (m->crash_registered)
+        mon_crash_unregister(&m->crash);
+    unsigned workers = 0;
+    uint64_t recorded = 0, lost = 0;
+    int rc = 0;
+    for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next) {
+        mon_writer_flush(mw->w);
+        workers++;
+        recorded += mon_writer_events(mw->w) - mon_writer_lost(mw->w);
+        lost += mon_writer_lost(mw->w);
+        if (mon_writer_close(mw->w) != 0)
+            rc = -1;
+        mw->w = NULL;
+    }
+    m->info.workers = workers;
+    m->info.events_recorded = recorded;
+    m->info.events_discarded = lost;
+    m->info.complete = true;
+    char err[512];
+    if (mon_run_json_write(m->dir, &m->info, err, sizeof err) != 0) {
+        fprintf(stderr, "mon: warning: %s\n", err);
+        rc = -1;
+    }
+    if (lost)
+        fprintf(stderr, "mon: warning: %llu events were lost writing the trace in %s\n",
+                (unsigned long long)lost, m->dir);
+    mon_free(m);
+    return rc;
+}

@@ -1,0 +1,297 @@
+/*
+ * mon_metadata.c - the trace-level files: the CTF `metadata` (TSDL text
+ * describing the binary layout of mon_format_internal.h) and `run.json`
+ * (how the trace was made: command line, flags, workers, host, clocks,
+ * event counts).
+ *
+ * Why TSDL is generated from a table here and not kept as a static file:
+ * the clock offset (wall clock at start) and the environment belong in it,
+ * and one table of events keeps writer, reader and metadata in step.
+ */
+#include "mon_writer_internal.h"
+
+#include "mon.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The payload of each event as TSDL fields, indexed by mon_event_id. */
+static const char *const event_fields[MON_ID_COUNT][2] = {
+    [MON_ID_TASK_MAP] = {"task_map", "uint32_t task; uint32_t worker; string name;"},
+    [MON_ID_TASK_CREATE] = {"task_create", "uint32_t task;"},
+    [MON_ID_TASK_DISPATCH] = {"task_dispatch", "uint32_t task;"},
+    [MON_ID_TASK_BLOCK] = {"task_block",
+                           "uint32_t task; enum : uint8_t { input = 0, output = 1, any = 2 } cause;"},
+    [MON_ID_TASK_YIELD] = {"task_yield", "uint32_t task;"},
+    [MON_ID_TASK_DESTROY] = {"task_destroy", "uint32_t task;"},
+    [MON_ID_WORKER_START] = {"worker_start", NULL},
+    [MON_ID_WORKER_WAIT] = {"worker_wait", NULL},
+    [MON_ID_WORKER_RESUME] = {"worker_resume", NULL},
+    [MON_ID_WORKER_END] = {"worker_end", NULL},
+    [MON_ID_STREAM_OPEN] = {"stream_open",
+                            "uint32_t task; uint32_t stream_id; enum : uint8_t { read = 0, write = 1 } mode;"},
+    [MON_ID_STREAM_CLOSE] = {"stream_close",
+                             "uint32_t task; uint32_t stream_id; enum : uint8_t { read = 0, write = 1 } mode;"},
+    [MON_ID_STREAM_READ] = {"stream_read", "uint32_t task; uint32_t stream_id;"},
+    [MON_ID_STREAM_WRITE] = {"stream_write", "uint32_t task; uint32_t stream_id;"},
+    [MON_ID_STREAM_BLOCK] = {"stream_block",
+                             "uint32_t task; uint32_t stream_id; "
+                             "enum : uint8_t { full = 0, empty = 1 } state;"},
+    [MON_ID_STREAM_WAKE] = {"stream_wake", "uint32_t waker; uint32_t stream_id; uint32_t woken;"},
+    [MON_ID_COMPONENT_BEGIN] = {"component_begin", "uint32_t task;"},
+    [MON_ID_COMPONENT_END] = {"component_end", "uint32_t task;"},
+    [MON_ID_MESSAGE_READ] = {"message_read", "uint32_t task; uint64_t msg;"},
+    [MON_ID_MESSAGE_WRITTEN] = {"message_written", "uint32_t task; uint64_t msg;"},
+    [MON_ID_TASK_LOAD] = {"task_load", "uint32_t task; uint32_t dispatches; uint64_t exec_ns;"},
+    [MON_ID_WORKER_LOAD] = {"worker_load", "uint32_t waits; uint64_t wait_ns; uint64_t busy_ns;"},
+};
+
+static const char tsdl_head[] =
+    "/* CTF 1.8 */\n"
+    "\n"
+    "/* LPEL/S-Net monitor trace, format " MON_FORMAT_VERSION " (docs/LOGFORMAT.md). */\n"
+    "\n"
+    "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+    "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+    "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+    "typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n"
+    "\n"
+    "trace {\n"
+    "\tmajor = 1;\n"
+    "\tminor = 8;\n"
+    "\tbyte_order = le;\n"
+    "\tpacket.header := struct {\n"
+    "\t\tuint32_t magic;\n"
+    "\t\tuint32_t stream_id;\n"
+    "\t};\n"
+    "};\n"
+    "\n";
+
+static const char tsdl_stream[] =
+    "typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; }"
+    " := uint27_clock_monotonic_t;\n"
+    "typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; }"
+    " := uint64_clock_monotonic_t;\n"
+    "\n"
+    "stream {\n"
+    "\tid = 0;\n"
+    "\tevent.header := struct {\n"
+    "\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
+    "\t\tvariant <id> {\n"
+    "\t\t\tstruct {\n"
+    "\t\t\t\tuint27_clock_monotonic_t timestamp;\n"
+    "\t\t\t} compact;\n"
+    "\t\t\tstruct {\n"
+    "\t\t\t\tuint32_t id;\n"
+    "\t\t\t\tuint64_clock_monotonic_t timestamp;\n"
+    "\t\t\t} extended;\n"
+    "\t\t} v;\n"
+    "\t} align(8);\n"
+    "\tpacket.context := struct {\n"
+    "\t\tuint64_clock_monotonic_t timestamp_begin;\n"
+    "\t\tuint64_clock_monotonic_t timestamp_end;\n"
+    "\t\tuint64_t content_size;\n"
+    "\t\tuint64_t packet_size;\n"
+    "\t\tuint64_t events_discarded;\n"
+    "\t\tuint32_t cpu_id;\n"
+    "\t};\n"
+    "};\n"
+    "\n";
+
+/* Write s into f as the inside of a double-quoted string (TSDL or JSON:
+ * both take backslash escapes for '"' and '\\'; control bytes are dropped
+ * to '?' since neither a host name nor an argument should carry them). */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fputc('?', f);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void write_tsdl(FILE *f, const mon_run_info *info)
+{
+    char letters[16];
+    mon_flags_format(info->flags, letters, sizeof letters);
+    fputs(tsdl_head, f);
+    fputs("env {\n\thostname = ", f);
+    put_quoted(f, info->host);
+    fprintf(f, ";\n\ttracer_name = \"snet-lpel-mon\";\n"
+               "\tformat_version = \"%s\";\n\tmonitor_flags = \"%s\";\n};\n\n",
+            MON_FORMAT_VERSION, letters);
+    fprintf(f,
+            "clock {\n"
+            "\tname = \"monotonic\";\n"
+            "\tdescription = \"CLOCK_MONOTONIC in ns; offset = CLOCK_REALTIME - CLOCK_MONOTONIC at start\";\n"
+            "\tfreq = 1000000000;\n"
+            "\tprecision = %llu;\n"
+            "\toffset_s = %llu;\n"
+            "\toffset = %llu;\n"
+            "};\n\n",
+            (unsigned long long)info->clock_resolution_ns,
+            (unsigned long long)(info->clock_offset_ns / 1000000000u),
+            (unsigned long long)(info->clock_offset_ns % 1000000000u));
+    fputs(tsdl_stream, f);
+    for (unsigned id = 0; id < MON_ID_COUNT; id++) {
+        fprintf(f, "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = 0;\n",
+                event_fields[id][0], id);
+        if (event_fields[id][1])
+            fprintf(f, "\tfields := struct { %s };\n", event_fields[id][1]);
+        fputs("};\n\n", f);
+    }
+}
+
+/* Open DIR/name.tmp for writing; the caller renames it into place, so a
+ * reader never sees half a file. */
+static FILE *open_tmp(const char *dir, const char *name, char *tmp, size_t tmplen, char *err,
+                      size_t errlen)
+{
+    snprintf(tmp, tmplen, "%s/%s.tmp", dir, name);
+    FILE *f = fopen(tmp, "w");
+    if (!f && err)
+        snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+    return f;
+}
+
+static int close_and_rename(FILE *f, const char *tmp, const char *dir, const char *name,
+                            char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    bool failed = ferror(f) != 0;
+    if (fclose(f) != 0)
+        failed = true;
+    if (failed || rename(tmp, path) != 0) {
+        if (err)
+            snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int mon_metadata_write(const char *dir, const mon_run_info *info, char *err, size_t errlen)
+{
+    char tmp[4096];
+    FILE *f = open_tmp(dir, "metadata", tmp, sizeof tmp, err, errlen);
+    if (!f)
+        return -1;
+    write_tsdl(f, info);
+    return close_and_rename(f, tmp, dir, "metadata", err, errlen);
+}
+
+static void write_run_json(FILE *f, const mon_run_info *info)
+{
+    char letters[16];
+    mon_flags_format(info->flags, letters, sizeof letters);
+    fprintf(f, "{\n  \"format\": \"snet-lpel-ctf\",\n  \"format_version\": \"%s\",\n",
+            MON_FORMAT_VERSION);
+    fputs("  \"command_line\": [", f);
+    for (int i = 0; i < info->argc; i++) {
+        if (i)
+            fputs(", ", f);
+        put_quoted(f, info->argv[i]);
+    }
+    fputs("],\n  \"flags\": ", f);
+    put_quoted(f, letters);
+    fputs(",\n  \"task_filter\": ", f);
+    if (info->task_regex)
+        put_quoted(f, info->task_regex);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n  \"workers\": %u,\n  \"host\": ", info->workers);
+    put_quoted(f, info->host);
+    fprintf(f,
+            ",\n  \"wall_clock_start_ns\": %llu,\n  \"monotonic_start_ns\": %llu,\n"
+            "  \"clock\": {\"source\": \"CLOCK_MONOTONIC\", \"resolution_ns\": %llu, "
+            "\"offset_ns\": %llu},\n"
+            "  \"events_recorded\": %llu,\n  \"events_discarded\": %llu,\n"
+            "  \"complete\": %s\n}\n",
+            (unsigned long long)info->wall_start_ns, (unsigned long long)info->mono_start_ns,
+            (unsigned long long)info->clock_resolution_ns,
+            (unsigned long long)info->clock_offset_ns,
+            (unsigned long long)info->events_recorded,
+            (unsigned long long)info->events_discarded, info->complete ? "true" : "false");
+}
+
+int mon_run_json_write(const char *dir, const mon_run_info *info, char *err, size_t errlen)
+{
+    char tmp[4096];
+    FILE *f = open_tmp(dir, "run.json", tmp, sizeof tmp, err, errlen);
+    if (!f)
+        return -1;
+    write_run_json(f, info);
+    return close_and_rename(f, tmp, dir, "run.json", err, errlen);
+}
+
+int mon_mkdirs(const char *dir, char *err, size_t errlen)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path || !*path) {
+        if (err)
+            snprintf(err, errlen, "trace directory name is empty or too long");
+        return -1;
+    }
+    for (char *p = path + 1;; p++) {
+        bool last = *p == '\0';
+        if (*p == '/' || last) {
+            *p = '\0';
+            if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+                if (err)
+                    snprintf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
+                return -1;
+            }
+            if (last)
+                break;
+            *p = '/';
+        }
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        if (err)
+            snprintf(err, errlen, "%s: not a directory", dir);
+        return -1;
+    }
+    return 0;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void mon_run_info_clock(mon_run_info *info)
+{
+    struct timespec res;
+    clock_getres(CLOCK_MONOTONIC, &res);
+    info->clock_resolution_ns = (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
+    info->mono_start_ns = clock_ns(CLOCK_MONOTONIC);
+    info->wall_start_ns = clock_ns(CLOCK_REALTIME);
+    info->clock_offset_ns = info->wall_start_ns - info->mono_start_ns;
+}
+
+int mon_trace_dir_create(const char *dir, const mon_run_info *info, char *ctf_dir, size_t len,
+                         char *err, size_t errlen)
+{
+    if (snprintf(ctf_dir, len, "%s/%s", dir, MON_CTF_SUBDIR) >= (int)len) {
+        snprintf(err, errlen, "%s: trace directory name too long", dir);
+        return -1;
+    }
+    if (mon_mkdirs(ctf_dir, err, errlen) != 0 || mon_metadata_write(ctf_dir, info, err, errlen) != 0)
+        return -1;
+    return mon_run_json_write(dir, info, err, errlen);
+}

@@ -1,0 +1,166 @@
+/*
+ * mon_options.c - the monitoring command-line options (-m FLAGS, -o DIR,
+ * --mon-tasks REGEX) and the flag letters.
+ *
+ * Why the options are cut out of argv here: every program compiled against
+ * the runtime (benchmarks, applications) should accept them without a line
+ * of its own option parsing, and then parse what is left as usual.
+ */
+#include "mon.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    char letter;
+    unsigned bit;
+} flag_letters[] = {
+    {'m', MON_FLAG_MAP},    {'t', MON_FLAG_TIMESTAMPS}, {'W', MON_FLAG_WORKER},
+    {'T', MON_FLAG_TASK},   {'S', MON_FLAG_STREAM},     {'M', MON_FLAG_MESSAGE},
+    {'L', MON_FLAG_LOAD},   {'A', MON_FLAG_ALL},
+};
+
+mon_options mon_options_default(void)
+{
+    mon_options o = {0, NULL, NULL, 0};
+    return o;
+}
+
+static unsigned letter_bit(char c)
+{
+    for (size_t i = 0; i < sizeof flag_letters / sizeof flag_letters[0]; i++)
+        if (flag_letters[i].letter == c)
+            return flag_letters[i].bit;
+    return 0;
+}
+
+int mon_flags_parse(const char *letters, unsigned *flags, char *err, size_t errlen)
+{
+    unsigned bits = 0;
+    if (!letters || !*letters) {
+        snprintf(err, errlen, "-m needs flag letters (from mtWTSMLA)");
+        return -1;
+    }
+    for (const char *p = letters; *p; p++) {
+        unsigned b = letter_bit(*p);
+        if (!b) {
+            unsigned char c = (unsigned char)*p;
+            if (c >= 0x20 && c < 0x7f)
+                snprintf(err, errlen,
+                         "unknown monitoring flag '%c' in -m %s (letters: m mapping, t timestamps, "
+                         "W worker, T task, S stream, M message, L load, A all)",
+                         *p, letters);
+            else
+                snprintf(err, errlen, "unknown monitoring flag byte 0x%02x in -m (letters: mtWTSMLA)",
+                         c);
+            return -1;
+        }
+        bits |= b;
+    }
+    *flags = bits;
+    return 0;
+}
+
+void mon_flags_format(unsigned flags, char *buf, size_t len)
+{
+    size_t n = 0;
+    if (!len)
+        return;
+    for (const char *l = MON_FLAG_LETTERS; *l && n + 1 < len; l++)
+        if (flags & letter_bit(*l))
+            buf[n++] = *l;
+    buf[n] = '\0';
+}
+
+/* Check that pcre2 accepts the pattern, so a typo fails at start-up with
+ * the position of the error rather than silently selecting nothing. */
+static int check_regex(const char *re, char *err, size_t errlen)
+{
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
+    if (c) {
+        pcre2_code_free(c);
+        return 0;
+    }
+    PCRE2_UCHAR msg[256];
+    pcre2_get_error_message(code, msg, sizeof msg);
+    snprintf(err, errlen, "--mon-tasks: bad pattern '%s' at offset %zu: %s", re, (size_t)off,
+             (const char *)msg);
+    return -1;
+}
+
+/* Which of our options argv[i] is; its value in *value (inline or the next
+ * argument, then *used = 2). Returns the option letter ('m','o','t' for
+ * --mon-tasks), 0 if not ours, -1 if the value is missing. */
+static int match_option(int argc, char **argv, int i, const char **value, int *used)
+{
+    const char *a = argv[i];
+    int opt = 0;
+    const char *inline_value = NULL;
+    if (a[0] == '-' && (a[1] == 'm' || a[1] == 'o')) {
+        opt = a[1];
+        if (a[2])
+            inline_value = a + 2;
+    } else if (!strncmp(a, "--mon-tasks", 11) && (a[11] == '\0' || a[11] == '=')) {
+        opt = 't';
+        if (a[11] == '=')
+            inline_value = a + 12;
+    }
+    if (!opt)
+        return 0;
+    if (inline_value) {
+        *value = inline_value;
+        *used = 1;
+        return opt;
+    }
+    if (i + 1 >= argc)
+        return -1;
+    *value = argv[i + 1];
+    *used = 2;
+    return opt;
+}
+
+int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t errlen)
+{
+    *out = mon_options_default();
+    int kept = 1;
+    int i = 1;
+    for (; i < *argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        const char *value = NULL;
+        int used = 0;
+        int opt = match_option(*argc, argv, i, &value, &used);
+        if (opt == 0) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        if (opt < 0) {
+            snprintf(err, errlen, "%s needs a value", argv[i]);
+            return -1;
+        }
+        if (opt == 'm' && mon_flags_parse(value, &out->flags, err, errlen) != 0)
+            return -1;
+        if (opt == 'o') {
+            if (!*value) {
+                snprintf(err, errlen, "-o needs a directory name");
+                return -1;
+            }
+            out->dir = value;
+        }
+        if (opt == 't') {
+            if (check_regex(value, err, errlen) != 0)
+                return -1;
+            out->task_regex = value;
+        }
+        i += used - 1;
+    }
+    for (; i < *argc; i++)
+        argv[kept++] = argv[i];
+    argv[kept] = NULL;
+    *argc = kept;
+    return 0;
+}

@@ -1,0 +1,132 @@
+/*
+ * mon_reader.h - the trace reader library used by every analysis tool.
+ *
+ * Opens a trace directory written by the monitor (docs/LOGFORMAT.md),
+ * merges the per-worker logs in time order and hands out one event at a
+ * time; only one packet per worker is in memory. A log that ends inside a
+ * packet (a crash without flush, a copy cut short) is reported as truncated
+ * with how much of it was read; anything that cannot be a valid log is
+ * rejected with a one-line message naming the file and byte offset.
+ */
+#ifndef MON_READER_H
+#define MON_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Event kinds; the values are the event ids of the format. */
+typedef enum mon_event_kind {
+    MON_EV_TASK_MAP = 0,
+    MON_EV_TASK_CREATE = 1,
+    MON_EV_TASK_DISPATCH = 2,
+    MON_EV_TASK_BLOCK = 3,
+    MON_EV_TASK_YIELD = 4,
+    MON_EV_TASK_DESTROY = 5,
+    MON_EV_WORKER_START = 6,
+    MON_EV_WORKER_WAIT = 7,
+    MON_EV_WORKER_RESUME = 8,
+    MON_EV_WORKER_END = 9,
+    MON_EV_STREAM_OPEN = 10,
+    MON_EV_STREAM_CLOSE = 11,
+    MON_EV_STREAM_READ = 12,
+    MON_EV_STREAM_WRITE = 13,
+    MON_EV_STREAM_BLOCK = 14,
+    MON_EV_STREAM_WAKE = 15,
+    MON_EV_COMPONENT_BEGIN = 16,
+    MON_EV_COMPONENT_END = 17,
+    MON_EV_MESSAGE_READ = 18,
+    MON_EV_MESSAGE_WRITTEN = 19,
+    MON_EV_TASK_LOAD = 20,
+    MON_EV_WORKER_LOAD = 21,
+    MON_EV_KIND_COUNT = 22
+} mon_event_kind;
+
+/* Why a task blocked (task_block.cause). */
+enum { MON_BLOCK_INPUT = 0, MON_BLOCK_OUTPUT = 1, MON_BLOCK_ANY = 2 };
+
+/*
+ * One event. Only the fields its kind has are set, the others are 0:
+ *   task_map           task, worker_mapped, name
+ *   task_*             task; task_block also cause
+ *   worker_*           (worker only)
+ *   stream_open/close  task, stream, write_end
+ *   stream_read/write  task, stream
+ *   stream_block       task, stream, empty (true: blocked on empty, false:
+ *                      on full), peer: the task at the other end, from
+ *                      the stream_open events merged so far (0 unknown)
+ *   stream_wake        task (the waker), stream, peer (the woken task)
+ *   component_*        task
+ *   message_*          task, msg
+ *   task_load          task, dispatches, exec_ns
+ *   worker_load        waits, wait_ns, busy_ns
+ */
+typedef struct mon_event {
+    mon_event_kind kind;
+    unsigned worker;   /* whose log it is in */
+    uint64_t time;     /* CLOCK_MONOTONIC ns (0 without the t flag) */
+    uint64_t task;
+    uint64_t stream;
+    uint64_t peer;
+    uint64_t msg;
+    unsigned worker_mapped;
+    unsigned cause;
+    bool write_end;
+    bool empty;
+    uint32_t dispatches;
+    uint32_t waits;
+    uint64_t exec_ns;
+    uint64_t wait_ns;
+    uint64_t busy_ns;
+    const char *name;  /* task_map only; valid until the next mon_trace_next */
+    uint64_t offset;   /* byte offset of the event in its worker log */
+} mon_event;
+
+typedef struct mon_trace mon_trace;
+
+/* Results of mon_trace_next. */
+enum {
+    MON_TRACE_EVENT = 1,     /* *ev holds the next event */
+    MON_TRACE_END = 0,       /* every log read completely */
+    MON_TRACE_ERROR = -1,    /* corruption or I/O error: mon_trace_error */
+    MON_TRACE_TRUNCATED = -2 /* every event there is was delivered, but a log
+                                ends inside a packet: mon_trace_error says
+                                which, where, and how much of it was read */
+};
+
+/* Open a trace directory. Returns 0, or -1 with a one-line message. */
+int mon_trace_open(mon_trace **out, const char *dir, char *err, size_t errlen);
+
+/* The next event in time order (ties: lower worker first, then log order). */
+int mon_trace_next(mon_trace *t, mon_event *ev);
+
+/* The message for the last MON_TRACE_ERROR / MON_TRACE_TRUNCATED. */
+const char *mon_trace_error(const mon_trace *t);
+
+unsigned mon_trace_num_workers(const mon_trace *t);
+/* The worker number of log i (0 <= i < mon_trace_num_workers). */
+unsigned mon_trace_worker_id(const mon_trace *t, unsigned i);
+/* Events the writer reported lost (events_discarded), over all logs read. */
+uint64_t mon_trace_events_discarded(const mon_trace *t);
+/* CLOCK_REALTIME - CLOCK_MONOTONIC at the start of the run, from metadata. */
+uint64_t mon_trace_clock_offset_ns(const mon_trace *t);
+
+void mon_trace_close(mon_trace *t);
+
+/* "task_dispatch", ...; "unknown" out of range. */
+const char *mon_event_kind_name(mon_event_kind k);
+
+/* One line describing ev, without newline, as `snetmon dump` prints it:
+ *   <time> w<worker> <kind> field=value ...
+ * Returns the snprintf result. */
+int mon_event_format(const mon_event *ev, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MON_READER_H */

@@ -1,0 +1,370 @@
+/*
+ * snet.h - the public interface of the S-Net coordination runtime on LPEL.
+ *
+ * S-Net separates computation from coordination: boxes are C functions over
+ * records, and networks wire boxes together with a few combinators. Every
+ * entity instance (box, filter, synchro-cell, dispatcher/collector of a
+ * combinator, star replica stage) runs as one LPEL task named by its net
+ * path (ARCHITECTURE.md), e.g. "S1:P0:R3:mc.acc".
+ *
+ * Records hold labels of three kinds:
+ *   a      a field: an opaque value (void *) with a snet_field_type that
+ *          knows how to copy, free and print it (the box language interface)
+ *   <t>    a tag: an integer (long)
+ *   <#t>   a binding tag: an integer that is never flow-inherited and that a
+ *          type only matches if the type names it (see "Types" below)
+ * Label names are compared by content. A record keeps the name pointer you
+ * give it, so pass string literals (or strings that outlive the run); names
+ * are replaced by the network's own copies when a record enters the network.
+ *
+ * Types are written as in S-Net: "{a, b, <t>, <#k>}" is one variant, and a
+ * multivariant type separates variants with '|': "{a} | {b, <t>}". A record
+ * matches a variant when it has every label of the variant (extra labels
+ * are fine, they are flow-inherited) and every binding tag it carries is
+ * named by the variant. Among several matching variants (or parallel
+ * branches) the one with the most labels wins; ties are broken
+ * non-deterministically.
+ *
+ * Flow inheritance: the labels of an input record that a box or filter does
+ * not consume (those not in its matched input variant) are added to every
+ * record it outputs, unless that output already has a label of that name.
+ *
+ * Example: a box, a network, a run with records from C.
+ *
+ *     // box inc ({x} -> {x}): adds one to the int field x
+ *     static int inc(snet_handle *h, snet_record *in)
+ *     {
+ *         snet_record *out = snet_record_new();
+ *         snet_record_set_int(out, "x", snet_record_int(in, "x") + 1);
+ *         return snet_out(h, out);         // any number of snet_out calls
+ *     }
+ *
+ *     // box fan ({n} -> {x, <i>}): emits n records
+ *     static int fan(snet_handle *h, snet_record *in)
+ *     {
+ *         for (long i = 0; i < snet_record_int(in, "n"); i++) {
+ *             snet_record *out = snet_record_new();
+ *             snet_record_set_int(out, "x", i);
+ *             snet_record_set_tag(out, "i", i);
+ *             if (snet_out(h, out) != SNET_OK) return -1;
+ *         }
+ *         return 0;
+ *     }
+ *
+ *     // fan, then inc or a tag-doubling filter (in input order), then a star
+ *     // whose body marks records <done> so that they leave after one round
+ *     snet_net *net = snet_serial(
+ *         snet_box("fan", "{n} -> {x, <i>}", fan, NULL),
+ *         snet_serial(
+ *             snet_parallel_det(snet_box("inc", "{x, <i>} -> {x}", inc, NULL),
+ *                               snet_filter("[{<odd>} -> {<odd=odd*2>}]")),
+ *             snet_star(snet_serial(snet_box("inc", "{x} -> {x}", inc, NULL),
+ *                                   snet_filter("[{x} -> {x, <done=1>}]")),
+ *                       "{<done>}")));
+ *     // more: snet_split(A, "<i>"), snet_sync("[| {a}, {b, <t>} |]"), snet_at(A, 1)
+ *
+ *     snet_run *run;
+ *     char err[256];
+ *     snet_config cfg = snet_config_default();      // cfg.lpel.num_workers = 2;
+ *     if (snet_run_create(&run, net, &cfg, err, sizeof err) != SNET_OK) { puts(err); ... }
+ *     snet_record *r = snet_record_new();
+ *     snet_record_set_int(r, "n", 10);
+ *     snet_run_put(run, r);                         // or snet_run_set_input_fn/_file
+ *     int rc = snet_run_execute(run);               // runs until all input is processed
+ *     if (rc != SNET_OK) fprintf(stderr, "%s\n", snet_run_error(run));
+ *     for (snet_record *o; (o = snet_run_take_output(run)) != NULL; snet_record_free(o))
+ *         printf("x=%ld\n", snet_record_int(o, "x"));
+ *     snet_run_destroy(run);
+ *     snet_net_free(net);
+ *
+ * A whole command-line program (records as text on stdin, see docs/RECORDS.md;
+ * -m FLAGS / -o DIR for monitoring, -w N workers):
+ *
+ *     int main(int argc, char **argv) { return snet_main(argc, argv, build_net()); }
+ *
+ * Errors are return codes (SNET_OK, SNET_E...) plus a message. A record that
+ * matches no branch or no box input type is a runtime error naming the
+ * entity, the record's labels and the expected types: it is reported, the
+ * record is dropped, the network still winds down, and snet_run_execute
+ * returns SNET_ERUNTIME. Builder calls never fail outright: a bad type or
+ * filter string yields a net that snet_run_create rejects with the message.
+ */
+#ifndef SNET_H
+#define SNET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lpel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes. */
+enum {
+    SNET_OK = 0,
+    SNET_EINVAL = -1,    /* a bad argument, type, pattern or filter */
+    SNET_ENOMEM = -2,    /* an allocation failed */
+    SNET_ERUNTIME = -3,  /* a record matched nothing, a box failed, bad input */
+    SNET_EDEADLOCK = -4, /* LPEL found every task blocked */
+    SNET_ESTATE = -5,    /* the call is not allowed now (e.g. execute twice) */
+    SNET_ESYSTEM = -6    /* LPEL or the system failed (workers, files) */
+};
+
+/* Human-readable text for a return code. */
+const char *snet_strerror(int code);
+
+/* ---------------------------------------------------------------------------
+ * Field types: the box language interface
+ * ------------------------------------------------------------------------- */
+
+/*
+ * How the runtime handles the value of a field. copy is needed when flow
+ * inheritance or a filter duplicates a field, free when a record dies,
+ * serialise/deserialise for the textual record format. copy == NULL and
+ * free == NULL mean the value is plain bits stored in the pointer itself
+ * (like snet_field_int). serialise writes the value only (no label), and
+ * deserialise parses the text of one value, returning 0 or -1.
+ */
+typedef struct snet_field_type {
+    const char *name; /* used in the text format: x:name=value */
+    void *(*copy)(const void *value);
+    void (*free)(void *value);
+    int (*serialise)(FILE *out, const void *value);
+    int (*deserialise)(const char *text, size_t len, void **value);
+} snet_field_type;
+
+/* Built-in field types. int: a long stored in the pointer bits. double: a
+ * double stored in the pointer bits. string: a malloc'ed NUL-terminated
+ * string, printed as a C-like quoted string. */
+extern const snet_field_type snet_field_int;
+extern const snet_field_type snet_field_double;
+extern const snet_field_type snet_field_string;
+
+/* ---------------------------------------------------------------------------
+ * Records
+ * ------------------------------------------------------------------------- */
+
+typedef struct snet_record snet_record;
+
+typedef enum snet_label_kind {
+    SNET_FIELD = 0,
+    SNET_TAG = 1,
+    SNET_BTAG = 2
+} snet_label_kind;
+
+/* A new empty data record (NULL only if out of memory). */
+snet_record *snet_record_new(void);
+/* A deep copy (fields copied with their types' copy). */
+snet_record *snet_record_copy(const snet_record *r);
+/* Free a record and its field values (NULL is fine). */
+void snet_record_free(snet_record *r);
+
+/* Fields. set takes ownership of value and replaces a field of that name
+ * (freeing the old value). get returns the stored value (still owned by the
+ * record); take removes the field and hands its value to the caller. */
+int snet_record_set_field(snet_record *r, const char *label, const snet_field_type *type,
+                          void *value);
+bool snet_record_has_field(const snet_record *r, const char *label);
+void *snet_record_field(const snet_record *r, const char *label);
+const snet_field_type *snet_record_field_type(const snet_record *r, const char *label);
+void *snet_record_take_field(snet_record *r, const char *label);
+
+/* Convenience for the built-in field types (0 / 0.0 / NULL when absent). */
+int snet_record_set_int(snet_record *r, const char *label, long value);
+long snet_record_int(const snet_record *r, const char *label);
+int snet_record_set_double(snet_record *r, const char *label, double value);
+double snet_record_double(const snet_record *r, const char *label);
+int snet_record_set_string(snet_record *r, const char *label, const char *value); /* copied */
+const char *snet_record_string(const snet_record *r, const char *label);
+
+/* Tags <t> and binding tags <#t> (0 when absent). */
+int snet_record_set_tag(snet_record *r, const char *label, long value);
+bool snet_record_has_tag(const snet_record *r, const char *label);
+long snet_record_tag(const snet_record *r, const char *label);
+int snet_record_set_btag(snet_record *r, const char *label, long value);
+bool snet_record_has_btag(const snet_record *r, const char *label);
+long snet_record_btag(const snet_record *r, const char *label);
+
+/* Remove a label of the given kind; false if there was none. */
+bool snet_record_remove(snet_record *r, snet_label_kind kind, const char *label);
+
+/* Iterate over the labels: i from 0 to count-1. */
+size_t snet_record_label_count(const snet_record *r);
+const char *snet_record_label(const snet_record *r, size_t i, snet_label_kind *kind);
+
+/* The message id (MIG): (worker, sequence) as in mon_msg_id_make; 0 for a
+ * record that has not entered a network yet. */
+uint64_t snet_record_id(const snet_record *r);
+
+/* Write / parse one record in the text format of docs/RECORDS.md, e.g.
+ *   {x=42, s:string="hi", d:double=0.5, <t>=3, <#k>=1}
+ * format writes no newline. parse reads one record from text (skipping
+ * leading blanks and '#' comment lines), storing where it stopped in *end;
+ * extra field types (beyond int/double/string) are found in types[0..n). */
+int snet_record_format(const snet_record *r, FILE *out);
+int snet_record_parse(const char *text, const char **end, snet_record **out,
+                      const snet_field_type *const *types, size_t ntypes,
+                      char *err, size_t errlen);
+
+/* ---------------------------------------------------------------------------
+ * Boxes
+ * ------------------------------------------------------------------------- */
+
+/* What a box execution gets to talk to the runtime. */
+typedef struct snet_handle snet_handle;
+
+/*
+ * A box: called once per input record. in belongs to the runtime (read it,
+ * or take fields out of it with snet_record_take_field); emit outputs with
+ * snet_out. Returns 0, or nonzero to report a failure (the run then fails
+ * with SNET_ERUNTIME; the network keeps draining).
+ */
+typedef int (*snet_box_fn)(snet_handle *h, snet_record *in);
+
+/* Emit an output record (ownership passes). It must match one of the box's
+ * declared output variants (by its own labels); the unconsumed labels of
+ * the input are added (flow inheritance). Returns SNET_OK, or SNET_ERUNTIME
+ * after reporting a record that fits no output variant (it is freed). */
+int snet_out(snet_handle *h, snet_record *out);
+
+/* The user pointer given to snet_box. */
+void *snet_handle_user(const snet_handle *h);
+/* Index of the input variant the record matched (0 for one variant). */
+size_t snet_handle_variant(const snet_handle *h);
+/* The box's net path (its task name). */
+const char *snet_handle_path(const snet_handle *h);
+
+/* ---------------------------------------------------------------------------
+ * Network builder
+ * ------------------------------------------------------------------------- */
+
+/*
+ * A network description: a tree of entities. Builders take ownership of
+ * their arguments (so calls nest) and never return NULL: an error (bad
+ * syntax, NULL argument, out of memory) is kept inside the net and reported
+ * by snet_net_check / snet_run_create. A description can be run any number
+ * of times; free it with snet_net_free after the runs are destroyed.
+ */
+typedef struct snet_net snet_net;
+
+/* box name (signature): "{a, <t>} -> {b} | {c, <t>}". The input may be a
+ * multivariant type; an output of "{}" means records with only inherited
+ * labels. */
+snet_net *snet_box(const char *name, const char *signature, snet_box_fn fn, void *user);
+
+/* A filter, S-Net syntax: "[{a, <t>} -> {b=a, <t=t+1>}; {a}]".
+ * The pattern names what is consumed; each ';'-separated output is one
+ * record: "a" keeps field a, "b=a" copies field a as b, "<t>" keeps tag t,
+ * "<t=EXPR>" / "<#t=EXPR>" set a tag from an integer expression over the
+ * pattern's tags (+ - * / % == != < <= > >= && || ! ?: and parentheses).
+ * "[{a} -> ]" drops matching records; "[]" is the identity. Unconsumed
+ * labels are flow-inherited into every output. */
+snet_net *snet_filter(const char *spec);
+
+/* A .. B */
+snet_net *snet_serial(snet_net *a, snet_net *b);
+/* A | B (non-deterministic merge) and A || B (outputs in input order).
+ * Nested parallels of the same kind are flattened into one n-way parallel. */
+snet_net *snet_parallel(snet_net *a, snet_net *b);
+snet_net *snet_parallel_det(snet_net *a, snet_net *b);
+/* A * {exit} and A ** {exit}: records matching the exit pattern (a type,
+ * possibly multivariant) leave; the others go through a new replica of A,
+ * created on demand. */
+snet_net *snet_star(snet_net *a, const char *exit_pattern);
+snet_net *snet_star_det(snet_net *a, const char *exit_pattern);
+/* A ! <t> and A !! <t>: one replica of A per distinct value of tag t
+ * ("<t>" or "t"). */
+snet_net *snet_split(snet_net *a, const char *tag);
+snet_net *snet_split_det(snet_net *a, const char *tag);
+/* [| {a}, {b, <t>} |]: stores the first record matching each pattern; when
+ * every pattern has one, emits their merge (earlier patterns win on equal
+ * labels) and from then on passes every record through. Records that match
+ * no free pattern pass through. The brackets are optional. */
+snet_net *snet_sync(const char *patterns);
+/* A @ N: every task of A placed on worker N (modulo the worker count). */
+snet_net *snet_at(snet_net *a, int worker);
+/* A !@ <t>: like A ! <t>, and the replica for value v runs on worker v
+ * (modulo the worker count). */
+snet_net *snet_split_at(snet_net *a, const char *tag);
+
+/* NULL if the net is well formed, else the first error found in it. */
+const char *snet_net_check(const snet_net *net);
+/* The input type of the net as text (for messages and docs): "{a} | {b}". */
+int snet_net_input_type(const snet_net *net, char *buf, size_t len);
+void snet_net_free(snet_net *net);
+
+/* ---------------------------------------------------------------------------
+ * Running a network
+ * ------------------------------------------------------------------------- */
+
+typedef struct snet_config {
+    lpel_config lpel; /* workers, hooks (monitoring), stream capacity ... */
+    FILE *errors;     /* where runtime errors are reported; NULL: stderr */
+} snet_config;
+
+snet_config snet_config_default(void);
+
+typedef struct snet_run snet_run;
+
+/* Instantiate net (borrowed: it must outlive the run) on a new LPEL
+ * runtime. Returns SNET_OK, or an error with a message in errbuf. */
+int snet_run_create(snet_run **out, const snet_net *net, const snet_config *cfg,
+                    char *errbuf, size_t errlen);
+
+/* Input, consumed in this order: the records put (ownership passes), then
+ * the generator (called from a task until it returns NULL), then the text
+ * file. All must be set before snet_run_execute. */
+int snet_run_put(snet_run *run, snet_record *rec);
+typedef snet_record *(*snet_input_fn)(void *user);
+int snet_run_set_input_fn(snet_run *run, snet_input_fn next, void *user);
+int snet_run_set_input_file(snet_run *run, FILE *in);
+/* Field types the text reader should know besides the built-in ones. */
+int snet_run_register_field_type(snet_run *run, const snet_field_type *type);
+
+/* Output: by default collected inside the run (snet_run_take_output). A
+ * callback gets each record as it leaves (on a worker thread; ownership
+ * passes); a file gets each record as a line of text (and it is freed). */
+typedef void (*snet_output_fn)(void *user, snet_record *rec);
+int snet_run_set_output_fn(snet_run *run, snet_output_fn fn, void *user);
+int snet_run_set_output_file(snet_run *run, FILE *out);
+
+/* Run until every input record has been processed and every task has
+ * ended. Once per run. SNET_OK, SNET_ERUNTIME (see snet_run_error),
+ * SNET_EDEADLOCK, ... */
+int snet_run_execute(snet_run *run);
+
+/* Collected output records in the order they left the network; NULL when
+ * there are no more. */
+snet_record *snet_run_take_output(snet_run *run);
+/* Records that entered and left the network. */
+uint64_t snet_run_records_in(const snet_run *run);
+uint64_t snet_run_records_out(const snet_run *run);
+/* The first error message of the run ("" if none). */
+const char *snet_run_error(const snet_run *run);
+/* The LPEL runtime underneath (e.g. to ask for the worker count). */
+lpel_runtime *snet_run_lpel(const snet_run *run);
+void snet_run_destroy(snet_run *run);
+
+/*
+ * A complete command-line program around a net (freed before returning):
+ *   -w N            workers (default: one per core)
+ *   -i FILE         input records (default: stdin), docs/RECORDS.md
+ *   -O FILE         output records (default: stdout)
+ *   -m FLAGS, -o DIR, --mon-tasks RE   monitoring (when built with monitor/)
+ * Returns the process exit status: 0 on success, 1 on a runtime error, 2 on
+ * a usage error.
+ */
+int snet_main(int argc, char **argv, snet_net *net);
+/* The same, with field types the text reader should know. */
+int snet_main_types(int argc, char **argv, snet_net *net,
+                    const snet_field_type *const *types, size_t ntypes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SNET_H */

@@ -1,0 +1,276 @@
+/*
+ * test_wfb_lpel.c - lifting LPEL runtime events (through the bridge's own
+ * event interface, no trace files needed) into data states and mutations,
+ * and the runtime tables and message metrics that follow from them.
+ */
+#include "wfb_test_util.h"
+
+static void feed(wfb_lifter *l, wfb_lpel_kind kind, double time, uint32_t worker, uint64_t task,
+                 uint64_t msg)
+{
+    wfb_lpel_event ev = {.kind = kind, .time = time, .worker = worker, .task = task, .msg = msg};
+    wfb_error err;
+    ck_assert_int_eq(wfb_lifter_feed(l, &ev, &err), 0);
+}
+
+static void stream_block(wfb_lifter *l, double time, uint32_t worker, uint64_t task,
+                         uint64_t stream, uint64_t peer, int empty)
+{
+    wfb_lpel_event ev = {.kind = WFB_LPEL_STREAM_BLOCK, .time = time, .worker = worker,
+                         .task = task, .stream = stream, .peer = peer, .empty = empty};
+    wfb_error err;
+    ck_assert_int_eq(wfb_lifter_feed(l, &ev, &err), 0);
+}
+
+static void map_task(wfb_lifter *l, double time, uint32_t worker, uint64_t task, const char *name)
+{
+    wfb_lpel_event ev = {.kind = WFB_LPEL_TASK_MAP, .time = time, .worker = worker, .task = task,
+                         .name = name};
+    wfb_error err;
+    ck_assert_int_eq(wfb_lifter_feed(l, &ev, &err), 0);
+}
+
+/* Source on worker 0 writes m1 and m5; "box" splits m1 into m2, m3 and
+ * converts m5 into m6; "merge" on worker 1 merges m2 and m3 into m4;
+ * "sink" on worker 1 consumes m4 without output. */
+static wfb_graph *lifted_network(void)
+{
+    wfb_graph *g = wfb_graph_new();
+    wfb_lifter *l = wfb_lifter_new(g);
+    map_task(l, 0, 0, 1, "S1:src");
+    map_task(l, 0, 0, 2, "S2:box");
+    map_task(l, 0, 1, 3, "S3:merge");
+    map_task(l, 0, 1, 4, "S4:sink");
+    feed(l, WFB_LPEL_WORKER_WAIT, 0.5, 1, 0, 0);
+    feed(l, WFB_LPEL_DISPATCH, 1, 0, 1, 0);
+    feed(l, WFB_LPEL_MSG_WRITTEN, 1, 0, 1, 1);
+    feed(l, WFB_LPEL_BLOCK, 1.5, 0, 1, 0);
+    feed(l, WFB_LPEL_DISPATCH, 2, 0, 2, 0);
+    feed(l, WFB_LPEL_COMP_BEGIN, 2, 0, 2, 0);
+    feed(l, WFB_LPEL_MSG_READ, 2, 0, 2, 1);
+    feed(l, WFB_LPEL_MSG_WRITTEN, 3, 0, 2, 2);
+    feed(l, WFB_LPEL_MSG_WRITTEN, 3.5, 0, 2, 3);
+    feed(l, WFB_LPEL_COMP_END, 4, 0, 2, 0);
+    stream_block(l, 4, 0, 2, 77, 1, 1); /* box waits for src on stream 77 */
+    feed(l, WFB_LPEL_BLOCK, 4, 0, 2, 0);
+    feed(l, WFB_LPEL_WORKER_RESUME, 5, 1, 0, 0);
+    feed(l, WFB_LPEL_DISPATCH, 5, 1, 3, 0);
+    feed(l, WFB_LPEL_COMP_BEGIN, 5, 1, 3, 0);
+    feed(l, WFB_LPEL_MSG_READ, 5, 1, 3, 2);
+    feed(l, WFB_LPEL_MSG_READ, 5.5, 1, 3, 3);
+    feed(l, WFB_LPEL_MSG_WRITTEN, 6, 1, 3, 4);
+    feed(l, WFB_LPEL_COMP_END, 7, 1, 3, 0);
+    feed(l, WFB_LPEL_BLOCK, 7, 1, 3, 0);
+    feed(l, WFB_LPEL_DISPATCH, 8, 1, 4, 0);
+    feed(l, WFB_LPEL_COMP_BEGIN, 8, 1, 4, 0);
+    feed(l, WFB_LPEL_MSG_READ, 8, 1, 4, 4);
+    feed(l, WFB_LPEL_COMP_END, 9, 1, 4, 0);
+    feed(l, WFB_LPEL_BLOCK, 9, 1, 4, 0);
+    feed(l, WFB_LPEL_DISPATCH, 9.5, 0, 1, 0);
+    feed(l, WFB_LPEL_MSG_WRITTEN, 9.5, 0, 1, 5);
+    stream_block(l, 9.5, 0, 1, 77, 2, 0); /* src waits for box: stream full */
+    feed(l, WFB_LPEL_BLOCK, 9.5, 0, 1, 0);
+    feed(l, WFB_LPEL_DISPATCH, 10, 0, 2, 0);
+    feed(l, WFB_LPEL_COMP_BEGIN, 10, 0, 2, 0);
+    feed(l, WFB_LPEL_MSG_READ, 10, 0, 2, 5);
+    feed(l, WFB_LPEL_MSG_WRITTEN, 10.5, 0, 2, 6);
+    feed(l, WFB_LPEL_COMP_END, 11, 0, 2, 0);
+    feed(l, WFB_LPEL_BLOCK, 11, 0, 2, 0);
+    wfb_error err;
+    ck_assert_msg(wfb_lifter_finish(l, &err) == 0, "%s", err.msg);
+    return g;
+}
+
+static size_t count_kind(const wfb_graph *g, wfb_edge_kind kind)
+{
+    size_t n = 0;
+    for (uint32_t e = 0; e < wfb_edge_count(g); e++)
+        n += wfb_edge_kind_of(g, e) == kind;
+    return n;
+}
+
+START_TEST(test_waiting_relations)
+{
+    wfb_graph *g = lifted_network();
+    ck_assert_uint_eq(wfb_wait_relation_count(g), 1); /* src's wait never ends */
+    const wfb_wait_relation *w = wfb_wait_relation_at(g, 0);
+    ck_assert_uint_eq(w->waiter, 2);
+    ck_assert_uint_eq(w->waited_for, 1);
+    ck_assert_uint_eq(w->stream, 77);
+    ck_assert_int_eq(w->on_empty, 1);
+    ck_assert_uint_eq(w->count, 1);
+    assert_near(w->total_s, 6); /* blocked at 4, dispatched at 10 */
+    wfb_graph_free(g);
+}
+END_TEST
+
+static const uint32_t *single_in_edge(const wfb_graph *g, const char *id)
+{
+    const uint32_t *edges;
+    ck_assert_uint_eq(wfb_in_edges(g, vertex(g, id), &edges), 1);
+    return edges;
+}
+
+START_TEST(test_lifting_mutations)
+{
+    wfb_graph *g = lifted_network();
+    ck_assert_uint_eq(count_kind(g, WFB_EDGE_SPLIT), 2);
+    ck_assert_uint_eq(count_kind(g, WFB_EDGE_TRANSFER), 2);
+    ck_assert_uint_eq(count_kind(g, WFB_EDGE_MERGE), 2);
+    ck_assert_uint_eq(count_kind(g, WFB_EDGE_DELETE), 1);
+    ck_assert_uint_eq(count_kind(g, WFB_EDGE_CONVERT), 1);
+    /* m2 written on worker 0, read on worker 1: a moved state at w1 */
+    uint32_t moved = vertex(g, "m2@w1");
+    ck_assert_str_eq(wfb_vertex_attr(g, moved, WFB_ATTR_LOCATION), "w1");
+    assert_near(wfb_vertex_end(g, moved), 5);
+    uint32_t e = single_in_edge(g, "m2@w1")[0];
+    ck_assert_int_eq(wfb_edge_kind_of(g, e), WFB_EDGE_TRANSFER);
+    ck_assert_uint_eq(wfb_edge_src(g, e), vertex(g, "m2"));
+    /* data states: time = written, location = worker, origin = task */
+    uint32_t m2 = vertex(g, "m2");
+    assert_near(wfb_vertex_end(g, m2), 3);
+    ck_assert_str_eq(wfb_vertex_attr(g, m2, WFB_ATTR_LOCATION), "w0");
+    ck_assert_str_eq(wfb_vertex_attr(g, m2, WFB_ATTR_ORIGIN), "S2:box");
+    /* the split costs the box execution, 2 s, labelled with the task */
+    e = single_in_edge(g, "m2")[0];
+    ck_assert_int_eq(wfb_edge_kind_of(g, e), WFB_EDGE_SPLIT);
+    assert_near(wfb_edge_cost(g, e), 2);
+    ck_assert_str_eq(wfb_edge_label(g, e), "S2:box");
+    e = single_in_edge(g, "m6")[0];
+    ck_assert_int_eq(wfb_edge_kind_of(g, e), WFB_EDGE_CONVERT);
+    ck_assert_uint_eq(wfb_edge_src(g, e), vertex(g, "m5"));
+    /* merge: both moved parents into m4 */
+    const uint32_t *edges;
+    ck_assert_uint_eq(wfb_in_edges(g, vertex(g, "m4"), &edges), 2);
+    ck_assert_int_eq(wfb_edge_kind_of(g, edges[0]), WFB_EDGE_MERGE);
+    ck_assert_uint_eq(wfb_exec_count(g), 4);
+    wfb_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_lifting_runtime_tables)
+{
+    wfb_graph *g = lifted_network();
+    ck_assert_uint_eq(wfb_task_stats_count(g), 4);
+    const wfb_task_stats *box = wfb_task_stats_at(g, 1);
+    ck_assert_str_eq(box->name, "S2:box");
+    assert_near(box->exec_s, 3); /* 2..4 and 10..11 */
+    ck_assert_uint_eq(box->dispatches, 2);
+    ck_assert_uint_eq(box->blocks[WFB_BLOCK_INPUT], 2);
+    ck_assert_uint_eq(box->executions, 2);
+    ck_assert_uint_eq(wfb_worker_stats_count(g), 2);
+    const wfb_worker_stats *w1 = wfb_worker_stats_at(g, 1);
+    ck_assert_uint_eq(w1->worker, 1);
+    ck_assert_uint_eq(w1->waits, 1);
+    assert_near(w1->wait_s, 4.5);
+    assert_near(w1->busy_s, 3); /* 5..7 and 8..9 */
+    const wfb_worker_stats *w0 = wfb_worker_stats_at(g, 0);
+    assert_near(w0->busy_s, 0.5 + 2 + 0 + 1);
+    wfb_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_lifted_metrics_and_path)
+{
+    wfb_graph *g = lifted_network();
+    wfb_message_report r;
+    wfb_error err;
+    ck_assert_int_eq(wfb_message_metrics_compute(g, 0, &r, &err), 0);
+    ck_assert_uint_eq(r.n_inputs, 2); /* m1 and m5, written outside executions */
+    const wfb_lifeline *m1 = &r.lifelines[0];
+    ck_assert_str_eq(wfb_vertex_id(g, m1->input), "m1");
+    assert_near(m1->latency_s, 2 + 2 + 1); /* split, merge (once), delete */
+    assert_near(m1->end_to_end_s, 9 - 1);
+    assert_near(r.lifelines[1].latency_s, 1);
+    /* throughput from the runtime's busy time: 2 inputs / 3.5 s on worker 0 */
+    assert_near(r.max_worker_exec_s, 3.5);
+    assert_near(r.throughput_per_s, 2 / 3.5);
+    wfb_message_report_free(&r);
+    wfb_path lp, ae;
+    ck_assert_int_eq(wfb_longest_path(g, &lp, &err), 0);
+    ck_assert_int_eq(wfb_as_executed_path(g, &ae, &err), 0);
+    assert_path(g, &lp, "m1,m2,m2@w1,m4,x2.deleted");
+    assert_near(lp.length_s, 5);
+    ck_assert(ae.valid);
+    assert_path(g, &ae, "m5,m6"); /* m6 at 10.5 is the last sink */
+    wfb_path_free(&lp);
+    wfb_path_free(&ae);
+    wfb_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_implicit_executions_and_external_inputs)
+{
+    /* No component events: a read after a write starts a new iteration.
+     * Message 99 is read but was never written: an external input. */
+    wfb_graph *g = wfb_graph_new();
+    wfb_lifter *l = wfb_lifter_new(g);
+    feed(l, WFB_LPEL_MSG_WRITTEN, 0, 0, 1, 1);
+    feed(l, WFB_LPEL_MSG_WRITTEN, 0, 0, 1, 3);
+    feed(l, WFB_LPEL_DISPATCH, 1, 0, 2, 0);
+    feed(l, WFB_LPEL_MSG_READ, 1, 0, 2, 1);
+    feed(l, WFB_LPEL_MSG_WRITTEN, 2, 0, 2, 2);
+    feed(l, WFB_LPEL_MSG_READ, 3, 0, 2, 3);
+    feed(l, WFB_LPEL_MSG_WRITTEN, 4, 0, 2, 4);
+    feed(l, WFB_LPEL_BLOCK, 5, 0, 2, 0);
+    feed(l, WFB_LPEL_MSG_READ, 6, 0, 3, 99);
+    feed(l, WFB_LPEL_MSG_WRITTEN, 7, 0, 3, 100);
+    wfb_error err;
+    ck_assert_int_eq(wfb_lifter_finish(l, &err), 0);
+    uint32_t e = single_in_edge(g, "m2")[0];
+    ck_assert_int_eq(wfb_edge_kind_of(g, e), WFB_EDGE_CONVERT);
+    ck_assert_uint_eq(wfb_edge_src(g, e), vertex(g, "m1"));
+    assert_near(wfb_edge_cost(g, e), 2); /* read at 1 until the next read at 3 */
+    e = single_in_edge(g, "m4")[0];
+    ck_assert_uint_eq(wfb_edge_src(g, e), vertex(g, "m3"));
+    assert_near(wfb_edge_cost(g, e), 2); /* 3 until the block at 5 */
+    /* m99 came from outside: timed at its first read, on the reader's worker */
+    uint32_t m99 = vertex(g, "m99");
+    assert_near(wfb_vertex_end(g, m99), 6);
+    ck_assert_str_eq(wfb_vertex_attr(g, m99, WFB_ATTR_LABEL), "external input");
+    wfb_message_report r;
+    ck_assert_int_eq(wfb_message_metrics_compute(g, 0, &r, &err), 0);
+    ck_assert_uint_eq(r.n_inputs, 3); /* m1, m3, m99 */
+    ck_assert_uint_eq(r.n_missing, 0);
+    assert_near(r.lifelines[2].end_to_end_s, 1); /* m100 written at 7 */
+    wfb_message_report_free(&r);
+    wfb_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_trace_import_errors)
+{
+    /* Without the reader: an explanation; with it: the reader's error for a
+     * directory that is not a trace, naming the directory. */
+    wfb_graph *g = wfb_graph_new();
+    wfb_error err;
+    ck_assert_int_eq(wfb_import_lpel_trace(g, WFB_BRIDGE_FIXTURES, &err), -1);
+    if (!wfb_lpel_trace_supported())
+        ck_assert(strstr(err.msg, "monitor"));
+    ck_assert_str_eq(err.file, WFB_BRIDGE_FIXTURES);
+    wfb_graph_free(g);
+}
+END_TEST
+
+static Suite *lpel_suite(void)
+{
+    Suite *s = suite_create("wfb_lpel");
+    TCase *t = tcase_create("lifting");
+    tcase_add_test(t, test_lifting_mutations);
+    tcase_add_test(t, test_lifting_runtime_tables);
+    tcase_add_test(t, test_waiting_relations);
+    tcase_add_test(t, test_lifted_metrics_and_path);
+    tcase_add_test(t, test_implicit_executions_and_external_inputs);
+    tcase_add_test(t, test_trace_import_errors);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(lpel_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

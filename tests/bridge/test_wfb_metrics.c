@@ -1,0 +1,263 @@
+/*
+ * test_wfb_metrics.c - every metric on hand-computed cases: activity
+ * response/waiting/processing, synchronisation delay, load imbalance,
+ * slowdown, speedup; message throughput, latency, end-to-end latency,
+ * jitter, summaries, the histogram and lifeline anomalies.
+ */
+#include "wfb_test_util.h"
+
+static const wfb_activity_metrics *metrics_of(const wfb_graph *g, const wfb_activity_report *r,
+                                              const char *id)
+{
+    uint32_t v = vertex(g, id);
+    for (size_t i = 0; i < r->n_activities; i++)
+        if (r->activities[i].vertex == v)
+            return &r->activities[i];
+    ck_abort_msg("no metrics for %s", id);
+    return NULL;
+}
+
+START_TEST(test_activity_metrics)
+{
+    wfb_graph *g = load_fixture(BRIDGE_FIXTURE("activities.jsonl"));
+    wfb_activity_report r;
+    wfb_error err;
+    ck_assert_int_eq(wfb_activity_metrics_compute(g, &r, &err), 0);
+    ck_assert_uint_eq(r.n_activities, 4);
+    ck_assert_uint_eq(r.n_failed, 1);
+    assert_near(r.makespan_s, 25);
+    /* A: submitted 0, active 2, completed 10 */
+    const wfb_activity_metrics *a = metrics_of(g, &r, "A");
+    assert_near(a->response_s, 10);
+    assert_near(a->waiting_s, 2);
+    assert_near(a->processing_s, 8);
+    assert_near(a->slowdown, 1.25);
+    ck_assert(isnan(a->sync_delay_s));
+    /* B: submitted 1, active 12, completed 20, parent A ended 10 */
+    const wfb_activity_metrics *b = metrics_of(g, &r, "B");
+    assert_near(b->response_s, 19);
+    assert_near(b->waiting_s, 11);
+    assert_near(b->processing_s, 8);
+    assert_near(b->sync_delay_s, 2);
+    assert_near(b->slowdown, 19.0 / 8);
+    const wfb_activity_metrics *c = metrics_of(g, &r, "C");
+    assert_near(c->sync_delay_s, 1);
+    assert_near(c->slowdown, 3.5);
+    /* D: active 21 after B (20) and C (15): delay 1; failed at 25 */
+    const wfb_activity_metrics *d = metrics_of(g, &r, "D");
+    assert_near(d->sync_delay_s, 1);
+    assert_near(d->response_s, 23);
+    assert_near(d->processing_s, 4);
+    /* fork A: B 8 s, C 4 s -> mean 6, imbalance 8/6 - 1 */
+    ck_assert_uint_eq(r.n_forks, 1);
+    ck_assert_uint_eq(r.forks[0].fork, vertex(g, "A"));
+    ck_assert_uint_eq(r.forks[0].siblings, 2);
+    assert_near(r.forks[0].mean_s, 6);
+    assert_near(r.forks[0].imbalance_pct, 100.0 / 3);
+    /* summaries: responses 10, 19, 14, 23 */
+    ck_assert_uint_eq(r.response.n, 4);
+    assert_near(r.response.min, 10);
+    assert_near(r.response.median, 14);
+    assert_near(r.response.max, 23);
+    assert_near(r.response.mean, 16.5);
+    ck_assert_uint_eq(r.sync_delay.n, 3);
+    wfb_activity_report_free(&r);
+    wfb_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_speedup)
+{
+    wfb_graph *slow = load_fixture(BRIDGE_FIXTURE("activities.jsonl"));
+    wfb_graph *fast = load_fixture(BRIDGE_FIXTURE("activities_fast.jsonl"));
+    double s;
+    size_t common;
+    wfb_error err;
+    ck_assert_int_eq(wfb_speedup(slow, fast, &s, &common, &err), 0);
+    ck_assert_uint_eq(common, 4); /* E only in the fast run */
+    assert_near(s, 2);            /* span 2..25 against 1..12.5 */
+    ck_assert_int_eq(wfb_speedup(fast, slow, &s, &common, &err), 0);
+    assert_near(s, 0.5);
+    wfb_graph_free(slow);
+    wfb_graph_free(fast);
+    /* Untimed runs compare their longest paths over the common subgraph. */
+    wfb_graph *a = jsonl_graph("{\"type\":\"activity\",\"id\":\"x\",\"duration\":6}\n"
+                               "{\"type\":\"activity\",\"id\":\"y\",\"duration\":4,\"depends\":[\"x\"]}\n");
+    wfb_graph *b = jsonl_graph("{\"type\":\"activity\",\"id\":\"x\",\"duration\":2}\n"
+                               "{\"type\":\"activity\",\"id\":\"y\",\"duration\":3,\"depends\":[\"x\"]}\n"
+                               "{\"type\":\"activity\",\"id\":\"z\",\"duration\":50}\n");
+    ck_assert_int_eq(wfb_speedup(a, b, &s, &common, &err), 0);
+    ck_assert_uint_eq(common, 2);
+    assert_near(s, 2); /* 10 / 5 */
+    wfb_graph_free(a);
+    wfb_graph_free(b);
+}
+END_TEST
+
+START_TEST(test_summary_nearest_rank)
+{
+    double v[] = {5, 1, 4, 2, 3};
+    wfb_summary s;
+    wfb_summarise(v, 5, &s);
+    assert_near(s.min, 1);
+    assert_near(s.median, 3);
+    assert_near(s.p95, 5);
+    assert_near(s.max, 5);
+    assert_near(s.mean, 3);
+    assert_near(s.stddev, sqrt(2.0));
+    double w[100];
+    for (int i = 0; i < 100; i++)
+        w[i] = 100 - i; /* 1..100 */
+    wfb_summarise(w, 100, &s);
+    assert_near(s.median, 50);
+    assert_near(s.p95, 95);
+    assert_near(s.p99, 99);
+    wfb_summarise(NULL, 0, &s);
+    ck_assert(isnan(s.median));
+}
+END_TEST
+
+START_TEST(test_histogram_percentile)
+{
+    wfb_histogram *h = malloc(sizeof *h);
+    wfb_histogram_init(h, 1e-9);
+    for (int i = 1; i <= 1000; i++)
+        wfb_histogram_add(h, i * 1e-3); /* 1 ms .. 1 s */
+    double p99 = wfb_histogram_percentile(h, 99);
+    ck_assert_msg(p99 >= 0.990 && p99 <= 0.990 * (1 + 2.0 / WFB_HIST_SUB), "p99 %g", p99);
+    double p50 = wfb_histogram_percentile(h, 50);
+    ck_assert_msg(p50 >= 0.5 && p50 <= 0.5 * (1 + 2.0 / WFB_HIST_SUB), "p50 %g", p50);
+    wfb_histogram_add(h, 0); /* below the unit */
+    ck_assert_uint_eq(h->zero, 1);
+    ck_assert(sizeof *h < 64 * 1024); /* fixed memory */
+    free(h);
+}
+END_TEST
+
+/* Two inputs: i1 -> m1 -> {m2, m3} (one split execution) -> m2 deleted;
+ * i2 -> n1 on another worker. */
+static const char *const message_graph =
+    "{\"type\":\"data\",\"id\":\"i1\",\"time\":0,\"location\":\"w0\"}\n"
+    "{\"type\":\"data\",\"id\":\"i2\",\"time\":1,\"location\":\"w1\"}\n"
+    "{\"type\":\"data\",\"id\":\"m1\",\"time\":2,\"location\":\"w0\"}\n"
+    "{\"type\":\"data\",\"id\":\"m2\",\"time\":5,\"location\":\"w0\"}\n"
+    "{\"type\":\"data\",\"id\":\"m3\",\"time\":5,\"location\":\"w0\"}\n"
+    "{\"type\":\"data\",\"id\":\"x\",\"time\":6,\"location\":\"w0\"}\n"
+    "{\"type\":\"data\",\"id\":\"n1\",\"time\":5,\"location\":\"w1\"}\n"
+    "{\"type\":\"mutation\",\"kind\":\"CONVERT\",\"from\":\"i1\",\"to\":\"m1\",\"cost\":2,\"exec\":0}\n"
+    "{\"type\":\"mutation\",\"kind\":\"SPLIT\",\"from\":\"m1\",\"to\":\"m2\",\"cost\":3,\"exec\":1}\n"
+    "{\"type\":\"mutation\",\"kind\":\"SPLIT\",\"from\":\"m1\",\"to\":\"m3\",\"cost\":3,\"exec\":1}\n"
+    "{\"type\":\"mutation\",\"kind\":\"DELETE\",\"from\":\"m2\",\"to\":\"x\",\"cost\":1,\"exec\":2}\n"
+    "{\"type\":\"mutation\",\"kind\":\"CONVERT\",\"from\":\"i2\",\"to\":\"n1\",\"cost\":4,\"exec\":3}\n";
+
+START_TEST(test_message_metrics)
+{
+    wfb_graph *g = jsonl_graph(message_graph);
+    wfb_message_report r;
+    wfb_error err;
+    ck_assert_int_eq(wfb_message_metrics_compute(g, 0, &r, &err), 0);
+    ck_assert_uint_eq(r.n_inputs, 2);
+    const wfb_lifeline *l1 = &r.lifelines[0], *l2 = &r.lifelines[1];
+    ck_assert_uint_eq(l1->input, vertex(g, "i1"));
+    assert_near(l1->latency_s, 6); /* 2 + 3 (split counted once) + 1 */
+    assert_near(l1->end_to_end_s, 6);
+    ck_assert_uint_eq(l1->descendants, 4);
+    assert_near(l2->latency_s, 4);
+    assert_near(l2->end_to_end_s, 4);
+    /* worker w0 executed 2 + 3 + 1, w1 executed 4: T = 2 / 6 */
+    assert_near(r.max_worker_exec_s, 6);
+    assert_near(r.throughput_per_s, 2.0 / 6);
+    assert_near(r.jitter_s, 1); /* stddev of {6, 4} */
+    assert_near(r.latency.min, 4);
+    assert_near(r.latency.max, 6);
+    ck_assert_uint_eq(r.n_missing, 0);
+    ck_assert_double_eq(r.timeout_percentile, 99);
+    wfb_message_report_free(&r);
+    wfb_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_lifeline_anomalies)
+{
+    /* 100 inputs of latency 1 s and one of 100 s; one input's child was
+     * never written (no time). */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    for (int i = 0; i < 101; i++) {
+        fprintf(out, "{\"type\":\"data\",\"id\":\"in%d\",\"time\":%d}\n", i, i);
+        if (i == 7)
+            fprintf(out, "{\"type\":\"data\",\"id\":\"out%d\"}\n", i);
+        else
+            fprintf(out, "{\"type\":\"data\",\"id\":\"out%d\",\"time\":%d}\n", i, i + 1);
+        fprintf(out, "{\"type\":\"mutation\",\"kind\":\"CONVERT\",\"from\":\"in%d\","
+                     "\"to\":\"out%d\",\"cost\":%d}\n",
+                i, i, i == 42 ? 100 : 1);
+    }
+    fclose(out);
+    wfb_graph *g = jsonl_graph(buf);
+    free(buf);
+    wfb_message_report r;
+    wfb_error err;
+    ck_assert_int_eq(wfb_message_metrics_compute(g, 99, &r, &err), 0);
+    ck_assert_uint_eq(r.n_inputs, 101);
+    ck_assert_uint_eq(r.n_timed_out, 1);
+    ck_assert_uint_eq(r.n_missing, 1);
+    for (size_t i = 0; i < r.n_inputs; i++) {
+        const char *id = wfb_vertex_id(g, r.lifelines[i].input);
+        ck_assert_int_eq(r.lifelines[i].timed_out, !strcmp(id, "in42"));
+        ck_assert_int_eq(r.lifelines[i].missing_events, !strcmp(id, "in7"));
+    }
+    ck_assert(r.timeout_s >= 1 && r.timeout_s < 1.05);
+    assert_near(r.latency.p99, 1);
+    assert_near(r.latency.max, 100);
+    wfb_message_report_free(&r);
+    wfb_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_activity_anomalies)
+{
+    wfb_graph *g = jsonl_graph(
+        "{\"type\":\"activity\",\"id\":\"ok\",\"event\":\"submitted\",\"time\":0}\n"
+        "{\"type\":\"activity\",\"id\":\"ok\",\"event\":\"active\",\"time\":1}\n"
+        "{\"type\":\"activity\",\"id\":\"ok\",\"event\":\"completed\",\"time\":2}\n"
+        "{\"type\":\"activity\",\"id\":\"never_ran\",\"event\":\"submitted\",\"time\":0}\n"
+        "{\"type\":\"activity\",\"id\":\"never_ended\",\"event\":\"active\",\"time\":0}\n"
+        "{\"type\":\"activity\",\"id\":\"backwards\",\"event\":\"active\",\"time\":5}\n"
+        "{\"type\":\"activity\",\"id\":\"backwards\",\"event\":\"completed\",\"time\":4}\n"
+        "{\"type\":\"activity\",\"id\":\"untimed\",\"duration\":3}\n");
+    uint32_t *v;
+    size_t n = wfb_activity_anomalies(g, &v);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(wfb_vertex_id(g, v[0]), "never_ran");
+    ck_assert_str_eq(wfb_vertex_id(g, v[1]), "never_ended");
+    ck_assert_str_eq(wfb_vertex_id(g, v[2]), "backwards");
+    free(v);
+    wfb_graph_free(g);
+}
+END_TEST
+
+static Suite *metrics_suite(void)
+{
+    Suite *s = suite_create("wfb_metrics");
+    TCase *t = tcase_create("metrics");
+    tcase_add_test(t, test_activity_metrics);
+    tcase_add_test(t, test_speedup);
+    tcase_add_test(t, test_summary_nearest_rank);
+    tcase_add_test(t, test_histogram_percentile);
+    tcase_add_test(t, test_message_metrics);
+    tcase_add_test(t, test_lifeline_anomalies);
+    tcase_add_test(t, test_activity_anomalies);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(metrics_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

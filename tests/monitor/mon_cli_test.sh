@@ -1,0 +1,102 @@
+#!/bin/sh
+# mon_cli_test.sh - the snetmon subcommands and babeltrace2 on real traces.
+#   mon_cli_test.sh SNETMON BABELTRACE2 MAKE_FIXTURE JSON_CHECK WORKDIR [PIPELINE]
+# With PIPELINE (a program on the LPEL runtime) the traces of a real run
+# are checked too. babeltrace2 must read every trace without a word on
+# stderr and print exactly one line per event that `snetmon dump` prints.
+set -u
+snetmon=$1 babeltrace=$2 make_fixture=$3 json_check=$4 work=$5 pipeline=${6:-}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+rm -rf "$work" && mkdir -p "$work" || fail "cannot create $work"
+
+same_count() { # DIR: babeltrace2 and dump agree, both clean
+    dir=$1
+    "$snetmon" dump "$dir" >"$work/dump.txt" 2>"$work/dump.err" || fail "dump $dir: $(cat "$work/dump.err")"
+    [ -s "$work/dump.err" ] && fail "dump $dir wrote to stderr: $(cat "$work/dump.err")"
+    "$babeltrace" "$dir" >"$work/bt.txt" 2>"$work/bt.err" || fail "babeltrace2 $dir failed: $(head -5 "$work/bt.err")"
+    [ -s "$work/bt.err" ] && fail "babeltrace2 $dir wrote to stderr: $(head -5 "$work/bt.err")"
+    n_dump=$(wc -l <"$work/dump.txt")
+    n_bt=$(wc -l <"$work/bt.txt")
+    [ "$n_dump" -gt 0 ] || fail "no events in $dir"
+    [ "$n_dump" -eq "$n_bt" ] || fail "$dir: snetmon dump printed $n_dump events, babeltrace2 $n_bt"
+    echo "ok: $dir: $n_dump events (dump) = $n_bt (babeltrace2)"
+}
+
+# Every event kind, many small packets.
+"$make_fixture" kinds "$work/kinds" || fail "fixture kinds"
+same_count "$work/kinds"
+[ "$(wc -l <"$work/dump.txt")" -eq 48 ] || fail "kinds fixture: expected 48 events"
+for k in task_map task_create task_dispatch task_block task_yield task_destroy worker_start \
+         worker_wait worker_resume worker_end stream_open stream_close stream_read stream_write \
+         stream_block stream_wake component_begin component_end message_read message_written \
+         task_load worker_load; do
+    grep -q " $k" "$work/dump.txt" || fail "dump lacks $k"
+    grep -q " $k:" "$work/bt.txt" || fail "babeltrace2 output lacks $k"
+done
+
+# Many events on three workers.
+"$make_fixture" many "$work/many" 30000 || fail "fixture many"
+same_count "$work/many"
+
+# A real run, if we have the runtime.
+if [ -n "$pipeline" ]; then
+    "$pipeline" -m A -o "$work/run" 300 2 || fail "pipeline -m A"
+    same_count "$work/run"
+    grep -q '"complete": true' "$work/run/run.json" || fail "run.json not completed"
+    grep -q '"flags": "mtWTSML"' "$work/run/run.json" || fail "run.json lacks the flags"
+    "$pipeline" -m Q -o "$work/bad" 2>"$work/bad.err" && fail "-m Q accepted"
+    [ "$(wc -l <"$work/bad.err")" -eq 1 ] || fail "-m Q: not a one-line error"
+    grep -q "unknown monitoring flag 'Q'" "$work/bad.err" || fail "-m Q: $(cat "$work/bad.err")"
+    "$pipeline" -o "$work/off" 10 || fail "pipeline without -m"
+    [ -e "$work/off" ] && fail "monitoring off still made a trace directory"
+    conv_dir=$work/run
+else
+    conv_dir=$work/kinds
+fi
+
+# convert: a map and one log per worker, each starting with the version.
+"$snetmon" convert --to snet-logformat "$conv_dir" "$work/old" || fail "convert"
+[ -s "$work/old/mon_n00_tasks.map" ] || fail "convert: no map file"
+for f in "$work"/old/mon_n00_worker*.log; do
+    head -c 42 "$f" | grep -q '^Log format version 2.2 (since 05/03/2012)#' || fail "$f: no version entry"
+done
+stops=$(grep -cE ' (task_block|task_yield|task_destroy) ' "$work/dump.txt" || true)
+"$snetmon" dump "$conv_dir" >"$work/dump.txt"
+stops=$(grep -cE ' (task_block|task_yield|task_destroy) ' "$work/dump.txt")
+entries=$(cat "$work"/old/mon_n00_worker*.log | tr '#' '\n' | grep -cE '^[0-9]+[IOARZ][0-9]+ ')
+[ "$stops" -eq "$entries" ] || fail "convert: $stops task stops but $entries task entries"
+echo "ok: convert: $entries task entries"
+
+# export --chrome: valid JSON, one slice per execution period, one flow
+# start per message written.
+"$snetmon" export --chrome "$conv_dir" -o "$work/trace.json" || fail "export"
+counts=$("$json_check" "$work/trace.json") || fail "export: invalid JSON"
+written=$(grep -c ' message_written ' "$work/dump.txt" || true)
+echo "$counts" | grep -q "slices=[1-9]" || fail "export: no slices ($counts)"
+echo "$counts" | grep -q "flows_out=$written " || fail "export: $counts, $written messages written"
+echo "ok: export: $counts"
+
+# Damaged traces: one-line errors naming file and offset, exit 1.
+cp -r "$work/many" "$work/trunc"
+f=$work/trunc/ctf/worker-2
+size=$(wc -c <"$f")
+truncate -s $((size - 7)) "$f" 2>/dev/null || head -c $((size - 7)) "$work/many/ctf/worker-2" >"$f"
+"$snetmon" dump "$work/trunc" >/dev/null 2>"$work/trunc.err" && fail "truncated trace: exit 0"
+[ "$(wc -l <"$work/trunc.err")" -eq 1 ] || fail "truncated: $(cat "$work/trunc.err")"
+grep -q "worker-2: truncated: the file ends at byte $((size - 7))" "$work/trunc.err" || fail "truncated: $(cat "$work/trunc.err")"
+cp -r "$work/many" "$work/bad"
+printf '\036' | dd of="$work/bad/ctf/worker-1" bs=1 seek=52 conv=notrunc 2>/dev/null
+"$snetmon" dump "$work/bad" >/dev/null 2>"$work/bad.err" && fail "corrupt trace: exit 0"
+grep -q "worker-1: byte 52: unknown event id 30" "$work/bad.err" || fail "corrupt: $(cat "$work/bad.err")"
+echo "ok: damaged traces rejected"
+
+# --help everywhere; usage errors exit 2.
+for c in dump convert export; do
+    "$snetmon" $c --help >/dev/null || fail "$c --help"
+done
+"$snetmon" dump >/dev/null 2>&1; [ $? -eq 2 ] || fail "dump without DIR: not exit 2"
+"$snetmon" convert --to nothing a b >/dev/null 2>&1; [ $? -eq 2 ] || fail "convert --to nothing: not exit 2"
+"$snetmon" dump "$work/nonexistent" 2>"$work/ne.err"; [ $? -eq 1 ] || fail "dump of nothing: not exit 1"
+rm -rf "$work"
+echo "all snetmon checks passed"

@@ -1,0 +1,37 @@
+/*
+ * mon_fixture.h - small traces made by the tests themselves, through the
+ * writer's internal emit API (no runtime needed), and temporary
+ * directories to put them in.
+ */
+#ifndef MON_FIXTURE_H
+#define MON_FIXTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A fresh empty directory under $TMPDIR (or /tmp); path into buf. */
+void fixture_tmpdir(char *buf, size_t len);
+
+/* rm -r dir (only what the tests create: files and directories). */
+void fixture_rmdir(const char *dir);
+
+/* The number of events fixture_write_all_kinds writes. */
+#define FIXTURE_ALL_KINDS_EVENTS 48u
+
+/* Write a trace into dir: two workers, every event kind on each with
+ * distinct field values (see the .c for the exact events), times spaced
+ * so that both compact and extended headers occur, packets of
+ * packet_bytes (small values force many packets). Returns 0 or -1. */
+int fixture_write_all_kinds(const char *dir, size_t packet_bytes);
+
+/* Write a trace of n events per worker (dispatch/block pairs) on workers
+ * workers. Returns 0 or -1. */
+int fixture_write_many(const char *dir, unsigned workers, unsigned n, size_t packet_bytes);
+
+/* Path of worker w's log inside trace dir. */
+void fixture_log_path(const char *dir, unsigned w, char *buf, size_t len);
+
+/* Size of a file, -1 if missing. */
+long fixture_file_size(const char *path);
+
+#endif

@@ -1,0 +1,485 @@
+/*
+ * test_mon_format.c - the trace format without a runtime: writer/reader
+ * round trip of every event kind, packet boundaries, extended timestamps,
+ * truncated and corrupted logs, a full disk, and the option parsing.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mon.h"
+#include "mon_fixture.h"
+#include "mon_reader.h"
+#include "mon_writer_internal.h"
+
+/* Read the whole trace into a malloc'ed array; *rc gets the final status. */
+static mon_event *read_all(const char *dir, size_t *n, int *rc, char *msg, size_t msglen)
+{
+    mon_trace *t;
+    char err[4608];
+    ck_assert_msg(mon_trace_open(&t, dir, err, sizeof err) == 0, "open: %s", err);
+    size_t cap = 64;
+    mon_event *evs = malloc(cap * sizeof *evs);
+    *n = 0;
+    mon_event ev;
+    while ((*rc = mon_trace_next(t, &ev)) == MON_TRACE_EVENT) {
+        if (*n == cap)
+            evs = realloc(evs, (cap *= 2) * sizeof *evs);
+        ev.name = NULL; /* only valid until the next call */
+        evs[(*n)++] = ev;
+    }
+    if (msg)
+        snprintf(msg, msglen, "%s", mon_trace_error(t));
+    mon_trace_close(t);
+    return evs;
+}
+
+static const mon_event_kind expected_kinds[] = {
+    MON_EV_WORKER_START,   MON_EV_TASK_MAP,        MON_EV_TASK_CREATE,     MON_EV_TASK_DISPATCH,
+    MON_EV_STREAM_OPEN,    MON_EV_STREAM_OPEN,     MON_EV_STREAM_READ,     MON_EV_COMPONENT_BEGIN, MON_EV_MESSAGE_READ,
+    MON_EV_MESSAGE_WRITTEN, MON_EV_COMPONENT_END,  MON_EV_STREAM_WRITE,    MON_EV_STREAM_WAKE,
+    MON_EV_STREAM_BLOCK,   MON_EV_TASK_BLOCK,      MON_EV_WORKER_WAIT,     MON_EV_WORKER_RESUME,
+    MON_EV_TASK_DISPATCH,  MON_EV_TASK_YIELD,      MON_EV_STREAM_CLOSE,    MON_EV_TASK_LOAD,
+    MON_EV_TASK_DESTROY,   MON_EV_WORKER_LOAD,     MON_EV_WORKER_END,
+};
+
+/* Check the fields of worker w's events (its sub-sequence of the merge). */
+static void check_worker_events(const mon_event *all, size_t n, unsigned w)
+{
+    uint64_t o = 100u * w;
+    size_t k = 0;
+    const mon_event *prev = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const mon_event *e = &all[i];
+        if (e->worker != w)
+            continue;
+        ck_assert_uint_lt(k, sizeof expected_kinds / sizeof expected_kinds[0]);
+        ck_assert_int_eq(e->kind, expected_kinds[k]);
+        switch (e->kind) {
+        case MON_EV_TASK_MAP:
+            ck_assert_uint_eq(e->task, 1 + o);
+            ck_assert_uint_eq(e->worker_mapped, w);
+            break;
+        case MON_EV_STREAM_OPEN:
+            ck_assert_uint_eq(e->stream, 7 + o);
+            ck_assert_uint_eq(e->task, e->write_end ? 3 + o : 1 + o);
+            break;
+        case MON_EV_STREAM_CLOSE:
+            ck_assert_uint_eq(e->stream, 8 + o);
+            ck_assert(e->write_end);
+            break;
+        case MON_EV_STREAM_WRITE:
+            ck_assert_uint_eq(e->task, 1 + o);
+            ck_assert_uint_eq(e->stream, 8 + o);
+            break;
+        case MON_EV_MESSAGE_READ:
+            ck_assert_uint_eq(e->msg, mon_msg_id_make(w, 41));
+            ck_assert_uint_eq(mon_msg_id_node(e->msg), w);
+            ck_assert_uint_eq(mon_msg_id_seq(e->msg), 41);
+            break;
+        case MON_EV_MESSAGE_WRITTEN:
+            ck_assert_uint_eq(e->msg, mon_msg_id_make(w, 42));
+            break;
+        case MON_EV_STREAM_WAKE:
+            ck_assert_uint_eq(e->task, 1 + o);
+            ck_assert_uint_eq(e->stream, 8 + o);
+            ck_assert_uint_eq(e->peer, 2 + o);
+            break;
+        case MON_EV_STREAM_BLOCK:
+            ck_assert_uint_eq(e->stream, 7 + o);
+            ck_assert_uint_eq(e->peer, 3 + o);
+            ck_assert(e->empty);
+            ck_assert_uint_eq(e->time - prev->time, UINT64_C(1) << 27);
+            break;
+        case MON_EV_TASK_BLOCK:
+            ck_assert_uint_eq(e->cause, MON_BLOCK_INPUT);
+            break;
+        case MON_EV_WORKER_RESUME:
+            ck_assert_uint_eq(e->time - prev->time, 5000000000u);
+            break;
+        case MON_EV_TASK_LOAD:
+            ck_assert_uint_eq(e->dispatches, 2);
+            ck_assert_uint_eq(e->exec_ns, 1234 + o);
+            break;
+        case MON_EV_WORKER_LOAD:
+            ck_assert_uint_eq(e->waits, 1);
+            ck_assert_uint_eq(e->wait_ns, 5000000000u);
+            ck_assert_uint_eq(e->busy_ns, 999 + o);
+            break;
+        case MON_EV_WORKER_END:
+            ck_assert_uint_eq(e->time, UINT64_C(1) << 40);
+            break;
+        case MON_EV_WORKER_START:
+            ck_assert_uint_eq(e->time, 1000001 + w * 10);
+            break;
+        case MON_EV_WORKER_WAIT:
+            ck_assert_uint_eq(e->task, 0);
+            break;
+        default:
+            ck_assert_uint_eq(e->task, 1 + o);
+            break;
+        }
+        prev = e;
+        k++;
+    }
+    ck_assert_uint_eq(k, sizeof expected_kinds / sizeof expected_kinds[0]);
+}
+
+static void check_all_kinds(size_t packet_bytes)
+{
+    char dir[4096];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_all_kinds(dir, packet_bytes), 0);
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, NULL, 0);
+    ck_assert_int_eq(rc, MON_TRACE_END);
+    ck_assert_uint_eq(n, FIXTURE_ALL_KINDS_EVENTS);
+    for (size_t i = 1; i < n; i++)
+        ck_assert_uint_le(evs[i - 1].time, evs[i].time);
+    check_worker_events(evs, n, 0);
+    check_worker_events(evs, n, 1);
+    free(evs);
+    fixture_rmdir(dir);
+}
+
+START_TEST(round_trip_every_kind) { check_all_kinds(0); }
+END_TEST
+
+START_TEST(round_trip_tiny_packets) { check_all_kinds(64); /* clamped to the minimum */ }
+END_TEST
+
+START_TEST(task_map_name_survives_the_merge)
+{
+    char dir[4096], err[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_all_kinds(dir, 0), 0);
+    mon_trace *t;
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), 0);
+    mon_event ev;
+    int names = 0;
+    while (mon_trace_next(t, &ev) == MON_TRACE_EVENT) {
+        if (ev.kind == MON_EV_TASK_MAP) {
+            ck_assert_str_eq(ev.name, ev.worker ? "S1:P1:box.b" : "S1:P0:box.a");
+            names++;
+        }
+    }
+    ck_assert_int_eq(names, 2);
+    ck_assert_uint_eq(mon_trace_num_workers(t), 2);
+    ck_assert_uint_eq(mon_trace_events_discarded(t), 0);
+    ck_assert_uint_gt(mon_trace_clock_offset_ns(t), 0);
+    mon_trace_close(t);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+START_TEST(many_events_merge_in_order_and_stay_small)
+{
+    char dir[4096];
+    fixture_tmpdir(dir, sizeof dir);
+    const unsigned workers = 3, per = 20001;
+    ck_assert_int_eq(fixture_write_many(dir, workers, per, 4096), 0);
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, NULL, 0);
+    ck_assert_int_eq(rc, MON_TRACE_END);
+    ck_assert_uint_eq(n, (size_t)workers * per);
+    size_t per_worker[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            ck_assert_uint_le(evs[i - 1].time, evs[i].time);
+        per_worker[evs[i].worker]++;
+    }
+    long bytes = 0;
+    for (unsigned w = 0; w < workers; w++) {
+        ck_assert_uint_eq(per_worker[w], per);
+        char p[4300];
+        fixture_log_path(dir, w, p, sizeof p);
+        bytes += fixture_file_size(p);
+    }
+    /* The format's promise: at most 12 bytes per event on average. */
+    ck_assert_msg((double)bytes / (double)n <= 12.0, "%.2f bytes per event",
+                  (double)bytes / (double)n);
+    free(evs);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+START_TEST(truncated_log_is_reported_with_what_was_read)
+{
+    char dir[4096], p[4300], msg[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_many(dir, 2, 5000, 4096), 0);
+    fixture_log_path(dir, 1, p, sizeof p);
+    long size = fixture_file_size(p);
+    ck_assert_int_eq(truncate(p, size - 10), 0);
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, msg, sizeof msg);
+    ck_assert_int_eq(rc, MON_TRACE_TRUNCATED);
+    ck_assert_msg(strstr(msg, "worker-1") && strstr(msg, "truncated") &&
+                      strstr(msg, "events of it read"),
+                  "message: %s", msg);
+    char at[64];
+    snprintf(at, sizeof at, "ends at byte %ld", size - 10);
+    ck_assert_msg(strstr(msg, at), "message: %s", msg);
+    /* Everything before the cut is delivered: worker 0 whole, worker 1
+     * all but its last event or two. */
+    ck_assert_uint_lt(n, 10000);
+    ck_assert_uint_ge(n, 10000 - 2);
+    free(evs);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+START_TEST(truncated_inside_packet_header)
+{
+    char dir[4096], p[4300], msg[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_many(dir, 1, 2000, 1024), 0);
+    fixture_log_path(dir, 0, p, sizeof p);
+    /* Cut in the middle of the second packet's preamble. */
+    int fd = open(p, O_RDONLY);
+    uint8_t pre[MON_PACKET_PREAMBLE_BYTES];
+    ck_assert_int_eq(read(fd, pre, sizeof pre), (ssize_t)sizeof pre);
+    close(fd);
+    uint64_t first = mon_get_u64(pre + MON_OFF_PACKET_SIZE) / 8;
+    ck_assert_int_eq(truncate(p, (off_t)first + 20), 0);
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, msg, sizeof msg);
+    ck_assert_int_eq(rc, MON_TRACE_TRUNCATED);
+    ck_assert_msg(strstr(msg, "0 events of it read"), "message: %s", msg);
+    ck_assert_uint_gt(n, 0);
+    free(evs);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+/* Overwrite one byte of worker w's log. */
+static void poke(const char *dir, unsigned w, long off, uint8_t value)
+{
+    char p[4300];
+    fixture_log_path(dir, w, p, sizeof p);
+    int fd = open(p, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pwrite(fd, &value, 1, off), 1);
+    close(fd);
+}
+
+START_TEST(corrupt_event_id_names_file_and_offset)
+{
+    char dir[4096], err[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_many(dir, 2, 100, 0), 0);
+    /* First event header: id in the low 5 bits of byte 52; 30 is unused. */
+    poke(dir, 0, MON_PACKET_PREAMBLE_BYTES, 30);
+    mon_trace *t;
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "worker-0: byte 52: unknown event id 30"), "message: %s", err);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+START_TEST(corrupt_second_packet_magic_is_an_error_after_the_good_events)
+{
+    char dir[4096], p[4300], msg[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_many(dir, 1, 2000, 1024), 0);
+    fixture_log_path(dir, 0, p, sizeof p);
+    int fd = open(p, O_RDONLY);
+    uint8_t pre[MON_PACKET_PREAMBLE_BYTES];
+    ck_assert_int_eq(read(fd, pre, sizeof pre), (ssize_t)sizeof pre);
+    close(fd);
+    long second = (long)(mon_get_u64(pre + MON_OFF_PACKET_SIZE) / 8);
+    poke(dir, 0, second + 1, 0x00);
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, msg, sizeof msg);
+    ck_assert_int_eq(rc, MON_TRACE_ERROR);
+    char want[64];
+    snprintf(want, sizeof want, "worker-0: byte %ld: bad packet magic", second);
+    ck_assert_msg(strstr(msg, want), "message: %s", msg);
+    ck_assert_uint_gt(n, 0);
+    free(evs);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+START_TEST(corrupt_content_size_is_an_error)
+{
+    char dir[4096], err[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_many(dir, 1, 100, 0), 0);
+    poke(dir, 0, MON_OFF_CONTENT_SIZE + 7, 0x7f);
+    mon_trace *t;
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "worker-0: byte 24: impossible content_size"), "message: %s", err);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+START_TEST(not_a_trace_directory)
+{
+    char dir[4096], err[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    mon_trace *t;
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "metadata"), "message: %s", err);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+START_TEST(full_disk_counts_lost_events)
+{
+    int fd = open("/dev/full", O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    char err[512];
+    mon_writer *w = mon_writer_open_fd(fd, "/dev/full", 0, 0, err, sizeof err);
+    ck_assert_ptr_nonnull(w);
+    for (unsigned i = 0; i < 10; i++)
+        mon_emit_task(w, MON_ID_TASK_DISPATCH, i, i);
+    mon_writer_flush(w);
+    ck_assert_uint_eq(mon_writer_lost(w), 10);
+    mon_emit_task(w, MON_ID_TASK_DISPATCH, 11, 11);
+    ck_assert_uint_eq(mon_writer_events(w), 11);
+    ck_assert_int_eq(mon_writer_close(w), -1);
+}
+END_TEST
+
+START_TEST(crash_flush_writes_a_readable_packet)
+{
+    char dir[4096], ctf[4200], err[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_many(dir, 1, 2, 0), 0);
+    snprintf(ctf, sizeof ctf, "%s/%s", dir, MON_CTF_SUBDIR);
+    mon_writer *w = mon_writer_open(ctf, 0, 0, err, sizeof err);
+    for (unsigned i = 0; i < 7; i++)
+        mon_emit_task(w, MON_ID_TASK_YIELD, 100 + i, i);
+    mon_writer_crash_flush(w);
+    mon_writer_close(w); /* nothing left: the crash flush took it */
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, NULL, 0);
+    ck_assert_int_eq(rc, MON_TRACE_END);
+    ck_assert_uint_eq(n, 7);
+    free(evs);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+START_TEST(flags_parse_and_format)
+{
+    char err[256], buf[16];
+    unsigned f = 0;
+    ck_assert_int_eq(mon_flags_parse("A", &f, err, sizeof err), 0);
+    ck_assert_uint_eq(f, MON_FLAG_ALL);
+    mon_flags_format(f, buf, sizeof buf);
+    ck_assert_str_eq(buf, "mtWTSML");
+    ck_assert_int_eq(mon_flags_parse("tT", &f, err, sizeof err), 0);
+    ck_assert_uint_eq(f, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK);
+    ck_assert_int_eq(mon_flags_parse("tX", &f, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "unknown monitoring flag 'X'") && !strchr(err, '\n'), "%s", err);
+    ck_assert_int_eq(mon_flags_parse("", &f, err, sizeof err), -1);
+}
+END_TEST
+
+START_TEST(parse_args_removes_our_options)
+{
+    char *argv[] = {"prog", "-m", "TS", "--mon-tasks", "^box", "keep", "-o/tmp/x",
+                    "--mon-tasks=a|b", "--", "-m", "z", NULL};
+    int argc = 11;
+    mon_options o;
+    char err[256];
+    ck_assert_int_eq(mon_parse_args(&argc, argv, &o, err, sizeof err), 0);
+    ck_assert_int_eq(argc, 5);
+    ck_assert_str_eq(argv[0], "prog");
+    ck_assert_str_eq(argv[1], "keep");
+    ck_assert_str_eq(argv[2], "--");
+    ck_assert_str_eq(argv[3], "-m");
+    ck_assert_str_eq(argv[4], "z");
+    ck_assert_ptr_null(argv[5]);
+    ck_assert_uint_eq(o.flags, MON_FLAG_TASK | MON_FLAG_STREAM);
+    ck_assert_str_eq(o.dir, "/tmp/x");
+    ck_assert_str_eq(o.task_regex, "a|b");
+}
+END_TEST
+
+START_TEST(parse_args_errors_are_one_line)
+{
+    char err[256];
+    mon_options o;
+    char *a1[] = {"prog", "-mTQ", NULL};
+    int c1 = 2;
+    ck_assert_int_eq(mon_parse_args(&c1, a1, &o, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "'Q'") && !strchr(err, '\n'), "%s", err);
+    char *a2[] = {"prog", "-m", NULL};
+    int c2 = 2;
+    ck_assert_int_eq(mon_parse_args(&c2, a2, &o, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "-m needs a value"), "%s", err);
+    char *a3[] = {"prog", "--mon-tasks", "box(", NULL};
+    int c3 = 3;
+    ck_assert_int_eq(mon_parse_args(&c3, a3, &o, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "--mon-tasks: bad pattern 'box(' at offset 4"), "%s", err);
+    char *a4[] = {"prog", "-o", NULL};
+    int c4 = 2;
+    ck_assert_int_eq(mon_parse_args(&c4, a4, &o, err, sizeof err), -1);
+}
+END_TEST
+
+START_TEST(event_format_is_one_line)
+{
+    mon_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = MON_EV_STREAM_BLOCK;
+    e.time = 42;
+    e.worker = 3;
+    e.task = 5;
+    e.stream = 6;
+    e.peer = 7;
+    e.empty = true;
+    char buf[256];
+    mon_event_format(&e, buf, sizeof buf);
+    ck_assert_str_eq(buf, "42 w3 stream_block task=5 stream=6 peer=7 state=empty");
+    e.kind = MON_EV_MESSAGE_WRITTEN;
+    e.msg = mon_msg_id_make(2, 9);
+    mon_event_format(&e, buf, sizeof buf);
+    ck_assert_str_eq(buf, "42 w3 message_written task=5 msg=2.9");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("mon_format");
+    TCase *tc = tcase_create("format");
+    tcase_add_test(tc, round_trip_every_kind);
+    tcase_add_test(tc, round_trip_tiny_packets);
+    tcase_add_test(tc, task_map_name_survives_the_merge);
+    tcase_add_test(tc, many_events_merge_in_order_and_stay_small);
+    tcase_add_test(tc, truncated_log_is_reported_with_what_was_read);
+    tcase_add_test(tc, truncated_inside_packet_header);
+    tcase_add_test(tc, corrupt_event_id_names_file_and_offset);
+    tcase_add_test(tc, corrupt_second_packet_magic_is_an_error_after_the_good_events);
+    tcase_add_test(tc, corrupt_content_size_is_an_error);
+    tcase_add_test(tc, not_a_trace_directory);
+    tcase_add_test(tc, full_disk_counts_lost_events);
+    tcase_add_test(tc, crash_flush_writes_a_readable_packet);
+    tcase_add_test(tc, flags_parse_and_format);
+    tcase_add_test(tc, parse_args_removes_our_options);
+    tcase_add_test(tc, parse_args_errors_are_one_line);
+    tcase_add_test(tc, event_format_is_one_line);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,154 @@
+/*
+ * cmd_metrics.c - `snetmon metrics`: the analyses of the workflow bridge on a
+ * trace or a workflow event file: activity response/waiting/processing,
+ * synchronisation delay, load imbalance, slowdown, speedup against another
+ * run; message throughput, latency, jitter and lifeline anomalies; per-worker
+ * and per-task runtime figures.
+ */
+#include "wfb.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char snetmon_summary_metrics[] = "throughput, latency, jitter, activity and runtime metrics of a trace or event file";
+
+static void metrics_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: snetmon metrics INPUT [--json|--csv] [--from FORMAT] [--map FILE]\n"
+            "                       [--compare OTHER] [--timeout-pct P]\n\n"
+            "INPUT is an event file (jsonl, wfcommons or bp, detected from its content)\n"
+            "or an LPEL trace directory.\n\n"
+            "options:\n"
+            "  --json           one JSON object (schema in docs/EVENTS.md)\n"
+            "  --csv            per-activity and per-input tables\n"
+            "  --from FORMAT    jsonl | wfcommons | bp | lpel (skip detection)\n"
+            "  --map FILE       NetLogger event mapping (default: Pegasus stampede)\n"
+            "  --compare OTHER  speedup of INPUT over run OTHER on their common activities\n"
+            "  --timeout-pct P  latency percentile used as lifeline timeout (default 99)\n"
+            "  -h, --help       this text\n");
+}
+
+typedef struct metrics_args {
+    const char *input, *map, *compare;
+    wfb_format format;
+    wfb_output output;
+    double timeout_pct;
+} metrics_args;
+
+static int metrics_option(metrics_args *a, const char *opt, const char *val)
+{
+    if (!strcmp(opt, "--map")) {
+        a->map = val;
+    } else if (!strcmp(opt, "--compare")) {
+        a->compare = val;
+    } else if (!strcmp(opt, "--timeout-pct")) {
+        char *end;
+        a->timeout_pct = strtod(val, &end);
+        if (*end || !(a->timeout_pct > 0 && a->timeout_pct <= 100)) {
+            fprintf(stderr, "snetmon metrics: --timeout-pct needs a number in (0, 100]\n");
+            return 2;
+        }
+    } else if ((a->format = wfb_format_parse(val)) == WFB_FORMAT_UNKNOWN) {
+        fprintf(stderr, "snetmon metrics: unknown format '%s'\n", val);
+        return 2;
+    }
+    return 0;
+}
+
+static int metrics_parse(int argc, char **argv, metrics_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            metrics_usage(stdout);
+            return 1;
+        } else if (!strcmp(arg, "--json")) {
+            a->output = WFB_OUT_JSON;
+        } else if (!strcmp(arg, "--csv")) {
+            a->output = WFB_OUT_CSV;
+        } else if ((!strcmp(arg, "--from") || !strcmp(arg, "--map") ||
+                    !strcmp(arg, "--compare") || !strcmp(arg, "--timeout-pct")) &&
+                   i + 1 < argc) {
+            int rc = metrics_option(a, arg, argv[++i]);
+            if (rc)
+                return rc;
+        } else if (arg[0] == '-' && arg[1]) {
+            fprintf(stderr, "snetmon metrics: unknown or incomplete option '%s'\n", arg);
+            return 2;
+        } else if (!a->input) {
+            a->input = arg;
+        } else {
+            fprintf(stderr, "snetmon metrics: more than one INPUT\n");
+            return 2;
+        }
+    }
+    if (!a->input) {
+        metrics_usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* Loads OTHER (same format options) and computes the speedup. */
+static int compare_runs(const wfb_graph *g, const metrics_args *a, wfb_metrics_input *in,
+                        wfb_error *err)
+{
+    wfb_graph *other;
+    if (wfb_load_input(a->compare, WFB_FORMAT_UNKNOWN, a->map, 1, &other, err))
+        return -1;
+    int rc = wfb_speedup(g, other, &in->speedup, &in->speedup_common, err);
+    in->has_speedup = rc == 0;
+    in->compare_source = a->compare;
+    wfb_graph_free(other);
+    return rc;
+}
+
+static int run_metrics(const wfb_graph *g, const metrics_args *a, wfb_error *err)
+{
+    wfb_activity_report act;
+    wfb_message_report msg;
+    wfb_metrics_input in = {0};
+    if (wfb_activity_metrics_compute(g, &act, err))
+        return -1;
+    if (wfb_message_metrics_compute(g, a->timeout_pct, &msg, err)) {
+        wfb_activity_report_free(&act);
+        return -1;
+    }
+    uint32_t *anomalies = NULL;
+    in.activities = &act;
+    in.messages = &msg;
+    in.n_anomalies = wfb_activity_anomalies(g, &anomalies);
+    in.anomalies = anomalies;
+    int rc = a->compare ? compare_runs(g, a, &in, err) : 0;
+    if (rc == 0 && wfb_report_metrics(g, &in, a->output, stdout)) {
+        wfb_error e = {.msg = "error writing the report"};
+        *err = e;
+        rc = -1;
+    }
+    free(anomalies);
+    wfb_activity_report_free(&act);
+    wfb_message_report_free(&msg);
+    return rc;
+}
+
+int snetmon_cmd_metrics(int argc, char **argv)
+{
+    metrics_args a;
+    int rc = metrics_parse(argc, argv, &a);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    wfb_error err;
+    wfb_graph *g;
+    if (wfb_load_input(a.input, a.format, a.map, 1, &g, &err)) {
+        wfb_error_print(&err, stderr);
+        return 1;
+    }
+    rc = run_metrics(g, &a, &err);
+    if (rc)
+        wfb_error_print(&err, stderr);
+    wfb_graph_free(g);
+    return rc ? 1 : 0;
+}

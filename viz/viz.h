@@ -1,0 +1,227 @@
+/*
+ * viz.h - the visualiser's whole public interface.
+ *
+ * Three independent pictures, each fed through a small neutral input model so
+ * that any source (the monitor's trace reader, the workflow bridge, the text
+ * timeline format below, a test) can drive it:
+ *
+ *  1. viz_timeline: the worker-utilisation image (one column per worker, time
+ *     running downwards). Fed incrementally; memory stays bounded because
+ *     busy/waiting time is accumulated into a fixed number of time bins per
+ *     worker (at most a few per pixel row) and only periods at least one bin
+ *     long are kept for drawing as labelled boxes. Renders to PNG or SVG
+ *     through cairo, chosen by the output file's extension.
+ *  2. viz_net: the network as run (tasks coloured by worker, streams labelled
+ *     with message counts) through Graphviz; .svg, .png or .dot.
+ *  3. viz_dag: a DAG with its critical path highlighted in context, repeated
+ *     structure collapsed into "label ×N" nodes; .svg, .png or .dot.
+ *
+ * Times are nanoseconds (int64). Every function returning int returns VIZ_OK
+ * (0) or a negative viz_status; a one-line message is then available from the
+ * object's *_error() function (or in the err buffer for constructors).
+ */
+#ifndef VIZ_H
+#define VIZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int64_t viz_time; /* nanoseconds */
+
+typedef enum viz_status {
+    VIZ_OK = 0,
+    VIZ_EINVAL = -1,  /* bad argument or inconsistent event */
+    VIZ_ENOMEM = -2,
+    VIZ_EIO = -3,     /* output file could not be written */
+    VIZ_EFORMAT = -4, /* bad input text */
+    VIZ_ERENDER = -5  /* cairo or graphviz failed */
+} viz_status;
+
+/* How a task execution period ended. */
+typedef enum viz_period_end {
+    VIZ_END_BLOCKED_INPUT = 0, /* read on an empty stream */
+    VIZ_END_BLOCKED_OUTPUT,    /* write on a full stream */
+    VIZ_END_BLOCKED_ANY,       /* poll on a set of empty streams */
+    VIZ_END_YIELDED,
+    VIZ_END_DESTROYED,
+    VIZ_END_OPEN, /* the trace ended (or was truncated) while it ran */
+    VIZ_END_COUNT
+} viz_period_end;
+
+/* Short human name ("blocked in", ...) and the token used in the text format
+ * ("input", "output", "any", "yield", "destroy", "open"). */
+const char *viz_period_end_label(viz_period_end how);
+const char *viz_period_end_token(viz_period_end how);
+/* Parses a token as above; returns false if unknown. */
+bool viz_period_end_parse(const char *token, viz_period_end *how);
+
+/* The kind of a task derived from its name: the last ':'-separated component
+ * of the net path ("S1:P0:mc.acc" -> "mc.acc"). Returns a pointer into name. */
+const char *viz_task_kind_from_name(const char *name);
+
+/* ------------------------------------------------------------------------ */
+/* 1. Worker-utilisation timeline                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct viz_timeline viz_timeline;
+
+typedef enum viz_message_dir { VIZ_MSG_READ = 0, VIZ_MSG_WRITTEN = 1 } viz_message_dir;
+
+typedef struct viz_timeline_config {
+    int width, height;      /* image size in pixels; 0 = default 1200 x 900 */
+    bool has_window;        /* zoom: only [from, to) is drawn, in full detail */
+    viz_time from, to;      /* relative to the time origin (see below) */
+    const char *task_regex; /* PCRE2; NULL = all tasks. Others are drawn as
+                               "other tasks (filtered out)". */
+    const char *title;      /* NULL = "Worker utilisation" */
+} viz_timeline_config;
+
+/* Creates an empty timeline. The config strings are copied. */
+int viz_timeline_create(viz_timeline **out, const viz_timeline_config *config, char *err,
+                        size_t errlen);
+void viz_timeline_destroy(viz_timeline *tl);
+/* The message of the last failed call on tl. */
+const char *viz_timeline_error(const viz_timeline *tl);
+
+/* The time origin: the axis shows times relative to it and --from/--to are
+ * relative to it. Must be set before the first event if at all; without it
+ * the origin is the first event's time (with a window) or the earliest time
+ * seen (without). */
+int viz_timeline_set_origin(viz_timeline *tl, viz_time origin);
+
+/* Workers are numbered 0..65535; naming one is optional (default "worker N"),
+ * and a worker appears in the image once named or once it has an event. */
+int viz_timeline_add_worker(viz_timeline *tl, int worker, const char *name);
+/* Declares a task (mapping event). kind NULL = derived from the name. A task
+ * used by a period before being declared is called "task <id>". Redeclaring
+ * renames it only if it has not been used yet. */
+int viz_timeline_add_task(viz_timeline *tl, uint64_t task, const char *name, const char *kind);
+
+/* Interval style: a complete execution period / waiting period / mark. Per
+ * worker, events must come in time order (start times non-decreasing). */
+int viz_timeline_add_period(viz_timeline *tl, int worker, uint64_t task, viz_time start,
+                            viz_time end, viz_period_end how);
+int viz_timeline_add_wait(viz_timeline *tl, int worker, viz_time start, viz_time end);
+int viz_timeline_add_message(viz_timeline *tl, int worker, viz_time when, viz_message_dir dir);
+
+/* Event style, as the scheduler reports them: a dispatch opens a period that
+ * the next stop on that worker closes; waited opens a wait that resumed
+ * closes. viz_timeline_finish closes whatever is still open at the last time
+ * seen (period ends VIZ_END_OPEN), which is how a truncated trace renders. */
+int viz_timeline_dispatch(viz_timeline *tl, int worker, uint64_t task, viz_time when);
+int viz_timeline_stop(viz_timeline *tl, int worker, uint64_t task, viz_time when,
+                      viz_period_end how);
+int viz_timeline_waited(viz_timeline *tl, int worker, viz_time when);
+int viz_timeline_resumed(viz_timeline *tl, int worker, viz_time when);
+int viz_timeline_finish(viz_timeline *tl);
+
+/* Draws the image to path: ".png" or ".svg" (case-insensitive). Calls
+ * viz_timeline_finish first. Can be called more than once. */
+int viz_timeline_render(viz_timeline *tl, const char *path);
+
+/* Where the next render puts things, for tests and tools that annotate the
+ * image: worker column c spans x in [plot_x + c*(col_w+col_gap), +col_w),
+ * time t is at y = plot_y + (t - start) * plot_h / (end - start). */
+typedef struct viz_timeline_geometry {
+    int plot_x, plot_y, plot_w, plot_h;
+    int col_w, col_gap;
+    int columns;        /* workers shown, in increasing worker id */
+    viz_time start, end; /* time range shown (absolute) */
+    viz_time axis_origin;
+} viz_timeline_geometry;
+int viz_timeline_get_geometry(viz_timeline *tl, viz_timeline_geometry *geometry);
+/* The colour (0..255 each) used for a kind, or for "(waiting)",
+ * "(unaccounted)", "(filtered out)", "(other kinds)". */
+int viz_timeline_colour(viz_timeline *tl, const char *kind, unsigned char rgb[3]);
+
+/* Counters, for tests and the CLI's summary line. */
+typedef struct viz_timeline_stats {
+    uint64_t periods;         /* accepted (inside the window) */
+    uint64_t periods_kept;    /* kept for detailed drawing right now */
+    uint64_t waits, messages; /* accepted */
+    int workers, kinds;
+    viz_time bin_width;       /* current ns per bin */
+    viz_time first, last;     /* earliest and latest time seen */
+} viz_timeline_stats;
+void viz_timeline_get_stats(const viz_timeline *tl, viz_timeline_stats *stats);
+
+/* ------------------------------------------------------------------------ */
+/* 2. Network graph                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct viz_net viz_net;
+
+#define VIZ_NO_TASK UINT64_MAX /* a stream end outside the network */
+
+int viz_net_create(viz_net **out, char *err, size_t errlen);
+void viz_net_destroy(viz_net *net);
+const char *viz_net_error(const viz_net *net);
+/* worker < 0: unknown (yet). Redeclaring updates name and worker. */
+int viz_net_add_task(viz_net *net, uint64_t task, const char *name, int worker);
+/* Sets the task's worker if still unknown (e.g. from its first dispatch). */
+int viz_net_task_ran_on(viz_net *net, uint64_t task, int worker);
+/* A stream from writer to reader (VIZ_NO_TASK: outside the network, or not
+ * known yet). Given again, the same stream id adds messages and sets the
+ * ends that are given. */
+int viz_net_add_stream(viz_net *net, uint64_t stream, uint64_t writer, uint64_t reader,
+                       uint64_t messages);
+/* Per-message counting for readers of event traces: the edge label is the
+ * explicit count plus the larger of messages written and read (a stream
+ * from outside has only reads, one to outside only writes). */
+int viz_net_count_traffic(viz_net *net, uint64_t stream, uint64_t written, uint64_t read);
+/* ".svg", ".png" or ".dot" */
+int viz_net_render(viz_net *net, const char *path);
+
+/* ------------------------------------------------------------------------ */
+/* 3. DAG with critical path                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct viz_dag viz_dag;
+
+typedef struct viz_dag_config {
+    bool collapse;       /* merge repeated structure (default in the CLI) */
+    const char *title;   /* NULL = none */
+} viz_dag_config;
+
+int viz_dag_create(viz_dag **out, char *err, size_t errlen);
+void viz_dag_destroy(viz_dag *dag);
+const char *viz_dag_error(const viz_dag *dag);
+/* duration in ns (< 0: unknown) */
+int viz_dag_add_vertex(viz_dag *dag, uint64_t id, const char *label, viz_time duration);
+int viz_dag_add_edge(viz_dag *dag, uint64_t from, uint64_t to);
+/* The critical path, from first to last vertex. Replaces any earlier one. */
+int viz_dag_set_critical_path(viz_dag *dag, const uint64_t *ids, size_t count);
+/* Number of nodes the picture would have after collapsing. */
+int viz_dag_collapsed_size(viz_dag *dag, size_t *nodes);
+/* ".svg", ".png" or ".dot"; config NULL = collapse on. */
+int viz_dag_render(viz_dag *dag, const char *path, const viz_dag_config *config);
+
+/* ------------------------------------------------------------------------ */
+/* Text timeline format (see docs in viz/timeline_text.c and --help)         */
+/* ------------------------------------------------------------------------ */
+
+/* Reads a text timeline from in, feeding tl and/or net (either may be NULL).
+ * name is used in messages ("NAME:LINE: ..."). A last line without newline
+ * is taken as truncation: it is ignored, *truncated is set, and the result is
+ * still VIZ_OK. err gets the first error or the truncation warning. */
+int viz_read_timeline_text(FILE *in, const char *name, viz_timeline *tl, viz_net *net,
+                           bool *truncated, char *err, size_t errlen);
+
+/* Reads the DAG text format (see viz/dag_text.c) into dag. Errors name
+ * "NAME:LINE". */
+int viz_read_dag_text(FILE *in, const char *name, viz_dag *dag, char *err, size_t errlen);
+
+/* Parses "12", "1.5ms", "200us", "3s", "40ns" into nanoseconds. */
+bool viz_parse_duration(const char *text, viz_time *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VIZ_H */

@@ -1,0 +1,174 @@
+/*
+ * viz_internal.h - what the visualiser's source files share and users never
+ * see: the timeline model's layout (filled by timeline.c, drawn by
+ * timeline_draw.c), the palette, the time-axis helpers and small utilities.
+ */
+#ifndef VIZ_INTERNAL_H
+#define VIZ_INTERNAL_H
+
+#include "viz.h"
+
+#include <stdarg.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#define VIZ_ERR_LEN 256
+#define VIZ_MAX_WORKERS 65536
+#define VIZ_MAX_REAL_KINDS 32 /* more kinds share one "other kinds" colour */
+
+/* ---- small utilities (util.c) ---- */
+
+/* printf into a fixed buffer, truncating; buf may be NULL when len is 0. */
+void viz_set_error(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+char *viz_strdup(const char *s);
+/* Output format from the path's extension. */
+typedef enum viz_format { VIZ_FMT_UNKNOWN, VIZ_FMT_PNG, VIZ_FMT_SVG, VIZ_FMT_DOT } viz_format;
+viz_format viz_format_from_path(const char *path);
+/* Grows *items (of *cap elements of size each) to hold at least need. */
+bool viz_grow(void **items, size_t *cap, size_t need, size_t size);
+/* "1.25 ms", "830 ns", "2 s": a duration in a readable unit. */
+void viz_format_duration(viz_time ns, char *buf, size_t len);
+
+/* id -> index map for task, stream and vertex ids (util.c). */
+typedef struct viz_id_map {
+    uint64_t *keys;
+    size_t *values; /* index + 1; 0 = empty slot */
+    size_t cap, len;
+} viz_id_map;
+bool viz_id_map_get(const viz_id_map *m, uint64_t id, size_t *index);
+bool viz_id_map_put(viz_id_map *m, uint64_t id, size_t index);
+void viz_id_map_free(viz_id_map *m);
+
+/* ---- colours (palette.c) ---- */
+
+typedef struct viz_rgb {
+    double r, g, b;
+} viz_rgb;
+
+/* Colours for n names, stable for a name whatever else is in the set as far
+ * as the palette allows: each name hashes to a preferred palette slot and
+ * takes the next free one on collision (names visited in sorted order). */
+void viz_palette_assign(const char *const *names, size_t n, viz_rgb *out);
+viz_rgb viz_palette_worker(int worker);
+viz_rgb viz_colour_waiting(void);
+viz_rgb viz_colour_filtered(void);
+viz_rgb viz_colour_other(void);
+/* Black or white, whichever reads better on background. */
+viz_rgb viz_text_colour_on(viz_rgb background);
+/* "#rrggbb" */
+void viz_rgb_hex(viz_rgb c, char buf[8]);
+
+/* ---- time axis (axis.c) ---- */
+
+typedef struct viz_axis_unit {
+    const char *name; /* "ns", "µs", "ms", "s" */
+    double ns;        /* nanoseconds per unit */
+} viz_axis_unit;
+
+/* A "nice" tick step (1, 2 or 5 times a power of ten, in ns) so that span
+ * gets at most about max_ticks ticks. */
+viz_time viz_axis_step(viz_time span, int max_ticks);
+/* The unit to print values up to magnitude ns in (values stay below 2000). */
+viz_axis_unit viz_axis_unit_for(viz_time magnitude);
+/* Tick label of value (ns) in unit, with as many decimals as step needs. */
+void viz_axis_label(viz_time value, viz_time step, viz_axis_unit unit, char *buf, size_t len);
+
+/* ---- the timeline model (timeline.c) ---- */
+
+typedef struct viz_kind {
+    char *name;
+    bool pseudo; /* "(filtered out)" or "(other kinds)" */
+} viz_kind;
+
+typedef struct viz_task {
+    uint64_t id;
+    char *name;
+    int kind; /* index into viz_timeline.kinds */
+    bool used;
+} viz_task;
+
+/* A period kept for drawing as a box: at least one bin long. */
+typedef struct viz_kept_period {
+    viz_time start, end; /* as reported (not clipped to the window) */
+    uint32_t task;       /* index into viz_timeline.tasks */
+    uint8_t how;         /* viz_period_end */
+} viz_kept_period;
+
+typedef struct viz_worker {
+    bool present;
+    char *name;          /* NULL = "worker N" */
+    double **busy;       /* [kind] -> bin array (ns busy per bin), lazily */
+    size_t busy_cap;
+    double *wait;        /* ns waiting per bin */
+    uint32_t *reads;     /* messages read per bin */
+    uint32_t *writes;    /* messages written per bin */
+    viz_kept_period *kept;
+    size_t kept_len, kept_cap;
+    /* event-style state */
+    bool running, waiting;
+    uint64_t running_task;
+    viz_time run_start, wait_start;
+} viz_worker;
+
+/* Time bins shared by all workers: bin i covers [origin + i*width, +width). */
+typedef struct viz_bins {
+    int count;       /* even */
+    viz_time origin;
+    viz_time width;
+    bool started;
+    bool fixed;      /* a window was given: never rescaled */
+} viz_bins;
+
+struct viz_timeline {
+    int width, height;
+    bool has_window;
+    viz_time from, to; /* relative to origin */
+    char *title;
+    char *task_regex;
+    pcre2_code *regex;
+    pcre2_match_data *match;
+
+    bool origin_set;
+    viz_time origin;
+
+    viz_worker *workers; /* indexed by worker id */
+    size_t workers_cap;
+
+    viz_task *tasks;
+    size_t tasks_len, tasks_cap;
+    uint32_t *task_index; /* open-addressing hash: slot -> task index + 1 */
+    size_t task_index_cap;
+
+    viz_kind *kinds;
+    size_t kinds_len, kinds_cap;
+    int kind_filtered, kind_other; /* -1 until needed */
+
+    viz_bins bins;
+    bool any_time;
+    viz_time first, last;
+    uint64_t periods, waits, messages;
+
+    char error[VIZ_ERR_LEN];
+};
+
+/* Absolute window bounds (only meaningful with has_window and an origin). */
+viz_time viz_timeline_window_start(const viz_timeline *tl);
+viz_time viz_timeline_window_end(const viz_timeline *tl);
+/* The time range the image shows, and the origin the axis counts from.
+ * Returns false if there is nothing to show. */
+bool viz_timeline_range(const viz_timeline *tl, viz_time *start, viz_time *end,
+                        viz_time *axis_origin);
+/* Drawing (timeline_draw.c). */
+int viz_timeline_draw(viz_timeline *tl, const char *path, viz_format format);
+
+/* ---- Graphviz output (gv_output.c) ---- */
+
+/* Lays out (unless .dot) and writes graph g to path. Returns VIZ_OK or sets
+ * err. graph is an Agraph_t*, *context a GVC_t* created on first use and
+ * owned by the caller (void here so users need not see Graphviz headers). */
+int viz_gv_write(void *graph, const char *path, void **context, char *err, size_t errlen);
+void viz_gv_free_context(void *context);
+
+#endif /* VIZ_INTERNAL_H */

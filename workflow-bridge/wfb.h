@@ -1,0 +1,536 @@
+/*
+ * wfb.h - the workflow bridge: one analysis model for LPEL traces and
+ * workflow activity events, its importers, and its analyses.
+ *
+ * The model is one directed acyclic graph:
+ *   - vertices are data states (Crux) or activities (Grid workflow model);
+ *     every vertex has a string id, optional times and a weight (duration);
+ *   - edges are mutations (TRANSFER, CONVERT, APPEND, SPLIT, MERGE, DELETE)
+ *     between data states, or DEPEND edges between activities; each has a
+ *     cost in seconds.
+ * Storage is columnar and compact (no allocation per vertex or edge), so a
+ * graph of ten million edges fits in about a gigabyte.
+ *
+ * Errors: functions returning int give 0 on success and -1 on failure, and
+ * fill a wfb_error with a one-line message naming file and line.
+ * Nothing here keeps global state; every object is owned by its caller.
+ */
+#ifndef WFB_H
+#define WFB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ errors */
+
+typedef struct wfb_error {
+    char file[256]; /* input file, "" if none */
+    long line;      /* 1-based line, 0 if none */
+    char msg[512];  /* what went wrong */
+} wfb_error;
+
+/* Writes "file:line: msg" (parts omitted when unknown) and a newline. */
+void wfb_error_print(const wfb_error *err, FILE *out);
+
+/* ------------------------------------------------------------------ model */
+
+#define WFB_NONE UINT32_MAX /* "no vertex / no string / no execution" */
+
+typedef enum wfb_vertex_kind {
+    WFB_VERTEX_DATA = 0,     /* a data state: message, file, ... */
+    WFB_VERTEX_ACTIVITY = 1  /* a workflow activity (job, task) */
+} wfb_vertex_kind;
+
+typedef enum wfb_edge_kind {
+    WFB_EDGE_DEPEND = 0, /* activity dependency: child starts after parent */
+    WFB_EDGE_TRANSFER,
+    WFB_EDGE_CONVERT,
+    WFB_EDGE_APPEND,
+    WFB_EDGE_SPLIT,
+    WFB_EDGE_MERGE,
+    WFB_EDGE_DELETE,
+    WFB_EDGE_KIND_COUNT
+} wfb_edge_kind;
+
+/* Times of a vertex. Data states use only AT (the time they came to exist).
+ * Activities use SUBMITTED, ACTIVE, COMPLETED or FAILED (one end only). */
+typedef enum wfb_time_kind {
+    WFB_T_SUBMITTED = 0,
+    WFB_T_ACTIVE,
+    WFB_T_END, /* completed or failed, see wfb_vertex_failed() */
+    WFB_T_KIND_COUNT
+} wfb_time_kind;
+
+/* Upper-case name of an edge kind ("CONVERT"); parse returns -1 if unknown. */
+const char *wfb_edge_kind_name(wfb_edge_kind kind);
+int wfb_edge_kind_parse(const char *name, wfb_edge_kind *out);
+
+typedef struct wfb_graph wfb_graph;
+
+wfb_graph *wfb_graph_new(void);
+void wfb_graph_free(wfb_graph *g);
+
+/* Source name used in error messages (the file being imported). */
+void wfb_graph_set_source(wfb_graph *g, const char *file);
+const char *wfb_graph_source(const wfb_graph *g);
+
+size_t wfb_vertex_count(const wfb_graph *g);
+size_t wfb_edge_count(const wfb_graph *g);
+
+/* Finds or creates the vertex with this id. A vertex created here is only
+ * referenced until wfb_vertex_define() is called on it; wfb_graph_check()
+ * reports references to vertices never defined. `line` is remembered for
+ * error messages. Returns WFB_NONE when out of memory. */
+uint32_t wfb_vertex_ref(wfb_graph *g, const char *id, size_t len, long line);
+/* Looks a vertex up without creating it (WFB_NONE if absent). */
+uint32_t wfb_vertex_find(const wfb_graph *g, const char *id, size_t len);
+/* Marks a vertex as defined with this kind and definition line. */
+void wfb_vertex_define(wfb_graph *g, uint32_t v, wfb_vertex_kind kind, long line);
+
+/* Setters return -1 only when out of memory. Times are seconds (any epoch). */
+int wfb_vertex_set_time(wfb_graph *g, uint32_t v, wfb_time_kind which, double t);
+int wfb_vertex_set_failed(wfb_graph *g, uint32_t v, int failed);
+int wfb_vertex_set_duration(wfb_graph *g, uint32_t v, double seconds);
+int wfb_vertex_set_size(wfb_graph *g, uint32_t v, uint64_t bytes);
+/* String attributes: origin (producer), location (worker/host), label
+ * (name), resources, trace (nested LPEL trace directory). */
+typedef enum wfb_attr {
+    WFB_ATTR_ORIGIN = 0,
+    WFB_ATTR_LOCATION,
+    WFB_ATTR_LABEL,
+    WFB_ATTR_RESOURCES,
+    WFB_ATTR_TRACE,
+    WFB_ATTR_COUNT
+} wfb_attr;
+int wfb_vertex_set_attr(wfb_graph *g, uint32_t v, wfb_attr attr, const char *value);
+
+const char *wfb_vertex_id(const wfb_graph *g, uint32_t v);
+wfb_vertex_kind wfb_vertex_kind_of(const wfb_graph *g, uint32_t v);
+int wfb_vertex_defined(const wfb_graph *g, uint32_t v);
+long wfb_vertex_line(const wfb_graph *g, uint32_t v);
+/* NAN when the time is unknown. For data states every kind returns AT. */
+double wfb_vertex_time(const wfb_graph *g, uint32_t v, wfb_time_kind which);
+int wfb_vertex_failed(const wfb_graph *g, uint32_t v);
+/* Weight used by the longest path: the explicit duration if one was set,
+ * else END - ACTIVE when both are known, else 0. */
+double wfb_vertex_weight(const wfb_graph *g, uint32_t v);
+/* 0 when unknown. */
+uint64_t wfb_vertex_size(const wfb_graph *g, uint32_t v);
+/* NULL when unset. */
+const char *wfb_vertex_attr(const wfb_graph *g, uint32_t v, wfb_attr attr);
+/* Start of the vertex (ACTIVE, or AT for data), end (END, or AT). */
+double wfb_vertex_start(const wfb_graph *g, uint32_t v);
+double wfb_vertex_end(const wfb_graph *g, uint32_t v);
+
+/* Adds an edge src -> dst. `exec` groups edges that come from one component
+ * execution (WFB_NONE if not applicable); `label` names the task that did
+ * the mutation (may be NULL). Returns the edge index or WFB_NONE. */
+uint32_t wfb_edge_add(wfb_graph *g, uint32_t src, uint32_t dst, wfb_edge_kind kind,
+                      double cost, long line);
+int wfb_edge_set_exec(wfb_graph *g, uint32_t e, uint32_t exec);
+int wfb_edge_set_label(wfb_graph *g, uint32_t e, const char *label);
+
+uint32_t wfb_edge_src(const wfb_graph *g, uint32_t e);
+uint32_t wfb_edge_dst(const wfb_graph *g, uint32_t e);
+wfb_edge_kind wfb_edge_kind_of(const wfb_graph *g, uint32_t e);
+double wfb_edge_cost(const wfb_graph *g, uint32_t e);
+uint32_t wfb_edge_exec(const wfb_graph *g, uint32_t e);
+const char *wfb_edge_label(const wfb_graph *g, uint32_t e);
+
+/* Checks that every referenced vertex was defined (error names the vertex
+ * and the line that referenced it), drops duplicate edges, builds the
+ * adjacency used by the analyses and checks acyclicity (error names a vertex
+ * on the cycle). Must be called after importing and before analysing. */
+int wfb_graph_finish(wfb_graph *g, wfb_error *err);
+/* Like wfb_graph_finish but turns undefined referenced vertices into
+ * activities instead of failing (for logs that mention jobs never run). */
+int wfb_graph_finish_lenient(wfb_graph *g, wfb_error *err);
+
+/* After finish: adjacency. Returns the number of edges and sets *edges to
+ * edge indices (valid until the graph changes). */
+size_t wfb_out_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges);
+size_t wfb_in_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges);
+/* After finish: vertices in a topological order. */
+const uint32_t *wfb_topo_order(const wfb_graph *g);
+
+/* Approximate bytes held by the graph (for benchmarks and reports). */
+size_t wfb_graph_bytes(const wfb_graph *g);
+
+/* Runtime side tables, filled by the LPEL lifter (empty otherwise). */
+typedef struct wfb_worker_stats {
+    uint32_t worker;
+    double busy_s;         /* sum of dispatch..block intervals */
+    double wait_s;         /* sum of waited..resumed intervals */
+    uint64_t waits;        /* waiting events */
+    double first_s, last_s;/* first and last event time on this worker */
+} wfb_worker_stats;
+
+typedef struct wfb_task_stats {
+    uint64_t task;
+    const char *name;      /* interned, owned by the graph; may be NULL */
+    uint32_t worker;
+    double exec_s;         /* sum of dispatch..block intervals */
+    uint64_t dispatches;
+    uint64_t blocks[4];    /* by cause: input, output, any, other */
+    uint64_t executions;   /* component executions */
+} wfb_task_stats;
+
+size_t wfb_worker_stats_count(const wfb_graph *g);
+const wfb_worker_stats *wfb_worker_stats_at(const wfb_graph *g, size_t i);
+size_t wfb_task_stats_count(const wfb_graph *g);
+const wfb_task_stats *wfb_task_stats_at(const wfb_graph *g, size_t i);
+
+/* Component executions (LPEL): one row per execution. */
+typedef struct wfb_exec {
+    uint32_t task_index;   /* into the task stats, WFB_NONE if unknown */
+    uint32_t worker;
+    double begin_s, end_s;
+} wfb_exec;
+size_t wfb_exec_count(const wfb_graph *g);
+
+/* Waiting relation W(A,B) over one stream: A blocked on an empty stream
+ * written by B (on_empty) or on a full stream read by B; how often and how
+ * long (block until A's next dispatch). Filled by the LPEL lifter. */
+typedef struct wfb_wait_relation {
+    uint64_t waiter, waited_for, stream;
+    int on_empty;
+    uint64_t count;
+    double total_s;
+} wfb_wait_relation;
+size_t wfb_wait_relation_count(const wfb_graph *g);
+const wfb_wait_relation *wfb_wait_relation_at(const wfb_graph *g, size_t i);
+const wfb_exec *wfb_exec_at(const wfb_graph *g, size_t i);
+
+/* --------------------------------------------------------------- import */
+
+typedef enum wfb_format {
+    WFB_FORMAT_UNKNOWN = 0,
+    WFB_FORMAT_JSONL,
+    WFB_FORMAT_WFCOMMONS,
+    WFB_FORMAT_BP,
+    WFB_FORMAT_LPEL_TRACE
+} wfb_format;
+
+/* "jsonl", "wfcommons", "bp", "lpel"; parse returns UNKNOWN if none fits. */
+const char *wfb_format_name(wfb_format f);
+wfb_format wfb_format_parse(const char *name);
+/* Looks at the path (directory = LPEL trace) and the first bytes. */
+wfb_format wfb_format_detect(const char *path);
+
+/* Progress callback: called now and then with bytes done and total (total 0
+ * when unknown). May be NULL. */
+typedef void (*wfb_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+typedef struct wfb_import_options {
+    wfb_progress_fn progress;
+    void *progress_ctx;
+    const struct wfb_bp_mapping *bp_mapping; /* NULL = built-in Pegasus mapping */
+} wfb_import_options;
+
+/* Each importer adds to g (graph must not be finished yet) and finishes it. */
+int wfb_import_jsonl(wfb_graph *g, FILE *in, const char *name,
+                     const wfb_import_options *opt, wfb_error *err);
+int wfb_import_wfcommons(wfb_graph *g, FILE *in, const char *name, wfb_error *err);
+int wfb_import_bp(wfb_graph *g, FILE *in, const char *name,
+                  const wfb_import_options *opt, wfb_error *err);
+/* Opens path, detects or uses `format`, imports and finishes. */
+int wfb_import_path(wfb_graph *g, const char *path, wfb_format format,
+                    const wfb_import_options *opt, wfb_error *err);
+
+/* NetLogger BP mapping: rules tried in order, first pattern match wins. */
+typedef enum wfb_bp_action {
+    WFB_BP_SUBMITTED = 0,
+    WFB_BP_ACTIVE,
+    WFB_BP_COMPLETED, /* "end": completed, or failed when status field != 0 */
+    WFB_BP_FAILED,
+    WFB_BP_DEPENDENCY,/* id_field = parent field, child_field = child field */
+    WFB_BP_ALIAS      /* id_field is an alias of child_field's value */
+} wfb_bp_action;
+
+typedef struct wfb_bp_mapping wfb_bp_mapping;
+wfb_bp_mapping *wfb_bp_mapping_new(void);
+void wfb_bp_mapping_free(wfb_bp_mapping *m);
+/* Adds a rule. status_field may be NULL (COMPLETED then never fails). */
+int wfb_bp_mapping_add(wfb_bp_mapping *m, const char *event_pattern, wfb_bp_action action,
+                       const char *id_field, const char *child_field,
+                       const char *status_field, wfb_error *err);
+/* The Pegasus stampede mapping. */
+wfb_bp_mapping *wfb_bp_mapping_pegasus(wfb_error *err);
+/* Reads a mapping file (format in docs/EVENTS.md). */
+wfb_bp_mapping *wfb_bp_mapping_load(const char *path, wfb_error *err);
+
+/* One parsed BP line: pairs point into the caller's buffer (modified). */
+typedef struct wfb_bp_pair {
+    const char *key;
+    const char *value;
+} wfb_bp_pair;
+/* Splits `line` in place into pairs (quotes removed, \" unescaped).
+ * Returns the number of pairs or -1 on a syntax error. */
+int wfb_bp_parse_line(char *line, wfb_bp_pair *pairs, int max_pairs);
+/* ISO-8601 "2012-03-13T12:35:36.000000Z" (or a number) -> seconds since the
+ * epoch; -1 on failure. */
+int wfb_parse_time(const char *s, double *out);
+
+/* --------------------------------------------------------------- emitter */
+
+/* Writes JSON Lines events (schema in docs/EVENTS.md) to a FILE. */
+typedef struct wfb_emitter wfb_emitter;
+wfb_emitter *wfb_emit_open(FILE *out);
+/* Flushes; returns -1 if any write failed. Frees the emitter. */
+int wfb_emit_close(wfb_emitter *em);
+/* event: "submitted", "active", "completed", "failed". name/resources may
+ * be NULL. */
+int wfb_emit_activity(wfb_emitter *em, const char *id, const char *event, double time,
+                      const char *name, const char *resources);
+/* An activity known only by its duration (no times), e.g. from WfCommons. */
+int wfb_emit_activity_duration(wfb_emitter *em, const char *id, const char *name,
+                               double duration, const char *resources);
+int wfb_emit_dependency(wfb_emitter *em, const char *parent, const char *child);
+/* time may be NAN (unknown), size 0 (unknown); strings may be NULL. */
+int wfb_emit_data(wfb_emitter *em, const char *id, double time, uint64_t size,
+                  const char *origin, const char *location, const char *label);
+int wfb_emit_mutation(wfb_emitter *em, wfb_edge_kind kind, const char *from, const char *to,
+                      double cost, const char *task);
+/* Writes a whole finished graph as events. */
+int wfb_write_jsonl(const wfb_graph *g, FILE *out);
+
+/* ------------------------------------------------------- critical path */
+
+typedef struct wfb_path {
+    int valid;          /* 0 = not available (e.g. no times) */
+    double length_s;
+    size_t n;           /* vertices on the path */
+    uint32_t *vertices; /* in path order, n entries */
+    uint32_t *edges;    /* n-1 entries: edges[i] joins vertices[i], vertices[i+1] */
+} wfb_path;
+
+void wfb_path_free(wfb_path *p);
+
+/* Weighted longest path: maximises the sum of vertex weights and edge costs.
+ * Ties go to the smaller vertex index (first seen in the input). O(V+E). */
+int wfb_longest_path(const wfb_graph *g, wfb_path *out, wfb_error *err);
+/* As-executed critical path: from the sink that finished last, walk back
+ * choosing at each vertex the predecessor that finished last. Invalid (not
+ * an error) when some vertex on the way lacks an end time. Length is end of
+ * the last vertex minus start of the first. O(V+E). */
+int wfb_as_executed_path(const wfb_graph *g, wfb_path *out, wfb_error *err);
+
+/* -------------------------------------------------------------- metrics */
+
+typedef struct wfb_summary {
+    size_t n;
+    double min, median, p95, p99, max, mean, stddev;
+} wfb_summary;
+
+/* Nearest-rank summary of values (the array is sorted in place). */
+void wfb_summarise(double *values, size_t n, wfb_summary *out);
+
+/* Fixed-memory log-scale histogram for percentile timeouts. Relative error
+ * of a bucket is below 1/WFB_HIST_SUB. */
+#define WFB_HIST_SUB 64
+#define WFB_HIST_OCTAVES 64
+typedef struct wfb_histogram {
+    double unit;          /* smallest resolved value */
+    uint64_t count;
+    uint64_t zero;        /* values below unit */
+    uint64_t buckets[WFB_HIST_OCTAVES * WFB_HIST_SUB];
+} wfb_histogram;
+void wfb_histogram_init(wfb_histogram *h, double unit);
+void wfb_histogram_add(wfb_histogram *h, double value);
+/* Upper bound of the bucket holding the p-th percentile (0 < p <= 100). */
+double wfb_histogram_percentile(const wfb_histogram *h, double p);
+
+/* Per-activity figures (NAN where the needed times are missing). */
+typedef struct wfb_activity_metrics {
+    uint32_t vertex;
+    double response_s;   /* end - submitted */
+    double waiting_s;    /* active - submitted */
+    double processing_s; /* end - active (or the explicit duration) */
+    double sync_delay_s; /* active - max(parent end); NAN without parents */
+    double slowdown;     /* response / processing */
+} wfb_activity_metrics;
+
+/* Fork-join siblings: the children of one fork vertex. */
+typedef struct wfb_fork_metrics {
+    uint32_t fork;       /* the parent with >= 2 activity children */
+    size_t siblings;
+    double max_s, mean_s, min_s;
+    double imbalance_pct;/* (max / mean - 1) * 100 */
+} wfb_fork_metrics;
+
+typedef struct wfb_activity_report {
+    size_t n_activities;
+    wfb_activity_metrics *activities; /* n_activities entries */
+    size_t n_forks;
+    wfb_fork_metrics *forks;
+    wfb_summary response, waiting, processing, sync_delay, slowdown;
+    size_t n_failed;
+    double makespan_s;   /* max end - min submitted/active; NAN if no times */
+} wfb_activity_report;
+
+int wfb_activity_metrics_compute(const wfb_graph *g, wfb_activity_report *out, wfb_error *err);
+void wfb_activity_report_free(wfb_activity_report *r);
+
+/* Speedup of run `base` over run `other` on the activities both contain
+ * (matched by id): span(base) / span(other), span = max end - min start, or
+ * the longest-path length of the common subgraph when times are missing.
+ * *common receives the number of activities matched. */
+int wfb_speedup(const wfb_graph *base, const wfb_graph *other, double *speedup,
+                size_t *common, wfb_error *err);
+
+/* Message-graph metrics (data states: LPEL messages or data events). */
+typedef struct wfb_lifeline {
+    uint32_t input;      /* a data state with no predecessor */
+    double latency_s;    /* execution time on it and all its descendants */
+    double end_to_end_s; /* last descendant time - input time (NAN if unknown) */
+    size_t descendants;
+    int missing_events;  /* descendants lacking their time (never written) */
+    int timed_out;       /* latency above the percentile timeout */
+} wfb_lifeline;
+
+typedef struct wfb_message_report {
+    size_t n_inputs;
+    wfb_lifeline *lifelines;   /* n_inputs entries */
+    double max_worker_exec_s;
+    double throughput_per_s;   /* inputs / max worker execution time */
+    wfb_summary latency, end_to_end;
+    double jitter_s;           /* stddev of latency */
+    double timeout_percentile; /* e.g. 99 */
+    double timeout_s;          /* from the histogram */
+    size_t n_missing, n_timed_out;
+} wfb_message_report;
+
+/* timeout_percentile in (0,100]; 0 selects 99. */
+int wfb_message_metrics_compute(const wfb_graph *g, double timeout_percentile,
+                                wfb_message_report *out, wfb_error *err);
+void wfb_message_report_free(wfb_message_report *r);
+
+/* Activity lifeline anomalies: activities missing expected events (e.g.
+ * submitted but never active, active but never ended). Returns how many and
+ * fills *vertices (malloc'ed, caller frees) with them. */
+size_t wfb_activity_anomalies(const wfb_graph *g, uint32_t **vertices);
+
+/* ---------------------------------------------------------- LPEL lifting */
+
+/* The internal event interface the LPEL trace importer is built on: an
+ * adapter turns the monitor's reader output into these, in time order. */
+typedef enum wfb_lpel_kind {
+    WFB_LPEL_TASK_MAP = 0, /* task created on worker, with name */
+    WFB_LPEL_DISPATCH,     /* task starts running on worker */
+    WFB_LPEL_BLOCK,        /* task stops running; cause in `cause` */
+    WFB_LPEL_MSG_READ,     /* task read message `msg` */
+    WFB_LPEL_MSG_WRITTEN,  /* task wrote message `msg` */
+    WFB_LPEL_COMP_BEGIN,   /* component execution begins in task */
+    WFB_LPEL_COMP_END,     /* component execution ends in task */
+    WFB_LPEL_WORKER_WAIT,  /* worker found nothing to run */
+    WFB_LPEL_WORKER_RESUME,/* worker has work again */
+    WFB_LPEL_STREAM_BLOCK  /* task blocks on `stream`, other end `peer`; `empty`
+                              1 = blocked on an empty stream, 0 = on a full one */
+} wfb_lpel_kind;
+
+typedef enum wfb_block_cause {
+    WFB_BLOCK_INPUT = 0,
+    WFB_BLOCK_OUTPUT,
+    WFB_BLOCK_ANY,
+    WFB_BLOCK_OTHER /* exit, yield */
+} wfb_block_cause;
+
+typedef struct wfb_lpel_event {
+    wfb_lpel_kind kind;
+    double time;      /* seconds */
+    uint32_t worker;
+    uint64_t task;
+    uint64_t msg;     /* MSG_READ / MSG_WRITTEN */
+    const char *name; /* TASK_MAP: task name (copied) */
+    wfb_block_cause cause;
+    uint64_t stream;  /* STREAM_BLOCK */
+    uint64_t peer;    /* STREAM_BLOCK: the task at the other end, 0 unknown */
+    int empty;        /* STREAM_BLOCK */
+} wfb_lpel_event;
+
+typedef struct wfb_lifter wfb_lifter;
+/* The lifter adds to g (which must not be finished yet). */
+wfb_lifter *wfb_lifter_new(wfb_graph *g);
+int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err);
+/* Closes open intervals, stores the runtime tables in the graph, finishes
+ * the graph (leniently: messages read but never written become anomalies)
+ * and frees the lifter. */
+int wfb_lifter_finish(wfb_lifter *l, wfb_error *err);
+void wfb_lifter_free(wfb_lifter *l);
+
+/* Imports an LPEL trace directory. Needs the monitor reader library; when
+ * the bridge was built without it this fails with an explanatory error. */
+int wfb_import_lpel_trace(wfb_graph *g, const char *dir, wfb_error *err);
+/* 1 when the bridge was built with the monitor's reader (trace import works). */
+int wfb_lpel_trace_supported(void);
+
+
+/* -------------------------------------------------------------- reports */
+
+typedef enum wfb_output { WFB_OUT_TEXT = 0, WFB_OUT_JSON, WFB_OUT_CSV } wfb_output;
+
+/* Both critical paths (either may be invalid) as a text report or as the
+ * JSON object documented in docs/EVENTS.md. */
+int wfb_report_wcp(const wfb_graph *g, const wfb_path *longest, const wfb_path *as_executed,
+                   wfb_output fmt, FILE *out);
+/* Critical paths of the LPEL traces nested in activities (activities with a
+ * `trace` attribute), reported inside their activity's report. */
+typedef struct wfb_nested_wcp {
+    const char *activity;       /* id of the activity in the outer graph */
+    const char *trace;          /* its trace directory */
+    const wfb_graph *graph;     /* NULL when the trace could not be read */
+    const wfb_path *longest, *as_executed;
+    const char *error;          /* why graph is NULL */
+} wfb_nested_wcp;
+
+/* wfb_report_wcp plus the nested traces ("nested": [...] in JSON). */
+int wfb_report_wcp_nested(const wfb_graph *g, const wfb_path *longest,
+                          const wfb_path *as_executed, const wfb_nested_wcp *nested,
+                          size_t n_nested, wfb_output fmt, FILE *out);
+
+/* The graph in Graphviz dot; vertices and edges of the longest path red,
+ * of the as-executed path blue (both: purple). */
+int wfb_write_dot(const wfb_graph *g, const wfb_path *longest, const wfb_path *as_executed,
+                  FILE *out);
+
+typedef struct wfb_metrics_input {
+    const wfb_activity_report *activities;
+    const wfb_message_report *messages;
+    const uint32_t *anomalies; /* activity anomalies */
+    size_t n_anomalies;
+    int has_speedup;           /* --compare given */
+    const char *compare_source;
+    double speedup;
+    size_t speedup_common;
+} wfb_metrics_input;
+
+int wfb_report_metrics(const wfb_graph *g, const wfb_metrics_input *in, wfb_output fmt,
+                       FILE *out);
+
+/* A progress bar on a terminal: drawn only when `out` is a tty and the work
+ * has taken more than a second. Pass wfb_progress_bar_update as the import
+ * progress callback with the bar as context. */
+typedef struct wfb_progress_bar {
+    FILE *out;
+    int enabled, drawn;
+    double started;
+} wfb_progress_bar;
+void wfb_progress_bar_init(wfb_progress_bar *bar, FILE *out);
+void wfb_progress_bar_update(void *bar, uint64_t done, uint64_t total);
+void wfb_progress_bar_end(wfb_progress_bar *bar);
+
+/* Everything a command needs to get a finished graph: detects the format
+ * (unless given), loads the BP mapping file (NULL = Pegasus), shows the
+ * progress bar on stderr when `progress` is set. *out is NULL on error. */
+int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path, int progress,
+                   wfb_graph **out, wfb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

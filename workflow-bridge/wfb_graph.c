@@ -1,0 +1,650 @@
+/*
+ * wfb_graph.c - the analysis model: vertices, edges, their columns, and
+ * finishing a graph (reference check, duplicate edges, adjacency, cycles).
+ *
+ * Columns rather than structs, and optional columns allocated only when a
+ * first vertex needs them, keep a large message graph near 60 bytes per
+ * vertex and 20 per edge before the adjacency is built.
+ */
+#include "wfb_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void wfb_set_error(wfb_error *err, const char *file, long line, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+    err->line = line;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+}
+
+void wfb_error_print(const wfb_error *err, FILE *out)
+{
+    if (err->file[0])
+        fprintf(out, "%s:", err->file);
+    if (err->line > 0)
+        fprintf(out, "%ld:", err->line);
+    fprintf(out, "%s%s\n", (err->file[0] || err->line > 0) ? " " : "", err->msg);
+}
+
+int wfb_grow(void **buf, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / size)
+            return -1;
+        n *= 2;
+    }
+    void *p = realloc(*buf, n * size);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = n;
+    return 0;
+}
+
+long wfb_read_line(FILE *in, char **buf, size_t *cap)
+{
+    ssize_t n = getline(buf, cap, in);
+    if (n < 0)
+        return -1;
+    while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
+        (*buf)[--n] = '\0';
+    return (long)n;
+}
+
+static const char *const edge_kind_names[WFB_EDGE_KIND_COUNT] = {
+    "DEPEND", "TRANSFER", "CONVERT", "APPEND", "SPLIT", "MERGE", "DELETE"};
+
+const char *wfb_edge_kind_name(wfb_edge_kind kind)
+{
+    return (unsigned)kind < WFB_EDGE_KIND_COUNT ? edge_kind_names[kind] : "?";
+}
+
+int wfb_edge_kind_parse(const char *name, wfb_edge_kind *out)
+{
+    for (int k = 0; k < WFB_EDGE_KIND_COUNT; k++)
+        if (!strcmp(name, edge_kind_names[k])) {
+            *out = (wfb_edge_kind)k;
+            return 0;
+        }
+    return -1;
+}
+
+wfb_graph *wfb_graph_new(void)
+{
+    return calloc(1, sizeof(wfb_graph));
+}
+
+static void free_adjacency(wfb_graph *g)
+{
+    free(g->out_off);
+    free(g->out_list);
+    free(g->in_off);
+    free(g->in_list);
+    free(g->topo);
+    g->out_off = g->out_list = g->in_off = g->in_list = g->topo = NULL;
+    g->finished = false;
+}
+
+void wfb_graph_free(wfb_graph *g)
+{
+    if (!g)
+        return;
+    free(g->source);
+    wfb_strtab_free(&g->ids);
+    wfb_strtab_free(&g->strs);
+    free(g->v_flags);
+    free(g->v_line);
+    for (int i = 0; i < WFB_T_KIND_COUNT; i++)
+        free(g->v_time[i]);
+    free(g->v_duration);
+    free(g->v_size);
+    for (int i = 0; i < WFB_ATTR_COUNT; i++)
+        free(g->v_attr[i]);
+    free(g->e_src);
+    free(g->e_dst);
+    free(g->e_kind);
+    free(g->e_cost);
+    free(g->e_exec);
+    free(g->e_label);
+    free_adjacency(g);
+    free(g->workers);
+    free(g->tasks);
+    free(g->execs);
+    free(g->waits);
+    free(g);
+}
+
+void wfb_graph_set_source(wfb_graph *g, const char *file)
+{
+    char *copy = file ? strdup(file) : NULL;
+    if (file && !copy)
+        return; /* keep the old name: only used in messages */
+    free(g->source);
+    g->source = copy;
+}
+
+const char *wfb_graph_source(const wfb_graph *g)
+{
+    return g->source ? g->source : "";
+}
+
+size_t wfb_vertex_count(const wfb_graph *g) { return g->ids.count; }
+size_t wfb_edge_count(const wfb_graph *g) { return g->ne; }
+
+/* ---- columns ---- */
+
+static void fill_nan(double *col, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        col[i] = NAN;
+}
+
+/* Grows one column from old_cap to new_cap elements with its default. */
+static int grow_column(void **col, size_t old_cap, size_t new_cap, size_t size, int fill)
+{
+    void *p = realloc(*col, new_cap * size);
+    if (!p)
+        return -1;
+    *col = p;
+    if (fill == 'n')
+        fill_nan(p, old_cap, new_cap);
+    else
+        memset((char *)p + old_cap * size, fill, (new_cap - old_cap) * size);
+    return 0;
+}
+
+static int grow_vertex_columns(wfb_graph *g, size_t need)
+{
+    if (need <= g->cap_v)
+        return 0;
+    size_t n = g->cap_v ? g->cap_v * 2 : 64;
+    while (n < need)
+        n *= 2;
+    size_t old = g->cap_v;
+    if (grow_column((void **)&g->v_flags, old, n, 1, 0) ||
+        grow_column((void **)&g->v_line, old, n, 4, 0))
+        return -1;
+    for (int i = 0; i < WFB_T_KIND_COUNT; i++)
+        if (g->v_time[i] && grow_column((void **)&g->v_time[i], old, n, 8, 'n'))
+            return -1;
+    if (g->v_duration && grow_column((void **)&g->v_duration, old, n, 8, 'n'))
+        return -1;
+    if (g->v_size && grow_column((void **)&g->v_size, old, n, 8, 0))
+        return -1;
+    for (int i = 0; i < WFB_ATTR_COUNT; i++)
+        if (g->v_attr[i] && grow_column((void **)&g->v_attr[i], old, n, 4, 0xff))
+            return -1;
+    g->cap_v = n;
+    return 0;
+}
+
+/* Allocates an optional column on first use. */
+static int need_column(void **col, size_t cap, size_t size, int fill)
+{
+    if (*col)
+        return 0;
+    return grow_column(col, 0, cap, size, fill);
+}
+
+/* ---- vertices ---- */
+
+uint32_t wfb_vertex_ref(wfb_graph *g, const char *id, size_t len, long line)
+{
+    bool added;
+    uint32_t v = wfb_strtab_intern(&g->ids, id, len, &added);
+    if (v == WFB_NONE || !added)
+        return v;
+    if (grow_vertex_columns(g, (size_t)v + 1))
+        return WFB_NONE; /* the id stays interned but unusable: caller fails */
+    g->v_flags[v] = 0;
+    g->v_line[v] = line > 0 && line < (long)UINT32_MAX ? (uint32_t)line : 0;
+    free_adjacency(g);
+    return v;
+}
+
+uint32_t wfb_vertex_find(const wfb_graph *g, const char *id, size_t len)
+{
+    return wfb_strtab_find(&g->ids, id, len);
+}
+
+void wfb_vertex_define(wfb_graph *g, uint32_t v, wfb_vertex_kind kind, long line)
+{
+    if (!(g->v_flags[v] & WFB_VF_DEFINED) && line > 0 && line < (long)UINT32_MAX)
+        g->v_line[v] = (uint32_t)line;
+    g->v_flags[v] |= WFB_VF_DEFINED;
+    if (kind == WFB_VERTEX_ACTIVITY)
+        g->v_flags[v] |= WFB_VF_ACTIVITY;
+    else
+        g->v_flags[v] &= (uint8_t)~WFB_VF_ACTIVITY;
+}
+
+int wfb_vertex_set_time(wfb_graph *g, uint32_t v, wfb_time_kind which, double t)
+{
+    if (!(g->v_flags[v] & WFB_VF_ACTIVITY))
+        which = WFB_T_END; /* a data state has one time */
+    if (need_column((void **)&g->v_time[which], g->cap_v, 8, 'n'))
+        return -1;
+    g->v_time[which][v] = t;
+    return 0;
+}
+
+int wfb_vertex_set_failed(wfb_graph *g, uint32_t v, int failed)
+{
+    if (failed)
+        g->v_flags[v] |= WFB_VF_FAILED;
+    else
+        g->v_flags[v] &= (uint8_t)~WFB_VF_FAILED;
+    return 0;
+}
+
+int wfb_vertex_set_duration(wfb_graph *g, uint32_t v, double seconds)
+{
+    if (need_column((void **)&g->v_duration, g->cap_v, 8, 'n'))
+        return -1;
+    g->v_duration[v] = seconds;
+    return 0;
+}
+
+int wfb_vertex_set_size(wfb_graph *g, uint32_t v, uint64_t bytes)
+{
+    if (need_column((void **)&g->v_size, g->cap_v, 8, 0))
+        return -1;
+    g->v_size[v] = bytes;
+    return 0;
+}
+
+uint32_t wfb_graph_string(wfb_graph *g, const char *s)
+{
+    return wfb_strtab_intern(&g->strs, s, strlen(s), NULL);
+}
+
+int wfb_vertex_set_attr(wfb_graph *g, uint32_t v, wfb_attr attr, const char *value)
+{
+    if (need_column((void **)&g->v_attr[attr], g->cap_v, 4, 0xff))
+        return -1;
+    uint32_t s = value ? wfb_graph_string(g, value) : WFB_NONE;
+    if (value && s == WFB_NONE)
+        return -1;
+    g->v_attr[attr][v] = s;
+    return 0;
+}
+
+const char *wfb_vertex_id(const wfb_graph *g, uint32_t v) { return wfb_strtab_get(&g->ids, v); }
+
+wfb_vertex_kind wfb_vertex_kind_of(const wfb_graph *g, uint32_t v)
+{
+    return (g->v_flags[v] & WFB_VF_ACTIVITY) ? WFB_VERTEX_ACTIVITY : WFB_VERTEX_DATA;
+}
+
+int wfb_vertex_defined(const wfb_graph *g, uint32_t v) { return !!(g->v_flags[v] & WFB_VF_DEFINED); }
+long wfb_vertex_line(const wfb_graph *g, uint32_t v) { return g->v_line[v]; }
+int wfb_vertex_failed(const wfb_graph *g, uint32_t v) { return !!(g->v_flags[v] & WFB_VF_FAILED); }
+
+double wfb_vertex_time(const wfb_graph *g, uint32_t v, wfb_time_kind which)
+{
+    if (!(g->v_flags[v] & WFB_VF_ACTIVITY))
+        which = WFB_T_END;
+    return g->v_time[which] ? g->v_time[which][v] : NAN;
+}
+
+double wfb_vertex_start(const wfb_graph *g, uint32_t v) { return wfb_vertex_time(g, v, WFB_T_ACTIVE); }
+double wfb_vertex_end(const wfb_graph *g, uint32_t v) { return wfb_vertex_time(g, v, WFB_T_END); }
+
+double wfb_vertex_weight(const wfb_graph *g, uint32_t v)
+{
+    if (g->v_duration && !isnan(g->v_duration[v]))
+        return g->v_duration[v];
+    if (!(g->v_flags[v] & WFB_VF_ACTIVITY))
+        return 0.0;
+    double w = wfb_vertex_end(g, v) - wfb_vertex_start(g, v);
+    return isnan(w) ? 0.0 : w;
+}
+
+uint64_t wfb_vertex_size(const wfb_graph *g, uint32_t v) { return g->v_size ? g->v_size[v] : 0; }
+
+const char *wfb_vertex_attr(const wfb_graph *g, uint32_t v, wfb_attr attr)
+{
+    return g->v_attr[attr] ? wfb_strtab_get(&g->strs, g->v_attr[attr][v]) : NULL;
+}
+
+/* ---- edges ---- */
+
+static int grow_edge_columns(wfb_graph *g, size_t need)
+{
+    if (need <= g->cap_e)
+        return 0;
+    size_t n = g->cap_e ? g->cap_e * 2 : 64;
+    while (n < need)
+        n *= 2;
+    size_t old = g->cap_e;
+    if (grow_column((void **)&g->e_src, old, n, 4, 0) ||
+        grow_column((void **)&g->e_dst, old, n, 4, 0) ||
+        grow_column((void **)&g->e_kind, old, n, 1, 0) ||
+        grow_column((void **)&g->e_cost, old, n, 8, 0))
+        return -1;
+    if (g->e_exec && grow_column((void **)&g->e_exec, old, n, 4, 0xff))
+        return -1;
+    if (g->e_label && grow_column((void **)&g->e_label, old, n, 4, 0xff))
+        return -1;
+    g->cap_e = n;
+    return 0;
+}
+
+uint32_t wfb_edge_add(wfb_graph *g, uint32_t src, uint32_t dst, wfb_edge_kind kind,
+                      double cost, long line)
+{
+    (void)line; /* edges are reported through their vertices' lines */
+    if (g->ne >= WFB_NONE - 1 || grow_edge_columns(g, g->ne + 1))
+        return WFB_NONE;
+    uint32_t e = (uint32_t)g->ne++;
+    g->e_src[e] = src;
+    g->e_dst[e] = dst;
+    g->e_kind[e] = (uint8_t)kind;
+    g->e_cost[e] = cost;
+    if (g->e_exec)
+        g->e_exec[e] = WFB_NONE;
+    if (g->e_label)
+        g->e_label[e] = WFB_NONE;
+    free_adjacency(g);
+    return e;
+}
+
+int wfb_edge_set_exec(wfb_graph *g, uint32_t e, uint32_t exec)
+{
+    if (need_column((void **)&g->e_exec, g->cap_e, 4, 0xff))
+        return -1;
+    g->e_exec[e] = exec;
+    return 0;
+}
+
+int wfb_edge_set_label(wfb_graph *g, uint32_t e, const char *label)
+{
+    if (need_column((void **)&g->e_label, g->cap_e, 4, 0xff))
+        return -1;
+    uint32_t s = label ? wfb_graph_string(g, label) : WFB_NONE;
+    if (label && s == WFB_NONE)
+        return -1;
+    g->e_label[e] = s;
+    return 0;
+}
+
+uint32_t wfb_edge_src(const wfb_graph *g, uint32_t e) { return g->e_src[e]; }
+uint32_t wfb_edge_dst(const wfb_graph *g, uint32_t e) { return g->e_dst[e]; }
+wfb_edge_kind wfb_edge_kind_of(const wfb_graph *g, uint32_t e) { return (wfb_edge_kind)g->e_kind[e]; }
+double wfb_edge_cost(const wfb_graph *g, uint32_t e) { return g->e_cost[e]; }
+uint32_t wfb_edge_exec(const wfb_graph *g, uint32_t e) { return g->e_exec ? g->e_exec[e] : WFB_NONE; }
+
+const char *wfb_edge_label(const wfb_graph *g, uint32_t e)
+{
+    return g->e_label ? wfb_strtab_get(&g->strs, g->e_label[e]) : NULL;
+}
+
+/* ---- runtime side tables ---- */
+
+uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x)
+{
+    if (g->n_execs >= WFB_NONE - 1 ||
+        wfb_grow((void **)&g->execs, &g->cap_execs, g->n_execs + 1, sizeof *g->execs))
+        return WFB_NONE;
+    g->execs[g->n_execs] = *x;
+    return (uint32_t)g->n_execs++;
+}
+
+size_t wfb_worker_stats_count(const wfb_graph *g) { return g->n_workers; }
+const wfb_worker_stats *wfb_worker_stats_at(const wfb_graph *g, size_t i) { return &g->workers[i]; }
+size_t wfb_task_stats_count(const wfb_graph *g) { return g->n_tasks; }
+const wfb_task_stats *wfb_task_stats_at(const wfb_graph *g, size_t i) { return &g->tasks[i]; }
+size_t wfb_exec_count(const wfb_graph *g) { return g->n_execs; }
+size_t wfb_wait_relation_count(const wfb_graph *g) { return g->n_waits; }
+const wfb_wait_relation *wfb_wait_relation_at(const wfb_graph *g, size_t i) { return &g->waits[i]; }
+const wfb_exec *wfb_exec_at(const wfb_graph *g, size_t i) { return &g->execs[i]; }
+
+/* ---- finishing ---- */
+
+static int check_references(wfb_graph *g, bool lenient, wfb_error *err)
+{
+    size_t nv = g->ids.count;
+    for (size_t v = 0; v < nv; v++) {
+        if (g->v_flags[v] & WFB_VF_DEFINED)
+            continue;
+        if (!lenient) {
+            wfb_set_error(err, g->source, g->v_line[v],
+                          "reference to undefined vertex '%s'", wfb_vertex_id(g, (uint32_t)v));
+            return -1;
+        }
+        g->v_flags[v] |= WFB_VF_DEFINED | WFB_VF_ACTIVITY;
+    }
+    return 0;
+}
+
+/* Moves edge `from` to slot `to` in every edge column. */
+static void move_edge(wfb_graph *g, size_t to, size_t from)
+{
+    g->e_src[to] = g->e_src[from];
+    g->e_dst[to] = g->e_dst[from];
+    g->e_kind[to] = g->e_kind[from];
+    g->e_cost[to] = g->e_cost[from];
+    if (g->e_exec)
+        g->e_exec[to] = g->e_exec[from];
+    if (g->e_label)
+        g->e_label[to] = g->e_label[from];
+}
+
+/* Counting sort of edge indices by a key column into off/list. */
+static int bucket_edges(size_t nv, size_t ne, const uint32_t *key, uint32_t **off_out,
+                        uint32_t **list_out)
+{
+    uint32_t *off = calloc(nv + 1, sizeof *off);
+    uint32_t *list = malloc((ne ? ne : 1) * sizeof *list);
+    if (!off || !list) {
+        free(off);
+        free(list);
+        return -1;
+    }
+    for (size_t e = 0; e < ne; e++)
+        off[key[e] + 1]++;
+    for (size_t v = 0; v < nv; v++)
+        off[v + 1] += off[v];
+    /* Fill using off[v] as cursor, then shift back. */
+    for (size_t e = 0; e < ne; e++)
+        list[off[key[e]]++] = (uint32_t)e;
+    for (size_t v = nv; v > 0; v--)
+        off[v] = off[v - 1];
+    off[0] = 0;
+    *off_out = off;
+    *list_out = list;
+    return 0;
+}
+
+/* Drops repeated (src, dst) pairs, keeping the first. Uses the out buckets
+ * and a per-vertex stamp, so it is linear. Returns edges dropped or -1. */
+static long drop_duplicate_edges(wfb_graph *g)
+{
+    size_t nv = g->ids.count, ne = g->ne;
+    uint32_t *off, *list;
+    if (bucket_edges(nv, ne, g->e_src, &off, &list))
+        return -1;
+    uint32_t *stamp = malloc((nv ? nv : 1) * sizeof *stamp);
+    uint8_t *drop = calloc(ne ? ne : 1, 1);
+    if (!stamp || !drop) {
+        free(off), free(list), free(stamp), free(drop);
+        return -1;
+    }
+    memset(stamp, 0xff, nv * sizeof *stamp);
+    long dropped = 0;
+    for (size_t v = 0; v < nv; v++)
+        for (uint32_t i = off[v]; i < off[v + 1]; i++) {
+            uint32_t e = list[i];
+            if (stamp[g->e_dst[e]] == v) {
+                drop[e] = 1;
+                dropped++;
+            } else {
+                stamp[g->e_dst[e]] = (uint32_t)v;
+            }
+        }
+    /* Within one source the first edge in bucket order is the first added,
+     * because bucketing is stable. Compact the columns. */
+    if (dropped) {
+        size_t to = 0;
+        for (size_t e = 0; e < ne; e++)
+            if (!drop[e])
+                move_edge(g, to++, e);
+        g->ne = to;
+    }
+    free(off), free(list), free(stamp), free(drop);
+    return dropped;
+}
+
+/* Follows unfinished predecessors from an unfinished vertex until one
+ * repeats: that one lies on a cycle. */
+static uint32_t vertex_on_cycle(const wfb_graph *g, const uint32_t *indeg)
+{
+    size_t nv = g->ids.count;
+    uint32_t v = WFB_NONE;
+    for (size_t i = 0; i < nv && v == WFB_NONE; i++)
+        if (indeg[i])
+            v = (uint32_t)i;
+    uint8_t *seen = calloc(nv, 1);
+    if (!seen)
+        return v;
+    while (!seen[v]) {
+        seen[v] = 1;
+        for (uint32_t i = g->in_off[v]; i < g->in_off[v + 1]; i++) {
+            uint32_t u = g->e_src[g->in_list[i]];
+            if (indeg[u]) {
+                v = u;
+                break;
+            }
+        }
+    }
+    free(seen);
+    return v;
+}
+
+/* Describes the cycle through v as "a -> b -> a" (shortened when long). */
+static void describe_cycle(const wfb_graph *g, const uint32_t *indeg, uint32_t v, char *buf,
+                           size_t cap)
+{
+    size_t used = (size_t)snprintf(buf, cap, "%s", wfb_vertex_id(g, v));
+    uint32_t u = v;
+    for (int steps = 0; steps < 8; steps++) {
+        uint32_t next = WFB_NONE;
+        for (uint32_t i = g->out_off[u]; i < g->out_off[u + 1]; i++) {
+            uint32_t w = g->e_dst[g->out_list[i]];
+            if (indeg[w]) {
+                next = w;
+                break;
+            }
+        }
+        if (next == WFB_NONE || used >= cap)
+            return;
+        used += (size_t)snprintf(buf + used, cap - used, " -> %s", wfb_vertex_id(g, next));
+        if (next == v)
+            return;
+        u = next;
+    }
+    if (used < cap)
+        snprintf(buf + used, cap - used, " -> ...");
+}
+
+static int topological_sort(wfb_graph *g, wfb_error *err)
+{
+    size_t nv = g->ids.count;
+    uint32_t *indeg = malloc((nv ? nv : 1) * sizeof *indeg);
+    g->topo = malloc((nv ? nv : 1) * sizeof *g->topo);
+    if (!indeg || !g->topo) {
+        free(indeg);
+        wfb_set_error(err, g->source, 0, "out of memory sorting the graph");
+        return -1;
+    }
+    size_t head = 0, tail = 0;
+    for (size_t v = 0; v < nv; v++) {
+        indeg[v] = g->in_off[v + 1] - g->in_off[v];
+        if (!indeg[v])
+            g->topo[tail++] = (uint32_t)v;
+    }
+    while (head < tail) {
+        uint32_t v = g->topo[head++];
+        for (uint32_t i = g->out_off[v]; i < g->out_off[v + 1]; i++) {
+            uint32_t w = g->e_dst[g->out_list[i]];
+            if (--indeg[w] == 0)
+                g->topo[tail++] = w;
+        }
+    }
+    if (tail < nv) {
+        uint32_t v = vertex_on_cycle(g, indeg);
+        char cycle[300];
+        describe_cycle(g, indeg, v, cycle, sizeof cycle);
+        wfb_set_error(err, g->source, g->v_line[v], "cycle in the graph through vertex '%s' (%s)",
+                      wfb_vertex_id(g, v), cycle);
+        free(indeg);
+        return -1;
+    }
+    free(indeg);
+    return 0;
+}
+
+static int finish(wfb_graph *g, bool lenient, wfb_error *err)
+{
+    free_adjacency(g);
+    if (check_references(g, lenient, err))
+        return -1;
+    if (drop_duplicate_edges(g) < 0 ||
+        bucket_edges(g->ids.count, g->ne, g->e_src, &g->out_off, &g->out_list) ||
+        bucket_edges(g->ids.count, g->ne, g->e_dst, &g->in_off, &g->in_list)) {
+        wfb_set_error(err, g->source, 0, "out of memory building the adjacency");
+        free_adjacency(g);
+        return -1;
+    }
+    if (topological_sort(g, err)) {
+        free_adjacency(g);
+        return -1;
+    }
+    g->finished = true;
+    return 0;
+}
+
+int wfb_graph_finish(wfb_graph *g, wfb_error *err) { return finish(g, false, err); }
+int wfb_graph_finish_lenient(wfb_graph *g, wfb_error *err) { return finish(g, true, err); }
+
+size_t wfb_out_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges)
+{
+    *edges = g->out_list + g->out_off[v];
+    return g->out_off[v + 1] - g->out_off[v];
+}
+
+size_t wfb_in_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges)
+{
+    *edges = g->in_list + g->in_off[v];
+    return g->in_off[v + 1] - g->in_off[v];
+}
+
+const uint32_t *wfb_topo_order(const wfb_graph *g) { return g->topo; }
+
+size_t wfb_graph_bytes(const wfb_graph *g)
+{
+    size_t b = sizeof *g + wfb_strtab_bytes(&g->ids) + wfb_strtab_bytes(&g->strs);
+    size_t per_v = 1 + 4;
+    for (int i = 0; i < WFB_T_KIND_COUNT; i++)
+        per_v += g->v_time[i] ? 8 : 0;
+    per_v += (g->v_duration ? 8 : 0) + (g->v_size ? 8 : 0);
+    for (int i = 0; i < WFB_ATTR_COUNT; i++)
+        per_v += g->v_attr[i] ? 4 : 0;
+    b += g->cap_v * per_v;
+    b += g->cap_e * (4 + 4 + 1 + 8 + (g->e_exec ? 4 : 0) + (g->e_label ? 4 : 0));
+    if (g->finished)
+        b += (g->ids.count + 1) * 4 * 2 + g->ne * 4 * 2 + g->ids.count * 4;
+    b += g->n_workers * sizeof *g->workers + g->n_tasks * sizeof *g->tasks +
+         g->cap_execs * sizeof *g->execs;
+    return b;
+}

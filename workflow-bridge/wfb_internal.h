@@ -1,0 +1,94 @@
+/*
+ * wfb_internal.h - what the bridge's source files share and its users never
+ * see: the string table, the graph's columns and small helpers.
+ */
+#ifndef WFB_INTERNAL_H
+#define WFB_INTERNAL_H
+
+#include "wfb.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+/* Interned strings: index i names the i-th distinct string. Strings live in
+ * one arena (NUL-terminated); an open-addressing table maps text to index. */
+typedef struct wfb_strtab {
+    char *arena;
+    size_t arena_len, arena_cap;
+    uint32_t *offset; /* per string: start in the arena */
+    uint32_t *hash;   /* per string: its hash, so growing never rehashes text */
+    size_t count, cap;
+    uint32_t *slots;  /* index + 1, 0 = empty */
+    size_t nslots;    /* power of two */
+} wfb_strtab;
+
+void wfb_strtab_free(wfb_strtab *t);
+/* Returns the index, adding the string when new; WFB_NONE when out of memory.
+ * *added (may be NULL) tells whether it was new. */
+uint32_t wfb_strtab_intern(wfb_strtab *t, const char *s, size_t len, bool *added);
+uint32_t wfb_strtab_find(const wfb_strtab *t, const char *s, size_t len);
+static inline const char *wfb_strtab_get(const wfb_strtab *t, uint32_t i)
+{
+    return i == WFB_NONE ? NULL : t->arena + t->offset[i];
+}
+size_t wfb_strtab_bytes(const wfb_strtab *t);
+
+enum {
+    WFB_VF_ACTIVITY = 1u << 0,
+    WFB_VF_DEFINED = 1u << 1,
+    WFB_VF_FAILED = 1u << 2,
+};
+
+struct wfb_graph {
+    char *source;
+    wfb_strtab ids;  /* vertex ids; string index == vertex index */
+    wfb_strtab strs; /* every other string (labels, locations, ...) */
+
+    size_t cap_v;    /* capacity of every vertex column */
+    uint8_t *v_flags;
+    uint32_t *v_line;
+    /* Columns allocated on first use (NULL = all default). */
+    double *v_time[WFB_T_KIND_COUNT]; /* NAN = unknown */
+    double *v_duration;               /* NAN = not given */
+    uint64_t *v_size;
+    uint32_t *v_attr[WFB_ATTR_COUNT]; /* index into strs, WFB_NONE = unset */
+
+    size_t ne, cap_e;
+    uint32_t *e_src, *e_dst;
+    uint8_t *e_kind;
+    double *e_cost;
+    uint32_t *e_exec;  /* lazy */
+    uint32_t *e_label; /* lazy, index into strs */
+
+    bool finished;
+    uint32_t *out_off, *out_list, *in_off, *in_list, *topo;
+
+    wfb_worker_stats *workers;
+    size_t n_workers;
+    wfb_task_stats *tasks;
+    size_t n_tasks;
+    wfb_exec *execs;
+    size_t n_execs, cap_execs;
+    wfb_wait_relation *waits;
+    size_t n_waits;
+};
+
+/* Formats an error message; file from `file` (may be NULL). */
+void wfb_set_error(wfb_error *err, const char *file, long line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Grows *buf (elements of `size` bytes) to hold at least `need`; returns -1
+ * on overflow or out of memory. */
+int wfb_grow(void **buf, size_t *cap, size_t need, size_t size);
+
+/* Interns an arbitrary string into the graph's string table. */
+uint32_t wfb_graph_string(wfb_graph *g, const char *s);
+
+/* Reads one line of any length into *buf (grown as needed); returns its
+ * length without the newline, or -1 at end of input. */
+long wfb_read_line(FILE *in, char **buf, size_t *cap);
+
+/* Appends one execution; returns its index or WFB_NONE. */
+uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x);
+
+#endif

@@ -1,0 +1,569 @@
+/*
+ * wfb_lpel.c - lifting LPEL runtime events into the analysis model.
+ *
+ * The lifter consumes the bridge's own event interface (wfb_lpel_event), so
+ * only a thin adapter depends on the monitor's trace reader. Each written
+ * message becomes a data state (time = written, location = worker); a
+ * component execution reading parents P and writing children C becomes
+ * CONVERT (1->1), SPLIT (1->n) or MERGE (n->1, and n->m); a message read on
+ * another worker than it was written on first gets a TRANSFER to a state at
+ * the reader's worker; a message consumed with no output gets DELETE into a
+ * "deleted" state. A message read but never written is an input from outside
+ * the monitored tasks, timed at its first read. Tasks and workers are kept
+ * for the runtime metrics.
+ */
+#include "wfb_internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One open component execution of a task. */
+typedef struct open_exec {
+    bool open, implicit, wrote;
+    double begin;
+    uint32_t *reads, *writes; /* vertices */
+    size_t n_reads, n_writes, cap_reads, cap_writes;
+} open_exec;
+
+/* The stream block a task is in, until its next dispatch. */
+typedef struct pending_wait {
+    double since; /* NAN = none */
+    uint64_t peer, stream;
+    int empty;
+} pending_wait;
+
+typedef struct task_state {
+    wfb_task_stats stats;
+    uint32_t name;    /* in g->strs */
+    double running_since; /* NAN when not running */
+    open_exec exec;
+    pending_wait wait;
+} task_state;
+
+typedef struct worker_state {
+    wfb_worker_stats stats;
+    double wait_since;
+    bool seen;
+} worker_state;
+
+struct wfb_lifter {
+    wfb_graph *g;
+    task_state *tasks;
+    size_t n_tasks, cap_tasks;
+    uint32_t *task_slots; /* open addressing: task index + 1 */
+    size_t n_slots;
+    worker_state *workers;
+    size_t n_workers;
+    uint32_t *v_worker; /* writer worker per vertex (WFB_NONE unknown) */
+    size_t cap_v_worker;
+    double last_time;
+    wfb_wait_relation *waits; /* distinct (waiter, waited_for, stream, empty) */
+    size_t n_waits, cap_waits;
+    uint32_t *wait_slots; /* open addressing: relation index + 1 */
+    size_t n_wait_slots;
+};
+
+wfb_lifter *wfb_lifter_new(wfb_graph *g)
+{
+    wfb_lifter *l = calloc(1, sizeof *l);
+    if (l)
+        l->g = g;
+    return l;
+}
+
+void wfb_lifter_free(wfb_lifter *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n_tasks; i++) {
+        free(l->tasks[i].exec.reads);
+        free(l->tasks[i].exec.writes);
+    }
+    free(l->tasks);
+    free(l->task_slots);
+    free(l->workers);
+    free(l->v_worker);
+    free(l->waits);
+    free(l->wait_slots);
+    free(l);
+}
+
+static int oom(const wfb_lifter *l, wfb_error *err)
+{
+    wfb_set_error(err, l->g->source, 0, "out of memory lifting the trace");
+    return -1;
+}
+
+/* ---- tables ---- */
+
+static size_t slot_of(uint64_t task, size_t n_slots)
+{
+    return (size_t)((task * 0x9e3779b97f4a7c15ull) >> 20) & (n_slots - 1);
+}
+
+static int rehash_tasks(wfb_lifter *l)
+{
+    size_t n = l->n_slots ? l->n_slots * 2 : 256;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < l->n_tasks; i++) {
+        size_t k = slot_of(l->tasks[i].stats.task, n);
+        while (slots[k])
+            k = (k + 1) & (n - 1);
+        slots[k] = (uint32_t)i + 1;
+    }
+    free(l->task_slots);
+    l->task_slots = slots;
+    l->n_slots = n;
+    return 0;
+}
+
+/* Finds the task, creating it when first seen. NULL when out of memory. */
+static task_state *task_of(wfb_lifter *l, uint64_t task, uint32_t worker)
+{
+    if (l->n_slots) {
+        for (size_t k = slot_of(task, l->n_slots);; k = (k + 1) & (l->n_slots - 1)) {
+            uint32_t s = l->task_slots[k];
+            if (!s)
+                break;
+            if (l->tasks[s - 1].stats.task == task)
+                return &l->tasks[s - 1];
+        }
+    }
+    if ((l->n_tasks + 1) * 2 > l->n_slots && rehash_tasks(l))
+        return NULL;
+    if (wfb_grow((void **)&l->tasks, &l->cap_tasks, l->n_tasks + 1, sizeof *l->tasks))
+        return NULL;
+    task_state *t = &l->tasks[l->n_tasks];
+    memset(t, 0, sizeof *t);
+    t->stats.task = task;
+    t->stats.worker = worker;
+    t->name = WFB_NONE;
+    t->running_since = NAN;
+    t->wait.since = NAN;
+    size_t k = slot_of(task, l->n_slots);
+    while (l->task_slots[k])
+        k = (k + 1) & (l->n_slots - 1);
+    l->task_slots[k] = (uint32_t)++l->n_tasks;
+    return t;
+}
+
+static worker_state *worker_of(wfb_lifter *l, uint32_t worker, double time)
+{
+    if (worker >= l->n_workers) {
+        if (worker > 1u << 20)
+            return NULL; /* worker ids are small core numbers */
+        worker_state *w = realloc(l->workers, (worker + 1) * sizeof *w);
+        if (!w)
+            return NULL;
+        memset(w + l->n_workers, 0, (worker + 1 - l->n_workers) * sizeof *w);
+        l->workers = w;
+        l->n_workers = worker + 1;
+    }
+    worker_state *w = &l->workers[worker];
+    if (!w->seen) {
+        w->seen = true;
+        w->stats.worker = worker;
+        w->stats.first_s = time;
+        w->wait_since = NAN;
+    }
+    w->stats.last_s = time;
+    return w;
+}
+
+static int remember_worker(wfb_lifter *l, uint32_t v, uint32_t worker)
+{
+    size_t cap = l->cap_v_worker;
+    if (wfb_grow((void **)&l->v_worker, &cap, (size_t)v + 1, sizeof *l->v_worker))
+        return -1;
+    if (cap > l->cap_v_worker)
+        memset(l->v_worker + l->cap_v_worker, 0xff,
+               (cap - l->cap_v_worker) * sizeof *l->v_worker);
+    l->cap_v_worker = cap;
+    l->v_worker[v] = worker;
+    return 0;
+}
+
+static uint32_t writer_worker(const wfb_lifter *l, uint32_t v)
+{
+    return v < l->cap_v_worker ? l->v_worker[v] : WFB_NONE;
+}
+
+static int push_vertex(uint32_t **list, size_t *n, size_t *cap, uint32_t v)
+{
+    if (wfb_grow((void **)list, cap, *n + 1, sizeof **list))
+        return -1;
+    (*list)[(*n)++] = v;
+    return 0;
+}
+
+/* ---- vertices ---- */
+
+static uint32_t message_vertex(wfb_lifter *l, uint64_t msg, const char *suffix, uint32_t worker)
+{
+    char id[64];
+    if (suffix)
+        snprintf(id, sizeof id, "m%" PRIu64 "@w%" PRIu32, msg, worker);
+    else
+        snprintf(id, sizeof id, "m%" PRIu64, msg);
+    return wfb_vertex_ref(l->g, id, strlen(id), 0);
+}
+
+static int set_location(wfb_graph *g, uint32_t v, uint32_t worker)
+{
+    char loc[24];
+    snprintf(loc, sizeof loc, "w%" PRIu32, worker);
+    return wfb_vertex_set_attr(g, v, WFB_ATTR_LOCATION, loc);
+}
+
+/* ---- component executions ---- */
+
+static double exec_cost(double begin, double end)
+{
+    double d = end - begin;
+    return d > 0 ? d : 0.0;
+}
+
+static int add_mutation(wfb_lifter *l, task_state *t, uint32_t src, uint32_t dst,
+                        wfb_edge_kind kind, double cost, uint32_t exec)
+{
+    uint32_t e = wfb_edge_add(l->g, src, dst, kind, cost, 0);
+    if (e == WFB_NONE || wfb_edge_set_exec(l->g, e, exec))
+        return -1;
+    const char *name = wfb_strtab_get(&l->g->strs, t->name);
+    if (name) {
+        char copy[256]; /* interning may move the arena under `name` */
+        snprintf(copy, sizeof copy, "%s", name);
+        return wfb_edge_set_label(l->g, e, copy);
+    }
+    return 0;
+}
+
+/* A consumed-without-output execution ends in one "deleted" state. */
+static int lift_delete(wfb_lifter *l, task_state *t, uint32_t exec, double end, double cost)
+{
+    char id[48];
+    snprintf(id, sizeof id, "x%" PRIu32 ".deleted", exec);
+    uint32_t sink = wfb_vertex_ref(l->g, id, strlen(id), 0);
+    if (sink == WFB_NONE)
+        return -1;
+    wfb_vertex_define(l->g, sink, WFB_VERTEX_DATA, 0);
+    if (wfb_vertex_set_time(l->g, sink, WFB_T_END, end) ||
+        wfb_vertex_set_attr(l->g, sink, WFB_ATTR_LABEL, "deleted") ||
+        set_location(l->g, sink, t->stats.worker))
+        return -1;
+    for (size_t i = 0; i < t->exec.n_reads; i++)
+        if (add_mutation(l, t, t->exec.reads[i], sink, WFB_EDGE_DELETE, cost, exec))
+            return -1;
+    return 0;
+}
+
+static wfb_edge_kind execution_kind(size_t parents, size_t children)
+{
+    if (parents == 1 && children == 1)
+        return WFB_EDGE_CONVERT;
+    if (parents == 1)
+        return WFB_EDGE_SPLIT;
+    return WFB_EDGE_MERGE;
+}
+
+static int close_exec(wfb_lifter *l, task_state *t, double end)
+{
+    open_exec *x = &t->exec;
+    if (!x->open)
+        return 0;
+    x->open = false;
+    wfb_exec row = {(uint32_t)(t - l->tasks), t->stats.worker, x->begin, end};
+    uint32_t exec = wfb_graph_add_exec(l->g, &row);
+    if (exec == WFB_NONE)
+        return -1;
+    t->stats.executions++;
+    double cost = exec_cost(x->begin, end);
+    int rc = 0;
+    if (x->n_reads && !x->n_writes) {
+        rc = lift_delete(l, t, exec, end, cost);
+    } else if (x->n_reads) {
+        wfb_edge_kind kind = execution_kind(x->n_reads, x->n_writes);
+        for (size_t i = 0; i < x->n_reads && !rc; i++)
+            for (size_t j = 0; j < x->n_writes && !rc; j++)
+                rc = add_mutation(l, t, x->reads[i], x->writes[j], kind, cost, exec);
+    }
+    x->n_reads = x->n_writes = 0;
+    x->wrote = false;
+    return rc;
+}
+
+static int open_exec_at(wfb_lifter *l, task_state *t, double time, bool implicit)
+{
+    if (t->exec.open && close_exec(l, t, time))
+        return -1;
+    t->exec.open = true;
+    t->exec.implicit = implicit;
+    t->exec.begin = time;
+    return 0;
+}
+
+/* ---- waiting relations ---- */
+
+static size_t wait_slot(const wfb_wait_relation *w, size_t n_slots)
+{
+    uint64_t h = w->waiter * 0x9e3779b97f4a7c15ull ^ w->waited_for * 0xc2b2ae3d27d4eb4full ^
+                 w->stream * 0x165667b19e3779f9ull ^ (uint64_t)w->on_empty;
+    return (size_t)(h ^ (h >> 29)) & (n_slots - 1);
+}
+
+static bool same_relation(const wfb_wait_relation *a, const wfb_wait_relation *b)
+{
+    return a->waiter == b->waiter && a->waited_for == b->waited_for && a->stream == b->stream &&
+           a->on_empty == b->on_empty;
+}
+
+static int rehash_waits(wfb_lifter *l)
+{
+    size_t n = l->n_wait_slots ? l->n_wait_slots * 2 : 64;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < l->n_waits; i++) {
+        size_t k = wait_slot(&l->waits[i], n);
+        while (slots[k])
+            k = (k + 1) & (n - 1);
+        slots[k] = (uint32_t)i + 1;
+    }
+    free(l->wait_slots);
+    l->wait_slots = slots;
+    l->n_wait_slots = n;
+    return 0;
+}
+
+/* Adds one wait of `seconds` to its relation, creating it when new. */
+static int add_wait(wfb_lifter *l, const wfb_wait_relation *key, double seconds)
+{
+    if ((l->n_waits + 1) * 2 > l->n_wait_slots && rehash_waits(l))
+        return -1;
+    size_t k = wait_slot(key, l->n_wait_slots);
+    for (; l->wait_slots[k]; k = (k + 1) & (l->n_wait_slots - 1)) {
+        wfb_wait_relation *w = &l->waits[l->wait_slots[k] - 1];
+        if (same_relation(w, key)) {
+            w->count++;
+            w->total_s += seconds;
+            return 0;
+        }
+    }
+    if (wfb_grow((void **)&l->waits, &l->cap_waits, l->n_waits + 1, sizeof *l->waits))
+        return -1;
+    wfb_wait_relation *w = &l->waits[l->n_waits];
+    *w = *key;
+    w->count = 1;
+    w->total_s = seconds;
+    l->wait_slots[k] = (uint32_t)++l->n_waits;
+    return 0;
+}
+
+/* A dispatch ends the task's stream block, if it was in one. */
+static int end_wait(wfb_lifter *l, task_state *t, double time)
+{
+    if (isnan(t->wait.since))
+        return 0;
+    wfb_wait_relation key = {t->stats.task, t->wait.peer, t->wait.stream, t->wait.empty, 0, 0};
+    double seconds = exec_cost(t->wait.since, time);
+    t->wait.since = NAN;
+    return add_wait(l, &key, seconds);
+}
+
+/* ---- events ---- */
+
+static int on_read(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
+{
+    wfb_graph *g = l->g;
+    /* Without component events a read after a write starts a new iteration. */
+    if (!t->exec.open || (t->exec.implicit && t->exec.wrote))
+        if (open_exec_at(l, t, ev->time, true))
+            return -1;
+    uint32_t v = message_vertex(l, ev->msg, NULL, 0);
+    if (v == WFB_NONE)
+        return -1;
+    if (!wfb_vertex_defined(g, v)) {
+        /* Never written by a monitored task: an input from outside, which
+         * exists from its first read on, where it was read. */
+        wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
+        if (wfb_vertex_set_time(g, v, WFB_T_END, ev->time) || set_location(g, v, ev->worker) ||
+            wfb_vertex_set_attr(g, v, WFB_ATTR_LABEL, "external input") ||
+            remember_worker(l, v, ev->worker))
+            return -1;
+    }
+    uint32_t from = writer_worker(l, v);
+    if (from != WFB_NONE && from != ev->worker) {
+        uint32_t moved = message_vertex(l, ev->msg, "@", ev->worker);
+        if (moved == WFB_NONE)
+            return -1;
+        wfb_vertex_define(g, moved, WFB_VERTEX_DATA, 0);
+        if (wfb_vertex_set_time(g, moved, WFB_T_END, ev->time) ||
+            set_location(g, moved, ev->worker) || remember_worker(l, moved, ev->worker) ||
+            add_mutation(l, t, v, moved, WFB_EDGE_TRANSFER, 0.0, WFB_NONE))
+            return -1;
+        v = moved;
+    }
+    return push_vertex(&t->exec.reads, &t->exec.n_reads, &t->exec.cap_reads, v);
+}
+
+static int on_written(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
+{
+    wfb_graph *g = l->g;
+    uint32_t v = message_vertex(l, ev->msg, NULL, 0);
+    if (v == WFB_NONE)
+        return -1;
+    wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
+    const char *name = wfb_strtab_get(&g->strs, t->name);
+    char origin[256];
+    snprintf(origin, sizeof origin, "%s", name ? name : "");
+    if (wfb_vertex_set_time(g, v, WFB_T_END, ev->time) || set_location(g, v, ev->worker) ||
+        (name && wfb_vertex_set_attr(g, v, WFB_ATTR_ORIGIN, origin)) ||
+        remember_worker(l, v, ev->worker))
+        return -1;
+    if (!t->exec.open)
+        return 0; /* written outside an execution: an input of the network */
+    t->exec.wrote = true;
+    return push_vertex(&t->exec.writes, &t->exec.n_writes, &t->exec.cap_writes, v);
+}
+
+static void on_block(wfb_lifter *l, task_state *t, worker_state *w, const wfb_lpel_event *ev)
+{
+    (void)l;
+    if (!isnan(t->running_since)) {
+        double d = exec_cost(t->running_since, ev->time);
+        t->stats.exec_s += d;
+        w->stats.busy_s += d;
+        t->running_since = NAN;
+    }
+    unsigned cause = (unsigned)ev->cause < 4 ? (unsigned)ev->cause : WFB_BLOCK_OTHER;
+    t->stats.blocks[cause]++;
+}
+
+static int on_task_event(wfb_lifter *l, task_state *t, worker_state *w, const wfb_lpel_event *ev)
+{
+    switch (ev->kind) {
+    case WFB_LPEL_TASK_MAP:
+        t->stats.worker = ev->worker;
+        if (ev->name && (t->name = wfb_graph_string(l->g, ev->name)) == WFB_NONE)
+            return -1;
+        return 0;
+    case WFB_LPEL_DISPATCH:
+        t->stats.dispatches++;
+        t->running_since = ev->time;
+        return end_wait(l, t, ev->time);
+    case WFB_LPEL_STREAM_BLOCK:
+        t->wait = (pending_wait){ev->time, ev->peer, ev->stream, ev->empty ? 1 : 0};
+        return 0;
+    case WFB_LPEL_BLOCK:
+        on_block(l, t, w, ev);
+        return t->exec.implicit ? close_exec(l, t, ev->time) : 0;
+    case WFB_LPEL_MSG_READ:
+        return on_read(l, t, ev);
+    case WFB_LPEL_MSG_WRITTEN:
+        return on_written(l, t, ev);
+    case WFB_LPEL_COMP_BEGIN:
+        return open_exec_at(l, t, ev->time, false);
+    case WFB_LPEL_COMP_END:
+        return close_exec(l, t, ev->time);
+    default:
+        return 0;
+    }
+}
+
+int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err)
+{
+    worker_state *w = worker_of(l, ev->worker, ev->time);
+    if (!w) {
+        wfb_set_error(err, l->g->source, 0, "bad worker id %" PRIu32, ev->worker);
+        return -1;
+    }
+    l->last_time = fmax(l->last_time, ev->time);
+    if (ev->kind == WFB_LPEL_WORKER_WAIT) {
+        w->stats.waits++;
+        w->wait_since = ev->time;
+        return 0;
+    }
+    if (ev->kind == WFB_LPEL_WORKER_RESUME) {
+        if (!isnan(w->wait_since))
+            w->stats.wait_s += exec_cost(w->wait_since, ev->time);
+        w->wait_since = NAN;
+        return 0;
+    }
+    task_state *t = task_of(l, ev->task, ev->worker);
+    if (!t || on_task_event(l, t, w, ev))
+        return oom(l, err);
+    return 0;
+}
+
+/* Copies the task and worker tables into the graph. */
+static int store_tables(wfb_lifter *l)
+{
+    wfb_graph *g = l->g;
+    g->tasks = calloc(l->n_tasks ? l->n_tasks : 1, sizeof *g->tasks);
+    g->workers = calloc(l->n_workers ? l->n_workers : 1, sizeof *g->workers);
+    if (!g->tasks || !g->workers)
+        return -1;
+    for (size_t i = 0; i < l->n_tasks; i++) {
+        g->tasks[i] = l->tasks[i].stats;
+        g->tasks[i].name = wfb_strtab_get(&g->strs, l->tasks[i].name);
+    }
+    g->n_tasks = l->n_tasks;
+    if (l->n_waits) {
+        g->waits = malloc(l->n_waits * sizeof *g->waits);
+        if (!g->waits)
+            return -1;
+        memcpy(g->waits, l->waits, l->n_waits * sizeof *g->waits);
+        g->n_waits = l->n_waits;
+    }
+    for (size_t i = 0; i < l->n_workers; i++)
+        if (l->workers[i].seen)
+            g->workers[g->n_workers++] = l->workers[i].stats;
+    return 0;
+}
+
+int wfb_lifter_finish(wfb_lifter *l, wfb_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < l->n_tasks && !rc; i++) {
+        task_state *t = &l->tasks[i];
+        /* Open executions end with the trace; open dispatches count up to it. */
+        if (!isnan(t->running_since)) {
+            double d = exec_cost(t->running_since, l->last_time);
+            t->stats.exec_s += d;
+            if (t->stats.worker < l->n_workers)
+                l->workers[t->stats.worker].stats.busy_s += d;
+        }
+        if (t->exec.open)
+            rc = close_exec(l, t, l->last_time);
+    }
+    if (rc || store_tables(l))
+        rc = oom(l, err);
+    else
+        rc = wfb_graph_finish(l->g, err);
+    wfb_lifter_free(l);
+    return rc;
+}
+
+int wfb_lpel_trace_supported(void)
+{
+#ifdef WFB_HAVE_MON_READER
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+#ifndef WFB_HAVE_MON_READER
+int wfb_import_lpel_trace(wfb_graph *g, const char *dir, wfb_error *err)
+{
+    (void)g;
+    wfb_set_error(err, dir, 0,
+                  "LPEL trace import is not available: the bridge was built without the "
+                  "monitor's trace reader (monitor/mon_reader.h)");
+    return -1;
+}
+#endif

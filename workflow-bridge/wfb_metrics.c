@@ -1,0 +1,505 @@
+/*
+ * wfb_metrics.c - the analyses besides the critical path: activity DAG
+ * metrics (response = waiting + processing, synchronisation delay, fork-join
+ * load imbalance, slowdown, speedup between runs), message-graph metrics
+ * (throughput, latency, end-to-end latency, jitter), distribution summaries,
+ * the fixed-memory histogram and lifeline anomalies.
+ */
+#include "wfb_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- summaries ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest rank: the smallest value with at least p% of values <= it. */
+static double nearest_rank(const double *sorted, size_t n, double p)
+{
+    size_t rank = (size_t)ceil(p / 100.0 * (double)n);
+    if (rank < 1)
+        rank = 1;
+    return sorted[rank - 1];
+}
+
+void wfb_summarise(double *values, size_t n, wfb_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    if (!n) {
+        out->min = out->median = out->p95 = out->p99 = out->max = NAN;
+        out->mean = out->stddev = NAN;
+        return;
+    }
+    qsort(values, n, sizeof *values, cmp_double);
+    out->min = values[0];
+    out->max = values[n - 1];
+    out->median = nearest_rank(values, n, 50);
+    out->p95 = nearest_rank(values, n, 95);
+    out->p99 = nearest_rank(values, n, 99);
+    double sum = 0, sq = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += values[i];
+    out->mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++)
+        sq += (values[i] - out->mean) * (values[i] - out->mean);
+    out->stddev = sqrt(sq / (double)n); /* population: all inputs are observed */
+}
+
+/* ---- histogram ---- */
+
+void wfb_histogram_init(wfb_histogram *h, double unit)
+{
+    memset(h, 0, sizeof *h);
+    h->unit = unit > 0 ? unit : 1e-9;
+}
+
+void wfb_histogram_add(wfb_histogram *h, double value)
+{
+    h->count++;
+    double x = value / h->unit;
+    if (!(x >= 1.0)) {
+        h->zero++;
+        return;
+    }
+    int exp;
+    double mant = frexp(x, &exp); /* x = mant * 2^exp, mant in [0.5, 1) */
+    int octave = exp - 1;
+    if (octave >= WFB_HIST_OCTAVES) {
+        octave = WFB_HIST_OCTAVES - 1;
+        mant = 0.999999;
+    }
+    int sub = (int)((mant * 2.0 - 1.0) * WFB_HIST_SUB);
+    h->buckets[octave * WFB_HIST_SUB + sub]++;
+}
+
+double wfb_histogram_percentile(const wfb_histogram *h, double p)
+{
+    if (!h->count)
+        return NAN;
+    uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
+    if (rank < 1)
+        rank = 1;
+    uint64_t seen = h->zero;
+    if (seen >= rank)
+        return h->unit;
+    for (int b = 0; b < WFB_HIST_OCTAVES * WFB_HIST_SUB; b++) {
+        seen += h->buckets[b];
+        if (seen >= rank) {
+            int octave = b / WFB_HIST_SUB, sub = b % WFB_HIST_SUB;
+            return h->unit * ldexp(1.0 + (double)(sub + 1) / WFB_HIST_SUB, octave);
+        }
+    }
+    return h->unit * ldexp(2.0, WFB_HIST_OCTAVES - 1);
+}
+
+/* ---- activity metrics ---- */
+
+static bool is_activity(const wfb_graph *g, uint32_t v)
+{
+    return (g->v_flags[v] & WFB_VF_ACTIVITY) != 0;
+}
+
+/* Processing: end - active when both are known, else the explicit duration. */
+static double processing_time(const wfb_graph *g, uint32_t v)
+{
+    double p = wfb_vertex_end(g, v) - wfb_vertex_start(g, v);
+    if (isnan(p) && g->v_duration)
+        p = g->v_duration[v];
+    return p;
+}
+
+/* Start of v minus the latest end among its activity parents. */
+static double sync_delay(const wfb_graph *g, uint32_t v)
+{
+    double start = wfb_vertex_start(g, v), latest = NAN;
+    for (uint32_t i = g->in_off[v]; i < g->in_off[v + 1]; i++) {
+        uint32_t p = g->e_src[g->in_list[i]];
+        double end = wfb_vertex_end(g, p);
+        if (!is_activity(g, p) || isnan(end))
+            return NAN; /* an untimed parent makes the delay unknown */
+        if (isnan(latest) || end > latest)
+            latest = end;
+    }
+    return start - latest;
+}
+
+static void measure_activity(const wfb_graph *g, uint32_t v, wfb_activity_metrics *m)
+{
+    double sub = wfb_vertex_time(g, v, WFB_T_SUBMITTED);
+    double act = wfb_vertex_start(g, v), end = wfb_vertex_end(g, v);
+    m->vertex = v;
+    m->response_s = end - sub;
+    m->waiting_s = act - sub;
+    m->processing_s = processing_time(g, v);
+    m->sync_delay_s = sync_delay(g, v);
+    m->slowdown = m->processing_s > 0 ? m->response_s / m->processing_s : NAN;
+}
+
+/* Children of v that are activities: their weights' max, mean and min. */
+static bool measure_fork(const wfb_graph *g, uint32_t v, wfb_fork_metrics *f)
+{
+    size_t n = 0;
+    double sum = 0, mx = -INFINITY, mn = INFINITY;
+    for (uint32_t i = g->out_off[v]; i < g->out_off[v + 1]; i++) {
+        uint32_t c = g->e_dst[g->out_list[i]];
+        if (!is_activity(g, c))
+            continue;
+        double w = wfb_vertex_weight(g, c);
+        n++;
+        sum += w;
+        mx = fmax(mx, w);
+        mn = fmin(mn, w);
+    }
+    if (n < 2)
+        return false;
+    f->fork = v;
+    f->siblings = n;
+    f->max_s = mx;
+    f->min_s = mn;
+    f->mean_s = sum / (double)n;
+    f->imbalance_pct = f->mean_s > 0 ? (mx / f->mean_s - 1.0) * 100.0 : 0.0;
+    return true;
+}
+
+/* Summary of one field over the activities where it is known. */
+static int summarise_field(const wfb_activity_report *r, size_t offset, double *scratch,
+                           wfb_summary *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_activities; i++) {
+        double x = *(const double *)((const char *)&r->activities[i] + offset);
+        if (!isnan(x))
+            scratch[n++] = x;
+    }
+    wfb_summarise(scratch, n, out);
+    return 0;
+}
+
+static double makespan(const wfb_graph *g, const wfb_activity_report *r)
+{
+    double first = NAN, last = NAN;
+    for (size_t i = 0; i < r->n_activities; i++) {
+        uint32_t v = r->activities[i].vertex;
+        double s = wfb_vertex_time(g, v, WFB_T_SUBMITTED);
+        if (isnan(s))
+            s = wfb_vertex_start(g, v);
+        double e = wfb_vertex_end(g, v);
+        if (!isnan(s) && (isnan(first) || s < first))
+            first = s;
+        if (!isnan(e) && (isnan(last) || e > last))
+            last = e;
+    }
+    return last - first;
+}
+
+int wfb_activity_metrics_compute(const wfb_graph *g, wfb_activity_report *r, wfb_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!g->finished) {
+        wfb_set_error(err, g->source, 0, "graph not finished");
+        return -1;
+    }
+    size_t nv = g->ids.count, n = 0;
+    for (uint32_t v = 0; v < nv; v++)
+        n += is_activity(g, v);
+    r->activities = calloc(n ? n : 1, sizeof *r->activities);
+    r->forks = calloc(n ? n : 1, sizeof *r->forks);
+    double *scratch = malloc((n ? n : 1) * sizeof *scratch);
+    if (!r->activities || !r->forks || !scratch) {
+        free(scratch);
+        wfb_activity_report_free(r);
+        wfb_set_error(err, g->source, 0, "out of memory computing activity metrics");
+        return -1;
+    }
+    for (uint32_t v = 0; v < nv; v++) {
+        if (!is_activity(g, v))
+            continue;
+        measure_activity(g, v, &r->activities[r->n_activities++]);
+        r->n_failed += wfb_vertex_failed(g, v);
+        if (measure_fork(g, v, &r->forks[r->n_forks]))
+            r->n_forks++;
+    }
+    summarise_field(r, offsetof(wfb_activity_metrics, response_s), scratch, &r->response);
+    summarise_field(r, offsetof(wfb_activity_metrics, waiting_s), scratch, &r->waiting);
+    summarise_field(r, offsetof(wfb_activity_metrics, processing_s), scratch, &r->processing);
+    summarise_field(r, offsetof(wfb_activity_metrics, sync_delay_s), scratch, &r->sync_delay);
+    summarise_field(r, offsetof(wfb_activity_metrics, slowdown), scratch, &r->slowdown);
+    r->makespan_s = makespan(g, r);
+    free(scratch);
+    return 0;
+}
+
+void wfb_activity_report_free(wfb_activity_report *r)
+{
+    free(r->activities);
+    free(r->forks);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- speedup ---- */
+
+/* Span of the marked activities: max end - min start when all are timed,
+ * else the longest weighted path through marked vertices only. */
+static double marked_span(const wfb_graph *g, const uint8_t *mark, double *scratch)
+{
+    size_t nv = g->ids.count;
+    double first = INFINITY, last = -INFINITY;
+    bool timed = true;
+    for (uint32_t v = 0; v < nv && timed; v++) {
+        if (!mark[v])
+            continue;
+        double s = wfb_vertex_start(g, v), e = wfb_vertex_end(g, v);
+        timed = !isnan(s) && !isnan(e);
+        first = fmin(first, s);
+        last = fmax(last, e);
+    }
+    if (timed)
+        return last - first;
+    double best = 0;
+    for (size_t k = 0; k < nv; k++) {
+        uint32_t v = g->topo[k];
+        if (!mark[v])
+            continue;
+        double in = 0;
+        for (uint32_t i = g->in_off[v]; i < g->in_off[v + 1]; i++) {
+            uint32_t u = g->e_src[g->in_list[i]];
+            if (mark[u])
+                in = fmax(in, scratch[u] + g->e_cost[g->in_list[i]]);
+        }
+        scratch[v] = in + wfb_vertex_weight(g, v);
+        best = fmax(best, scratch[v]);
+    }
+    return best;
+}
+
+int wfb_speedup(const wfb_graph *base, const wfb_graph *other, double *speedup, size_t *common,
+                wfb_error *err)
+{
+    if (!base->finished || !other->finished) {
+        wfb_set_error(err, NULL, 0, "graph not finished");
+        return -1;
+    }
+    size_t nb = base->ids.count, no = other->ids.count;
+    uint8_t *mb = calloc(nb ? nb : 1, 1), *mo = calloc(no ? no : 1, 1);
+    double *scratch = malloc((nb > no ? nb : no ? no : 1) * sizeof *scratch + 8);
+    if (!mb || !mo || !scratch) {
+        free(mb), free(mo), free(scratch);
+        wfb_set_error(err, NULL, 0, "out of memory");
+        return -1;
+    }
+    size_t n = 0;
+    for (uint32_t v = 0; v < nb; v++) {
+        const char *id = wfb_vertex_id(base, v);
+        uint32_t w = wfb_vertex_find(other, id, strlen(id));
+        if (w != WFB_NONE && is_activity(base, v) && is_activity(other, w)) {
+            mb[v] = mo[w] = 1;
+            n++;
+        }
+    }
+    double sb = marked_span(base, mb, scratch), so = marked_span(other, mo, scratch);
+    *common = n;
+    *speedup = n && so > 0 ? sb / so : NAN;
+    free(mb), free(mo), free(scratch);
+    return 0;
+}
+
+/* ---- message-graph metrics ---- */
+
+typedef struct walk {
+    uint32_t *stack;
+    uint32_t *seen_v;    /* stamp per vertex */
+    uint32_t *seen_exec; /* stamp per execution group */
+    size_t n_exec_ids;
+} walk;
+
+static uint32_t max_exec_id(const wfb_graph *g)
+{
+    uint32_t mx = 0;
+    for (size_t e = 0; g->e_exec && e < g->ne; e++)
+        if (g->e_exec[e] != WFB_NONE && g->e_exec[e] + 1 > mx)
+            mx = g->e_exec[e] + 1;
+    return mx;
+}
+
+/* Latency of one input: each execution reachable from it counted once. */
+static void measure_lifeline(const wfb_graph *g, walk *w, uint32_t stamp, wfb_lifeline *l)
+{
+    uint32_t in = l->input;
+    size_t top = 0;
+    double t0 = wfb_vertex_end(g, in), last = t0, lat = 0;
+    w->stack[top++] = in;
+    w->seen_v[in] = stamp;
+    while (top) {
+        uint32_t v = w->stack[--top];
+        double t = wfb_vertex_end(g, v);
+        if (isnan(t))
+            l->missing_events = 1;
+        else if (t > last || isnan(last))
+            last = t;
+        for (uint32_t i = g->out_off[v]; i < g->out_off[v + 1]; i++) {
+            uint32_t e = g->out_list[i], d = g->e_dst[e];
+            uint32_t x = g->e_exec ? g->e_exec[e] : WFB_NONE;
+            if (x == WFB_NONE) {
+                lat += g->e_cost[e];
+            } else if (w->seen_exec[x] != stamp) {
+                w->seen_exec[x] = stamp;
+                lat += g->e_cost[e];
+            }
+            if (w->seen_v[d] != stamp) {
+                w->seen_v[d] = stamp;
+                w->stack[top++] = d;
+                l->descendants++;
+            }
+        }
+    }
+    l->latency_s = lat;
+    l->end_to_end_s = last - t0;
+}
+
+/* Worker execution time: the runtime's busy time when the trace has it,
+ * else execution costs summed per location of the produced state. */
+static double max_worker_exec(const wfb_graph *g, const walk *w)
+{
+    double mx = 0;
+    bool runtime = false;
+    for (size_t i = 0; i < g->n_workers; i++) {
+        runtime = runtime || g->workers[i].busy_s > 0;
+        mx = fmax(mx, g->workers[i].busy_s);
+    }
+    if (runtime)
+        return mx;
+    size_t nloc = g->strs.count + 1; /* last slot: no location */
+    double *per = calloc(nloc, sizeof *per);
+    uint8_t *counted = calloc(w->n_exec_ids ? w->n_exec_ids : 1, 1);
+    if (!per || !counted) {
+        free(per), free(counted);
+        return NAN;
+    }
+    const uint32_t *loc = g->v_attr[WFB_ATTR_LOCATION];
+    for (size_t e = 0; e < g->ne; e++) {
+        uint32_t x = g->e_exec ? g->e_exec[e] : WFB_NONE;
+        if (x != WFB_NONE && counted[x]++)
+            continue;
+        uint32_t l = loc ? loc[g->e_dst[e]] : WFB_NONE;
+        per[l == WFB_NONE ? nloc - 1 : l] += g->e_cost[e];
+    }
+    for (size_t i = 0; i < nloc; i++)
+        mx = fmax(mx, per[i]);
+    free(per), free(counted);
+    return mx;
+}
+
+static void summarise_lifelines(wfb_message_report *r, double *scratch)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_inputs; i++)
+        scratch[n++] = r->lifelines[i].latency_s;
+    wfb_summarise(scratch, n, &r->latency);
+    r->jitter_s = r->latency.stddev;
+    n = 0;
+    for (size_t i = 0; i < r->n_inputs; i++)
+        if (!isnan(r->lifelines[i].end_to_end_s))
+            scratch[n++] = r->lifelines[i].end_to_end_s;
+    wfb_summarise(scratch, n, &r->end_to_end);
+}
+
+static void flag_timeouts(wfb_message_report *r)
+{
+    wfb_histogram *h = malloc(sizeof *h);
+    if (!h)
+        return;
+    wfb_histogram_init(h, 1e-9);
+    for (size_t i = 0; i < r->n_inputs; i++)
+        wfb_histogram_add(h, r->lifelines[i].latency_s);
+    r->timeout_s = wfb_histogram_percentile(h, r->timeout_percentile);
+    for (size_t i = 0; i < r->n_inputs; i++) {
+        wfb_lifeline *l = &r->lifelines[i];
+        l->timed_out = l->latency_s > r->timeout_s;
+        r->n_timed_out += (size_t)l->timed_out;
+        r->n_missing += (size_t)l->missing_events;
+    }
+    free(h);
+}
+
+int wfb_message_metrics_compute(const wfb_graph *g, double pct, wfb_message_report *r,
+                                wfb_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->timeout_percentile = pct > 0 && pct <= 100 ? pct : 99;
+    if (!g->finished) {
+        wfb_set_error(err, g->source, 0, "graph not finished");
+        return -1;
+    }
+    size_t nv = g->ids.count, n = 0;
+    for (uint32_t v = 0; v < nv; v++)
+        n += !is_activity(g, v) && g->in_off[v] == g->in_off[v + 1];
+    walk w = {0};
+    w.n_exec_ids = max_exec_id(g);
+    w.stack = malloc((nv ? nv : 1) * sizeof *w.stack);
+    w.seen_v = calloc(nv ? nv : 1, sizeof *w.seen_v);
+    w.seen_exec = calloc(w.n_exec_ids ? w.n_exec_ids : 1, sizeof *w.seen_exec);
+    r->lifelines = calloc(n ? n : 1, sizeof *r->lifelines);
+    double *scratch = malloc((n ? n : 1) * sizeof *scratch);
+    int rc = 0;
+    if (!w.stack || !w.seen_v || !w.seen_exec || !r->lifelines || !scratch) {
+        wfb_set_error(err, g->source, 0, "out of memory computing message metrics");
+        rc = -1;
+        goto out;
+    }
+    for (uint32_t v = 0; v < nv; v++) {
+        if (is_activity(g, v) || g->in_off[v] != g->in_off[v + 1])
+            continue;
+        wfb_lifeline *l = &r->lifelines[r->n_inputs++];
+        l->input = v;
+        measure_lifeline(g, &w, (uint32_t)r->n_inputs, l);
+    }
+    r->max_worker_exec_s = max_worker_exec(g, &w);
+    r->throughput_per_s = r->max_worker_exec_s > 0 ? (double)r->n_inputs / r->max_worker_exec_s
+                                                   : NAN;
+    summarise_lifelines(r, scratch);
+    flag_timeouts(r);
+out:
+    free(w.stack), free(w.seen_v), free(w.seen_exec), free(scratch);
+    if (rc)
+        wfb_message_report_free(r);
+    return rc;
+}
+
+void wfb_message_report_free(wfb_message_report *r)
+{
+    free(r->lifelines);
+    r->lifelines = NULL;
+    r->n_inputs = 0;
+}
+
+/* ---- activity anomalies ---- */
+
+static bool activity_anomalous(const wfb_graph *g, uint32_t v)
+{
+    double sub = wfb_vertex_time(g, v, WFB_T_SUBMITTED);
+    double act = wfb_vertex_start(g, v), end = wfb_vertex_end(g, v);
+    if (isnan(sub) && isnan(act) && isnan(end))
+        return false; /* untimed (e.g. runtime only): nothing expected */
+    if (isnan(act) || isnan(end))
+        return true;
+    return end < act || (!isnan(sub) && act < sub);
+}
+
+size_t wfb_activity_anomalies(const wfb_graph *g, uint32_t **vertices)
+{
+    size_t nv = g->ids.count, n = 0;
+    *vertices = malloc((nv ? nv : 1) * sizeof **vertices);
+    if (!*vertices)
+        return 0;
+    for (uint32_t v = 0; v < nv; v++)
+        if (is_activity(g, v) && activity_anomalous(g, v))
+            (*vertices)[n++] = v;
+    return n;
+}

@@ -1,0 +1,50 @@
+/*
+ * wfb_progress.c - a progress bar on stderr for long imports.
+ *
+ * Only drawn on a terminal and only after the first second, so short runs,
+ * pipes and test logs stay clean.
+ */
+#include "wfb_internal.h"
+
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void wfb_progress_bar_init(wfb_progress_bar *bar, FILE *out)
+{
+    bar->out = out;
+    bar->enabled = out && isatty(fileno(out));
+    bar->drawn = 0;
+    bar->started = now_s();
+}
+
+void wfb_progress_bar_update(void *ctx, uint64_t done, uint64_t total)
+{
+    wfb_progress_bar *bar = ctx;
+    if (!bar->enabled || now_s() - bar->started < 1.0)
+        return;
+    bar->drawn = 1;
+    if (!total) {
+        fprintf(bar->out, "\r%llu MB read", (unsigned long long)(done >> 20));
+    } else {
+        int width = 40, filled = (int)((double)done / (double)total * width);
+        if (filled > width)
+            filled = width;
+        fprintf(bar->out, "\r[%.*s%*s] %3d%%", filled, "########################################",
+                width - filled, "", (int)(100.0 * (double)done / (double)total));
+    }
+    fflush(bar->out);
+}
+
+void wfb_progress_bar_end(wfb_progress_bar *bar)
+{
+    if (bar->drawn)
+        fprintf(bar->out, "\r%60s\r", "");
+    bar->drawn = 0;
+}

@@ -1,0 +1,207 @@
+/*
+ * wfb_wcp.c - the workflow critical path, both definitions, exactly and in
+ * O(V+E) over the topological order built by wfb_graph_finish().
+ *
+ * Longest path: dynamic programming over the topological order (the what-if
+ * path without contention). As-executed path: a walk back from the sink that
+ * finished last through the predecessor that finished last. Neither uses a
+ * shortest path over inverse costs, which picks wrong paths (see tests).
+ */
+#include "wfb_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void wfb_path_free(wfb_path *p)
+{
+    free(p->vertices);
+    free(p->edges);
+    memset(p, 0, sizeof *p);
+}
+
+/* Floating sums of the same durations in another order differ in the last
+ * bits; such values count as a tie so that ties resolve by input order. */
+static bool clearly_greater(double a, double b)
+{
+    return a > b + 1e-9 * fmax(1.0, fabs(b));
+}
+
+/* Reverses a path collected from its end backwards. */
+static void reverse_path(wfb_path *p)
+{
+    for (size_t i = 0, j = p->n - 1; i < j; i++, j--) {
+        uint32_t t = p->vertices[i];
+        p->vertices[i] = p->vertices[j];
+        p->vertices[j] = t;
+    }
+    if (p->n < 3)
+        return;
+    for (size_t i = 0, j = p->n - 2; i < j; i++, j--) {
+        uint32_t t = p->edges[i];
+        p->edges[i] = p->edges[j];
+        p->edges[j] = t;
+    }
+}
+
+/* Follows chosen in-edges back from `last` and stores the path in order. */
+static int collect_path(const wfb_graph *g, const uint32_t *chosen_in, uint32_t last,
+                        wfb_path *out)
+{
+    size_t n = 1;
+    for (uint32_t v = last; chosen_in[v] != WFB_NONE; v = g->e_src[chosen_in[v]])
+        n++;
+    out->vertices = malloc(n * sizeof *out->vertices);
+    out->edges = malloc((n > 1 ? n - 1 : 1) * sizeof *out->edges);
+    if (!out->vertices || !out->edges)
+        return -1;
+    out->n = 0;
+    uint32_t v = last;
+    for (;;) {
+        out->vertices[out->n] = v;
+        uint32_t e = chosen_in[v];
+        if (e == WFB_NONE)
+            break;
+        out->edges[out->n++] = e;
+        v = g->e_src[e];
+    }
+    out->n++;
+    reverse_path(out);
+    return 0;
+}
+
+static int not_finished(const wfb_graph *g, wfb_error *err)
+{
+    wfb_set_error(err, g->source, 0, "graph not finished (call wfb_graph_finish first)");
+    return -1;
+}
+
+int wfb_longest_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!g->finished)
+        return not_finished(g, err);
+    size_t nv = g->ids.count;
+    if (!nv)
+        return 0;
+    double *dist = malloc(nv * sizeof *dist);
+    uint32_t *chosen_in = malloc(nv * sizeof *chosen_in);
+    if (!dist || !chosen_in)
+        goto oom;
+    uint32_t last = WFB_NONE;
+    for (size_t k = 0; k < nv; k++) {
+        uint32_t v = g->topo[k];
+        double best = 0.0;
+        uint32_t best_e = WFB_NONE;
+        for (uint32_t i = g->in_off[v]; i < g->in_off[v + 1]; i++) {
+            uint32_t e = g->in_list[i];
+            double cand = dist[g->e_src[e]] + g->e_cost[e];
+            if (best_e == WFB_NONE || clearly_greater(cand, best)) {
+                best = cand;
+                best_e = e;
+            }
+        }
+        dist[v] = best + wfb_vertex_weight(g, v);
+        chosen_in[v] = best_e;
+        if (last == WFB_NONE || clearly_greater(dist[v], dist[last]) ||
+            (!clearly_greater(dist[last], dist[v]) && v < last))
+            last = v;
+    }
+    if (collect_path(g, chosen_in, last, out))
+        goto oom;
+    out->valid = 1;
+    out->length_s = dist[last];
+    free(dist);
+    free(chosen_in);
+    return 0;
+oom:
+    free(dist);
+    free(chosen_in);
+    wfb_path_free(out);
+    wfb_set_error(err, g->source, 0, "out of memory computing the longest path");
+    return -1;
+}
+
+/* The sink with the latest known end; ties go to the first in input order. */
+static uint32_t last_finishing_sink(const wfb_graph *g)
+{
+    uint32_t last = WFB_NONE;
+    double last_end = 0.0;
+    for (size_t v = 0; v < g->ids.count; v++) {
+        if (g->out_off[v + 1] != g->out_off[v])
+            continue;
+        double end = wfb_vertex_end(g, (uint32_t)v);
+        if (isnan(end))
+            continue;
+        if (last == WFB_NONE || end > last_end) {
+            last = (uint32_t)v;
+            last_end = end;
+        }
+    }
+    return last;
+}
+
+/* The in-edge whose source finished last, WFB_NONE if v has no timed
+ * predecessor. *untimed is set when some predecessor lacks an end time. */
+static uint32_t latest_predecessor_edge(const wfb_graph *g, uint32_t v, bool *untimed)
+{
+    uint32_t best_e = WFB_NONE;
+    double best_end = 0.0;
+    for (uint32_t i = g->in_off[v]; i < g->in_off[v + 1]; i++) {
+        uint32_t e = g->in_list[i];
+        double end = wfb_vertex_end(g, g->e_src[e]);
+        if (isnan(end)) {
+            *untimed = true;
+            continue;
+        }
+        if (best_e == WFB_NONE || end > best_end) {
+            best_e = e;
+            best_end = end;
+        }
+    }
+    return best_e;
+}
+
+int wfb_as_executed_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!g->finished)
+        return not_finished(g, err);
+    uint32_t last = last_finishing_sink(g);
+    if (last == WFB_NONE)
+        return 0; /* no times: not available */
+    size_t nv = g->ids.count;
+    uint32_t *chosen_in = malloc(nv * sizeof *chosen_in);
+    if (!chosen_in)
+        goto oom;
+    bool untimed = false;
+    uint32_t first = last;
+    /* Mark only the vertices on the walk; the rest of chosen_in is unused. */
+    for (uint32_t v = last;;) {
+        uint32_t e = latest_predecessor_edge(g, v, &untimed);
+        chosen_in[v] = e;
+        if (e == WFB_NONE)
+            break;
+        v = first = g->e_src[e];
+    }
+    if (untimed && g->in_off[first + 1] != g->in_off[first]) {
+        free(chosen_in);
+        return 0; /* the walk stopped at missing times: not available */
+    }
+    if (collect_path(g, chosen_in, last, out))
+        goto oom;
+    double start = wfb_vertex_start(g, first);
+    if (isnan(start))
+        start = wfb_vertex_time(g, first, WFB_T_SUBMITTED);
+    if (isnan(start))
+        start = wfb_vertex_end(g, first) - wfb_vertex_weight(g, first);
+    out->valid = 1;
+    out->length_s = wfb_vertex_end(g, last) - start;
+    free(chosen_in);
+    return 0;
+oom:
+    free(chosen_in);
+    wfb_path_free(out);
+    wfb_set_error(err, g->source, 0, "out of memory computing the as-executed path");
+    return -1;
+}
