@@ -127,9 +127,11 @@ const char *wfb_vertex_attr(const wfb_graph *g, uint32_t v, wfb_attr attr);
 double wfb_vertex_start(const wfb_graph *g, uint32_t v);
 double wfb_vertex_end(const wfb_graph *g, uint32_t v);
 
-/* Adds an edge src -> dst. `exec` groups edges that come from one component
- * execution (WFB_NONE if not applicable); `label` names the task that did
- * the mutation (may be NULL). Returns the edge index or WFB_NONE. */
+/* Adds an edge src -> dst with its cost in seconds (`line` is the input line,
+ * kept for symmetry with vertices; errors name vertices). Returns the edge
+ * index or WFB_NONE when out of memory. Optionally, set_exec groups edges
+ * that come from one component execution (counted once in latencies) and
+ * set_label names the task that did the mutation. */
 uint32_t wfb_edge_add(wfb_graph *g, uint32_t src, uint32_t dst, wfb_edge_kind kind,
                       double cost, long line);
 int wfb_edge_set_exec(wfb_graph *g, uint32_t e, uint32_t exec);
@@ -222,8 +224,8 @@ wfb_format wfb_format_parse(const char *name);
 /* Looks at the path (directory = LPEL trace) and the first bytes. */
 wfb_format wfb_format_detect(const char *path);
 
-/* Progress callback: called now and then with bytes done and total (total 0
- * when unknown). May be NULL. */
+/* Progress callback: called now and then with bytes done and the file size,
+ * or, for LPEL traces, events read and total 0. May be NULL. */
 typedef void (*wfb_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
 typedef struct wfb_import_options {
@@ -382,6 +384,10 @@ void wfb_activity_report_free(wfb_activity_report *r);
  * *common receives the number of activities matched. */
 int wfb_speedup(const wfb_graph *base, const wfb_graph *other, double *speedup,
                 size_t *common, wfb_error *err);
+/* The same over the subgraph of common activities whose id matches the pcre2
+ * pattern `id_pattern` (NULL = all). */
+int wfb_speedup_subgraph(const wfb_graph *base, const wfb_graph *other, const char *id_pattern,
+                         double *speedup, size_t *common, wfb_error *err);
 
 /* Message-graph metrics (data states: LPEL messages or data events). */
 typedef struct wfb_lifeline {
@@ -429,8 +435,12 @@ typedef enum wfb_lpel_kind {
     WFB_LPEL_COMP_END,     /* component execution ends in task */
     WFB_LPEL_WORKER_WAIT,  /* worker found nothing to run */
     WFB_LPEL_WORKER_RESUME,/* worker has work again */
-    WFB_LPEL_STREAM_BLOCK  /* task blocks on `stream`, other end `peer`; `empty`
+    WFB_LPEL_STREAM_BLOCK, /* task blocks on `stream`, other end `peer`; `empty`
                               1 = blocked on an empty stream, 0 = on a full one */
+    WFB_LPEL_TASK_LOAD,    /* load summary of a task: load_count dispatches,
+                              load_busy_s execution time */
+    WFB_LPEL_WORKER_LOAD   /* load summary of a worker: load_count waits,
+                              load_wait_s waiting, load_busy_s busy time */
 } wfb_lpel_kind;
 
 typedef enum wfb_block_cause {
@@ -451,15 +461,18 @@ typedef struct wfb_lpel_event {
     uint64_t stream;  /* STREAM_BLOCK */
     uint64_t peer;    /* STREAM_BLOCK: the task at the other end, 0 unknown */
     int empty;        /* STREAM_BLOCK */
+    uint64_t load_count;             /* TASK_LOAD, WORKER_LOAD */
+    double load_busy_s, load_wait_s; /* TASK_LOAD, WORKER_LOAD */
 } wfb_lpel_event;
 
 typedef struct wfb_lifter wfb_lifter;
 /* The lifter adds to g (which must not be finished yet). */
 wfb_lifter *wfb_lifter_new(wfb_graph *g);
 int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err);
-/* Closes open intervals, stores the runtime tables in the graph, finishes
- * the graph (leniently: messages read but never written become anomalies)
- * and frees the lifter. */
+/* Closes open executions and dispatches at the last event's time, stores the
+ * runtime tables in the graph, finishes the graph (wfb_graph_finish) and
+ * frees the lifter, also on error. Messages read but never written are
+ * inputs from outside the monitored tasks, timed at their first read. */
 int wfb_lifter_finish(wfb_lifter *l, wfb_error *err);
 void wfb_lifter_free(wfb_lifter *l);
 

@@ -505,56 +505,70 @@ static long drop_duplicate_edges(wfb_graph *g)
     return dropped;
 }
 
-/* Follows unfinished predecessors from an unfinished vertex until one
- * repeats: that one lies on a cycle. */
-static uint32_t vertex_on_cycle(const wfb_graph *g, const uint32_t *indeg)
+/* An unfinished predecessor of v (every vertex left over by Kahn's algorithm
+ * has one). */
+static uint32_t unfinished_predecessor(const wfb_graph *g, const uint32_t *indeg, uint32_t v)
+{
+    for (uint32_t i = g->in_off[v]; i < g->in_off[v + 1]; i++) {
+        uint32_t u = g->e_src[g->in_list[i]];
+        if (indeg[u])
+            return u;
+    }
+    return WFB_NONE;
+}
+
+static const char *id_or_unknown(const wfb_graph *g, uint32_t v)
+{
+    const char *id = v == WFB_NONE ? NULL : wfb_vertex_id(g, v);
+    return id ? id : "?";
+}
+
+/* Walks back through unfinished predecessors until a vertex repeats; the
+ * walk between its two visits is a cycle. Writes "a -> b -> a" (shortened
+ * when long) and returns the vertex that repeated. */
+static uint32_t find_cycle(const wfb_graph *g, const uint32_t *indeg, char *buf, size_t cap)
 {
     size_t nv = g->ids.count;
     uint32_t v = WFB_NONE;
     for (size_t i = 0; i < nv && v == WFB_NONE; i++)
         if (indeg[i])
             v = (uint32_t)i;
-    uint8_t *seen = calloc(nv, 1);
-    if (!seen)
+    uint32_t *pos = calloc(nv, sizeof *pos);   /* position in the walk + 1 */
+    uint32_t *walk = malloc(nv * sizeof *walk);
+    snprintf(buf, cap, "%s", id_or_unknown(g, v));
+    if (!pos || !walk || v == WFB_NONE) {
+        free(pos), free(walk);
         return v;
-    while (!seen[v]) {
-        seen[v] = 1;
-        for (uint32_t i = g->in_off[v]; i < g->in_off[v + 1]; i++) {
-            uint32_t u = g->e_src[g->in_list[i]];
-            if (indeg[u]) {
-                v = u;
-                break;
-            }
-        }
     }
-    free(seen);
+    size_t len = 0;
+    bool closed = true;
+    while (!pos[v]) {
+        pos[v] = (uint32_t)++len;
+        walk[len - 1] = v;
+        uint32_t u = unfinished_predecessor(g, indeg, v);
+        if (u == WFB_NONE) {
+            closed = false; /* cannot happen after Kahn's algorithm */
+            break;
+        }
+        v = u;
+    }
+    if (!closed) {
+        free(pos), free(walk);
+        return v;
+    }
+    /* walk[pos[v]-1 .. len-1] runs backwards along the cycle. */
+    snprintf(buf, cap, "%s", id_or_unknown(g, v));
+    size_t first = pos[v] - 1, used = strlen(buf), shown = 0;
+    for (size_t i = len; i > first && used < cap; i--, shown++) {
+        if (shown == 8) {
+            snprintf(buf + used, cap - used, " -> ...");
+            break;
+        }
+        const char *id = id_or_unknown(g, walk[i - 1]);
+        used += (size_t)snprintf(buf + used, cap - used, " -> %s", id);
+    }
+    free(pos), free(walk);
     return v;
-}
-
-/* Describes the cycle through v as "a -> b -> a" (shortened when long). */
-static void describe_cycle(const wfb_graph *g, const uint32_t *indeg, uint32_t v, char *buf,
-                           size_t cap)
-{
-    size_t used = (size_t)snprintf(buf, cap, "%s", wfb_vertex_id(g, v));
-    uint32_t u = v;
-    for (int steps = 0; steps < 8; steps++) {
-        uint32_t next = WFB_NONE;
-        for (uint32_t i = g->out_off[u]; i < g->out_off[u + 1]; i++) {
-            uint32_t w = g->e_dst[g->out_list[i]];
-            if (indeg[w]) {
-                next = w;
-                break;
-            }
-        }
-        if (next == WFB_NONE || used >= cap)
-            return;
-        used += (size_t)snprintf(buf + used, cap - used, " -> %s", wfb_vertex_id(g, next));
-        if (next == v)
-            return;
-        u = next;
-    }
-    if (used < cap)
-        snprintf(buf + used, cap - used, " -> ...");
 }
 
 static int topological_sort(wfb_graph *g, wfb_error *err)
@@ -582,11 +596,10 @@ static int topological_sort(wfb_graph *g, wfb_error *err)
         }
     }
     if (tail < nv) {
-        uint32_t v = vertex_on_cycle(g, indeg);
         char cycle[300];
-        describe_cycle(g, indeg, v, cycle, sizeof cycle);
-        wfb_set_error(err, g->source, g->v_line[v], "cycle in the graph through vertex '%s' (%s)",
-                      wfb_vertex_id(g, v), cycle);
+        uint32_t v = find_cycle(g, indeg, cycle, sizeof cycle);
+        wfb_set_error(err, g->source, v == WFB_NONE ? 0 : g->v_line[v],
+                      "cycle in the graph through vertex '%s' (%s)", id_or_unknown(g, v), cycle);
         free(indeg);
         return -1;
     }

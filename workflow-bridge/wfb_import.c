@@ -148,7 +148,7 @@ int wfb_import_path(wfb_graph *g, const char *path, wfb_format format,
     if (format == WFB_FORMAT_UNKNOWN)
         format = wfb_format_detect(path);
     if (format == WFB_FORMAT_LPEL_TRACE)
-        return wfb_import_lpel_trace(g, path, err);
+        return wfb_import_lpel_trace_opt(g, path, opt, err);
     if (format == WFB_FORMAT_UNKNOWN) {
         struct stat st;
         wfb_set_error(err, path, 0, "%s",

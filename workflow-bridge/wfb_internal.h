@@ -88,6 +88,53 @@ uint32_t wfb_graph_string(wfb_graph *g, const char *s);
  * length without the newline, or -1 at end of input. */
 long wfb_read_line(FILE *in, char **buf, size_t *cap);
 
+/* One JSON Lines event as flat members (see wfb_jsonl_record.c). Strings
+ * point into the line buffer or into the JSON value they came from. */
+typedef enum wfb_jv_type {
+    WFB_JV_NULL = 0,
+    WFB_JV_STRING,
+    WFB_JV_NUMBER,
+    WFB_JV_BOOL,
+    WFB_JV_STRINGS, /* an array of strings */
+    WFB_JV_OTHER    /* anything else (nested objects, mixed arrays) */
+} wfb_jv_type;
+
+typedef struct wfb_jv {
+    wfb_jv_type type;
+    const char *str;
+    double num;
+    const char **items;
+    size_t n_items;
+} wfb_jv;
+
+#define WFB_RECORD_MAX_FIELDS 32
+typedef struct wfb_record {
+    int n;
+    const char *keys[WFB_RECORD_MAX_FIELDS];
+    wfb_jv values[WFB_RECORD_MAX_FIELDS];
+    /* storage for string arrays */
+    const char **items;
+    size_t n_items_used, cap_items;
+    void *json; /* the jansson value behind the strings, when parsed by it */
+} wfb_record;
+
+/* Parses one line into rec. Flat objects of plain strings, numbers,
+ * booleans, null and arrays of strings are parsed in place (the line is
+ * modified); anything else goes through jansson, which also produces the
+ * error text. Returns 0, -1 on bad JSON (message in msg), -2 when the line
+ * is JSON but not an object. */
+int wfb_record_parse(wfb_record *rec, char *line, size_t len, char *msg, size_t msglen);
+/* NULL when absent. */
+const wfb_jv *wfb_record_get(const wfb_record *rec, const char *key);
+/* Releases what one parse held (call before the next parse and at the end). */
+void wfb_record_clear(wfb_record *rec);
+void wfb_record_free(wfb_record *rec);
+
+/* wfb_import_lpel_trace with a progress callback (done = events read,
+ * total = 0: the number of events is not known in advance). */
+int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_options *opt,
+                              wfb_error *err);
+
 /* Appends one execution; returns its index or WFB_NONE. */
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x);
 

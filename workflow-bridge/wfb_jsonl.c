@@ -4,11 +4,11 @@
  * mutations, one object per line.
  *
  * The file is streamed line by line so its size is bounded only by the
- * graph, and every error names the line it was found on.
+ * graph, and every error names the line it was found on. Lines are parsed
+ * into flat records (wfb_jsonl_record.c) rather than JSON trees.
  */
 #include "wfb_internal.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,54 +32,54 @@ static int fail(line_ctx *c, const char *fmt, const char *arg)
 static int oom(line_ctx *c) { return fail(c, "%s", "out of memory"); }
 
 /* A required string member. */
-static const char *need_string(line_ctx *c, json_t *obj, const char *key)
+static const char *need_string(line_ctx *c, const wfb_record *obj, const char *key)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!json_is_string(v)) {
+    const wfb_jv *v = wfb_record_get(obj, key);
+    if (!v || v->type != WFB_JV_STRING) {
         fail(c, "missing or non-string field \"%s\"", key);
         return NULL;
     }
-    return json_string_value(v);
+    return v->str;
 }
 
 /* An optional string member: NULL when absent; *bad set on wrong type. */
-static const char *opt_string(line_ctx *c, json_t *obj, const char *key, bool *bad)
+static const char *opt_string(line_ctx *c, const wfb_record *obj, const char *key, bool *bad)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v))
+    const wfb_jv *v = wfb_record_get(obj, key);
+    if (!v || v->type == WFB_JV_NULL)
         return NULL;
-    if (!json_is_string(v)) {
+    if (v->type != WFB_JV_STRING) {
         fail(c, "field \"%s\" must be a string", key);
         *bad = true;
         return NULL;
     }
-    return json_string_value(v);
+    return v->str;
 }
 
 /* An optional time: number of seconds or ISO-8601 string. 0 = absent,
  * 1 = present, -1 = malformed (error set). */
-static int opt_time(line_ctx *c, json_t *obj, const char *key, double *out)
+static int opt_time(line_ctx *c, const wfb_record *obj, const char *key, double *out)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v))
+    const wfb_jv *v = wfb_record_get(obj, key);
+    if (!v || v->type == WFB_JV_NULL)
         return 0;
-    if (json_is_number(v)) {
-        *out = json_number_value(v);
+    if (v->type == WFB_JV_NUMBER) {
+        *out = v->num;
         return 1;
     }
-    if (json_is_string(v) && !wfb_parse_time(json_string_value(v), out))
+    if (v->type == WFB_JV_STRING && !wfb_parse_time(v->str, out))
         return 1;
     return fail(c, "field \"%s\" must be seconds or an ISO-8601 time", key);
 }
 
-static int opt_number(line_ctx *c, json_t *obj, const char *key, double *out)
+static int opt_number(line_ctx *c, const wfb_record *obj, const char *key, double *out)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v))
+    const wfb_jv *v = wfb_record_get(obj, key);
+    if (!v || v->type == WFB_JV_NULL)
         return 0;
-    if (!json_is_number(v))
+    if (v->type != WFB_JV_NUMBER)
         return fail(c, "field \"%s\" must be a number", key);
-    *out = json_number_value(v);
+    *out = v->num;
     return 1;
 }
 
@@ -92,7 +92,7 @@ static uint32_t ref(line_ctx *c, const char *id)
 }
 
 /* Sets the string attributes present in obj. */
-static int set_attrs(line_ctx *c, json_t *obj, uint32_t v, const char *const keys[],
+static int set_attrs(line_ctx *c, const wfb_record *obj, uint32_t v, const char *const keys[],
                      const wfb_attr attrs[], int n)
 {
     for (int i = 0; i < n; i++) {
@@ -130,7 +130,7 @@ static int activity_event(line_ctx *c, uint32_t v, const char *event, double t)
     return fail(c, "unknown activity event \"%s\" (submitted, active, completed, failed)", event);
 }
 
-static int import_activity(line_ctx *c, json_t *obj)
+static int import_activity(line_ctx *c, const wfb_record *obj)
 {
     const char *id = need_string(c, obj, "id");
     if (!id)
@@ -146,7 +146,7 @@ static int import_activity(line_ctx *c, json_t *obj)
     if (bad)
         return -1;
     if (event) {
-        double t;
+        double t = 0;
         int has = opt_time(c, obj, "time", &t);
         if (has < 0)
             return -1;
@@ -155,7 +155,7 @@ static int import_activity(line_ctx *c, json_t *obj)
         if (activity_event(c, v, event, t))
             return -1;
     }
-    double d;
+    double d = 0;
     int has_d = opt_number(c, obj, "duration", &d);
     if (has_d < 0 || (has_d && wfb_vertex_set_duration(c->g, v, d)))
         return has_d < 0 ? -1 : oom(c);
@@ -163,30 +163,25 @@ static int import_activity(line_ctx *c, json_t *obj)
     static const wfb_attr attrs[] = {WFB_ATTR_LABEL, WFB_ATTR_RESOURCES, WFB_ATTR_TRACE};
     if (set_attrs(c, obj, v, keys, attrs, 3))
         return -1;
-    json_t *deps = json_object_get(obj, "depends");
+    const wfb_jv *deps = wfb_record_get(obj, "depends");
     if (!deps)
         return 0;
-    if (!json_is_array(deps))
+    if (deps->type != WFB_JV_STRINGS)
         return fail(c, "%s", "field \"depends\" must be an array of ids");
-    size_t i;
-    json_t *p;
-    json_array_foreach(deps, i, p) {
-        if (!json_is_string(p))
-            return fail(c, "%s", "field \"depends\" must be an array of ids");
-        if (add_dependency(c, json_string_value(p), id))
+    for (size_t i = 0; i < deps->n_items; i++)
+        if (add_dependency(c, deps->items[i], id))
             return -1;
-    }
     return 0;
 }
 
-static int import_dependency(line_ctx *c, json_t *obj)
+static int import_dependency(line_ctx *c, const wfb_record *obj)
 {
     const char *parent = need_string(c, obj, "parent");
     const char *child = parent ? need_string(c, obj, "child") : NULL;
     return child ? add_dependency(c, parent, child) : -1;
 }
 
-static int import_data(line_ctx *c, json_t *obj)
+static int import_data(line_ctx *c, const wfb_record *obj)
 {
     const char *id = need_string(c, obj, "id");
     if (!id)
@@ -197,7 +192,7 @@ static int import_data(line_ctx *c, json_t *obj)
     if (wfb_vertex_defined(c->g, v) && wfb_vertex_kind_of(c->g, v) != WFB_VERTEX_DATA)
         return fail(c, "'%s' is an activity, not a data state", id);
     wfb_vertex_define(c->g, v, WFB_VERTEX_DATA, c->line);
-    double t, size;
+    double t = 0, size = 0;
     int has_t = opt_time(c, obj, "time", &t);
     if (has_t < 0 || (has_t && wfb_vertex_set_time(c->g, v, WFB_T_END, t)))
         return has_t < 0 ? -1 : oom(c);
@@ -211,7 +206,7 @@ static int import_data(line_ctx *c, json_t *obj)
     return set_attrs(c, obj, v, keys, attrs, 3);
 }
 
-static int import_mutation(line_ctx *c, json_t *obj)
+static int import_mutation(line_ctx *c, const wfb_record *obj)
 {
     const char *kind_name = need_string(c, obj, "kind");
     if (!kind_name)
@@ -242,7 +237,7 @@ static int import_mutation(line_ctx *c, json_t *obj)
         return -1;
     if (task && wfb_edge_set_label(c->g, e, task))
         return oom(c);
-    double exec;
+    double exec = 0;
     int has_x = opt_number(c, obj, "exec", &exec);
     if (has_x < 0)
         return -1;
@@ -253,10 +248,8 @@ static int import_mutation(line_ctx *c, json_t *obj)
     return 0;
 }
 
-static int import_object(line_ctx *c, json_t *obj)
+static int import_object(line_ctx *c, const wfb_record *obj)
 {
-    if (!json_is_object(obj))
-        return fail(c, "%s", "each line must be a JSON object");
     const char *type = need_string(c, obj, "type");
     if (!type)
         return -1;
@@ -294,6 +287,7 @@ int wfb_import_jsonl(wfb_graph *g, FILE *in, const char *name, const wfb_import_
     size_t cap = 0;
     long len;
     int rc = 0;
+    wfb_record rec = {0};
     while (rc == 0 && (len = wfb_read_line(in, &buf, &cap)) >= 0) {
         c.line++;
         done += (uint64_t)len + 1;
@@ -301,15 +295,16 @@ int wfb_import_jsonl(wfb_graph *g, FILE *in, const char *name, const wfb_import_
             opt->progress(opt->progress_ctx, done, total);
         if (blank_or_comment(buf))
             continue;
-        json_error_t jerr;
-        json_t *obj = json_loadb(buf, (size_t)len, JSON_REJECT_DUPLICATES, &jerr);
-        if (!obj) {
-            rc = fail(&c, "bad JSON: %s", jerr.text);
-            break;
-        }
-        rc = import_object(&c, obj);
-        json_decref(obj);
+        char why[200];
+        int parsed = wfb_record_parse(&rec, buf, (size_t)len, why, sizeof why);
+        if (parsed == -1)
+            rc = fail(&c, "bad JSON: %s", why);
+        else if (parsed == -2)
+            rc = fail(&c, "%s", "each line must be a JSON object");
+        else
+            rc = import_object(&c, &rec);
     }
+    wfb_record_free(&rec);
     free(buf);
     if (rc == 0 && ferror(in))
         rc = fail(&c, "%s", "read error");

@@ -40,12 +40,17 @@ typedef struct task_state {
     double running_since; /* NAN when not running */
     open_exec exec;
     pending_wait wait;
+    bool has_load; /* a load summary, used when there are no dispatches */
+    uint64_t load_dispatches;
+    double load_exec_s;
 } task_state;
 
 typedef struct worker_state {
     wfb_worker_stats stats;
     double wait_since;
     bool seen;
+    bool has_load; /* a load summary, used when there are no detailed events */
+    wfb_worker_stats load;
 } worker_state;
 
 struct wfb_lifter {
@@ -430,9 +435,8 @@ static int on_written(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
     return push_vertex(&t->exec.writes, &t->exec.n_writes, &t->exec.cap_writes, v);
 }
 
-static void on_block(wfb_lifter *l, task_state *t, worker_state *w, const wfb_lpel_event *ev)
+static void on_block(task_state *t, worker_state *w, const wfb_lpel_event *ev)
 {
-    (void)l;
     if (!isnan(t->running_since)) {
         double d = exec_cost(t->running_since, ev->time);
         t->stats.exec_s += d;
@@ -458,8 +462,13 @@ static int on_task_event(wfb_lifter *l, task_state *t, worker_state *w, const wf
     case WFB_LPEL_STREAM_BLOCK:
         t->wait = (pending_wait){ev->time, ev->peer, ev->stream, ev->empty ? 1 : 0};
         return 0;
+    case WFB_LPEL_TASK_LOAD:
+        t->has_load = true;
+        t->load_dispatches = ev->load_count;
+        t->load_exec_s = ev->load_busy_s;
+        return 0;
     case WFB_LPEL_BLOCK:
-        on_block(l, t, w, ev);
+        on_block(t, w, ev);
         return t->exec.implicit ? close_exec(l, t, ev->time) : 0;
     case WFB_LPEL_MSG_READ:
         return on_read(l, t, ev);
@@ -487,6 +496,13 @@ int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err)
         w->wait_since = ev->time;
         return 0;
     }
+    if (ev->kind == WFB_LPEL_WORKER_LOAD) {
+        w->has_load = true;
+        w->load.waits = ev->load_count;
+        w->load.wait_s = ev->load_wait_s;
+        w->load.busy_s = ev->load_busy_s;
+        return 0;
+    }
     if (ev->kind == WFB_LPEL_WORKER_RESUME) {
         if (!isnan(w->wait_since))
             w->stats.wait_s += exec_cost(w->wait_since, ev->time);
@@ -497,6 +513,30 @@ int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err)
     if (!t || on_task_event(l, t, w, ev))
         return oom(l, err);
     return 0;
+}
+
+/* Traces recorded with load summaries only (no dispatch or wait events)
+ * still get execution and waiting times, from the summaries. */
+static void apply_load_summaries(wfb_lifter *l)
+{
+    for (size_t i = 0; i < l->n_tasks; i++) {
+        task_state *t = &l->tasks[i];
+        if (t->has_load && t->stats.dispatches == 0) {
+            t->stats.dispatches = t->load_dispatches;
+            t->stats.exec_s = t->load_exec_s;
+        }
+    }
+    for (size_t i = 0; i < l->n_workers; i++) {
+        worker_state *w = &l->workers[i];
+        if (!w->has_load)
+            continue;
+        if (w->stats.busy_s == 0)
+            w->stats.busy_s = w->load.busy_s;
+        if (w->stats.waits == 0) {
+            w->stats.waits = w->load.waits;
+            w->stats.wait_s = w->load.wait_s;
+        }
+    }
 }
 
 /* Copies the task and worker tables into the graph. */
@@ -540,6 +580,7 @@ int wfb_lifter_finish(wfb_lifter *l, wfb_error *err)
         if (t->exec.open)
             rc = close_exec(l, t, l->last_time);
     }
+    apply_load_summaries(l);
     if (rc || store_tables(l))
         rc = oom(l, err);
     else
@@ -557,10 +598,17 @@ int wfb_lpel_trace_supported(void)
 #endif
 }
 
-#ifndef WFB_HAVE_MON_READER
 int wfb_import_lpel_trace(wfb_graph *g, const char *dir, wfb_error *err)
 {
+    return wfb_import_lpel_trace_opt(g, dir, NULL, err);
+}
+
+#ifndef WFB_HAVE_MON_READER
+int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_options *opt,
+                              wfb_error *err)
+{
     (void)g;
+    (void)opt;
     wfb_set_error(err, dir, 0,
                   "LPEL trace import is not available: the bridge was built without the "
                   "monitor's trace reader (monitor/mon_reader.h)");

@@ -65,12 +65,24 @@ static int translate(const mon_event *ev, wfb_lpel_event *out)
         out->peer = ev->peer;
         out->empty = ev->empty;
         return 1;
+    case MON_EV_TASK_LOAD:
+        out->kind = WFB_LPEL_TASK_LOAD;
+        out->load_count = ev->dispatches;
+        out->load_busy_s = (double)ev->exec_ns * 1e-9;
+        return 1;
+    case MON_EV_WORKER_LOAD:
+        out->kind = WFB_LPEL_WORKER_LOAD;
+        out->load_count = ev->waits;
+        out->load_wait_s = (double)ev->wait_ns * 1e-9;
+        out->load_busy_s = (double)ev->busy_ns * 1e-9;
+        return 1;
     default:
-        return 0; /* other stream events and load summaries are not lifted */
+        return 0; /* other stream events are not lifted */
     }
 }
 
-int wfb_import_lpel_trace(wfb_graph *g, const char *dir, wfb_error *err)
+int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_options *opt,
+                              wfb_error *err)
 {
     char msg[512];
     mon_trace *t;
@@ -88,11 +100,15 @@ int wfb_import_lpel_trace(wfb_graph *g, const char *dir, wfb_error *err)
     mon_event ev;
     wfb_lpel_event out;
     int rc;
-    while ((rc = mon_trace_next(t, &ev)) == MON_TRACE_EVENT)
+    uint64_t events = 0;
+    while ((rc = mon_trace_next(t, &ev)) == MON_TRACE_EVENT) {
+        if (opt && opt->progress && (++events & 0xfffff) == 0)
+            opt->progress(opt->progress_ctx, events, 0);
         if (translate(&ev, &out) && wfb_lifter_feed(l, &out, err)) {
             rc = -100;
             break;
         }
+    }
     if (rc == MON_TRACE_ERROR)
         wfb_set_error(err, dir, 0, "%s", mon_trace_error(t));
     mon_trace_close(t);

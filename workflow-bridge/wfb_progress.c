@@ -31,7 +31,8 @@ void wfb_progress_bar_update(void *ctx, uint64_t done, uint64_t total)
         return;
     bar->drawn = 1;
     if (!total) {
-        fprintf(bar->out, "\r%llu MB read", (unsigned long long)(done >> 20));
+        /* Without a total the importer counts events, not bytes. */
+        fprintf(bar->out, "\r%llu events read", (unsigned long long)done);
     } else {
         int width = 40, filled = (int)((double)done / (double)total * width);
         if (filled > width)

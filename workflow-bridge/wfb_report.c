@@ -337,9 +337,12 @@ static json_t *messages_json(const wfb_graph *g, const wfb_message_report *r)
     return o;
 }
 
+/* Unknown (NAN) when the trace has no timestamps to span the worker's life,
+ * e.g. a run recorded with load summaries only. */
 static double unaccounted(const wfb_worker_stats *w)
 {
-    return (w->last_s - w->first_s) - w->busy_s - w->wait_s;
+    double span = w->last_s - w->first_s;
+    return span > 0 ? span - w->busy_s - w->wait_s : NAN;
 }
 
 static json_t *runtime_json(const wfb_graph *g, json_t **tasks_out)
@@ -433,6 +436,22 @@ static int metrics_json(const wfb_graph *g, const wfb_metrics_input *in, FILE *o
     return dump(root, out);
 }
 
+/* RFC 4180: quote fields holding commas, quotes or line breaks. */
+static void csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
 static void csv_num(FILE *out, double x)
 {
     if (isnan(x))
@@ -449,7 +468,7 @@ static int metrics_csv(const wfb_graph *g, const wfb_metrics_input *in, FILE *ou
         fprintf(out, "activity,response_s,waiting_s,processing_s,sync_delay_s,slowdown,failed\n");
         for (size_t i = 0; i < a->n_activities; i++) {
             const wfb_activity_metrics *x = &a->activities[i];
-            fprintf(out, "%s", wfb_vertex_id(g, x->vertex));
+            csv_field(out, wfb_vertex_id(g, x->vertex));
             csv_num(out, x->response_s);
             csv_num(out, x->waiting_s);
             csv_num(out, x->processing_s);
@@ -464,7 +483,7 @@ static int metrics_csv(const wfb_graph *g, const wfb_metrics_input *in, FILE *ou
         fprintf(out, "input,latency_s,end_to_end_s,descendants,missing_events,timed_out\n");
         for (size_t i = 0; i < m->n_inputs; i++) {
             const wfb_lifeline *l = &m->lifelines[i];
-            fprintf(out, "%s", wfb_vertex_id(g, l->input));
+            csv_field(out, wfb_vertex_id(g, l->input));
             csv_num(out, l->latency_s);
             csv_num(out, l->end_to_end_s);
             fprintf(out, ",%zu,%d,%d\n", l->descendants, l->missing_events, l->timed_out);
@@ -536,8 +555,13 @@ static int metrics_text(const wfb_graph *g, const wfb_metrics_input *in, FILE *o
     }
     for (size_t i = 0; i < wfb_worker_stats_count(g); i++) {
         const wfb_worker_stats *w = wfb_worker_stats_at(g, i);
-        fprintf(out, "worker %u: busy %.6g s, waiting %.6g s in %llu waits, unaccounted %.6g s\n",
-                w->worker, w->busy_s, w->wait_s, (unsigned long long)w->waits, unaccounted(w));
+        fprintf(out, "worker %u: busy %.6g s, waiting %.6g s in %llu waits, ", w->worker,
+                w->busy_s, w->wait_s, (unsigned long long)w->waits);
+        double u = unaccounted(w);
+        if (isnan(u))
+            fprintf(out, "unaccounted n/a (no timestamps)\n");
+        else
+            fprintf(out, "unaccounted %.6g s\n", u);
     }
     for (size_t i = 0; i < wfb_task_stats_count(g); i++) {
         const wfb_task_stats *t = wfb_task_stats_at(g, i);

@@ -164,6 +164,10 @@ START_TEST(test_lifting_runtime_tables)
     ck_assert_uint_eq(w1->waits, 1);
     assert_near(w1->wait_s, 4.5);
     assert_near(w1->busy_s, 3); /* 5..7 and 8..9 */
+    /* unaccounted = (last - first) - busy - waiting = 9 - 3 - 4.5 */
+    assert_near(w1->first_s, 0);
+    assert_near(w1->last_s, 9);
+    assert_near((w1->last_s - w1->first_s) - w1->busy_s - w1->wait_s, 1.5);
     const wfb_worker_stats *w0 = wfb_worker_stats_at(g, 0);
     assert_near(w0->busy_s, 0.5 + 2 + 0 + 1);
     wfb_graph_free(g);
@@ -238,6 +242,31 @@ START_TEST(test_implicit_executions_and_external_inputs)
 }
 END_TEST
 
+START_TEST(test_load_summaries_only)
+{
+    /* A trace recorded with load summaries only (no dispatch/wait events). */
+    wfb_graph *g = wfb_graph_new();
+    wfb_lifter *l = wfb_lifter_new(g);
+    wfb_error err;
+    map_task(l, 0, 0, 1, "S1:box");
+    wfb_lpel_event task = {.kind = WFB_LPEL_TASK_LOAD, .time = 10, .worker = 0, .task = 1,
+                           .load_count = 42, .load_busy_s = 3.5};
+    wfb_lpel_event worker = {.kind = WFB_LPEL_WORKER_LOAD, .time = 10, .worker = 0,
+                             .load_count = 7, .load_busy_s = 4, .load_wait_s = 5.5};
+    ck_assert_int_eq(wfb_lifter_feed(l, &task, &err), 0);
+    ck_assert_int_eq(wfb_lifter_feed(l, &worker, &err), 0);
+    ck_assert_int_eq(wfb_lifter_finish(l, &err), 0);
+    const wfb_task_stats *t = wfb_task_stats_at(g, 0);
+    ck_assert_uint_eq(t->dispatches, 42);
+    assert_near(t->exec_s, 3.5);
+    const wfb_worker_stats *w = wfb_worker_stats_at(g, 0);
+    ck_assert_uint_eq(w->waits, 7);
+    assert_near(w->wait_s, 5.5);
+    assert_near(w->busy_s, 4);
+    wfb_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_trace_import_errors)
 {
     /* Without the reader: an explanation; with it: the reader's error for a
@@ -261,6 +290,7 @@ static Suite *lpel_suite(void)
     tcase_add_test(t, test_waiting_relations);
     tcase_add_test(t, test_lifted_metrics_and_path);
     tcase_add_test(t, test_implicit_executions_and_external_inputs);
+    tcase_add_test(t, test_load_summaries_only);
     tcase_add_test(t, test_trace_import_errors);
     suite_add_tcase(s, t);
     return s;

@@ -78,6 +78,19 @@ START_TEST(test_speedup)
     assert_near(s, 2);            /* span 2..25 against 1..12.5 */
     ck_assert_int_eq(wfb_speedup(fast, slow, &s, &common, &err), 0);
     assert_near(s, 0.5);
+    /* Subgraph {B, D}: slow 12..25 (13 s) against fast 6..12.5 (6.5 s). */
+    ck_assert_int_eq(wfb_speedup_subgraph(slow, fast, "^[BD]$", &s, &common, &err), 0);
+    ck_assert_uint_eq(common, 2);
+    assert_near(s, 2);
+    /* Subgraph {C}: slow 11..15 (4 s) against fast 5.5..7.5 (2 s). */
+    ck_assert_int_eq(wfb_speedup_subgraph(slow, fast, "C", &s, &common, &err), 0);
+    ck_assert_uint_eq(common, 1);
+    assert_near(s, 2);
+    ck_assert_int_eq(wfb_speedup_subgraph(slow, fast, "Z", &s, &common, &err), 0);
+    ck_assert_uint_eq(common, 0);
+    ck_assert(isnan(s));
+    ck_assert_int_eq(wfb_speedup_subgraph(slow, fast, "([", &s, &common, &err), -1);
+    ck_assert(strstr(err.msg, "bad subgraph pattern"));
     wfb_graph_free(slow);
     wfb_graph_free(fast);
     /* Untimed runs compare their longest paths over the common subgraph. */

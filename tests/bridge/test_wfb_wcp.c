@@ -275,6 +275,39 @@ START_TEST(test_inverse_cost_counterexample)
 }
 END_TEST
 
+static size_t count_text(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+START_TEST(test_dot_marks_both_paths)
+{
+    wfb_graph *g = load_fixture(BRIDGE_FIXTURE("crux4_merge.jsonl"));
+    wfb_path lp, ae;
+    paths(g, &lp, &ae);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    ck_assert_int_eq(wfb_write_dot(g, &lp, &ae, out), 0);
+    fclose(out);
+    ck_assert(strstr(buf, "digraph wcp {"));
+    /* srcA, A@site only longest (red); srcB, B@site only as-executed (blue);
+     * merged and result on both (purple), with their edge. */
+    ck_assert_uint_eq(count_text(buf, "shape=ellipse, color=red"), 2);
+    ck_assert_uint_eq(count_text(buf, "shape=ellipse, color=blue"), 2);
+    ck_assert_uint_eq(count_text(buf, "shape=ellipse, color=purple"), 2);
+    ck_assert_uint_eq(count_text(buf, "[color=purple, penwidth=2, label=\"CONVERT\"]"), 1);
+    ck_assert_uint_eq(count_text(buf, " -> "), 5);
+    free(buf);
+    wfb_path_free(&lp);
+    wfb_path_free(&ae);
+    wfb_graph_free(g);
+}
+END_TEST
+
 /* ---- malformed input ---- */
 
 typedef struct bad_case {
@@ -341,6 +374,46 @@ START_TEST(test_comments_blank_lines_iso_times)
 }
 END_TEST
 
+/* Lines the in-place parser handles and lines it hands to jansson must mean
+ * the same. */
+START_TEST(test_record_parser_paths)
+{
+    wfb_graph *g = jsonl_graph(
+        "  { \"type\" : \"data\" , \"id\":\"plain\", \"time\": -1.5e1 , \"size\":0 }  \n"
+        "{\"type\":\"data\",\"id\":\"caf\\u00e9\",\"time\":1,\"extra\":{\"nested\":[1,2]}}\n"
+        "{\"type\":\"data\",\"id\":\"\xc3\xbc" "ber\",\"time\":2,\"flag\":true,\"none\":null}\n"
+        "{\"type\":\"data\",\"id\":\"tab\\there \\\"q\\\" \\/\",\"time\":3}\n"
+        "{\"type\":\"activity\",\"id\":\"a\",\"duration\":1,\"depends\":[]}\n"
+        "{\"type\":\"activity\",\"id\":\"b\",\"duration\":2,\"depends\":[ \"a\" , \"c\\u0021\" ]}\n"
+        "{\"type\":\"activity\",\"id\":\"c!\",\"duration\":3}\n");
+    assert_near(wfb_vertex_end(g, vertex(g, "plain")), -15);
+    assert_near(wfb_vertex_end(g, vertex(g, "caf\xc3\xa9")), 1);
+    assert_near(wfb_vertex_end(g, vertex(g, "\xc3\xbc" "ber")), 2);
+    assert_near(wfb_vertex_end(g, vertex(g, "tab\there \"q\" /")), 3);
+    const uint32_t *edges;
+    ck_assert_uint_eq(wfb_in_edges(g, vertex(g, "b"), &edges), 2);
+    ck_assert_uint_eq(wfb_edge_src(g, edges[1]), vertex(g, "c!"));
+    wfb_graph_free(g);
+    static const char *const bad[] = {
+        "{\"type\":\"data\",\"id\":\"x\",\"id\":\"y\"}\n",       /* duplicate key */
+        "{\"type\":\"activity\",\"id\":\"x\",\"depends\":[1]}\n",  /* not ids */
+        "{\"type\":\"data\",\"id\":\"x\",\"time\":01}\n",          /* bad number */
+        "{\"type\":\"data\",\"id\":\"x\"} trailing\n",
+        "{\"type\":\"data\",\"id\":\"x\",}\n",
+        "{}\n",
+        "\"just a string\"\n",
+        "{\"type\":\"data\",\"id\":\"bad\\q\"}\n",                 /* bad escape */
+        "{\"type\":\"data\",\"id\":\"\xff\"}\n",                    /* not UTF-8 */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        wfb_error err;
+        ck_assert_msg(load_jsonl_text(bad[i], &g, &err) == -1, "accepted: %s", bad[i]);
+        ck_assert_int_eq(err.line, 1);
+        wfb_graph_free(g);
+    }
+}
+END_TEST
+
 /* ---- emitter ---- */
 
 START_TEST(test_emitter_round_trip)
@@ -402,11 +475,13 @@ static Suite *wcp_suite(void)
     tcase_add_loop_test(wcp, test_crux_patterns, 0, sizeof crux_cases / sizeof crux_cases[0]);
     tcase_add_test(wcp, test_crux_splits_has_150_ranks);
     tcase_add_test(wcp, test_inverse_cost_counterexample);
+    tcase_add_test(wcp, test_dot_marks_both_paths);
     suite_add_tcase(s, wcp);
     TCase *input = tcase_create("input");
     tcase_add_loop_test(input, test_malformed_inputs, 0, sizeof bad_cases / sizeof bad_cases[0]);
     tcase_add_test(input, test_more_malformed_lines);
     tcase_add_test(input, test_comments_blank_lines_iso_times);
+    tcase_add_test(input, test_record_parser_paths);
     tcase_add_test(input, test_emitter_round_trip);
     suite_add_tcase(s, input);
     return s;

@@ -17,7 +17,7 @@ static void metrics_usage(FILE *out)
 {
     fprintf(out,
             "usage: snetmon metrics INPUT [--json|--csv] [--from FORMAT] [--map FILE]\n"
-            "                       [--compare OTHER] [--timeout-pct P]\n\n"
+            "                       [--compare OTHER [--subgraph RE]] [--timeout-pct P]\n\n"
             "INPUT is an event file (jsonl, wfcommons or bp, detected from its content)\n"
             "or an LPEL trace directory.\n\n"
             "options:\n"
@@ -26,12 +26,13 @@ static void metrics_usage(FILE *out)
             "  --from FORMAT    jsonl | wfcommons | bp | lpel (skip detection)\n"
             "  --map FILE       NetLogger event mapping (default: Pegasus stampede)\n"
             "  --compare OTHER  speedup of INPUT over run OTHER on their common activities\n"
+            "  --subgraph RE    only the common activities whose id matches RE (pcre2)\n"
             "  --timeout-pct P  latency percentile used as lifeline timeout (default 99)\n"
             "  -h, --help       this text\n");
 }
 
 typedef struct metrics_args {
-    const char *input, *map, *compare;
+    const char *input, *map, *compare, *subgraph;
     wfb_format format;
     wfb_output output;
     double timeout_pct;
@@ -43,6 +44,8 @@ static int metrics_option(metrics_args *a, const char *opt, const char *val)
         a->map = val;
     } else if (!strcmp(opt, "--compare")) {
         a->compare = val;
+    } else if (!strcmp(opt, "--subgraph")) {
+        a->subgraph = val;
     } else if (!strcmp(opt, "--timeout-pct")) {
         char *end;
         a->timeout_pct = strtod(val, &end);
@@ -70,7 +73,8 @@ static int metrics_parse(int argc, char **argv, metrics_args *a)
         } else if (!strcmp(arg, "--csv")) {
             a->output = WFB_OUT_CSV;
         } else if ((!strcmp(arg, "--from") || !strcmp(arg, "--map") ||
-                    !strcmp(arg, "--compare") || !strcmp(arg, "--timeout-pct")) &&
+                    !strcmp(arg, "--compare") || !strcmp(arg, "--subgraph") ||
+                    !strcmp(arg, "--timeout-pct")) &&
                    i + 1 < argc) {
             int rc = metrics_option(a, arg, argv[++i]);
             if (rc)
@@ -99,7 +103,7 @@ static int compare_runs(const wfb_graph *g, const metrics_args *a, wfb_metrics_i
     wfb_graph *other;
     if (wfb_load_input(a->compare, WFB_FORMAT_UNKNOWN, a->map, 1, &other, err))
         return -1;
-    int rc = wfb_speedup(g, other, &in->speedup, &in->speedup_common, err);
+    int rc = wfb_speedup_subgraph(g, other, a->subgraph, &in->speedup, &in->speedup_common, err);
     in->has_speedup = rc == 0;
     in->compare_source = a->compare;
     wfb_graph_free(other);
