@@ -24,11 +24,11 @@ viz_time viz_axis_step(viz_time span, int max_ticks)
 
 viz_axis_unit viz_axis_unit_for(viz_time magnitude)
 {
-    if (magnitude >= 2000000000)
+    if (magnitude >= 1000000000)
         return (viz_axis_unit){"s", 1e9};
-    if (magnitude >= 2000000)
+    if (magnitude >= 1000000)
         return (viz_axis_unit){"ms", 1e6};
-    if (magnitude >= 2000)
+    if (magnitude >= 1000)
         return (viz_axis_unit){"µs", 1e3};
     return (viz_axis_unit){"ns", 1};
 }
@@ -36,6 +36,10 @@ viz_axis_unit viz_axis_unit_for(viz_time magnitude)
 void viz_axis_label(viz_time value, viz_time step, viz_axis_unit unit, char *buf, size_t len)
 {
     /* decimals needed to tell ticks apart: step 500 µs in ms -> 1 decimal */
+    if (value == 0) {
+        snprintf(buf, len, "0");
+        return;
+    }
     double step_in_unit = (double)step / unit.ns;
     int decimals = 0;
     while (decimals < 6) {

@@ -238,6 +238,8 @@ static int build_graph(viz_net *net, Agraph_t *g)
     for (size_t i = 0; i < net->streams_len; i++) {
         const net_stream *s = &net->streams[i];
         size_t w = 0, r = 0;
+        if (s->writer == VIZ_NO_TASK && s->reader == VIZ_NO_TASK)
+            continue; /* no end inside the network: nothing to connect */
         Agnode_t *from = s->writer == VIZ_NO_TASK ? outside_node(g, true)
                          : viz_id_map_get(&net->task_ids, s->writer, &w) ? nodes[w] : NULL;
         Agnode_t *to = s->reader == VIZ_NO_TASK ? outside_node(g, false)

@@ -98,7 +98,7 @@ viz_rgb viz_palette_worker(int worker)
 }
 
 viz_rgb viz_colour_waiting(void) { return (viz_rgb){0xa8 / 255.0, 0xa8 / 255.0, 0xa8 / 255.0}; }
-viz_rgb viz_colour_filtered(void) { return (viz_rgb){0xec / 255.0, 0xe6 / 255.0, 0xd6 / 255.0}; }
+viz_rgb viz_colour_filtered(void) { return (viz_rgb){0xe3 / 255.0, 0xd9 / 255.0, 0xbf / 255.0}; }
 viz_rgb viz_colour_other(void) { return (viz_rgb){0x55 / 255.0, 0x4a / 255.0, 0x7a / 255.0}; }
 
 viz_rgb viz_text_colour_on(viz_rgb bg)

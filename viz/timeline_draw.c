@@ -114,6 +114,21 @@ static bool fit_text(cairo_t *cr, const char *text, double max_w, char *buf, siz
     return false;
 }
 
+/* The first candidate that fits max_w, shortened if need be, but never to a
+ * stub: fewer than min_chars characters before the ellipsis says nothing. */
+static bool fit_first(cairo_t *cr, const char *const *candidates, size_t n, double max_w,
+                      size_t min_chars, char *buf, size_t len)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!candidates[i] || !fit_text(cr, candidates[i], max_w, buf, len))
+            continue;
+        char *ellipsis = strstr(buf, "…");
+        if (!ellipsis || (size_t)(ellipsis - buf) >= min_chars)
+            return true;
+    }
+    return false;
+}
+
 /* Draws text with its baseline at y; align 0 left, 0.5 centre, 1 right. */
 static void draw_text(canvas *cv, double x, double y, const char *text, double align)
 {
@@ -317,28 +332,67 @@ static int draw_binned_column(const viz_timeline *tl, canvas *cv, const layout *
     return VIZ_OK;
 }
 
-/* Small ticks where messages were read (left edge) or written (right). */
+static void mark_colour(cairo_t *cr, bool read)
+{
+    if (read)
+        cairo_set_source_rgb(cr, 0.03, 0.08, 0.30);
+    else
+        cairo_set_source_rgb(cr, 0.50, 0.0, 0.05);
+}
+
+/* A sparse mark: a small triangle pointing into the box, outlined in white
+ * so it shows on dark task colours too. */
+static void draw_mark_triangle(cairo_t *cr, double edge_x, double y, bool read)
+{
+    double dir = read ? 1 : -1;
+    cairo_move_to(cr, edge_x, y - 3);
+    cairo_line_to(cr, edge_x + dir * MARK_W, y);
+    cairo_line_to(cr, edge_x, y + 3);
+    cairo_close_path(cr);
+    mark_colour(cr, read);
+    cairo_fill_preserve(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_set_line_width(cr, 0.8);
+    cairo_stroke(cr);
+}
+
+/* Marks where messages were read (left edge) or written (right edge). When
+ * most rows have messages (a binned overview), marks are thin strips that
+ * show the density; otherwise each is a triangle. */
 static void draw_marks(const viz_timeline *tl, canvas *cv, const layout *lay, int column)
 {
     const viz_worker *w = &tl->workers[lay->workers[column]];
     double x = column_x(lay, column);
-    for (int r = 0; r < (int)lay->plot_h; r++) {
+    int rows = (int)lay->plot_h, marked = 0;
+    unsigned char *flags = calloc((size_t)rows + 1, 1); /* bit 0 read, bit 1 written */
+    if (!flags)
+        return;
+    for (int r = 0; r < rows; r++) {
         viz_time lo = lay->start + (viz_time)llround(r * lay->ns_per_px);
         viz_time hi = lay->start + (viz_time)llround((r + 1) * lay->ns_per_px);
         if (hi <= lo)
             hi = lo + 1;
-        double y = lay->plot_y + r;
-        if (counts_sum(&tl->bins, w->reads, lo, hi)) {
-            cairo_set_source_rgb(cv->cr, 0.05, 0.1, 0.35);
-            cairo_rectangle(cv->cr, x, y, MARK_W, 1.5);
-            cairo_fill(cv->cr);
-        }
-        if (counts_sum(&tl->bins, w->writes, lo, hi)) {
-            cairo_set_source_rgb(cv->cr, 0.55, 0.0, 0.05);
-            cairo_rectangle(cv->cr, x + lay->col_w - MARK_W, y, MARK_W, 1.5);
-            cairo_fill(cv->cr);
+        flags[r] = (unsigned char)((counts_sum(&tl->bins, w->reads, lo, hi) ? 1 : 0) |
+                                   (counts_sum(&tl->bins, w->writes, lo, hi) ? 2 : 0));
+        marked += flags[r] != 0;
+    }
+    bool dense = marked * 6 > rows;
+    for (int r = 0; r < rows; r++) {
+        for (int bit = 0; bit < 2; bit++) {
+            if (!(flags[r] & (1 << bit)))
+                continue;
+            bool read = bit == 0;
+            double edge = read ? x : x + lay->col_w;
+            if (dense) {
+                mark_colour(cv->cr, read);
+                cairo_rectangle(cv->cr, read ? edge : edge - MARK_W, lay->plot_y + r, MARK_W, 1.5);
+                cairo_fill(cv->cr);
+            } else {
+                draw_mark_triangle(cv->cr, edge, lay->plot_y + r + 0.5, read);
+            }
         }
     }
+    free(flags);
 }
 
 /* ------------------------------------------------------------------ */
@@ -362,15 +416,19 @@ static void label_box(const viz_timeline *tl, canvas *cv, const viz_kept_period 
     set_rgb(cr, viz_text_colour_on(fill));
     double inner = w - 2 * MARK_W - 4, tx = x + MARK_W + 2;
     double y = y0 + (h >= 2 * LINE_H + 3 ? (h - 2 * LINE_H) / 2 : (h - LINE_H) / 2) + LINE_H - 3;
+    const char *kind = viz_task_kind_from_name(task->name);
     if (h >= 2 * LINE_H + 3) {
-        if (fit_text(cr, task->name, inner, fitted, sizeof fitted))
+        const char *names[] = {task->name, kind != task->name ? kind : NULL};
+        const char *details[] = {detail, duration};
+        if (fit_first(cr, names, 2, inner, 4, fitted, sizeof fitted))
             draw_text(cv, tx, y, fitted, 0);
-        if (fit_text(cr, detail, inner, fitted, sizeof fitted))
+        if (fit_first(cr, details, 2, inner, 4, fitted, sizeof fitted))
             draw_text(cv, tx, y + LINE_H, fitted, 0);
     } else {
         char both[200];
         snprintf(both, sizeof both, "%s  %s", task->name, detail);
-        if (fit_text(cr, both, inner, fitted, sizeof fitted))
+        const char *lines[] = {both, task->name, kind != task->name ? kind : NULL};
+        if (fit_first(cr, lines, 3, inner, 4, fitted, sizeof fitted))
             draw_text(cv, tx, y, fitted, 0);
     }
     cairo_restore(cr);
@@ -438,7 +496,11 @@ static void draw_header(const viz_timeline *tl, canvas *cv, const layout *lay)
             snprintf(name, sizeof name, "%s", w->name);
         else
             snprintf(name, sizeof name, "worker %d", lay->workers[c]);
-        if (!fit_text(cv->cr, name, lay->col_w, fitted, sizeof fitted))
+        char compact[16], number[16];
+        snprintf(compact, sizeof compact, "w%d", lay->workers[c]);
+        snprintf(number, sizeof number, "%d", lay->workers[c]);
+        const char *names[] = {name, compact, number};
+        if (!fit_first(cv->cr, names, 3, lay->col_w, 6, fitted, sizeof fitted))
             snprintf(fitted, sizeof fitted, "%d", lay->workers[c]);
         draw_text(cv, column_x(lay, c) + lay->col_w / 2, lay->plot_y - 8, fitted, 0.5);
     }
@@ -505,12 +567,11 @@ static void legend_swatch(canvas *cv, double x, double y, viz_rgb fill, bool out
 static void legend_mark(canvas *cv, double x, double y, bool read, const char *label,
                         double max_w)
 {
-    cairo_set_source_rgb(cv->cr, read ? 0.05 : 0.55, read ? 0.1 : 0.0, read ? 0.35 : 0.05);
-    cairo_rectangle(cv->cr, read ? x : x + 14 - MARK_W, y + 6, MARK_W, 2);
-    cairo_fill(cv->cr);
     cairo_set_source_rgb(cv->cr, 0.6, 0.6, 0.6);
+    cairo_set_line_width(cv->cr, 1);
     cairo_rectangle(cv->cr, x + 0.5, y + 0.5, 13, 13);
     cairo_stroke(cv->cr);
+    draw_mark_triangle(cv->cr, read ? x + 1 : x + 13, y + 7, read);
     char fitted[160];
     cairo_set_source_rgb(cv->cr, 0, 0, 0);
     if (fit_text(cv->cr, label, max_w - 22, fitted, sizeof fitted))

@@ -77,8 +77,8 @@ typedef struct viz_timeline_config {
     int width, height;      /* image size in pixels; 0 = default 1200 x 900 */
     bool has_window;        /* zoom: only [from, to) is drawn, in full detail */
     viz_time from, to;      /* relative to the time origin (see below) */
-    const char *task_regex; /* PCRE2; NULL = all tasks. Others are drawn as
-                               "other tasks (filtered out)". */
+    const char *task_regex; /* PCRE2; NULL = all tasks. Time of the others
+                               is drawn pale, as kind "(filtered out)". */
     const char *title;      /* NULL = "Worker utilisation" */
 } viz_timeline_config;
 
@@ -103,8 +103,9 @@ int viz_timeline_add_worker(viz_timeline *tl, int worker, const char *name);
  * renames it only if it has not been used yet. */
 int viz_timeline_add_task(viz_timeline *tl, uint64_t task, const char *name, const char *kind);
 
-/* Interval style: a complete execution period / waiting period / mark. Per
- * worker, events must come in time order (start times non-decreasing). */
+/* Interval style: a complete execution period / waiting period / mark.
+ * Order does not matter to these (the bins accept any order); a trace gives
+ * them in time order per worker, which the event style below relies on. */
 int viz_timeline_add_period(viz_timeline *tl, int worker, uint64_t task, viz_time start,
                             viz_time end, viz_period_end how);
 int viz_timeline_add_wait(viz_timeline *tl, int worker, viz_time start, viz_time end);
@@ -136,6 +137,7 @@ typedef struct viz_timeline_geometry {
     viz_time axis_origin;
 } viz_timeline_geometry;
 int viz_timeline_get_geometry(viz_timeline *tl, viz_timeline_geometry *geometry);
+/* (Like render, it first calls viz_timeline_finish.) */
 /* The colour (0..255 each) used for a kind, or for "(waiting)",
  * "(unaccounted)", "(filtered out)", "(other kinds)". */
 int viz_timeline_colour(viz_timeline *tl, const char *kind, unsigned char rgb[3]);

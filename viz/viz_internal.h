@@ -70,7 +70,7 @@ typedef struct viz_axis_unit {
 /* A "nice" tick step (1, 2 or 5 times a power of ten, in ns) so that span
  * gets at most about max_ticks ticks. */
 viz_time viz_axis_step(viz_time span, int max_ticks);
-/* The unit to print values up to magnitude ns in (values stay below 2000). */
+/* The unit to print values up to magnitude ns in (values stay below 1000). */
 viz_axis_unit viz_axis_unit_for(viz_time magnitude);
 /* Tick label of value (ns) in unit, with as many decimals as step needs. */
 void viz_axis_label(viz_time value, viz_time step, viz_axis_unit unit, char *buf, size_t len);

@@ -504,8 +504,11 @@ static void summary_text(FILE *out, const char *name, const wfb_summary *s)
 
 static void activities_text(const wfb_graph *g, const wfb_activity_report *r, FILE *out)
 {
-    fprintf(out, "Activities: %zu (%zu failed), makespan %.6g s\n", r->n_activities, r->n_failed,
-            r->makespan_s);
+    fprintf(out, "Activities: %zu (%zu failed), ", r->n_activities, r->n_failed);
+    if (isnan(r->makespan_s))
+        fprintf(out, "makespan n/a (no start/end times)\n");
+    else
+        fprintf(out, "makespan %.6g s\n", r->makespan_s);
     summary_text(out, "response [s]", &r->response);
     summary_text(out, "waiting [s]", &r->waiting);
     summary_text(out, "processing [s]", &r->processing);

@@ -52,32 +52,81 @@ static void generator_init(generator *g)
         g->state[w] = 0x9e3779b97f4a7c15ULL * (uint64_t)(w + 1);
 }
 
-/* Emits one event of worker w into tl: message marks of the current period
- * first, then the next period or wait. */
-static int generate_event(generator *g, viz_timeline *tl, int w)
+/* One generated event. */
+typedef struct bench_event {
+    enum { EV_PERIOD, EV_WAIT, EV_MESSAGE } kind;
+    int worker;
+    uint64_t task;
+    viz_time start, end;
+    viz_period_end how;
+    viz_message_dir dir;
+} bench_event;
+
+/* The next event of worker w: message marks of the current period first,
+ * then the next period or wait. */
+static bench_event next_event(generator *g, int w)
 {
     uint64_t *s = &g->state[w];
+    bench_event ev = {.worker = w};
     if (g->pending_marks[w] > 0) {
         g->pending_marks[w]--;
         viz_time span = g->period_end[w] - g->period_start[w];
-        viz_time at = g->period_start[w] + (viz_time)(next_random(s) % (uint64_t)(span + 1));
-        return viz_timeline_add_message(tl, w, at, g->pending_marks[w] % 2 ? VIZ_MSG_READ
-                                                                            : VIZ_MSG_WRITTEN);
+        ev.kind = EV_MESSAGE;
+        ev.start = g->period_start[w] + (viz_time)(next_random(s) % (uint64_t)(span + 1));
+        ev.dir = g->pending_marks[w] % 2 ? VIZ_MSG_READ : VIZ_MSG_WRITTEN;
+        return ev;
     }
     viz_time gap = 20 + (viz_time)(next_random(s) % 200);
-    viz_time start = g->now[w] + gap;
+    ev.start = g->now[w] + gap;
     if (next_random(s) % 8 == 0) {
-        viz_time end = start + 500 + (viz_time)(next_random(s) % 20000);
-        g->now[w] = end;
-        return viz_timeline_add_wait(tl, w, start, end);
+        ev.kind = EV_WAIT;
+        ev.end = ev.start + 500 + (viz_time)(next_random(s) % 20000);
+        g->now[w] = ev.end;
+        return ev;
     }
-    uint64_t task = (uint64_t)w * 16 + next_random(s) % 16;
-    viz_time end = start + 50 + (viz_time)(next_random(s) % 4950);
-    g->now[w] = end;
-    g->period_start[w] = start;
-    g->period_end[w] = end;
+    ev.kind = EV_PERIOD;
+    ev.task = (uint64_t)w * 16 + next_random(s) % 16;
+    ev.end = ev.start + 50 + (viz_time)(next_random(s) % 4950);
+    ev.how = (viz_period_end)(ev.task % 4);
+    g->now[w] = ev.end;
+    g->period_start[w] = ev.start;
+    g->period_end[w] = ev.end;
     g->pending_marks[w] = 1 + (int)(next_random(s) % 2);
-    return viz_timeline_add_period(tl, w, task, start, end, (viz_period_end)(task % 4));
+    return ev;
+}
+
+static int feed_event(viz_timeline *tl, const bench_event *ev)
+{
+    switch (ev->kind) {
+    case EV_PERIOD:
+        return viz_timeline_add_period(tl, ev->worker, ev->task, ev->start, ev->end, ev->how);
+    case EV_WAIT:
+        return viz_timeline_add_wait(tl, ev->worker, ev->start, ev->end);
+    default:
+        return viz_timeline_add_message(tl, ev->worker, ev->start, ev->dir);
+    }
+}
+
+static void print_event(FILE *out, const bench_event *ev)
+{
+    switch (ev->kind) {
+    case EV_PERIOD:
+        fprintf(out, "run %d %llu %lld %lld %s\n", ev->worker, (unsigned long long)ev->task,
+                (long long)ev->start, (long long)ev->end, viz_period_end_token(ev->how));
+        break;
+    case EV_WAIT:
+        fprintf(out, "wait %d %lld %lld\n", ev->worker, (long long)ev->start, (long long)ev->end);
+        break;
+    default:
+        fprintf(out, "%s %d %lld\n", ev->dir == VIZ_MSG_READ ? "read" : "write", ev->worker,
+                (long long)ev->start);
+    }
+}
+
+static int generate_event(generator *g, viz_timeline *tl, int w)
+{
+    bench_event ev = next_event(g, w);
+    return feed_event(tl, &ev);
 }
 
 static void declare_tasks(viz_timeline *tl)
@@ -98,9 +147,51 @@ static double now_seconds(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Writes the first events of the stream in the text timeline format. */
+static int write_text_timeline(const char *path, long long events)
+{
+    static const char *const kinds[] = {"mc.gen", "mc.sim", "mc.acc", "mc.out"};
+    FILE *out = fopen(path, "w");
+    if (!out)
+        return -1;
+    for (uint64_t t = 0; t < WORKERS * 16; t++)
+        fprintf(out, "task %llu %llu S%llu:P%llu:%s\n", (unsigned long long)t,
+                (unsigned long long)(t / 16), (unsigned long long)(t % 4 + 1),
+                (unsigned long long)(t / 4), kinds[t % 4]);
+    generator g;
+    generator_init(&g);
+    for (long long i = 0; i < events; i++) {
+        bench_event ev = next_event(&g, (int)(i % WORKERS));
+        print_event(out, &ev);
+    }
+    return fclose(out) == 0 ? 0 : -1;
+}
+
+/* The text path, as "snetmon render FILE" runs it. */
+static int render_text(const char *input, const char *out)
+{
+    viz_timeline_config cfg = {.width = 1200, .height = 900};
+    viz_timeline *tl;
+    char err[256];
+    if (viz_timeline_create(&tl, &cfg, err, sizeof err) != VIZ_OK)
+        return 1;
+    FILE *in = fopen(input, "r");
+    int rc = in ? viz_read_timeline_text(in, input, tl, NULL, NULL, err, sizeof err) : VIZ_EIO;
+    if (in)
+        fclose(in);
+    if (rc == VIZ_OK)
+        rc = viz_timeline_render(tl, out);
+    if (rc != VIZ_OK)
+        fprintf(stderr, "viz-bench: %s\n", err);
+    viz_timeline_destroy(tl);
+    return rc == VIZ_OK ? 0 : 1;
+}
+
 /* The work measured, run in the child: exit status 0 on success. */
 static int render_events(long long events, bool zoom, viz_time zoom_to, const char *out)
 {
+    if (events < 0) /* startup only: the process and libraries, nothing drawn */
+        return 0;
     viz_timeline_config cfg = {.width = 1200, .height = 900};
     if (zoom) {
         cfg.has_window = true;
@@ -133,14 +224,14 @@ static int render_events(long long events, bool zoom, viz_time zoom_to, const ch
 
 /* One measurement in a fresh child process. */
 static int measure(long long events, bool zoom, viz_time zoom_to, const char *out,
-                   measurement *m)
+                   measurement *m, const char *text_input)
 {
     double start = now_seconds();
     pid_t pid = fork();
     if (pid < 0)
         return -1;
     if (pid == 0)
-        _exit(render_events(events, zoom, zoom_to, out));
+        _exit(text_input ? render_text(text_input, out) : render_events(events, zoom, zoom_to, out));
     int status;
     struct rusage usage;
     if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
@@ -164,13 +255,13 @@ static int compare_long(const void *a, const void *b)
 
 /* Median over runs of time and of peak memory. */
 static int measure_median(long long events, bool zoom, viz_time zoom_to, const char *out,
-                          int runs, measurement *median)
+                          int runs, measurement *median, const char *text_input)
 {
     double seconds[64];
     long peaks[64];
     for (int r = 0; r < runs; r++) {
         measurement m;
-        if (measure(events, zoom, zoom_to, out, &m) != 0) {
+        if (measure(events, zoom, zoom_to, out, &m, text_input) != 0) {
             fprintf(stderr, "viz-bench: run with %lld events failed\n", events);
             return -1;
         }
@@ -236,14 +327,15 @@ int main(int argc, char **argv)
     char out[512];
     snprintf(out, sizeof out, "%s/viz-bench.png", dir);
 
-    measurement base;
-    if (measure_median(sizes[0], false, 0, out, runs, &base) != 0)
+    measurement base, startup;
+    if (measure_median(sizes[0], false, 0, out, runs, &base, NULL) != 0 ||
+        measure_median(-1, false, 0, out, runs, &startup, NULL) != 0)
         return 1;
     printf("| events | render time (s) | peak RSS (MiB) | time / baseline | memory / baseline |\n");
     printf("|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < n; i++) {
         measurement m = base;
-        if (i > 0 && measure_median(sizes[i], false, 0, out, runs, &m) != 0)
+        if (i > 0 && measure_median(sizes[i], false, 0, out, runs, &m, NULL) != 0)
             return 1;
         printf("| %lld | %.3f | %.1f | %.1f | %.2f |\n", sizes[i], m.seconds, m.peak_kib / 1024.0,
                m.seconds / base.seconds, (double)m.peak_kib / (double)base.peak_kib);
@@ -252,11 +344,26 @@ int main(int argc, char **argv)
     long long largest = sizes[n - 1];
     viz_time end = stream_end(largest);
     measurement zoom;
-    if (measure_median(largest, true, end, out, runs, &zoom) != 0)
+    if (measure_median(largest, true, end, out, runs, &zoom, NULL) != 0)
         return 1;
     printf("| %lld, zoom to last 1%% | %.3f | %.1f | %.1f | %.2f |\n", largest, zoom.seconds,
            zoom.peak_kib / 1024.0, zoom.seconds / base.seconds,
            (double)zoom.peak_kib / (double)base.peak_kib);
+    /* the text format, as the CLI reads it (file written once, not timed) */
+    char text[512];
+    snprintf(text, sizeof text, "%s/viz-bench.tl", dir);
+    for (long long events = 100000; events <= 1000000 && events <= largest; events *= 10) {
+        measurement m;
+        if (write_text_timeline(text, events) != 0 ||
+            measure_median(events, false, 0, out, runs, &m, text) != 0)
+            return 1;
+        printf("| %lld, text format | %.3f | %.1f | %.1f | %.2f |\n", events, m.seconds,
+               m.peak_kib / 1024.0, m.seconds / base.seconds,
+               (double)m.peak_kib / (double)base.peak_kib);
+    }
+    remove(text);
+    printf("| startup only (no events, no image) | %.3f | %.1f | | |\n", startup.seconds,
+           startup.peak_kib / 1024.0);
     printf("\nbaseline: the first 10^5 events of the same stream; median of %d runs each; "
            "image 1200x900 PNG; %d workers\n",
            runs, WORKERS);

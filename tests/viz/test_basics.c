@@ -78,6 +78,28 @@ START_TEST(kind_colours_distinct_and_stable)
 }
 END_TEST
 
+START_TEST(many_kinds_share_one_colour_beyond_the_cap)
+{
+    char err[256];
+    viz_timeline *tl;
+    ck_assert_int_eq(viz_timeline_create(&tl, NULL, err, sizeof err), VIZ_OK);
+    for (int i = 0; i < 40; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "S%d:k%02d", i, i);
+        ck_assert_int_eq(viz_timeline_add_task(tl, (uint64_t)i, name, NULL), VIZ_OK);
+    }
+    unsigned char rgb[3];
+    ck_assert_int_eq(viz_timeline_colour(tl, "k00", rgb), VIZ_OK);
+    ck_assert_int_eq(viz_timeline_colour(tl, "k31", rgb), VIZ_OK);
+    ck_assert_int_ne(viz_timeline_colour(tl, "k32", rgb), VIZ_OK); /* folded */
+    ck_assert_int_eq(viz_timeline_colour(tl, "(other kinds)", rgb), VIZ_OK);
+    viz_timeline_stats s;
+    viz_timeline_get_stats(tl, &s);
+    ck_assert_int_eq(s.kinds, 33);
+    viz_timeline_destroy(tl);
+}
+END_TEST
+
 START_TEST(config_is_checked)
 {
     char err[256];
@@ -98,6 +120,7 @@ int main(void)
     tcase_add_test(tc, kinds_from_net_paths);
     tcase_add_test(tc, period_end_tokens_round_trip);
     tcase_add_test(tc, kind_colours_distinct_and_stable);
+    tcase_add_test(tc, many_kinds_share_one_colour_beyond_the_cap);
     tcase_add_test(tc, config_is_checked);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -419,6 +419,42 @@ START_TEST(bad_input_is_reported_with_file_and_line)
 }
 END_TEST
 
+START_TEST(earlier_events_from_another_worker)
+{
+    /* worker 1 starts long after worker 0's first event is delivered... and
+     * worker 0's events come later than worker 1's in delivery order: the
+     * bins have to grow to the left as well as to the right */
+    viz_timeline *tl = new_timeline(700, 500);
+    ck_assert_int_eq(viz_timeline_add_task(tl, 1, "S1:late", NULL), VIZ_OK);
+    ck_assert_int_eq(viz_timeline_add_task(tl, 2, "S2:early", NULL), VIZ_OK);
+    ck_assert_int_eq(viz_timeline_add_period(tl, 1, 1, 600000, 1000000, VIZ_END_YIELDED), VIZ_OK);
+    ck_assert_int_eq(viz_timeline_add_period(tl, 0, 2, 0, 300000, VIZ_END_YIELDED), VIZ_OK);
+    ck_assert_int_eq(viz_timeline_add_wait(tl, 0, 300000, 500000), VIZ_OK);
+    char path[256];
+    vt_temp_path(path, sizeof path, "left.png");
+    ck_assert_msg(viz_timeline_render(tl, path) == VIZ_OK, "%s", viz_timeline_error(tl));
+    viz_timeline_geometry g;
+    ck_assert_int_eq(viz_timeline_get_geometry(tl, &g), VIZ_OK);
+    ck_assert_int_eq(g.start, 0);
+    ck_assert_int_eq(g.end, 1000000);
+    unsigned char late[3], early[3], grey[3], white[3];
+    colour_of(tl, "late", late);
+    colour_of(tl, "early", early);
+    colour_of(tl, "(waiting)", grey);
+    colour_of(tl, "(unaccounted)", white);
+    vt_image img;
+    ck_assert(vt_image_load(&img, path));
+    expect_colour(&img, &g, 0, 150000, early, "early period");
+    expect_colour(&img, &g, 0, 400000, grey, "wait");
+    expect_colour(&img, &g, 0, 800000, white, "after worker 0's events");
+    expect_colour(&img, &g, 1, 300000, white, "before worker 1's events");
+    expect_colour(&img, &g, 1, 800000, late, "late period");
+    vt_image_free(&img);
+    remove(path);
+    viz_timeline_destroy(tl);
+}
+END_TEST
+
 START_TEST(empty_timeline_still_renders)
 {
     viz_timeline *tl = new_timeline(400, 300);
@@ -447,6 +483,7 @@ int main(void)
     tcase_add_test(tc, task_regex_keeps_matching_tasks);
     tcase_add_test(tc, truncated_input_renders_up_to_the_cut);
     tcase_add_test(tc, bad_input_is_reported_with_file_and_line);
+    tcase_add_test(tc, earlier_events_from_another_worker);
     tcase_add_test(tc, empty_timeline_still_renders);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -203,10 +203,14 @@ static int feed_net(viz_net *net, const mon_event *ev)
     case MON_EV_STREAM_OPEN:
         return viz_net_add_stream(net, ev->stream, ev->write_end ? ev->task : VIZ_NO_TASK,
                                   ev->write_end ? VIZ_NO_TASK : ev->task, 0);
-    case MON_EV_STREAM_WRITE:
-        return viz_net_count_traffic(net, ev->stream, 1, 0);
+    case MON_EV_STREAM_WRITE: /* the writing task is the writer end, opened or not */
+        return viz_net_add_stream(net, ev->stream, ev->task, VIZ_NO_TASK, 0) != VIZ_OK
+                   ? VIZ_ENOMEM
+                   : viz_net_count_traffic(net, ev->stream, 1, 0);
     case MON_EV_STREAM_READ:
-        return viz_net_count_traffic(net, ev->stream, 0, 1);
+        return viz_net_add_stream(net, ev->stream, VIZ_NO_TASK, ev->task, 0) != VIZ_OK
+                   ? VIZ_ENOMEM
+                   : viz_net_count_traffic(net, ev->stream, 0, 1);
     default:
         return VIZ_OK;
     }
