@@ -4,6 +4,9 @@
  * as-executed path), as text, JSON, and optionally Graphviz dot.
  */
 #include "wfb.h"
+#ifdef VIZ_HAVE_WFB
+#include "viz_wfb.h"
+#endif
 
 #include <libgen.h>
 #include <stdbool.h>
@@ -16,7 +19,8 @@ const char snetmon_summary_wcp[] = "workflow critical path (longest and as-execu
 static void wcp_usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon wcp INPUT [--from FORMAT] [--json] [--dot FILE] [--map FILE] [--nested]\n\n"
+            "usage: snetmon wcp INPUT [--from FORMAT] [--json] [--dot FILE] [--render FILE]\n"
+            "                   [--no-collapse] [--map FILE] [--nested]\n\n"
             "Computes the workflow critical path of INPUT exactly, in O(V+E):\n"
             "  longest path   the path with the largest sum of durations and costs\n"
             "  as-executed    from the last-finishing sink back through the predecessor\n"
@@ -27,6 +31,11 @@ static void wcp_usage(FILE *out)
             "  --from FORMAT  jsonl | wfcommons | bp | lpel (skip detection)\n"
             "  --json         print one JSON object (schema in docs/EVENTS.md)\n"
             "  --dot FILE     also write the graph with both paths in Graphviz dot\n"
+            "  --render FILE  draw the graph with the critical path highlighted in context\n"
+            "                 (.svg, .png or .dot; the as-executed path where there is\n"
+            "                 one, else the longest path); repeated structure collapses\n"
+            "                 into 'label xN' nodes so large graphs stay readable\n"
+            "  --no-collapse  with --render: draw every vertex\n"
             "  --map FILE     NetLogger event mapping (default: Pegasus stampede)\n"
             "  --nested       also analyse the LPEL traces of activities on the paths\n"
             "                 (the activity's \"trace\"; relative to INPUT's directory)\n"
@@ -34,9 +43,9 @@ static void wcp_usage(FILE *out)
 }
 
 typedef struct wcp_args {
-    const char *input, *dot, *map;
+    const char *input, *dot, *render, *map;
     wfb_format format;
-    int json, nested;
+    int json, nested, no_collapse;
 } wcp_args;
 
 /* Returns 0 to run, 1 when help was printed, 2 on a usage error. */
@@ -52,11 +61,16 @@ static int wcp_parse(int argc, char **argv, wcp_args *a)
             a->json = 1;
         } else if (!strcmp(arg, "--nested")) {
             a->nested = 1;
-        } else if ((!strcmp(arg, "--dot") || !strcmp(arg, "--from") || !strcmp(arg, "--map")) &&
+        } else if (!strcmp(arg, "--no-collapse")) {
+            a->no_collapse = 1;
+        } else if ((!strcmp(arg, "--dot") || !strcmp(arg, "--from") || !strcmp(arg, "--map") ||
+                    !strcmp(arg, "--render")) &&
                    i + 1 < argc) {
             const char *val = argv[++i];
             if (!strcmp(arg, "--dot"))
                 a->dot = val;
+            else if (!strcmp(arg, "--render"))
+                a->render = val;
             else if (!strcmp(arg, "--map"))
                 a->map = val;
             else if ((a->format = wfb_format_parse(val)) == WFB_FORMAT_UNKNOWN) {
@@ -94,6 +108,26 @@ static int write_dot_file(const wfb_graph *g, const wfb_path *lp, const wfb_path
     if (rc)
         fprintf(stderr, "snetmon wcp: cannot write %s\n", path);
     return rc;
+}
+
+/* Draw g with path highlighted (the viz library does the drawing). */
+static int render_path(const wfb_graph *g, const wfb_path *path, const char *out,
+                       const char *input, bool collapse)
+{
+#ifdef VIZ_HAVE_WFB
+    char msg[512];
+    char title[600];
+    snprintf(title, sizeof title, "Critical path of %s", input);
+    if (viz_wfb_render(g, path, out, title, collapse, msg, sizeof msg) != VIZ_OK) {
+        fprintf(stderr, "snetmon wcp: %s\n", msg);
+        return -1;
+    }
+    return 0;
+#else
+    (void)g, (void)path, (void)input, (void)collapse;
+    fprintf(stderr, "snetmon wcp: cannot write %s: built without the visualiser\n", out);
+    return -1;
+#endif
 }
 
 /* One nested analysis and what it owns. */
@@ -209,6 +243,8 @@ int snetmon_cmd_wcp(int argc, char **argv)
         rc = wfb_report_wcp(g, &lp, &ae, a.json ? WFB_OUT_JSON : WFB_OUT_TEXT, stdout);
     if (!rc && a.dot)
         rc = write_dot_file(g, &lp, &ae, a.dot);
+    if (!rc && a.render)
+        rc = render_path(g, ae.valid ? &ae : &lp, a.render, a.input, !a.no_collapse);
     wfb_path_free(&lp);
     wfb_path_free(&ae);
     wfb_graph_free(g);
