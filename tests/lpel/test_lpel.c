@@ -23,16 +23,49 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static lpel_runtime *make_runtime(unsigned workers)
+/* A runtime whose deadlock report goes to report (NULL: stderr). */
+static lpel_runtime *make_runtime_reporting(unsigned workers, FILE *report)
 {
     lpel_config cfg = lpel_config_default();
     cfg.num_workers = workers;
     cfg.pin_workers = false; /* tests share the machine with other tests */
+    cfg.report = report;
     lpel_runtime *rt = NULL;
     char err[256];
     int rc = lpel_runtime_create(&rt, &cfg, err, sizeof err);
     ck_assert_msg(rc == LPEL_OK, "runtime_create: %s", err);
     return rt;
+}
+
+static lpel_runtime *make_runtime(unsigned workers)
+{
+    return make_runtime_reporting(workers, NULL);
+}
+
+/* Run fn in a child process with its stderr captured into buf; returns
+ * the child's wait status. For the reports that end the process. */
+static int run_in_child(void (*fn)(void), char *buf, size_t len)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        fn();
+        _exit(0); /* not reached when fn ends the process as expected */
+    }
+    close(fds[1]);
+    size_t got = 0;
+    ssize_t k;
+    while (got < len - 1 && (k = read(fds[0], buf + got, len - 1 - got)) > 0)
+        got += (size_t)k;
+    buf[got] = '\0';
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return status;
 }
 
 static int64_t spawn(lpel_runtime *rt, const char *name, int worker, lpel_task_fn fn, void *arg)
@@ -556,12 +589,7 @@ static void check_deadlock_report(unsigned workers)
     char *text = NULL;
     size_t len = 0;
     FILE *report = open_memstream(&text, &len);
-    lpel_config cfg = lpel_config_default();
-    cfg.num_workers = workers;
-    cfg.pin_workers = false;
-    cfg.report = report;
-    lpel_runtime *rt;
-    ck_assert_int_eq(lpel_runtime_create(&rt, &cfg, NULL, 0), LPEL_OK);
+    lpel_runtime *rt = make_runtime_reporting(workers, report);
     cycle c = {.a_to_b = lpel_stream_create(rt, 4), .b_to_a = lpel_stream_create(rt, 4)};
     spawn(rt, "alpha", 0, cycle_a, &c);
     spawn(rt, "beta", workers - 1, cycle_b, &c);
@@ -619,12 +647,7 @@ START_TEST(test_deadlock_full_stream)
     char *text = NULL;
     size_t len = 0;
     FILE *report = open_memstream(&text, &len);
-    lpel_config cfg = lpel_config_default();
-    cfg.num_workers = 2;
-    cfg.pin_workers = false;
-    cfg.report = report;
-    lpel_runtime *rt;
-    ck_assert_int_eq(lpel_runtime_create(&rt, &cfg, NULL, 0), LPEL_OK);
+    lpel_runtime *rt = make_runtime_reporting(2, report);
     full_wait f = {.data = lpel_stream_create(rt, 2), .never = lpel_stream_create(rt, 2)};
     spawn(rt, "stuckreader", 0, stuck_reader, &f);
     spawn(rt, "fullwriter", 1, full_writer, &f);
@@ -662,31 +685,18 @@ static void overflowing_task(void *arg)
     overflow(0, (long)1 << 40);
 }
 
+static void overflow_in_a_task(void)
+{
+    lpel_runtime *rt = make_runtime(1);
+    lpel_task_attr attr = {.name = "glutton", .stack_size = 64 * 1024, .worker = 0};
+    lpel_task_create(rt, &attr, overflowing_task, NULL);
+    lpel_run(rt);
+}
+
 START_TEST(test_stack_overflow_reported)
 {
-    int fds[2];
-    ck_assert_int_eq(pipe(fds), 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
-        lpel_runtime *rt = make_runtime(1);
-        lpel_task_attr attr = {.name = "glutton", .stack_size = 64 * 1024, .worker = 0};
-        lpel_task_create(rt, &attr, overflowing_task, NULL);
-        lpel_run(rt);
-        _exit(0); /* not reached if the overflow is caught */
-    }
-    close(fds[1]);
     char buf[4096];
-    size_t got = 0;
-    ssize_t k;
-    while (got < sizeof buf - 1 && (k = read(fds[0], buf + got, sizeof buf - 1 - got)) > 0)
-        got += (size_t)k;
-    buf[got] = '\0';
-    close(fds[0]);
-    int status;
-    waitpid(pid, &status, 0);
+    int status = run_in_child(overflow_in_a_task, buf, sizeof buf);
     ck_assert_msg(WIFSIGNALED(status), "child must die of a signal (status %d)", status);
     ck_assert_msg(strstr(buf, "stack overflow in task 'glutton'") != NULL,
                   "message names the task: %s", buf);
@@ -704,27 +714,19 @@ static void reader_a(void *arg)
     lpel_stream_open(((two_readers *)arg)->s, LPEL_STREAM_READ);
 }
 
+static void two_readers_of_one_stream(void)
+{
+    lpel_runtime *rt = make_runtime(1);
+    two_readers tr = {.s = lpel_stream_create(rt, 2)};
+    spawn(rt, "first", 0, reader_a, &tr);
+    spawn(rt, "second", 0, reader_a, &tr);
+    lpel_run(rt);
+}
+
 START_TEST(test_second_reader_is_fatal)
 {
-    int fds[2];
-    ck_assert_int_eq(pipe(fds), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], STDERR_FILENO);
-        lpel_runtime *rt = make_runtime(1);
-        two_readers tr = {.s = lpel_stream_create(rt, 2)};
-        spawn(rt, "first", 0, reader_a, &tr);
-        spawn(rt, "second", 0, reader_a, &tr);
-        lpel_run(rt);
-        _exit(0);
-    }
-    close(fds[1]);
-    char buf[2048] = {0};
-    ssize_t got = read(fds[0], buf, sizeof buf - 1);
-    (void)got;
-    close(fds[0]);
-    int status;
-    waitpid(pid, &status, 0);
+    char buf[2048];
+    int status = run_in_child(two_readers_of_one_stream, buf, sizeof buf);
     ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
     ck_assert_msg(strstr(buf, "task 'second'") && strstr(buf, "one reader and one writer"),
                   "%s", buf);
