@@ -33,6 +33,10 @@
  *     ... lpel_runtime_create, lpel_run ...
  *     lpel_runtime_destroy(rt);
  *     mon_close(m);
+ *
+ * One monitor may serve several runtimes one after another (each worker's
+ * log then holds the runs in order, each starting with worker_start; task
+ * ids restart with each runtime), but not two runtimes at the same time.
  */
 #ifndef MON_H
 #define MON_H

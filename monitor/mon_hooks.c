@@ -149,16 +149,52 @@ static uint64_t task_id_or_0(const lpel_task *t) { return t ? lpel_task_id(t) : 
  * Worker events (WMO)
  * ------------------------------------------------------------------------- */
 
+/* The context of the worker running on this thread, for the crash flush
+ * (thread-local: one per worker thread, set by worker_start). */
+static _Thread_local mon_worker *this_thread_worker;
+
+/* Flush the crashing thread's own log first: it is the one that matters
+ * most and the only one not written concurrently, so it is out before the
+ * flush of the others (best effort, they are still running) can go wrong. */
 static void crash_flush_all(void *arg)
 {
     mon *m = arg;
+    mon_worker *self = this_thread_worker;
+    if (self && self->m == m)
+        mon_writer_crash_flush(self->w);
     for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
-        mon_writer_crash_flush(mw->w);
+        if (mw != self)
+            mon_writer_crash_flush(mw->w);
+}
+
+/* The context of worker_id from an earlier run of a runtime with the same
+ * monitor, or NULL. Called under m->lock. */
+static mon_worker *earlier_worker(mon *m, unsigned worker_id)
+{
+    for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
+        if (mw->id == worker_id)
+            return mw;
+    return NULL;
 }
 
 static void *hook_worker_start(void *ctx, unsigned worker_id)
 {
     mon *m = ctx;
+    /* A program may run several runtimes one after another with the same
+     * hooks (a benchmark's repetitions): worker N then continues its log,
+     * so the trace holds the runs in order. The earlier run's worker thread
+     * has been joined, so handing its writer to this thread is safe. */
+    pthread_mutex_lock(&m->lock);
+    mon_worker *old = earlier_worker(m, worker_id);
+    pthread_mutex_unlock(&m->lock);
+    if (old) {
+        this_thread_worker = old;
+        old->waits = 0;
+        old->wait_ns = old->busy_ns = 0;
+        if (old->flags & MON_FLAG_WORKER)
+            mon_emit_bare(old->w, MON_ID_WORKER_START, event_time(old));
+        return old;
+    }
     mon_worker *mw = calloc(1, sizeof *mw);
     if (!mw) {
         fprintf(stderr, "mon: warning: out of memory: worker %u is not monitored\n", worker_id);
@@ -195,6 +231,7 @@ static void *hook_worker_start(void *ctx, unsigned worker_id)
         m->crash_registered = mon_crash_register(&m->crash) == 0;
     }
     pthread_mutex_unlock(&m->lock);
+    this_thread_worker = mw;
     if (mw->flags & MON_FLAG_WORKER)
         mon_emit_bare(mw->w, MON_ID_WORKER_START, event_time(mw));
     return mw;
@@ -236,6 +273,7 @@ static void hook_worker_end(void *wctx)
     if (mw->flags & MON_FLAG_WORKER)
         mon_emit_bare(mw->w, MON_ID_WORKER_END, ts);
     mon_writer_flush(mw->w);
+    this_thread_worker = NULL;
 }
 
 /* ---------------------------------------------------------------------------
@@ -520,34 +558,25 @@ static void mon_free(mon *m)
     free(m);
 }
 
-int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv, lpel_hooks *hooks,
-             char *err, size_t errlen)
+/* Copy what the monitor keeps of the options and the command line: the
+ * caller's strings need not outlive the run. */
+static int copy_options(mon *m, const mon_options *opt, int argc, char *const *argv, char *err,
+                        size_t errlen)
 {
-    *out = NULL;
-    if (hooks)
-        memset(hooks, 0, sizeof *hooks);
-    if (!opt || opt->flags == 0)
-        return 0; /* mon0: nothing installed */
-    mon *m = calloc(1, sizeof *m);
-    if (!m) {
-        snprintf(err, errlen, "mon: out of memory");
-        return -1;
-    }
-    pthread_mutex_init(&m->lock, NULL);
     m->opt = *opt;
     snprintf(m->dir, sizeof m->dir, "%s", opt->dir ? opt->dir : MON_DEFAULT_DIR);
     m->opt.dir = m->dir;
-    /* Our own copy: the caller's argv strings need not outlive the run. */
     m->opt.task_regex = opt->task_regex ? (m->regex_src = strdup(opt->task_regex)) : NULL;
     if (copy_args(m, argc, argv) != 0 || (opt->task_regex && !m->regex_src)) {
         snprintf(err, errlen, "mon: out of memory");
-        mon_free(m);
         return -1;
     }
-    if (compile_regex(m, err, errlen) != 0) {
-        mon_free(m);
-        return -1;
-    }
+    return compile_regex(m, err, errlen);
+}
+
+/* The trace directory with its metadata and first run.json. */
+static int start_trace(mon *m, char *err, size_t errlen)
+{
     if (gethostname(m->host, sizeof m->host - 1) != 0)
         snprintf(m->host, sizeof m->host, "unknown");
     mon_run_info *info = &m->info;
@@ -557,7 +586,28 @@ int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv, lpe
     info->task_regex = m->regex_src;
     info->host = m->host;
     mon_run_info_clock(info);
-    if (mon_trace_dir_create(m->dir, info, m->ctf_dir, sizeof m->ctf_dir, err, errlen) != 0) {
+    return mon_trace_dir_create(m->dir, info, m->ctf_dir, sizeof m->ctf_dir, err, errlen);
+}
+
+int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv, lpel_hooks *hooks,
+             char *err, size_t errlen)
+{
+    *out = NULL;
+    if (hooks)
+        memset(hooks, 0, sizeof *hooks);
+    if (!opt || opt->flags == 0)
+        return 0; /* mon0: nothing installed */
+#if defined(LPEL_HOOKS_ENABLED) && !LPEL_HOOKS_ENABLED
+    fprintf(stderr, "mon: warning: the runtime was built with LPEL_HOOKS=OFF; "
+                    "the trace will hold no events\n");
+#endif
+    mon *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(err, errlen, "mon: out of memory");
+        return -1;
+    }
+    pthread_mutex_init(&m->lock, NULL);
+    if (copy_options(m, opt, argc, argv, err, errlen) != 0 || start_trace(m, err, errlen) != 0) {
         mon_free(m);
         return -1;
     }

@@ -11,12 +11,15 @@
  */
 #include "mon_writer_internal.h"
 
+#include "mon.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 struct mon_writer {
@@ -47,7 +50,7 @@ mon_writer *mon_writer_open_fd(int fd, const char *path, unsigned worker, size_t
                                char *err, size_t errlen)
 {
     if (packet_bytes == 0)
-        packet_bytes = (size_t)1 << 20;
+        packet_bytes = MON_DEFAULT_PACKET_BYTES;
     /* A packet must hold the preamble and at least the largest event. */
     if (packet_bytes < MON_PACKET_PREAMBLE_BYTES + MON_EVENT_MAX_BYTES)
         packet_bytes = MON_PACKET_PREAMBLE_BYTES + MON_EVENT_MAX_BYTES;
@@ -146,16 +149,44 @@ void mon_writer_flush(mon_writer *w)
     atomic_store_explicit(&w->committed_pos, w->pos, memory_order_relaxed);
 }
 
-void mon_writer_crash_flush(mon_writer *w)
+/* The crash flush of another worker's log reads a buffer that its thread
+ * may still be filling: a deliberate, best-effort race in a dying process.
+ * It is kept out of ThreadSanitizer's sight (no instrumentation, and the
+ * raw system call instead of the intercepted write) so that a sanitizer
+ * report does not end the process before the flush is done. */
+#if defined(__SANITIZE_THREAD__)
+#define MON_CRASH_PATH __attribute__((no_sanitize("thread")))
+#else
+#define MON_CRASH_PATH
+#endif
+
+MON_CRASH_PATH static void crash_write(int fd, const uint8_t *buf, size_t len)
+{
+    while (len > 0) {
+        long n = syscall(SYS_write, fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        buf += n;
+        len -= (size_t)n;
+    }
+}
+
+MON_CRASH_PATH void mon_writer_crash_flush(mon_writer *w)
 {
     size_t len = atomic_load_explicit(&w->committed_pos, memory_order_relaxed);
     if (len <= MON_PACKET_PREAMBLE_BYTES)
         return;
     uint64_t ts_end = atomic_load_explicit(&w->committed_ts, memory_order_relaxed);
     uint64_t ts_begin = w->ts_begin <= ts_end ? w->ts_begin : ts_end;
-    write_preamble(w->buf, len, ts_begin, ts_end, w->lost, w->worker);
-    /* Only write(2): async-signal-safe. A failure cannot be reported here. */
-    (void)write_all(w->fd, w->buf, len);
+    /* The preamble is built on the stack: the buffer's own preamble bytes
+     * belong to the owner thread's next flush. Only the write system call
+     * is used (async-signal-safe); a failure cannot be reported here. */
+    uint8_t pre[MON_PACKET_PREAMBLE_BYTES];
+    write_preamble(pre, len, ts_begin, ts_end, w->lost, w->worker);
+    crash_write(w->fd, pre, sizeof pre);
+    crash_write(w->fd, w->buf + MON_PACKET_PREAMBLE_BYTES, len - MON_PACKET_PREAMBLE_BYTES);
     /* Whatever happens next, these events must not be written twice. */
     atomic_store_explicit(&w->committed_pos, MON_PACKET_PREAMBLE_BYTES, memory_order_relaxed);
 }

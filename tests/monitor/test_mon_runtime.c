@@ -84,6 +84,8 @@ typedef struct run_ids {
     uint64_t producer, relay, consumer;
 } run_ids;
 
+static run_ids run_with(mon *m, int crash_after);
+
 /* Run the pipeline on two workers with the given monitoring arguments
  * (as a program would get them on its command line). */
 static run_ids run_pipeline(const char *dir, const char *flags, const char *regex, int crash_after)
@@ -107,7 +109,15 @@ static run_ids run_pipeline(const char *dir, const char *flags, const char *rege
     mon *m;
     lpel_hooks hooks;
     ck_assert_msg(mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) == 0, "%s", err);
+    run_ids ids = run_with(m, crash_after);
+    ck_assert_int_eq(mon_close(m), 0);
+    return ids;
+}
 
+/* One run of the pipeline on a fresh runtime using m's hooks. */
+static run_ids run_with(mon *m, int crash_after)
+{
+    char err[512];
     lpel_config cfg = lpel_config_default();
     cfg.num_workers = 2;
     cfg.default_stream_capacity = 2;
@@ -123,7 +133,6 @@ static run_ids run_pipeline(const char *dir, const char *flags, const char *rege
     ids.consumer = (uint64_t)lpel_task_create(rt, &ca, consumer, &c);
     ck_assert_int_eq(lpel_run(rt), LPEL_OK);
     lpel_runtime_destroy(rt);
-    ck_assert_int_eq(mon_close(m), 0);
     return ids;
 }
 
@@ -228,6 +237,34 @@ START_TEST(pipeline_trace_matches_the_program)
 #else
     ck_assert_uint_eq(c.total, 0); /* hooks compiled out: nothing is called */
 #endif
+    fixture_rmdir(dir);
+}
+END_TEST
+
+/* One monitor, two runtimes one after the other: each worker log holds
+ * both runs in order. */
+START_TEST(two_runs_share_one_trace)
+{
+    char dir[4096], err[512];
+    fixture_tmpdir(dir, sizeof dir);
+    char *argv[] = {"twice", "-m", "A", "-o", dir, NULL};
+    int argc = 5;
+    mon_options mo;
+    ck_assert_int_eq(mon_parse_args(&argc, argv, &mo, err, sizeof err), 0);
+    mon *m;
+    lpel_hooks hooks;
+    ck_assert_msg(mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) == 0, "%s", err);
+    run_ids ids = run_with(m, 0);
+    run_with(m, 0);
+    ck_assert_int_eq(mon_close(m), 0);
+    counts c = read_counts(dir, &ids);
+#if LPEL_HOOKS_ENABLED
+    ck_assert_uint_eq(c.kind[MON_EV_WORKER_START], 4);
+    ck_assert_uint_eq(c.kind[MON_EV_WORKER_END], 4);
+    ck_assert_uint_eq(c.kind[MON_EV_TASK_CREATE], 6);
+    ck_assert_uint_eq(c.kind[MON_EV_STREAM_READ], 4 * ITEMS);
+#endif
+    (void)c;
     fixture_rmdir(dir);
 }
 END_TEST
@@ -431,6 +468,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, pipeline_trace_matches_the_program);
     tcase_add_test(tc, flags_select_what_is_recorded);
+    tcase_add_test(tc, two_runs_share_one_trace);
     tcase_add_test(tc, mon_tasks_filters_by_name);
     tcase_add_test(tc, monitoring_off_installs_nothing);
     tcase_add_test(tc, crash_in_a_task_leaves_a_readable_trace);
