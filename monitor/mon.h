@@ -7,7 +7,10 @@
  * original runtime's flag letters:
  *
  *   m  mapping        task id, name and worker at each placement (MMO)
- *   t  timestamps     CLOCK_MONOTONIC ns on every event (else all are 0)
+ *   t  timestamps     on every event (else all are 0): raw TSC ticks where
+ *                     the TSC is invariant, else CLOCK_MONOTONIC ns; the
+ *                     metadata's clock says which (MON_CLOCK=monotonic
+ *                     forces the latter; docs/LOGFORMAT.md section 3.1)
  *   W  worker events  start, wait, resume, end (WMO)
  *   T  task events    create, dispatch, block(input|output|any), yield,
  *                     destroy (SCMO)

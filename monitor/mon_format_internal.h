@@ -12,7 +12,10 @@
  * Each event: a compact header u32 = id (5 bits) | low 27 bits of the
  * timestamp << 5, or the extended header: one byte 31, u32 id, u64 full
  * timestamp (13 bytes) when the time since the previous event of the
- * stream is 2^27 ns or more; then the payload. All integers little endian.
+ * stream is 2^27 clock ticks or more (134 ms of CLOCK_MONOTONIC ns, ~45 ms
+ * of a 3 GHz TSC); then the payload. All integers little endian. Times
+ * are in ticks of the trace clock; load durations (exec_ns, wait_ns,
+ * busy_ns) are always ns.
  */
 #ifndef MON_FORMAT_INTERNAL_H
 #define MON_FORMAT_INTERNAL_H
@@ -47,6 +50,32 @@
 #define MON_EXTENDED_ID 31
 #define MON_COMPACT_HEADER_BYTES 4
 #define MON_EXTENDED_HEADER_BYTES 13
+
+/* The trace clock (docs/LOGFORMAT.md section 3): event times are ticks of
+ * a clock running at freq ticks per second, declared in the metadata's
+ * clock block. CLOCK_MONOTONIC has freq 10^9 (ticks are ns); the TSC its
+ * calibrated frequency. Readers accept frequencies in [MIN, MAX]: MAX keeps
+ * (ticks % freq) * 10^9 within 64 bits in mon_ticks_to_ns. */
+#define MON_NS_PER_S UINT64_C(1000000000)
+#define MON_CLOCK_FREQ_MIN UINT64_C(1000)
+#define MON_CLOCK_FREQ_MAX (UINT64_MAX / MON_NS_PER_S)
+
+/* ticks * 10^9 / freq rounded down, exactly and without overflow for any
+ * ticks (freq in [MON_CLOCK_FREQ_MIN, MON_CLOCK_FREQ_MAX]): split ticks into
+ * whole seconds and a remainder, so a run of any length converts exactly.
+ * Saturates at UINT64_MAX when the result itself does not fit (only
+ * possible with freq below 10^9). Monotone: a later tick never gives an
+ * earlier ns. */
+static inline uint64_t mon_ticks_to_ns(uint64_t ticks, uint64_t freq)
+{
+    if (freq == MON_NS_PER_S)
+        return ticks;
+    uint64_t s = ticks / freq, rem = ticks % freq;
+    if (s > UINT64_MAX / MON_NS_PER_S)
+        return UINT64_MAX;
+    uint64_t whole = s * MON_NS_PER_S, part = rem * MON_NS_PER_S / freq;
+    return part > UINT64_MAX - whole ? UINT64_MAX : whole + part;
+}
 
 /* Task names longer than this are cut in the trace. */
 #define MON_NAME_MAX 255

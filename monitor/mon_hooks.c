@@ -33,7 +33,7 @@ typedef struct mon_task_rec {
     uint64_t id;
     bool selected;       /* name matches --mon-tasks (or no pattern) */
     uint32_t dispatches;
-    uint64_t exec_ns;
+    uint64_t exec_ticks;  /* trace clock ticks; converted to ns in task_load */
     uint64_t dispatch_ts;
     struct mon_task_rec *prev, *next; /* the worker's list */
 } mon_task_rec;
@@ -44,12 +44,21 @@ struct mon_worker {
     mon_writer *w;
     unsigned id;
     unsigned flags;
+    bool tsc;       /* the trace clock is the TSC (copied from the mon) */
+    uint64_t freq;  /* its ticks per second */
     pcre2_match_data *match; /* per worker: pcre2 match data is not shareable */
     mon_task_rec *tasks;
     uint64_t wait_ts;
+    /* The time of the stream_block(s) just written, for the task_block the
+     * runtime reports right after them (block_rec NULL: none pending).
+     * Only kept when the task_block hook is installed, which then always
+     * consumes it: a pending time can never go stale. */
+    bool share_block_ts;
+    const mon_task_rec *block_rec;
+    uint64_t block_ts;
     uint32_t waits;
-    uint64_t wait_ns;
-    uint64_t busy_ns;
+    uint64_t wait_ticks; /* durations in ticks; ns only in worker_load */
+    uint64_t busy_ticks;
     mon_worker *next; /* the monitor's list; set before publishing */
 };
 
@@ -74,17 +83,20 @@ struct mon {
  * Helpers
  * ------------------------------------------------------------------------- */
 
-static uint64_t now_ns(void)
+/* The trace clock now, in its ticks: the raw TSC where it is the trace
+ * clock (the metadata declares its frequency, so nothing is converted
+ * here), else CLOCK_MONOTONIC ns. */
+static inline uint64_t now_ticks(const mon_worker *mw)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (mw->tsc)
+        return mon_tsc_read();
+    return mon_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* The time stamped on events: 0 without the t flag. */
 static inline uint64_t event_time(const mon_worker *mw)
 {
-    return (mw->flags & MON_FLAG_TIMESTAMPS) ? now_ns() : 0;
+    return (mw->flags & MON_FLAG_TIMESTAMPS) ? now_ticks(mw) : 0;
 }
 
 /* Load accounting needs a clock even when events carry no time. */
@@ -92,7 +104,13 @@ static inline uint64_t load_time(const mon_worker *mw, uint64_t ev_ts)
 {
     if (!(mw->flags & MON_FLAG_LOAD))
         return 0;
-    return ev_ts ? ev_ts : now_ns();
+    return ev_ts ? ev_ts : now_ticks(mw);
+}
+
+/* A duration in ticks as the ns the load events promise. */
+static inline uint64_t ticks_ns(const mon_worker *mw, uint64_t ticks)
+{
+    return mon_ticks_to_ns(ticks, mw->freq);
 }
 
 static bool name_selected(mon_worker *mw, const char *name)
@@ -190,7 +208,7 @@ static void *hook_worker_start(void *ctx, unsigned worker_id)
     if (old) {
         this_thread_worker = old;
         old->waits = 0;
-        old->wait_ns = old->busy_ns = 0;
+        old->wait_ticks = old->busy_ticks = 0;
         if (old->flags & MON_FLAG_WORKER)
             mon_emit_bare(old->w, MON_ID_WORKER_START, event_time(old));
         return old;
@@ -204,6 +222,9 @@ static void *hook_worker_start(void *ctx, unsigned worker_id)
     mw->m = m;
     mw->id = worker_id;
     mw->flags = m->opt.flags;
+    mw->tsc = m->info.clock.tsc;
+    mw->freq = m->info.clock.freq;
+    mw->share_block_ts = m->hooks.task_block != NULL;
     mw->w = mon_writer_open(m->ctf_dir, worker_id, m->opt.packet_bytes, err, sizeof err);
     if (!mw->w) {
         /* Keep going: every event of this worker is then counted as lost. */
@@ -256,7 +277,7 @@ static void hook_worker_resume(void *wctx)
     uint64_t ts = event_time(mw);
     if (mw->flags & MON_FLAG_LOAD) {
         mw->waits++;
-        mw->wait_ns += load_time(mw, ts) - mw->wait_ts;
+        mw->wait_ticks += load_time(mw, ts) - mw->wait_ts;
     }
     if (mw->flags & MON_FLAG_WORKER)
         mon_emit_bare(mw->w, MON_ID_WORKER_RESUME, ts);
@@ -269,7 +290,8 @@ static void hook_worker_end(void *wctx)
         return;
     uint64_t ts = event_time(mw);
     if (mw->flags & MON_FLAG_LOAD)
-        mon_emit_worker_load(mw->w, ts, mw->waits, mw->wait_ns, mw->busy_ns);
+        mon_emit_worker_load(mw->w, ts, mw->waits, ticks_ns(mw, mw->wait_ticks),
+                             ticks_ns(mw, mw->busy_ticks));
     if (mw->flags & MON_FLAG_WORKER)
         mon_emit_bare(mw->w, MON_ID_WORKER_END, ts);
     mon_writer_flush(mw->w);
@@ -307,6 +329,7 @@ static void hook_task_dispatch(void *wctx, lpel_task *t)
     if (!r)
         return;
     uint64_t ts = event_time(mw);
+    mw->block_rec = NULL; /* a new period: nothing pending from the last */
     if (mw->flags & MON_FLAG_LOAD) {
         r->dispatch_ts = load_time(mw, ts);
         r->dispatches++;
@@ -321,8 +344,8 @@ static void period_end(mon_worker *mw, mon_task_rec *r, uint64_t ts)
     if (!(mw->flags & MON_FLAG_LOAD) || !r->dispatch_ts)
         return;
     uint64_t d = load_time(mw, ts) - r->dispatch_ts;
-    r->exec_ns += d;
-    mw->busy_ns += d;
+    r->exec_ticks += d;
+    mw->busy_ticks += d;
     r->dispatch_ts = 0;
 }
 
@@ -332,7 +355,12 @@ static void hook_task_block(void *wctx, lpel_task *t, lpel_block_cause cause)
     mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
     if (!r)
         return;
-    uint64_t ts = event_time(mw);
+    /* The runtime reports the block right after the task's stream_block(s)
+     * with nothing but bookkeeping between, so their clock reading is this
+     * event's time too: one clock read less per blocking (a tenth of the
+     * events on the ring) for a few ns of difference. */
+    uint64_t ts = mw->block_rec == r ? mw->block_ts : event_time(mw);
+    mw->block_rec = NULL;
     period_end(mw, r, ts);
     if (mw->flags & MON_FLAG_TASK)
         mon_emit_task_block(mw->w, ts, r->id, (unsigned)cause);
@@ -362,7 +390,7 @@ static void hook_task_destroy(void *wctx, lpel_task *t)
         uint64_t ts = event_time(mw);
         period_end(mw, r, ts);
         if (mw->flags & MON_FLAG_LOAD)
-            mon_emit_task_load(mw->w, ts, r->id, r->dispatches, r->exec_ns);
+            mon_emit_task_load(mw->w, ts, r->id, r->dispatches, ticks_ns(mw, r->exec_ticks));
         if (mw->flags & MON_FLAG_TASK)
             mon_emit_task(mw->w, MON_ID_TASK_DESTROY, ts, r->id);
     }
@@ -418,8 +446,14 @@ static void hook_stream_block(void *wctx, lpel_task *t, lpel_stream *s, bool emp
         return;
     /* The task waited for is not recorded here: the other end's task may
      * be closing and freeing itself on another worker right now, so it
-     * must not be touched. Readers know it from that task's stream_open. */
-    mon_emit_stream_block(mw->w, event_time(mw), r->id, lpel_stream_id(s), empty);
+     * must not be touched. Readers know it from that task's stream_open.
+     * A poll reports several streams in a row: one moment, one reading. */
+    uint64_t ts = mw->block_rec == r ? mw->block_ts : event_time(mw);
+    mon_emit_stream_block(mw->w, ts, r->id, lpel_stream_id(s), empty);
+    if (mw->share_block_ts) {
+        mw->block_rec = r;
+        mw->block_ts = ts;
+    }
 }
 
 static void hook_stream_wake(void *wctx, lpel_task *waker, lpel_stream *s, lpel_task *woken)
@@ -585,7 +619,7 @@ static int start_trace(mon *m, char *err, size_t errlen)
     info->flags = m->opt.flags;
     info->task_regex = m->regex_src;
     info->host = m->host;
-    mon_run_info_clock(info);
+    mon_clock_init(&info->clock, getenv(MON_CLOCK_ENV));
     return mon_trace_dir_create(m->dir, info, m->ctf_dir, sizeof m->ctf_dir, err, errlen);
 }
 
@@ -656,11 +690,20 @@ int mon_close(mon *m)
             rc = -1;
         mw->w = NULL;
     }
+    char err[512];
+    /* With the whole run behind us the TSC frequency can be measured over
+     * it instead of the 5 ms at open. The metadata is replaced atomically; if that
+     * fails the open-time calibration stays, in both files. */
+    mon_clock before = m->info.clock;
+    if (mon_clock_refine(&m->info.clock) &&
+        mon_metadata_write(m->ctf_dir, &m->info, err, sizeof err) != 0) {
+        fprintf(stderr, "mon: warning: %s (keeping the clock calibrated at start)\n", err);
+        m->info.clock = before;
+    }
     m->info.workers = workers;
     m->info.events_recorded = recorded;
     m->info.events_discarded = lost;
     m->info.complete = true;
-    char err[512];
     if (mon_run_json_write(m->dir, &m->info, err, sizeof err) != 0) {
         fprintf(stderr, "mon: warning: %s\n", err);
         rc = -1;

@@ -72,11 +72,12 @@ static const char tsdl_head[] =
     "};\n"
     "\n";
 
-static const char tsdl_stream[] =
-    "typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; }"
-    " := uint27_clock_monotonic_t;\n"
-    "typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; }"
-    " := uint64_clock_monotonic_t;\n"
+/* The stream class; the two %s are the clock's name. */
+static const char tsdl_stream_fmt[] =
+    "typealias integer { size = 27; align = 1; signed = false; map = clock.%s.value; }"
+    " := uint27_clock_t;\n"
+    "typealias integer { size = 64; align = 8; signed = false; map = clock.%s.value; }"
+    " := uint64_clock_t;\n"
     "\n"
     "stream {\n"
     "\tid = 0;\n"
@@ -84,17 +85,17 @@ static const char tsdl_stream[] =
     "\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
     "\t\tvariant <id> {\n"
     "\t\t\tstruct {\n"
-    "\t\t\t\tuint27_clock_monotonic_t timestamp;\n"
+    "\t\t\t\tuint27_clock_t timestamp;\n"
     "\t\t\t} compact;\n"
     "\t\t\tstruct {\n"
     "\t\t\t\tuint32_t id;\n"
-    "\t\t\t\tuint64_clock_monotonic_t timestamp;\n"
+    "\t\t\t\tuint64_clock_t timestamp;\n"
     "\t\t\t} extended;\n"
     "\t\t} v;\n"
     "\t} align(8);\n"
     "\tpacket.context := struct {\n"
-    "\t\tuint64_clock_monotonic_t timestamp_begin;\n"
-    "\t\tuint64_clock_monotonic_t timestamp_end;\n"
+    "\t\tuint64_clock_t timestamp_begin;\n"
+    "\t\tuint64_clock_t timestamp_end;\n"
     "\t\tuint64_t content_size;\n"
     "\t\tuint64_t packet_size;\n"
     "\t\tuint64_t events_discarded;\n"
@@ -131,19 +132,25 @@ static void write_tsdl(FILE *f, const mon_run_info *info)
     fprintf(f, ";\n\ttracer_name = \"snet-lpel-mon\";\n"
                "\tformat_version = \"%s\";\n\tmonitor_flags = \"%s\";\n};\n\n",
             MON_FORMAT_VERSION, letters);
+    /* CTF: time = offset_s + (offset + value) / freq seconds, so the raw
+     * ticks in the events need no conversion by the writer. */
+    const mon_clock *c = &info->clock;
+    const char *cname = c->tsc ? "tsc" : "monotonic";
     fprintf(f,
             "clock {\n"
-            "\tname = \"monotonic\";\n"
-            "\tdescription = \"CLOCK_MONOTONIC in ns; offset = CLOCK_REALTIME - CLOCK_MONOTONIC at start\";\n"
-            "\tfreq = 1000000000;\n"
+            "\tname = \"%s\";\n"
+            "\tdescription = \"%s; offset = CLOCK_REALTIME at start - start ticks / freq\";\n"
+            "\tfreq = %llu;\n"
             "\tprecision = %llu;\n"
             "\toffset_s = %llu;\n"
             "\toffset = %llu;\n"
             "};\n\n",
-            (unsigned long long)info->clock_resolution_ns,
-            (unsigned long long)(info->clock_offset_ns / 1000000000u),
-            (unsigned long long)(info->clock_offset_ns % 1000000000u));
-    fputs(tsdl_stream, f);
+            cname,
+            c->tsc ? "TSC ticks, frequency calibrated against CLOCK_MONOTONIC"
+                   : "CLOCK_MONOTONIC in ns",
+            (unsigned long long)c->freq, (unsigned long long)c->precision_ticks,
+            (unsigned long long)c->offset_s, (unsigned long long)c->offset_ticks);
+    fprintf(f, tsdl_stream_fmt, cname, cname);
     for (unsigned id = 0; id < MON_ID_COUNT; id++) {
         fprintf(f, "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = 0;\n",
                 event_fields[id][0], id);
@@ -213,15 +220,30 @@ static void write_run_json(FILE *f, const mon_run_info *info)
         fputs("null", f);
     fprintf(f, ",\n  \"workers\": %u,\n  \"host\": ", info->workers);
     put_quoted(f, info->host);
+    const mon_clock *c = &info->clock;
+    fprintf(f, ",\n  \"wall_clock_start_ns\": %llu,\n  \"monotonic_start_ns\": %llu,\n",
+            (unsigned long long)c->wall_start_ns, (unsigned long long)c->mono_start_ns);
     fprintf(f,
-            ",\n  \"wall_clock_start_ns\": %llu,\n  \"monotonic_start_ns\": %llu,\n"
-            "  \"clock\": {\"source\": \"CLOCK_MONOTONIC\", \"resolution_ns\": %llu, "
-            "\"offset_ns\": %llu},\n"
+            "  \"clock\": {\"source\": \"%s\", \"frequency_hz\": %llu, \"resolution_ns\": %llu, "
+            "\"offset_ns\": %llu, \"start_ticks\": %llu,\n            \"why\": ",
+            c->tsc ? "tsc" : "CLOCK_MONOTONIC", (unsigned long long)c->freq,
+            (unsigned long long)c->resolution_ns, (unsigned long long)c->offset_ns,
+            (unsigned long long)c->start_ticks);
+    put_quoted(f, c->why);
+    if (c->tsc)
+        fprintf(f,
+                ",\n            \"calibration\": {\"reference\": \"CLOCK_MONOTONIC\", "
+                "\"interval_ns\": %llu, \"ticks\": %llu, \"uncertainty_ns\": %llu, "
+                "\"uncertainty_ppm\": %.3f, \"over_whole_run\": %s}",
+                (unsigned long long)c->cal_interval_ns, (unsigned long long)c->cal_ticks,
+                (unsigned long long)c->cal_uncertainty_ns,
+                c->cal_interval_ns ? 1e6 * (double)c->cal_uncertainty_ns / (double)c->cal_interval_ns
+                                   : 0.0,
+                c->refined ? "true" : "false");
+    fprintf(f,
+            "},\n"
             "  \"events_recorded\": %llu,\n  \"events_discarded\": %llu,\n"
             "  \"complete\": %s\n}\n",
-            (unsigned long long)info->wall_start_ns, (unsigned long long)info->mono_start_ns,
-            (unsigned long long)info->clock_resolution_ns,
-            (unsigned long long)info->clock_offset_ns,
             (unsigned long long)info->events_recorded,
             (unsigned long long)info->events_discarded, info->complete ? "true" : "false");
 }
@@ -267,21 +289,9 @@ int mon_mkdirs(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void mon_run_info_clock(mon_run_info *info)
 {
-    struct timespec res;
-    clock_getres(CLOCK_MONOTONIC, &res);
-    info->clock_resolution_ns = (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
-    info->mono_start_ns = clock_ns(CLOCK_MONOTONIC);
-    info->wall_start_ns = clock_ns(CLOCK_REALTIME);
-    info->clock_offset_ns = info->wall_start_ns - info->mono_start_ns;
+    mon_clock_init_monotonic(&info->clock, "chosen by the caller");
 }
 
 int mon_trace_dir_create(const char *dir, const mon_run_info *info, char *ctf_dir, size_t len,

@@ -36,7 +36,8 @@ typedef struct log_reader {
     size_t content;      /* content_size / 8 */
     size_t pos;          /* next event inside pkt */
     uint64_t pkt_off;    /* file offset of the packet */
-    uint64_t clock;      /* the stream clock (last event time) */
+    uint64_t clock;      /* the stream clock in ticks (last event time) */
+    uint64_t freq;       /* the trace clock's ticks per second */
     uint64_t ts_end;
     uint64_t pkt_events; /* events decoded from the current packet */
     uint64_t discarded;
@@ -59,7 +60,8 @@ struct mon_trace {
     unsigned nlogs;
     log_reader **heap; /* logs with a current event, min by (time, worker) */
     unsigned nheap;
-    uint64_t clock_offset;
+    uint64_t clock_freq;   /* ticks per second, from metadata */
+    uint64_t clock_offset; /* wall - trace clock, ns */
     bool truncated;
     bool failed;
     bool error_pending; /* an error to return on the next call */
@@ -424,7 +426,8 @@ static int log_next(log_reader *r, char *msg, size_t len)
         return rc;
     r->cur.kind = (mon_event_kind)id;
     r->cur.worker = r->worker;
-    r->cur.time = r->clock;
+    /* Logs are merged on ticks (before()), ns are for the consumers. */
+    r->cur.time = mon_ticks_to_ns(r->clock, r->freq);
     r->cur.offset = at;
     r->pkt_events++;
     return LOG_EVENT;
@@ -444,10 +447,12 @@ static void log_free(log_reader *r)
  * The merge
  * ------------------------------------------------------------------------- */
 
+/* On ticks, not on the converted ns: two TSC ticks may fall into one ns,
+ * and the merge should still follow the clock. */
 static bool before(const log_reader *a, const log_reader *b)
 {
-    if (a->cur.time != b->cur.time)
-        return a->cur.time < b->cur.time;
+    if (a->clock != b->clock)
+        return a->clock < b->clock;
     return a->worker < b->worker;
 }
 
@@ -601,15 +606,18 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
     }
     char line[512];
     bool first = true, ok = false;
-    unsigned long long off_s = 0, off = 0;
+    /* Traces of format 1.0 before the TSC clock have freq = 10^9 too. */
+    unsigned long long off_s = 0, off = 0, freq = MON_NS_PER_S;
     while (fgets(line, sizeof line, f)) {
         if (first && strncmp(line, "/* CTF 1.8", 10) != 0)
             break;
         first = false;
         if (strstr(line, "tracer_name = \"snet-lpel-mon\""))
             ok = true;
+        /* Our metadata has one clock block, so these names are unique. */
         sscanf(line, " offset_s = %llu;", &off_s);
         sscanf(line, " offset = %llu;", &off);
+        sscanf(line, " freq = %llu;", &freq);
     }
     fclose(f);
     if (!ok) {
@@ -617,7 +625,14 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
                  path);
         return -1;
     }
-    t->clock_offset = (uint64_t)off_s * 1000000000u + off;
+    if (freq < MON_CLOCK_FREQ_MIN || freq > MON_CLOCK_FREQ_MAX) {
+        snprintf(err, errlen, "%s: unsupported clock frequency %llu Hz (expected %llu to %llu)", path,
+                 freq, (unsigned long long)MON_CLOCK_FREQ_MIN,
+                 (unsigned long long)MON_CLOCK_FREQ_MAX);
+        return -1;
+    }
+    t->clock_freq = freq;
+    t->clock_offset = (uint64_t)off_s * MON_NS_PER_S + mon_ticks_to_ns(off, freq);
     return 0;
 }
 
@@ -645,6 +660,7 @@ static int add_log(mon_trace *t, const char *dir, const char *name, long worker,
         return -1;
     }
     r->worker = (unsigned)worker;
+    r->freq = t->clock_freq;
     r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
     if (r->fd < 0) {
         snprintf(err, errlen, "%s: cannot open: %s", r->path, strerror(errno));
@@ -738,6 +754,7 @@ unsigned mon_trace_worker_id(const mon_trace *t, unsigned i)
     return i < t->nlogs ? t->logs[i]->worker : 0;
 }
 uint64_t mon_trace_clock_offset_ns(const mon_trace *t) { return t->clock_offset; }
+uint64_t mon_trace_clock_freq(const mon_trace *t) { return t->clock_freq; }
 
 uint64_t mon_trace_events_discarded(const mon_trace *t)
 {

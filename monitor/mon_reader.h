@@ -68,7 +68,9 @@ enum { MON_BLOCK_INPUT = 0, MON_BLOCK_OUTPUT = 1, MON_BLOCK_ANY = 2 };
 typedef struct mon_event {
     mon_event_kind kind;
     unsigned worker;   /* whose log it is in */
-    uint64_t time;     /* CLOCK_MONOTONIC ns (0 without the t flag) */
+    uint64_t time;     /* ns on the trace clock (0 without the t flag): CLOCK_MONOTONIC,
+                          or TSC ticks converted exactly with the clock's frequency;
+                          + mon_trace_clock_offset_ns = wall-clock time */
     uint64_t task;
     uint64_t stream;
     uint64_t peer;
@@ -112,8 +114,12 @@ unsigned mon_trace_num_workers(const mon_trace *t);
 unsigned mon_trace_worker_id(const mon_trace *t, unsigned i);
 /* Events the writer reported lost (events_discarded), over all logs read. */
 uint64_t mon_trace_events_discarded(const mon_trace *t);
-/* CLOCK_REALTIME - CLOCK_MONOTONIC at the start of the run, from metadata. */
+/* What to add to mon_event.time for wall-clock ns since the Unix epoch
+ * (from the metadata's clock offset; for a CLOCK_MONOTONIC trace this is
+ * CLOCK_REALTIME - CLOCK_MONOTONIC at the start of the run). */
 uint64_t mon_trace_clock_offset_ns(const mon_trace *t);
+/* The trace clock's ticks per second (10^9 for CLOCK_MONOTONIC). */
+uint64_t mon_trace_clock_freq(const mon_trace *t);
 
 void mon_trace_close(mon_trace *t);
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mon_clock_internal.h"
 #include "mon_format_internal.h"
 
 typedef struct mon_writer mon_writer;
@@ -44,7 +45,8 @@ uint64_t mon_writer_lost(const mon_writer *w);
 uint64_t mon_writer_bytes(const mon_writer *w); /* written to the file */
 
 /* Emitters, one per payload shape; id is a mon_event_id of that shape and
- * ts the event time in ns (made monotonic per writer). */
+ * ts the event time in ticks of the trace clock (made monotonic per
+ * writer). Load durations (exec_ns, wait_ns, busy_ns) are in ns. */
 void mon_emit_bare(mon_writer *w, mon_event_id id, uint64_t ts);
 void mon_emit_task(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task);
 void mon_emit_task_block(mon_writer *w, uint64_t ts, uint64_t task, unsigned cause);
@@ -76,10 +78,7 @@ typedef struct mon_run_info {
     const char *task_regex;
     unsigned workers;
     const char *host;
-    uint64_t wall_start_ns;      /* CLOCK_REALTIME at open */
-    uint64_t mono_start_ns;      /* CLOCK_MONOTONIC at open */
-    uint64_t clock_offset_ns;    /* realtime - monotonic */
-    uint64_t clock_resolution_ns;
+    mon_clock clock; /* the trace clock: source, frequency, offset, calibration */
     uint64_t events_recorded;
     uint64_t events_discarded;
     bool complete; /* false in the run.json written at open */
@@ -99,7 +98,8 @@ int mon_mkdirs(const char *dir, char *err, size_t errlen);
 int mon_trace_dir_create(const char *dir, const mon_run_info *info, char *ctf_dir, size_t len,
                          char *err, size_t errlen);
 
-/* Fill the clock fields of info from the system clocks. */
+/* Set info's clock to CLOCK_MONOTONIC (ticks = ns), read now: what the
+ * test fixtures use, whose event times are made-up ns. */
 void mon_run_info_clock(mon_run_info *info);
 
 #endif /* MON_WRITER_INTERNAL_H */

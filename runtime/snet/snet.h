@@ -29,6 +29,23 @@
  * not consume (those not in its matched input variant) are added to every
  * record it outputs, unless that output already has a label of that name.
  *
+ * Task names (net paths), as monitoring shows them: a box is named by its
+ * name, a filter "filter", a synchro-cell "sync", each prefixed by its
+ * position: "S<i>:" in a serial composition (from 1), "P<i>:" in branch i of
+ * a parallel composition (from 0), "R<i>:" in replica i of a star, "I<v>:"
+ * in the split replica for tag value v. The dispatcher and the collector of
+ * a parallel composition are both "P", of a split both "I"; a star's
+ * collector is "R" and the stage that tests records before replica i is
+ * "R<i>". The tasks feeding and draining the network are "snet.in" and
+ * "snet.out". Example: "S2:R3:S3:P0:mc.acc".
+ *
+ * Message ids (MIG): every record gets a 64-bit id when it enters the
+ * network and whenever a box, filter or synchro-cell makes it, laid out as
+ * mon_msg_id_make(worker, sequence). With monitoring on, each box/filter
+ * execution and each synchro-cell merge is one component execution in the
+ * trace, reading its input id(s) and writing its output ids; records from
+ * outside are written by "snet.in" with no parents.
+ *
  * Example: a box, a network, a run with records from C.
  *
  *     // box inc ({x} -> {x}): adds one to the int field x

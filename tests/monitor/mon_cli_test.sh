@@ -39,10 +39,39 @@ done
 "$make_fixture" many "$work/many" 30000 || fail "fixture many"
 same_count "$work/many"
 
+# The first event's wall-clock time as babeltrace2 computes it from the
+# metadata's clock (freq, offset_s, offset) must be our reader's time plus
+# run.json's offset_ns (to the ns of rounding), and must follow
+# wall_clock_start_ns within the run's few seconds.
+json_num() { sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" "$2" | head -1; }
+wall_clock_sane() { # DIR
+    dir=$1
+    bt=$("$babeltrace" --clock-seconds "$dir" | head -1 | sed -n 's/^\[\([0-9]*\)\.\([0-9]*\)\].*/\1 \2/p')
+    [ -n "$bt" ] || fail "$dir: no time in babeltrace2's first line"
+    set -- $bt
+    frac=$(echo "$2" | sed 's/^0*//') # no leading zeros: not octal to $(( ))
+    bt_ns=$(($1 * 1000000000 + ${frac:-0}))
+    first=$("$snetmon" dump "$dir" | head -1 | cut -d' ' -f1)
+    ours=$((first + $(json_num offset_ns "$dir/run.json")))
+    start=$(json_num wall_clock_start_ns "$dir/run.json")
+    d=$((bt_ns - ours))
+    [ "$d" -ge -2 ] && [ "$d" -le 2 ] || fail "$dir: babeltrace2 says $bt_ns, snetmon dump + offset_ns $ours"
+    [ "$bt_ns" -ge $((start - 1000000)) ] && [ "$bt_ns" -le $((start + 10000000000)) ] ||
+        fail "$dir: first event at $bt_ns ns, run started at $start"
+    echo "ok: $dir: first event $(((bt_ns - start) / 1000)) us after wall_clock_start"
+}
+
 # A real run, if we have the runtime.
 if [ -n "$pipeline" ]; then
     "$pipeline" -m A -o "$work/run" 300 2 || fail "pipeline -m A"
     same_count "$work/run"
+    wall_clock_sane "$work/run"
+    grep -q '"source": "tsc"' "$work/run/run.json" && echo "ok: $work/run: TSC clock"
+    MON_CLOCK=monotonic "$pipeline" -m A -o "$work/mono" 300 2 || fail "MON_CLOCK=monotonic pipeline -m A"
+    same_count "$work/mono"
+    wall_clock_sane "$work/mono"
+    grep -q '"source": "CLOCK_MONOTONIC"' "$work/mono/run.json" || fail "MON_CLOCK=monotonic: $(grep source "$work/mono/run.json")"
+    grep -q '"why": "MON_CLOCK=monotonic"' "$work/mono/run.json" || fail "MON_CLOCK=monotonic: no reason in run.json"
     grep -q '"complete": true' "$work/run/run.json" || fail "run.json not completed"
     grep -q '"flags": "mtWTSML"' "$work/run/run.json" || fail "run.json lacks the flags"
     "$pipeline" -m Q -o "$work/bad" 2>"$work/bad.err" && fail "-m Q accepted"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mon.h"
@@ -451,11 +452,215 @@ START_TEST(event_format_is_one_line)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------
+ * The trace clock: TSC ticks in the logs, ns from the reader
+ * ------------------------------------------------------------------------- */
+
+/* floor(ticks * 10^9 / freq) the slow, obviously right way. */
+static uint64_t ref_ticks_to_ns(uint64_t ticks, uint64_t freq)
+{
+    unsigned __int128 v = (unsigned __int128)ticks * MON_NS_PER_S / freq;
+    return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+START_TEST(ticks_to_ns_is_exact_for_long_runs)
+{
+    const uint64_t freqs[] = {MON_NS_PER_S, UINT64_C(2596138757), UINT64_C(3000000000),
+                              UINT64_C(999999937), MON_CLOCK_FREQ_MIN, MON_CLOCK_FREQ_MAX};
+    uint64_t x = UINT64_C(0x9e3779b97f4a7c15);
+    for (size_t f = 0; f < sizeof freqs / sizeof freqs[0]; f++) {
+        /* ... and where the result just fits in 64 bits or just does not. */
+        uint64_t top = UINT64_MAX / MON_NS_PER_S;
+        const uint64_t edge[] = {0, 1, freqs[f] - 1, freqs[f], freqs[f] + 1, UINT64_C(1) << 27,
+                                 UINT64_C(1) << 63, UINT64_MAX - 1, UINT64_MAX,
+                                 top * 1000,
+                                 top * 1000 + 709, top * 1000 + 710, top * 1000 + 999};
+        for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+            ck_assert_uint_eq(mon_ticks_to_ns(edge[i], freqs[f]), ref_ticks_to_ns(edge[i], freqs[f]));
+        uint64_t prev = 0, prev_ns = 0;
+        for (int i = 0; i < 100000; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift: spread over all magnitudes */
+            uint64_t t = x >> (i % 64);
+            ck_assert_uint_eq(mon_ticks_to_ns(t, freqs[f]), ref_ticks_to_ns(t, freqs[f]));
+            /* Monotone: the merge and the "times never decrease" rule rely on it. */
+            uint64_t ns = mon_ticks_to_ns(prev + (uint64_t)i, freqs[f]);
+            ck_assert_uint_ge(ns, prev_ns);
+            prev_ns = ns;
+            prev = prev + (uint64_t)i;
+        }
+    }
+    /* Ten years of a 3 GHz TSC. */
+    uint64_t ten_years = UINT64_C(3000000000) * 86400 * 3653;
+    ck_assert_uint_eq(mon_ticks_to_ns(ten_years, UINT64_C(3000000000)),
+                      UINT64_C(86400) * 3653 * MON_NS_PER_S);
+}
+END_TEST
+
+/* A trace on a made-up 2.596 GHz TSC clock. */
+static void tsc_trace_dir(const char *dir, mon_run_info *info, char *ctf, size_t len)
+{
+    static char *const argv[] = {"tsc-fixture", NULL};
+    memset(info, 0, sizeof *info);
+    info->argc = 1;
+    info->argv = argv;
+    info->flags = MON_FLAG_ALL;
+    info->host = "fixture-host";
+    info->workers = 2;
+    info->clock.tsc = true;
+    info->clock.freq = UINT64_C(2596138757);
+    info->clock.resolution_ns = 1;
+    info->clock.precision_ticks = 30;
+    mon_clock_set_offset(&info->clock, UINT64_C(1795242214611833011), UINT64_C(8274731832874));
+    snprintf(info->clock.why, sizeof info->clock.why, "test");
+    char err[512];
+    ck_assert_msg(mon_trace_dir_create(dir, info, ctf, len, err, sizeof err) == 0, "%s", err);
+}
+
+START_TEST(tsc_ticks_read_back_as_exact_ns)
+{
+    char dir[4096], ctf[4200], err[512];
+    fixture_tmpdir(dir, sizeof dir);
+    mon_run_info info;
+    tsc_trace_dir(dir, &info, ctf, sizeof ctf);
+    const uint64_t f = info.clock.freq, start = info.clock.start_ticks;
+    /* Two ticks after start + x that fall into the same ns, to see that the
+     * merge follows ticks, not the rounded ns. */
+    uint64_t x = 1000;
+    while (ref_ticks_to_ns(start + x + 1, f) != ref_ticks_to_ns(start + x + 2, f))
+        x++;
+    const uint64_t w0[] = {start,
+                           start + x + 2,
+                           start + x + 2 + MON_COMPACT_TS_MASK,      /* largest compact step */
+                           start + x + 3 + 2 * MON_COMPACT_TS_MASK,  /* 2^27: extended */
+                           start + f * 3600 * 24,                    /* a day later */
+                           (UINT64_C(1) << 62) + 12345};             /* ~56 years of ticks */
+    const uint64_t w1[] = {start + 1, start + x + 1, start + f * 3600 * 24 + 1};
+    const uint64_t *ticks[2] = {w0, w1};
+    const size_t counts[2] = {sizeof w0 / sizeof w0[0], sizeof w1 / sizeof w1[0]};
+    for (unsigned w = 0; w < 2; w++) {
+        mon_writer *wr = mon_writer_open(ctf, w, 0, err, sizeof err);
+        ck_assert_msg(wr != NULL, "%s", err);
+        for (size_t i = 0; i < counts[w]; i++)
+            mon_emit_task(wr, MON_ID_TASK_DISPATCH, ticks[w][i], 100 * w + i);
+        ck_assert_int_eq(mon_writer_close(wr), 0);
+    }
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, NULL, 0);
+    ck_assert_int_eq(rc, MON_TRACE_END);
+    ck_assert_uint_eq(n, counts[0] + counts[1]);
+    /* The merged order, by ticks: (worker, index). */
+    const unsigned order[][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}, {0, 2}, {0, 3},
+                                 {0, 4}, {1, 2}, {0, 5}};
+    for (size_t i = 0; i < n; i++) {
+        unsigned w = order[i][0], k = order[i][1];
+        ck_assert_uint_eq(evs[i].worker, w);
+        ck_assert_uint_eq(evs[i].task, 100 * w + k);
+        ck_assert_uint_eq(evs[i].time, ref_ticks_to_ns(ticks[w][k], f));
+    }
+    /* Same ns, different ticks: worker 1's earlier tick comes first. */
+    ck_assert_uint_eq(evs[2].time, evs[3].time);
+    free(evs);
+
+    mon_trace *t;
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), 0);
+    ck_assert_uint_eq(mon_trace_clock_freq(t), f);
+    ck_assert_uint_eq(mon_trace_clock_offset_ns(t), info.clock.offset_ns);
+    mon_trace_close(t);
+    /* The start tick is the wall-clock start (to the ns of rounding). */
+    uint64_t wall = ref_ticks_to_ns(start, f) + info.clock.offset_ns;
+    uint64_t want = info.clock.wall_start_ns;
+    ck_assert_msg(wall + 2 >= want && wall <= want + 2, "wall %llu, start %llu",
+                  (unsigned long long)wall, (unsigned long long)want);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+START_TEST(unsupported_clock_frequency_is_rejected)
+{
+    char dir[4096], ctf[4200], err[4608], path[4300];
+    fixture_tmpdir(dir, sizeof dir);
+    mon_run_info info;
+    tsc_trace_dir(dir, &info, ctf, sizeof ctf);
+    snprintf(path, sizeof path, "%s/metadata", ctf);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    static char text[65536];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    char *at = strstr(text, "\tfreq = ");
+    ck_assert_ptr_nonnull(at);
+    char *eol = strchr(at, '\n');
+    f = fopen(path, "w");
+    fprintf(f, "%.*s\tfreq = 0;%s", (int)(at - text), text, eol);
+    fclose(f);
+    mon_trace *t;
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "unsupported clock frequency 0 Hz"), "message: %s", err);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+START_TEST(clock_choice_and_calibration)
+{
+    mon_clock c;
+    mon_clock_init(&c, "monotonic");
+    ck_assert(!c.tsc);
+    ck_assert_uint_eq(c.freq, MON_NS_PER_S);
+    ck_assert_msg(strstr(c.why, "MON_CLOCK=monotonic"), "why: %s", c.why);
+    uint64_t now = mon_clock_ns(CLOCK_MONOTONIC), wall = mon_clock_ns(CLOCK_REALTIME);
+    ck_assert_uint_le(now + c.offset_ns - wall + 5000000, 10000000); /* within 5 ms */
+
+    mon_clock_init(&c, NULL);
+    if (!mon_cpu_has_invariant_tsc()) {
+        ck_assert(!c.tsc);
+        return;
+    }
+    if (!c.tsc) /* the kernel distrusts the TSC here: a valid fallback */
+        return;
+    ck_assert_uint_ge(c.freq, MON_TSC_FREQ_MIN);
+    ck_assert_uint_le(c.freq, MON_TSC_FREQ_MAX);
+    ck_assert_uint_ge(c.cal_interval_ns, MON_CLOCK_CALIBRATION_NS);
+    ck_assert_uint_gt(c.cal_ticks, 0);
+    ck_assert_uint_lt(c.offset_ticks, c.freq);
+    /* The TSC, converted with the calibrated frequency and offset, is the
+     * wall clock now (the calibration is ~ppm, the run so far milliseconds). */
+    uint64_t tsc_wall = mon_ticks_to_ns(mon_tsc_read(), c.freq) + c.offset_ns;
+    wall = mon_clock_ns(CLOCK_REALTIME);
+    ck_assert_msg(tsc_wall + 1000000 >= wall && tsc_wall <= wall + 1000000,
+                  "TSC says %llu, CLOCK_REALTIME %llu", (unsigned long long)tsc_wall,
+                  (unsigned long long)wall);
+
+    /* At close, the frequency is measured again over the whole run. */
+    mon_clock open = c;
+    ck_assert(!c.refined);
+    struct timespec nap = {0, 100000000};
+    nanosleep(&nap, NULL);
+    ck_assert(mon_clock_refine(&c));
+    ck_assert(c.refined);
+    ck_assert_uint_ge(c.cal_interval_ns, MON_CLOCK_REFINE_NS);
+    ck_assert_uint_le(c.freq, open.freq + open.freq / 10000); /* 100 ppm */
+    ck_assert_uint_ge(c.freq, open.freq - open.freq / 10000);
+    ck_assert_uint_eq(c.start_ticks, open.start_ticks);
+    ck_assert_uint_eq(c.wall_start_ns, open.wall_start_ns);
+    tsc_wall = mon_ticks_to_ns(mon_tsc_read(), c.freq) + c.offset_ns;
+    wall = mon_clock_ns(CLOCK_REALTIME);
+    ck_assert_msg(tsc_wall + 1000000 >= wall && tsc_wall <= wall + 1000000,
+                  "refined: TSC says %llu, CLOCK_REALTIME %llu", (unsigned long long)tsc_wall,
+                  (unsigned long long)wall);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("mon_format");
     TCase *tc = tcase_create("format");
     tcase_add_test(tc, round_trip_every_kind);
+    tcase_add_test(tc, ticks_to_ns_is_exact_for_long_runs);
+    tcase_add_test(tc, tsc_ticks_read_back_as_exact_ns);
+    tcase_add_test(tc, unsupported_clock_frequency_is_rejected);
+    tcase_add_test(tc, clock_choice_and_calibration);
     tcase_add_test(tc, round_trip_tiny_packets);
     tcase_add_test(tc, task_map_name_survives_the_merge);
     tcase_add_test(tc, many_events_merge_in_order_and_stay_small);

@@ -198,6 +198,76 @@ static counts read_counts(const char *dir, const run_ids *ids)
     return c;
 }
 
+#if LPEL_HOOKS_ENABLED /* what these check is not recorded without hooks */
+/* The load summaries are ns even when the events carry TSC ticks: each
+ * worker's busy + waiting time fits between its worker_start and
+ * worker_end (to the ns of rounding per conversion), and each task's
+ * execution time within its worker's busy time. */
+static void check_load_in_ns(const char *dir)
+{
+    char err[4608];
+    mon_trace *t;
+    ck_assert_msg(mon_trace_open(&t, dir, err, sizeof err) == 0, "%s", err);
+    uint64_t start[2] = {0, 0}, end[2] = {0, 0}, exec[2] = {0, 0};
+    mon_event ev;
+    int loads = 0;
+    while (mon_trace_next(t, &ev) == MON_TRACE_EVENT) {
+        ck_assert_uint_lt(ev.worker, 2);
+        if (ev.kind == MON_EV_WORKER_START)
+            start[ev.worker] = ev.time;
+        if (ev.kind == MON_EV_TASK_LOAD)
+            exec[ev.worker] += ev.exec_ns;
+        if (ev.kind == MON_EV_WORKER_END)
+            end[ev.worker] = ev.time;
+        if (ev.kind == MON_EV_WORKER_LOAD) {
+            uint64_t span = ev.time - start[ev.worker];
+            ck_assert_msg(ev.busy_ns + ev.wait_ns <= span + 2, "worker %u: busy %llu + wait %llu ns "
+                          "in %llu ns", ev.worker, (unsigned long long)ev.busy_ns,
+                          (unsigned long long)ev.wait_ns, (unsigned long long)span);
+            ck_assert_uint_gt(ev.busy_ns, 0);
+            ck_assert_uint_le(exec[ev.worker], ev.busy_ns + 3);
+            loads++;
+        }
+    }
+    ck_assert_int_eq(loads, 2);
+    ck_assert_uint_ge(end[0], start[0]);
+    mon_trace_close(t);
+}
+
+/* A block shares its stream_block's clock reading (mon_hooks.c) when both
+ * are recorded; without task_block in the trace every stream_block keeps a
+ * reading of its own, so a task's blocks never repeat a time. */
+static void check_block_times(const char *dir, const run_ids *ids, bool with_task_block)
+{
+    char err[4608];
+    mon_trace *t;
+    ck_assert_msg(mon_trace_open(&t, dir, err, sizeof err) == 0, "%s", err);
+    uint64_t last_sb[4] = {0, 0, 0, 0};
+    bool pending[4] = {false, false, false, false};
+    unsigned blocks = 0;
+    mon_event ev;
+    while (mon_trace_next(t, &ev) == MON_TRACE_EVENT) {
+        int k = task_slot(ids, ev.task);
+        if (ev.kind == MON_EV_STREAM_BLOCK) {
+            ck_assert_msg(!pending[k] || with_task_block, "stream_block without task_block");
+            if (!with_task_block && last_sb[k])
+                ck_assert_uint_gt(ev.time, last_sb[k]);
+            last_sb[k] = ev.time;
+            pending[k] = with_task_block;
+            blocks++;
+        }
+        if (ev.kind == MON_EV_TASK_BLOCK) {
+            ck_assert(pending[k]);
+            ck_assert_uint_eq(ev.time, last_sb[k]);
+            pending[k] = false;
+        }
+    }
+    ck_assert_uint_gt(blocks, 0);
+    mon_trace_close(t);
+}
+
+#endif
+
 START_TEST(pipeline_trace_matches_the_program)
 {
     char dir[4096];
@@ -234,6 +304,8 @@ START_TEST(pipeline_trace_matches_the_program)
     ck_assert_uint_eq(c.per_task[2][MON_EV_MESSAGE_READ], ITEMS);
     ck_assert_uint_eq(c.per_task[2][MON_EV_MESSAGE_WRITTEN], ITEMS);
     ck_assert_uint_eq(c.per_task[0][MON_EV_TASK_DISPATCH], 0);
+    check_load_in_ns(dir);
+    check_block_times(dir, &ids, true);
 #else
     ck_assert_uint_eq(c.total, 0); /* hooks compiled out: nothing is called */
 #endif
@@ -461,6 +533,19 @@ START_TEST(stack_overflow_is_reported_and_the_trace_kept)
 }
 END_TEST
 
+START_TEST(stream_blocks_alone_keep_their_own_times)
+{
+    char dir[4096];
+    fixture_tmpdir(dir, sizeof dir);
+    run_ids ids = run_pipeline(dir, "tS", NULL, 0);
+#if LPEL_HOOKS_ENABLED
+    check_block_times(dir, &ids, false);
+#endif
+    (void)ids;
+    fixture_rmdir(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("mon_runtime");
@@ -468,6 +553,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, pipeline_trace_matches_the_program);
     tcase_add_test(tc, flags_select_what_is_recorded);
+    tcase_add_test(tc, stream_blocks_alone_keep_their_own_times);
     tcase_add_test(tc, two_runs_share_one_trace);
     tcase_add_test(tc, mon_tasks_filters_by_name);
     tcase_add_test(tc, monitoring_off_installs_nothing);

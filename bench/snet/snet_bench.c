@@ -1,0 +1,353 @@
+/*
+ * snet_bench.c - snet-bench: what the S-Net layer costs on top of LPEL.
+ *
+ *   pipeline  M records through 10 identity boxes (input task, 10 boxes,
+ *             output task), against a raw LPEL pipe of the same shape
+ *             (source, 10 relays, sink passing integers) in the same run:
+ *             records/s of each and their ratio
+ *   star      one record unfolds a star A * {<done>} N times (N replicas
+ *             created on demand, each a box and a stage task): replicas/s
+ *             and the process's peak resident memory
+ *
+ * Each measurement is repeated (--repeat R) and the median reported; with
+ * -m FLAGS -o DIR both sides run monitored (mon1), so running once without
+ * and once with -m gives the monitoring overhead. Times are wall-clock
+ * around the run (worker start and stop included, on both sides alike).
+ */
+#include <lpel.h>
+#include <snet.h>
+#if BENCH_WITH_MONITOR
+#include <mon.h>
+#endif
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+typedef struct options {
+    const char *bench;
+    long messages, replicas;
+    int repeat;
+    unsigned workers;
+    const lpel_hooks *hooks;
+} options;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define STAGES 10
+
+/* ---- raw LPEL pipe ------------------------------------------------------------------ */
+
+typedef struct raw_pipe {
+    lpel_stream *links[STAGES + 1];
+    long messages, received;
+} raw_pipe;
+
+typedef struct raw_stage {
+    raw_pipe *p;
+    int index; /* 0 source, 1..STAGES relays, STAGES+1 sink */
+} raw_stage;
+
+static void raw_task(void *arg)
+{
+    raw_stage *s = arg;
+    raw_pipe *p = s->p;
+    if (s->index == 0) {
+        for (long i = 1; i <= p->messages; i++)
+            lpel_stream_write(p->links[0], (void *)(intptr_t)i);
+        lpel_stream_close(p->links[0], LPEL_STREAM_WRITE);
+    } else if (s->index <= STAGES) {
+        lpel_stream *in = p->links[s->index - 1], *out = p->links[s->index];
+        lpel_stream_open(out, LPEL_STREAM_WRITE);
+        for (void *item; (item = lpel_stream_read(in)) != NULL;)
+            lpel_stream_write(out, item);
+        lpel_stream_close(in, LPEL_STREAM_READ);
+        lpel_stream_close(out, LPEL_STREAM_WRITE);
+    } else {
+        for (void *item; (item = lpel_stream_read(p->links[STAGES])) != NULL;)
+            p->received++;
+        lpel_stream_close(p->links[STAGES], LPEL_STREAM_READ);
+    }
+}
+
+static double raw_pipe_rate(const options *o)
+{
+    lpel_config cfg = lpel_config_default();
+    cfg.num_workers = o->workers;
+    cfg.hooks = o->hooks;
+    lpel_runtime *rt;
+    char err[256];
+    if (lpel_runtime_create(&rt, &cfg, err, sizeof err) != LPEL_OK) {
+        fprintf(stderr, "snet-bench: %s\n", err);
+        exit(1);
+    }
+    raw_pipe p = {.messages = o->messages};
+    raw_stage stages[STAGES + 2];
+    for (int i = 0; i <= STAGES; i++)
+        p.links[i] = lpel_stream_create(rt, 0);
+    for (int i = 0; i < STAGES + 2; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "raw%d", i);
+        stages[i] = (raw_stage){&p, i};
+        lpel_task_attr attr = {.name = name, .stack_size = 0, .worker = LPEL_ANY_WORKER};
+        lpel_task_create(rt, &attr, raw_task, &stages[i]);
+    }
+    double t0 = now();
+    int rc = lpel_run(rt);
+    double t = now() - t0;
+    lpel_runtime_destroy(rt);
+    if (rc != LPEL_OK || p.received != o->messages) {
+        fprintf(stderr, "snet-bench: raw pipe failed (%d, %ld received)\n", rc, p.received);
+        exit(1);
+    }
+    return (double)o->messages / t;
+}
+
+/* ---- S-Net pipeline ------------------------------------------------------------------- */
+
+static int identity(snet_handle *h, snet_record *in)
+{
+    snet_record *out = snet_record_new();
+    snet_record_set_field(out, "x", &snet_field_int, snet_record_take_field(in, "x"));
+    return snet_out(h, out);
+}
+
+typedef struct source {
+    long next, n;
+} source;
+
+static snet_record *next_record(void *user)
+{
+    source *s = user;
+    if (s->next >= s->n)
+        return NULL;
+    snet_record *r = snet_record_new();
+    snet_record_set_int(r, "x", s->next++);
+    return r;
+}
+
+typedef struct sink {
+    long count;
+} sink;
+
+static void take(void *user, snet_record *r)
+{
+    ((sink *)user)->count++;
+    snet_record_free(r);
+}
+
+/* Run net over the source; returns the seconds the run took. */
+static double run_snet(const options *o, const snet_net *net, source *src, sink *dst)
+{
+    snet_config cfg = snet_config_default();
+    cfg.lpel.num_workers = o->workers;
+    cfg.lpel.hooks = o->hooks;
+    snet_run *run;
+    char err[512];
+    if (snet_run_create(&run, net, &cfg, err, sizeof err) != SNET_OK) {
+        fprintf(stderr, "snet-bench: %s\n", err);
+        exit(1);
+    }
+    snet_run_set_input_fn(run, next_record, src);
+    snet_run_set_output_fn(run, take, dst);
+    double t0 = now();
+    int rc = snet_run_execute(run);
+    double t = now() - t0;
+    if (rc != SNET_OK) {
+        fprintf(stderr, "snet-bench: run failed: %s\n", snet_run_error(run));
+        exit(1);
+    }
+    snet_run_destroy(run);
+    return t;
+}
+
+static double snet_pipe_rate(const options *o)
+{
+    snet_net *net = snet_box("id1", "{x} -> {x}", identity, NULL);
+    for (int i = 2; i <= STAGES; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "id%d", i);
+        net = snet_serial(net, snet_box(name, "{x} -> {x}", identity, NULL));
+    }
+    source src = {0, o->messages};
+    sink dst = {0};
+    double t = run_snet(o, net, &src, &dst);
+    snet_net_free(net);
+    if (dst.count != o->messages) {
+        fprintf(stderr, "snet-bench: %ld of %ld records came out\n", dst.count, o->messages);
+        exit(1);
+    }
+    return (double)o->messages / t;
+}
+
+static int bench_pipeline(const options *o)
+{
+    double raw[64], sn[64], ratio[64];
+    for (int i = 0; i < o->repeat; i++) {
+        raw[i] = raw_pipe_rate(o);
+        sn[i] = snet_pipe_rate(o);
+        ratio[i] = sn[i] / raw[i];
+    }
+    printf("pipeline: %d stages, %ld records, %d runs (median)\n", STAGES, o->messages,
+           o->repeat);
+    printf("  raw lpel pipe  %12.0f msgs/s\n", median(raw, o->repeat));
+    printf("  snet pipeline  %12.0f records/s\n", median(sn, o->repeat));
+    printf("  ratio snet/raw %12.1f %%  (median of per-run ratios)\n",
+           100 * median(ratio, o->repeat));
+    return 0;
+}
+
+/* ---- star unfolding --------------------------------------------------------------------- */
+
+static int countdown(snet_handle *h, snet_record *in)
+{
+    long n = snet_record_tag(in, "n");
+    snet_record *out = snet_record_new();
+    if (n <= 1)
+        snet_record_set_tag(out, "done", 1);
+    else
+        snet_record_set_tag(out, "n", n - 1);
+    return snet_out(h, out);
+}
+
+typedef struct one_record {
+    long n;
+    bool sent;
+} one_record;
+
+static snet_record *deep_record(void *user)
+{
+    one_record *s = user;
+    if (s->sent)
+        return NULL;
+    s->sent = true;
+    snet_record *r = snet_record_new();
+    snet_record_set_tag(r, "n", s->n);
+    return r;
+}
+
+static int bench_star(const options *o)
+{
+    double rates[64];
+    snet_net *net = snet_star(snet_box("cd", "{<n>} -> {<n>} | {<done>}", countdown, NULL),
+                              "{<done>}");
+    for (int i = 0; i < o->repeat; i++) {
+        snet_config cfg = snet_config_default();
+        cfg.lpel.num_workers = o->workers;
+        cfg.lpel.hooks = o->hooks;
+        snet_run *run;
+        char err[512];
+        if (snet_run_create(&run, net, &cfg, err, sizeof err) != SNET_OK) {
+            fprintf(stderr, "snet-bench: %s\n", err);
+            return 1;
+        }
+        one_record src = {o->replicas, false};
+        sink dst = {0};
+        snet_run_set_input_fn(run, deep_record, &src);
+        snet_run_set_output_fn(run, take, &dst);
+        double t0 = now();
+        int rc = snet_run_execute(run);
+        double t = now() - t0;
+        snet_run_destroy(run);
+        if (rc != SNET_OK || dst.count != 1) {
+            fprintf(stderr, "snet-bench: star run failed (%d, %ld out)\n", rc, dst.count);
+            return 1;
+        }
+        rates[i] = (double)o->replicas / t;
+    }
+    snet_net_free(net);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("star: one record unfolds %ld replicas, %d runs (median)\n", o->replicas, o->repeat);
+    printf("  replicas/s     %12.0f\n", median(rates, o->repeat));
+    printf("  peak RSS       %12.1f MiB (whole process)\n", (double)ru.ru_maxrss / 1024.0);
+    return 0;
+}
+
+/* ---- command line ------------------------------------------------------------------------- */
+
+static long number(const char *flag, const char *v, long min, long max)
+{
+    char *end;
+    errno = 0;
+    long n = v ? strtol(v, &end, 10) : 0;
+    if (!v || errno || *end || n < min || n > max) {
+        fprintf(stderr, "snet-bench: %s expects a number in [%ld, %ld]\n", flag, min, max);
+        exit(2);
+    }
+    return n;
+}
+
+static void usage(void)
+{
+    puts("usage: snet-bench pipeline|star [-w N] [--messages M] [--replicas N] [--repeat R]"
+#if BENCH_WITH_MONITOR
+         " [-m FLAGS -o DIR]"
+#endif
+    );
+}
+
+int main(int argc, char **argv)
+{
+    options o = {NULL, 1000000, 100000, 5, 0, NULL};
+#if BENCH_WITH_MONITOR
+    mon_options mo;
+    char err[512];
+    if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
+        fprintf(stderr, "snet-bench: %s\n", err);
+        return 2;
+    }
+    mon *m = NULL;
+    lpel_hooks hooks;
+    if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
+        fprintf(stderr, "snet-bench: %s\n", err);
+        return 1;
+    }
+    o.hooks = mon_lpel_hooks(m);
+#endif
+    if (argc < 2 || (strcmp(argv[1], "pipeline") && strcmp(argv[1], "star"))) {
+        usage();
+        return 2;
+    }
+    o.bench = argv[1];
+    for (int i = 2; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "-w")) o.workers = (unsigned)number("-w", v, 1, 1024), i++;
+        else if (!strcmp(argv[i], "--messages")) o.messages = number("--messages", v, 1, 1L << 40), i++;
+        else if (!strcmp(argv[i], "--replicas")) o.replicas = number("--replicas", v, 1, 1L << 30), i++;
+        else if (!strcmp(argv[i], "--repeat")) o.repeat = (int)number("--repeat", v, 1, 64), i++;
+        else {
+            usage();
+            return 2;
+        }
+    }
+    printf("workers: %u, monitoring: %s\n", o.workers ? o.workers : lpel_core_count(),
+           o.hooks ? "on (mon1)" : "off");
+    int rc = !strcmp(o.bench, "pipeline") ? bench_pipeline(&o) : bench_star(&o);
+#if BENCH_WITH_MONITOR
+    if (mon_close(m) != 0 && rc == 0)
+        rc = 1;
+#endif
+    return rc;
+}

@@ -1,0 +1,144 @@
+/*
+ * box.c - the box entity: one task that calls a C function once per input
+ * record (one component execution each), checks what the function emits
+ * against the box's declared output type, adds the flow-inherited labels,
+ * and gives every output a new message id whose parent is the input.
+ */
+#include "snet_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct box_entity {
+    snet_run *run;
+    const snet_net *net;
+    char *path;
+    lpel_stream *in, *out;
+} box_entity;
+
+struct snet_handle {
+    box_entity *box;
+    snet_record *in;
+    size_t variant;
+};
+
+void *snet_handle_user(const snet_handle *h) { return h->box->net->user; }
+size_t snet_handle_variant(const snet_handle *h) { return h->variant; }
+const char *snet_handle_path(const snet_handle *h) { return h->box->path; }
+
+/* The output variant whose labels are exactly out's, or -1. On success the
+ * record's names are replaced by the declaration's (interned) names. */
+static long output_variant(const snet_type *t, snet_record *out)
+{
+    for (size_t v = 0; v < t->count; v++) {
+        const snet_variant *var = &t->variants[v];
+        if (var->count != out->count)
+            continue;
+        long found[SNET_INLINE_ENTRIES];
+        size_t i;
+        for (i = 0; i < var->count; i++) {
+            long e = snet_record_find(out, var->labels[i].kind, var->labels[i].name);
+            if (e < 0)
+                break;
+            if (i < SNET_INLINE_ENTRIES)
+                found[i] = e;
+        }
+        if (i < var->count)
+            continue;
+        /* Same count and every label found: the sets are equal. Rename
+         * (a second lookup only for variants with many labels). */
+        for (i = 0; i < var->count; i++) {
+            long e = i < SNET_INLINE_ENTRIES
+                         ? found[i]
+                         : snet_record_find(out, var->labels[i].kind, var->labels[i].name);
+            out->entries[e].name = var->labels[i].name;
+        }
+        return (long)v;
+    }
+    return -1;
+}
+
+int snet_out(snet_handle *h, snet_record *out)
+{
+    if (!h || !out)
+        return SNET_EINVAL;
+    box_entity *b = h->box;
+    if (out->kind != SNET_REC_DATA || output_variant(&b->net->box_out, out) < 0) {
+        char labels[256], types[512];
+        snet_record_labels_text(out, labels, sizeof labels);
+        snet_type_text(&b->net->box_out, types, sizeof types);
+        snet_run_fail(b->run, "box '%s' emitted %s, which is none of its output variants %s; "
+                      "record dropped", b->path, labels, types);
+        snet_record_free(out);
+        return SNET_ERUNTIME;
+    }
+    if (out->name_blob) { /* a parsed record: its names must not die with it */
+        snet_record_free(out);
+        snet_run_fail(b->run, "box '%s' emitted a parsed record; build outputs with "
+                      "snet_record_new", b->path);
+        return SNET_ERUNTIME;
+    }
+    if (snet_inherit(out, h->in, &b->net->box_in.variants[h->variant]) != SNET_OK) {
+        snet_record_free(out);
+        snet_run_fail(b->run, "box '%s': out of memory", b->path);
+        return SNET_ENOMEM;
+    }
+    out->id = snet_mig_next(b->run);
+    snet_trace_written(b->run, out->id);
+    lpel_stream_write(b->out, out);
+    return SNET_OK;
+}
+
+static void box_execute(box_entity *b, snet_record *r)
+{
+    long variant = snet_type_best(&b->net->box_in, r, NULL);
+    if (variant < 0) {
+        snet_report_no_match(b->run, b->path, "box", r, &b->net->box_in);
+        snet_record_free(r);
+        return;
+    }
+    snet_handle h = {b, r, (size_t)variant};
+    snet_trace_begin(b->run);
+    snet_trace_read(b->run, r->id);
+    int rc = b->net->fn(&h, r);
+    snet_trace_end(b->run);
+    if (rc != 0)
+        snet_run_fail(b->run, "box '%s' failed (it returned %d)", b->path, rc);
+    snet_record_free(r);
+}
+
+static void box_task(void *arg)
+{
+    box_entity *b = arg;
+    lpel_stream_open(b->out, LPEL_STREAM_WRITE);
+    for (snet_record *r; (r = lpel_stream_read(b->in)) != NULL;) {
+        if (r->kind == SNET_REC_DATA)
+            box_execute(b, r);
+        else
+            lpel_stream_write(b->out, r); /* control records keep their place */
+    }
+    lpel_stream_close(b->in, LPEL_STREAM_READ);
+    lpel_stream_close(b->out, LPEL_STREAM_WRITE);
+    free(b->path);
+    free(b);
+}
+
+lpel_stream *snet_box_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at)
+{
+    box_entity *b = malloc(sizeof *b);
+    lpel_stream *out = snet_new_stream(at->run);
+    char *path = snet_path_join(at->prefix, n->name);
+    if (!b || !out || !path) {
+        free(b);
+        free(path);
+        snet_run_fail(at->run, "out of memory instantiating box '%s'", n->name);
+        return NULL;
+    }
+    *b = (box_entity){at->run, n, path, in, out};
+    if (!snet_spawn(at, path, box_task, b)) {
+        free(path);
+        free(b);
+        return NULL;
+    }
+    return out;
+}

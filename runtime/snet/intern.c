@@ -1,0 +1,145 @@
+/*
+ * intern.c - one copy of each label name per network, so that labels are
+ * compared by pointer almost always (a strcmp per label lookup was the
+ * biggest cost of a record's trip through an entity).
+ *
+ * The first run of a net canonicalises it: every label name in its types,
+ * patterns, filters and split tags is replaced by the copy in the root's
+ * table (which then owns all of them), and records from outside and from
+ * boxes get the same pointers on entry (snet_run_intern_record, snet_out).
+ * Names then live as long as the net, so records that left a run stay
+ * valid after the run is destroyed.
+ */
+#include "snet_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The table's copy of name (added if new); NULL if out of memory.
+ * Called with net->intern_lock held. */
+static char *intern_locked(snet_net *net, const char *name)
+{
+    for (size_t i = 0; i < net->ninterned; i++)
+        if (!strcmp(net->interned[i], name))
+            return net->interned[i];
+    if (net->ninterned == net->capinterned) {
+        size_t cap = net->capinterned ? net->capinterned * 2 : 16;
+        char **grown = realloc(net->interned, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        net->interned = grown;
+        net->capinterned = cap;
+    }
+    char *copy = strdup(name);
+    if (copy)
+        net->interned[net->ninterned++] = copy;
+    return copy;
+}
+
+int snet_run_intern_record(snet_run *run, snet_record *r)
+{
+    /* The net is shared read-only by the run, except for this table. */
+    snet_net *net = (snet_net *)run->net;
+    int rc = SNET_OK;
+    pthread_mutex_lock(&net->intern_lock);
+    for (size_t i = 0; i < r->count && rc == SNET_OK; i++) {
+        const char *name = intern_locked(net, r->entries[i].name);
+        if (name)
+            r->entries[i].name = name;
+        else
+            rc = SNET_ENOMEM;
+    }
+    pthread_mutex_unlock(&net->intern_lock);
+    if (rc == SNET_OK) {
+        free(r->name_blob);
+        r->name_blob = NULL;
+        r->blob_len = 0;
+    }
+    return rc;
+}
+
+/* ---- walking every label name of a net -------------------------------------------- */
+
+typedef void (*name_fn)(char **slot, void *ctx);
+
+static void visit_type(snet_type *t, name_fn fn, void *ctx)
+{
+    for (size_t v = 0; v < t->count; v++)
+        for (size_t i = 0; i < t->variants[v].count; i++)
+            fn(&t->variants[v].labels[i].name, ctx);
+}
+
+static void visit_filter(snet_filter_spec *f, name_fn fn, void *ctx)
+{
+    snet_type pattern = {&f->pattern, 1};
+    visit_type(&pattern, fn, ctx);
+    for (size_t o = 0; o < f->count; o++) {
+        for (size_t i = 0; i < f->outputs[o].count; i++) {
+            snet_filter_op *op = &f->outputs[o].ops[i];
+            fn(&op->name, ctx);
+            if (op->source)
+                fn(&op->source, ctx);
+            if (op->expr)
+                snet_expr_visit_names(op->expr, fn, ctx);
+        }
+    }
+}
+
+static void visit_net(snet_net *n, name_fn fn, void *ctx)
+{
+    visit_type(&n->in_type, fn, ctx);
+    visit_type(&n->box_in, fn, ctx);
+    visit_type(&n->box_out, fn, ctx);
+    visit_type(&n->exit, fn, ctx);
+    visit_type(&n->patterns, fn, ctx);
+    visit_filter(&n->filter, fn, ctx);
+    if (n->tag)
+        fn(&n->tag, ctx);
+    for (size_t i = 0; i < n->nchildren; i++)
+        visit_net(n->children[i], fn, ctx);
+}
+
+typedef struct canon_ctx {
+    snet_net *root;
+    bool failed;
+} canon_ctx;
+
+static void canonicalise_name(char **slot, void *arg)
+{
+    canon_ctx *c = arg;
+    char *canonical = intern_locked(c->root, *slot);
+    if (!canonical) {
+        c->failed = true;
+        return;
+    }
+    if (canonical != *slot) {
+        free(*slot);
+        *slot = canonical;
+    }
+}
+
+int snet_net_canonicalise(snet_net *root)
+{
+    pthread_mutex_lock(&root->intern_lock);
+    canon_ctx c = {root, false};
+    if (!root->canonical) {
+        /* The table owns the names from now on; a failure half way leaves
+         * some names owned by the tree, so the flag is set only on success. */
+        visit_net(root, canonicalise_name, &c);
+        root->canonical = !c.failed;
+    }
+    pthread_mutex_unlock(&root->intern_lock);
+    return c.failed ? SNET_ENOMEM : SNET_OK;
+}
+
+static void forget_name(char **slot, void *ctx)
+{
+    (void)ctx;
+    *slot = NULL; /* owned by the table, freed with it */
+}
+
+void snet_net_release_names(snet_net *root)
+{
+    if (root->canonical)
+        visit_net(root, forget_name, NULL);
+}

@@ -1,0 +1,151 @@
+/*
+ * main.c - snet_main: a whole command-line program around a network, so
+ * that every S-Net application reads records from stdin (or -i FILE),
+ * writes them to stdout (or -O FILE), and understands the monitoring
+ * options (-m FLAGS, -o DIR, --mon-tasks RE) without code of its own.
+ */
+#include "snet_internal.h"
+
+#ifdef SNET_WITH_MONITOR
+#include <mon.h>
+#endif
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct main_options {
+    unsigned workers;
+    const char *input, *output;
+} main_options;
+
+static void usage(FILE *out, const char *prog)
+{
+    fprintf(out,
+            "usage: %s [-w N] [-i FILE] [-O FILE]"
+#ifdef SNET_WITH_MONITOR
+            " [-m FLAGS] [-o DIR] [--mon-tasks RE]"
+#endif
+            "\n"
+            "  reads records ({x=1, <t>=2}, docs/RECORDS.md) from FILE or stdin, runs them\n"
+            "  through the network, writes the output records to FILE or stdout\n"
+            "  -w N   workers (default: one per core)\n"
+#ifdef SNET_WITH_MONITOR
+            "  -m FLAGS  monitor (letters mtWTSML, A = all); -o DIR trace directory\n"
+#endif
+            , prog);
+}
+
+/* Returns 0, or the exit status to end with (2 = usage). */
+static int parse_options(int argc, char **argv, main_options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout, argv[0]);
+            return -1;
+        } else if (!strcmp(argv[i], "-w") && v) {
+            char *end;
+            errno = 0;
+            long n = strtol(v, &end, 10);
+            if (errno || *end || n < 1 || n > 4096) {
+                fprintf(stderr, "%s: -w expects a worker count >= 1, got '%s'\n", argv[0], v);
+                return 2;
+            }
+            o->workers = (unsigned)n;
+            i++;
+        } else if (!strcmp(argv[i], "-i") && v) {
+            o->input = v;
+            i++;
+        } else if (!strcmp(argv[i], "-O") && v) {
+            o->output = v;
+            i++;
+        } else {
+            fprintf(stderr, "%s: unknown or incomplete option '%s'\n", argv[0], argv[i]);
+            usage(stderr, argv[0]);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+static int run_files(snet_net *net, const snet_config *cfg, const main_options *o,
+                     const snet_field_type *const *types, size_t ntypes, const char *prog)
+{
+    FILE *in = o->input ? fopen(o->input, "r") : stdin;
+    FILE *out = o->output ? fopen(o->output, "w") : stdout;
+    int status = 1;
+    snet_run *run = NULL;
+    char err[512];
+    if (!in || !out) {
+        fprintf(stderr, "%s: cannot open %s: %s\n", prog, !in ? o->input : o->output,
+                strerror(errno));
+        goto done;
+    }
+    if (snet_run_create(&run, net, cfg, err, sizeof err) != SNET_OK) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        goto done;
+    }
+    for (size_t i = 0; i < ntypes; i++)
+        snet_run_register_field_type(run, types[i]);
+    snet_run_set_input_file(run, in);
+    snet_run_set_output_file(run, out);
+    int rc = snet_run_execute(run);
+    if (rc != SNET_OK)
+        fprintf(stderr, "%s: run failed (%s): %s\n", prog, snet_strerror(rc),
+                snet_run_error(run));
+    status = rc == SNET_OK ? 0 : 1;
+done:
+    snet_run_destroy(run);
+    if (in && in != stdin)
+        fclose(in);
+    if (out && out != stdout && fclose(out) != 0)
+        status = 1;
+    return status;
+}
+
+int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type *const *types,
+                    size_t ntypes)
+{
+    const char *prog = argc > 0 ? argv[0] : "snet";
+    main_options o = {0, NULL, NULL};
+    snet_config cfg = snet_config_default();
+    int status;
+#ifdef SNET_WITH_MONITOR
+    mon_options mo;
+    char err[512];
+    mon *m = NULL;
+    lpel_hooks hooks;
+    if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        snet_net_free(net);
+        return 2;
+    }
+#endif
+    status = parse_options(argc, argv, &o);
+    if (status != 0) {
+        snet_net_free(net);
+        return status < 0 ? 0 : status;
+    }
+#ifdef SNET_WITH_MONITOR
+    if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        snet_net_free(net);
+        return 1;
+    }
+    cfg.lpel.hooks = mon_lpel_hooks(m);
+#endif
+    cfg.lpel.num_workers = o.workers;
+    status = run_files(net, &cfg, &o, types, ntypes, prog);
+#ifdef SNET_WITH_MONITOR
+    if (mon_close(m) != 0 && status == 0)
+        status = 1;
+#endif
+    snet_net_free(net);
+    return status;
+}
+
+int snet_main(int argc, char **argv, snet_net *net)
+{
+    return snet_main_types(argc, argv, net, NULL, 0);
+}

@@ -1,0 +1,362 @@
+/*
+ * record.c - S-Net records: a small array of labelled entries (fields,
+ * tags, binding tags) plus the control records the combinators use.
+ *
+ * Records are the unit every entity reads and writes, so they are kept
+ * cheap: up to SNET_INLINE_ENTRIES labels live inside the record itself
+ * (one allocation per record), and a label is found by a linear scan that
+ * compares name pointers before contents (names are interned when records
+ * enter the network, so the pointer test almost always decides).
+ */
+#include "snet_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One spare record per worker thread: an entity typically frees its input
+ * right after allocating its output, so the next execution on the same
+ * worker reuses that memory instead of a malloc/free pair. Only tasks use
+ * it (a thread outside LPEL never caches), and every S-Net task empties it
+ * when it ends (snet_record_cache_flush), so nothing is left when the
+ * workers stop. */
+static _Thread_local snet_record *spare_record;
+
+void snet_record_cache_flush(void)
+{
+    free(spare_record);
+    spare_record = NULL;
+}
+
+static snet_record *record_alloc(snet_record_kind kind)
+{
+    snet_record *r = spare_record;
+    if (r)
+        spare_record = NULL;
+    else
+        r = malloc(sizeof *r);
+    if (!r)
+        return NULL;
+    r->kind = kind;
+    r->id = 0;
+    r->count = 0;
+    r->cap = SNET_INLINE_ENTRIES;
+    r->entries = r->inline_entries;
+    r->sort_owner = r->sort_counter = 0;
+    r->add_stream = NULL;
+    r->name_blob = NULL;
+    r->blob_len = 0;
+    return r;
+}
+
+snet_record *snet_record_new(void) { return record_alloc(SNET_REC_DATA); }
+
+snet_record *snet_record_control(snet_record_kind kind) { return record_alloc(kind); }
+
+snet_record *snet_record_sort(uint64_t owner, uint64_t counter)
+{
+    snet_record *r = record_alloc(SNET_REC_SORT);
+    if (r) {
+        r->sort_owner = owner;
+        r->sort_counter = counter;
+    }
+    return r;
+}
+
+snet_record *snet_record_add(lpel_stream *s)
+{
+    snet_record *r = record_alloc(SNET_REC_ADD);
+    if (r)
+        r->add_stream = s;
+    return r;
+}
+
+void *snet_field_copy(const snet_field_type *t, const void *value)
+{
+    if (!t || !t->copy)
+        return (void *)value;
+    return t->copy(value);
+}
+
+void snet_field_free(const snet_field_type *t, void *value)
+{
+    if (t && t->free)
+        t->free(value);
+}
+
+void snet_record_free(snet_record *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->count; i++)
+        if (r->entries[i].kind == SNET_FIELD)
+            snet_field_free(r->entries[i].type, r->entries[i].u.value);
+    if (r->entries != r->inline_entries)
+        free(r->entries);
+    free(r->name_blob);
+    if (!spare_record && lpel_task_self())
+        spare_record = r;
+    else
+        free(r);
+}
+
+/* Names are short: an inline byte loop beats a library call. */
+static inline bool same_name(const char *a, const char *b)
+{
+    if (a == b)
+        return true;
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+long snet_record_find(const snet_record *r, snet_label_kind kind, const char *name)
+{
+    for (size_t i = 0; i < r->count; i++)
+        if (r->entries[i].kind == kind && same_name(r->entries[i].name, name))
+            return (long)i;
+    return -1;
+}
+
+int snet_record_append(snet_record *r, const snet_entry *e)
+{
+    if (r->count == r->cap) {
+        size_t cap = r->cap * 2;
+        snet_entry *grown;
+        if (r->entries == r->inline_entries) {
+            grown = malloc(cap * sizeof *grown);
+            if (grown)
+                memcpy(grown, r->entries, r->count * sizeof *grown);
+        } else {
+            grown = realloc(r->entries, cap * sizeof *grown);
+        }
+        if (!grown)
+            return SNET_ENOMEM;
+        r->entries = grown;
+        r->cap = cap;
+    }
+    r->entries[r->count++] = *e;
+    return SNET_OK;
+}
+
+/* A parsed record owns its label names in one blob; a copy gets its own. */
+static bool copy_blob(snet_record *c, const snet_record *r)
+{
+    c->name_blob = malloc(r->blob_len);
+    if (!c->name_blob)
+        return false;
+    memcpy(c->name_blob, r->name_blob, r->blob_len);
+    c->blob_len = r->blob_len;
+    return true;
+}
+
+snet_record *snet_record_copy(const snet_record *r)
+{
+    snet_record *c = record_alloc(r->kind);
+    if (!c)
+        return NULL;
+    c->id = r->id;
+    c->sort_owner = r->sort_owner;
+    c->sort_counter = r->sort_counter;
+    c->add_stream = r->add_stream;
+    if (r->name_blob && !copy_blob(c, r)) {
+        free(c);
+        return NULL;
+    }
+    for (size_t i = 0; i < r->count; i++) {
+        snet_entry e = r->entries[i];
+        if (e.kind == SNET_FIELD)
+            e.u.value = snet_field_copy(e.type, e.u.value);
+        if (r->name_blob && e.name >= r->name_blob && e.name < r->name_blob + r->blob_len)
+            e.name = c->name_blob + (e.name - r->name_blob);
+        if (snet_record_append(c, &e) != SNET_OK) {
+            snet_field_free(e.type, e.u.value);
+            snet_record_free(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+static void remove_at(snet_record *r, size_t i)
+{
+    r->entries[i] = r->entries[--r->count];
+}
+
+bool snet_record_remove(snet_record *r, snet_label_kind kind, const char *label)
+{
+    long i = snet_record_find(r, kind, label);
+    if (i < 0)
+        return false;
+    if (kind == SNET_FIELD)
+        snet_field_free(r->entries[i].type, r->entries[i].u.value);
+    remove_at(r, (size_t)i);
+    return true;
+}
+
+/* ---- fields ---------------------------------------------------------------- */
+
+int snet_record_set_field(snet_record *r, const char *label, const snet_field_type *type,
+                          void *value)
+{
+    if (!r || !label || !type)
+        return SNET_EINVAL;
+    long i = snet_record_find(r, SNET_FIELD, label);
+    if (i >= 0) {
+        snet_field_free(r->entries[i].type, r->entries[i].u.value);
+        r->entries[i].type = type;
+        r->entries[i].u.value = value;
+        return SNET_OK;
+    }
+    snet_entry e = {.name = label, .kind = SNET_FIELD, .type = type, .u.value = value};
+    return snet_record_append(r, &e);
+}
+
+bool snet_record_has_field(const snet_record *r, const char *label)
+{
+    return snet_record_find(r, SNET_FIELD, label) >= 0;
+}
+
+void *snet_record_field(const snet_record *r, const char *label)
+{
+    long i = snet_record_find(r, SNET_FIELD, label);
+    return i < 0 ? NULL : r->entries[i].u.value;
+}
+
+const snet_field_type *snet_record_field_type(const snet_record *r, const char *label)
+{
+    long i = snet_record_find(r, SNET_FIELD, label);
+    return i < 0 ? NULL : r->entries[i].type;
+}
+
+void *snet_record_take_field(snet_record *r, const char *label)
+{
+    long i = snet_record_find(r, SNET_FIELD, label);
+    if (i < 0)
+        return NULL;
+    void *v = r->entries[i].u.value;
+    remove_at(r, (size_t)i);
+    return v;
+}
+
+int snet_record_set_int(snet_record *r, const char *label, long value)
+{
+    return snet_record_set_field(r, label, &snet_field_int, (void *)(intptr_t)value);
+}
+
+long snet_record_int(const snet_record *r, const char *label)
+{
+    return (long)(intptr_t)snet_record_field(r, label);
+}
+
+int snet_record_set_double(snet_record *r, const char *label, double value)
+{
+    void *bits;
+    _Static_assert(sizeof(double) <= sizeof(void *), "double must fit in a pointer");
+    memset(&bits, 0, sizeof bits);
+    memcpy(&bits, &value, sizeof value);
+    return snet_record_set_field(r, label, &snet_field_double, bits);
+}
+
+double snet_record_double(const snet_record *r, const char *label)
+{
+    double d = 0.0;
+    long i = snet_record_find(r, SNET_FIELD, label);
+    if (i >= 0)
+        memcpy(&d, &r->entries[i].u.value, sizeof d);
+    return d;
+}
+
+int snet_record_set_string(snet_record *r, const char *label, const char *value)
+{
+    char *copy = strdup(value ? value : "");
+    if (!copy)
+        return SNET_ENOMEM;
+    int rc = snet_record_set_field(r, label, &snet_field_string, copy);
+    if (rc != SNET_OK)
+        free(copy);
+    return rc;
+}
+
+const char *snet_record_string(const snet_record *r, const char *label)
+{
+    return snet_record_field(r, label);
+}
+
+/* ---- tags -------------------------------------------------------------------- */
+
+static int set_tag(snet_record *r, snet_label_kind kind, const char *label, long value)
+{
+    if (!r || !label)
+        return SNET_EINVAL;
+    long i = snet_record_find(r, kind, label);
+    if (i >= 0) {
+        r->entries[i].u.tag = value;
+        return SNET_OK;
+    }
+    snet_entry e = {.name = label, .kind = kind, .type = NULL, .u.tag = value};
+    return snet_record_append(r, &e);
+}
+
+static long get_tag(const snet_record *r, snet_label_kind kind, const char *label)
+{
+    long i = snet_record_find(r, kind, label);
+    return i < 0 ? 0 : r->entries[i].u.tag;
+}
+
+int snet_record_set_tag(snet_record *r, const char *label, long value)
+{
+    return set_tag(r, SNET_TAG, label, value);
+}
+bool snet_record_has_tag(const snet_record *r, const char *label)
+{
+    return snet_record_find(r, SNET_TAG, label) >= 0;
+}
+long snet_record_tag(const snet_record *r, const char *label)
+{
+    return get_tag(r, SNET_TAG, label);
+}
+int snet_record_set_btag(snet_record *r, const char *label, long value)
+{
+    return set_tag(r, SNET_BTAG, label, value);
+}
+bool snet_record_has_btag(const snet_record *r, const char *label)
+{
+    return snet_record_find(r, SNET_BTAG, label) >= 0;
+}
+long snet_record_btag(const snet_record *r, const char *label)
+{
+    return get_tag(r, SNET_BTAG, label);
+}
+
+/* ---- inspection --------------------------------------------------------------- */
+
+size_t snet_record_label_count(const snet_record *r) { return r->count; }
+
+const char *snet_record_label(const snet_record *r, size_t i, snet_label_kind *kind)
+{
+    if (i >= r->count)
+        return NULL;
+    if (kind)
+        *kind = r->entries[i].kind;
+    return r->entries[i].name;
+}
+
+uint64_t snet_record_id(const snet_record *r) { return r->id; }
+
+void snet_record_labels_text(const snet_record *r, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    used += (size_t)snprintf(buf, len, "{");
+    for (size_t i = 0; i < r->count && used < len; i++) {
+        const snet_entry *e = &r->entries[i];
+        const char *open = e->kind == SNET_FIELD ? "" : e->kind == SNET_TAG ? "<" : "<#";
+        const char *close = e->kind == SNET_FIELD ? "" : ">";
+        used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s", i ? ", " : "", open,
+                                 e->name, close);
+    }
+    if (used < len)
+        snprintf(buf + used, len - used, "}");
+}

@@ -1,0 +1,160 @@
+/*
+ * run_io.c - the two tasks at the edges of a run. The input task feeds
+ * the network (records put from C, then a generator, then a text file),
+ * giving each record its message id and interning its label names; the
+ * output task takes what leaves the network (collecting it, handing it to a
+ * callback, or printing it as text).
+ *
+ * External records have no parents: the input task traces each as written
+ * in a component execution that read nothing.
+ */
+#include "snet_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+/* ---- input ------------------------------------------------------------------------- */
+
+static void feed(snet_run *run, lpel_stream *s, snet_record *r)
+{
+    if (!r || r->kind != SNET_REC_DATA) {
+        snet_run_fail(run, "input: not a data record; ignored");
+        snet_record_free(r);
+        return;
+    }
+    if (snet_run_intern_record(run, r) != SNET_OK) {
+        snet_run_fail(run, "input: out of memory; record dropped");
+        snet_record_free(r);
+        return;
+    }
+    r->id = snet_mig_next(run);
+    snet_trace_begin(run);
+    snet_trace_written(run, r->id);
+    snet_trace_end(run);
+    run->records_in++;
+    lpel_stream_write(s, r);
+}
+
+/* Read the whole file (records may span lines), then parse record by record. */
+static void feed_file(snet_run *run, lpel_stream *s, FILE *in)
+{
+    size_t len = 0, cap = 0;
+    char *text = NULL;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = (cap + 4096 + 1) * 2;
+            char *grown = realloc(text, cap);
+            if (!grown) {
+                snet_run_fail(run, "input: out of memory reading records");
+                free(text);
+                return;
+            }
+            text = grown;
+        }
+        size_t n = fread(text + len, 1, 4096, in);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    if (!text)
+        return;
+    text[len] = '\0';
+    const char *p = text;
+    char err[256];
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '#') {
+            if (*p == '#')
+                while (*p && *p != '\n')
+                    p++;
+            else
+                p++;
+        }
+        if (!*p)
+            break;
+        snet_record *r;
+        const char *end;
+        if (snet_record_parse(p, &end, &r, run->types, run->ntypes, err, sizeof err) != SNET_OK) {
+            snet_run_fail(run, "input record %llu: %s",
+                          (unsigned long long)run->records_in + 1, err);
+            break;
+        }
+        feed(run, s, r);
+        p = end;
+    }
+    free(text);
+}
+
+void snet_input_task(void *arg)
+{
+    snet_io_task *io = arg;
+    snet_run *run = io->run;
+    lpel_stream *s = io->stream;
+    free(io);
+    lpel_stream_open(s, LPEL_STREAM_WRITE);
+    for (size_t i = 0; i < run->nputs; i++) {
+        snet_record *r = run->puts[i];
+        run->puts[i] = NULL;
+        feed(run, s, r);
+    }
+    if (run->input_fn)
+        for (snet_record *r; (r = run->input_fn(run->input_user)) != NULL;)
+            feed(run, s, r);
+    if (run->input_file)
+        feed_file(run, s, run->input_file);
+    lpel_stream_close(s, LPEL_STREAM_WRITE);
+}
+
+/* ---- output ------------------------------------------------------------------------- */
+
+static void collect(snet_run *run, snet_record *r)
+{
+    if (run->noutputs == run->capoutputs) {
+        size_t cap = run->capoutputs ? run->capoutputs * 2 : 64;
+        snet_record **grown = realloc(run->outputs, cap * sizeof *grown);
+        if (!grown) {
+            snet_run_fail(run, "output: out of memory; record dropped");
+            snet_record_free(r);
+            return;
+        }
+        run->outputs = grown;
+        run->capoutputs = cap;
+    }
+    run->outputs[run->noutputs++] = r;
+}
+
+static void deliver(snet_run *run, snet_record *r)
+{
+    run->records_out++;
+    if (run->output_fn) {
+        run->output_fn(run->output_user, r);
+    } else if (run->output_file) {
+        if (snet_record_format(r, run->output_file) != SNET_OK ||
+            fputc('\n', run->output_file) == EOF)
+            snet_run_fail(run, "output: cannot write a record");
+        snet_record_free(r);
+    } else {
+        collect(run, r);
+    }
+}
+
+void snet_output_task(void *arg)
+{
+    snet_io_task *io = arg;
+    snet_run *run = io->run;
+    lpel_stream *s = io->stream;
+    free(io);
+    for (snet_record *r; (r = lpel_stream_read(s)) != NULL;) {
+        if (r->kind == SNET_REC_DATA)
+            deliver(run, r);
+        else
+            snet_record_free(r); /* a stray control record: nothing outside uses it */
+    }
+    lpel_stream_close(s, LPEL_STREAM_READ);
+    if (run->output_file)
+        fflush(run->output_file);
+    if (run->sync_discarded)
+        fprintf(run->errors ? run->errors : stderr,
+                "snet: note: %llu record(s) left in synchro-cells that never fired\n",
+                (unsigned long long)run->sync_discarded);
+}

@@ -1,0 +1,349 @@
+/*
+ * snet_internal.h - the data structures shared by the S-Net runtime's files:
+ * record layout, types, the network description tree, the run, and the
+ * entity (task) plumbing. Not part of the public interface.
+ */
+#ifndef SNET_INTERNAL_H
+#define SNET_INTERNAL_H
+
+#include "snet.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+
+/* ---- records ------------------------------------------------------------- */
+
+/* Data records carry labels; control records steer combinators:
+ * SORT markers keep the deterministic combinators in order, ADD announces
+ * a new stream to a collector (a new split replica, the next star stage). */
+typedef enum snet_record_kind {
+    SNET_REC_DATA = 0,
+    SNET_REC_SORT = 1,
+    SNET_REC_ADD = 2
+} snet_record_kind;
+
+typedef struct snet_entry {
+    const char *name;
+    snet_label_kind kind;
+    const snet_field_type *type; /* fields only */
+    union {
+        void *value; /* field */
+        long tag;    /* tag, binding tag */
+    } u;
+} snet_entry;
+
+#define SNET_INLINE_ENTRIES 4
+
+struct snet_record {
+    snet_record_kind kind;
+    uint64_t id;
+    size_t count, cap;
+    snet_entry *entries; /* inline_entries or a heap array */
+    uint64_t sort_owner, sort_counter; /* SORT */
+    lpel_stream *add_stream;           /* ADD */
+    char *name_blob; /* label names owned by the record (parsed records) */
+    size_t blob_len;
+    snet_entry inline_entries[SNET_INLINE_ENTRIES];
+};
+
+snet_record *snet_record_control(snet_record_kind kind);
+/* Free this worker's spare record (record.c); every task does at its end. */
+void snet_record_cache_flush(void);
+snet_record *snet_record_sort(uint64_t owner, uint64_t counter);
+snet_record *snet_record_add(lpel_stream *s);
+/* Index of the label (kind, name) or -1. */
+long snet_record_find(const snet_record *r, snet_label_kind kind, const char *name);
+/* Append an entry without looking for duplicates (the caller knows). */
+int snet_record_append(snet_record *r, const snet_entry *e);
+/* Copy a field value with its type (plain bits when copy is NULL). */
+void *snet_field_copy(const snet_field_type *t, const void *value);
+void snet_field_free(const snet_field_type *t, void *value);
+/* Write the labels as "{a, <t>}" into buf (for error messages). */
+void snet_record_labels_text(const snet_record *r, char *buf, size_t len);
+
+/* ---- types --------------------------------------------------------------- */
+
+typedef struct snet_label {
+    char *name;
+    snet_label_kind kind;
+} snet_label;
+
+typedef struct snet_variant {
+    snet_label *labels;
+    size_t count;
+} snet_variant;
+
+typedef struct snet_type {
+    snet_variant *variants;
+    size_t count;
+} snet_type;
+
+/* Parse "{a, <t>} | {b}" (sep '|') or "{a}, {b}" (sep ',') from *p,
+ * advancing it. Returns 0 or -1 with a message. */
+int snet_type_parse(const char **p, char sep, snet_type *out, char *err, size_t errlen);
+/* Parse exactly one "{...}" variant. */
+int snet_variant_parse(const char **p, snet_variant *out, char *err, size_t errlen);
+void snet_type_free(snet_type *t);
+void snet_variant_free(snet_variant *v);
+int snet_type_append(snet_type *dst, const snet_type *src); /* deep copy */
+bool snet_variant_has(const snet_variant *v, snet_label_kind kind, const char *name);
+/* Number of labels matched (>= 0) if r matches v, else -1. */
+long snet_variant_match(const snet_variant *v, const snet_record *r);
+/* Best matching variant index (most labels) or -1; *score gets its size. */
+long snet_type_best(const snet_type *t, const snet_record *r, long *score);
+void snet_type_text(const snet_type *t, char *buf, size_t len);
+void snet_variant_text(const snet_variant *v, char *buf, size_t len);
+/* Skip blanks. */
+const char *snet_skip_space(const char *p);
+/* Parse a label name [A-Za-z_][A-Za-z0-9_.]*; returns its length (0: none). */
+size_t snet_name_length(const char *p);
+
+/* ---- filters ------------------------------------------------------------- */
+
+typedef struct snet_expr snet_expr;
+snet_expr *snet_expr_parse(const char **p, const snet_variant *pattern, char *err, size_t errlen);
+/* Evaluate over the tags of r; *ok false on division by zero. */
+long snet_expr_eval(const snet_expr *e, const snet_record *r, bool *ok);
+void snet_expr_free(snet_expr *e);
+void snet_expr_visit_names(snet_expr *e, void (*fn)(char **slot, void *ctx), void *ctx);
+
+typedef enum snet_filter_op_kind {
+    SNET_FOP_FIELD, /* b=a (or a=a): field copy */
+    SNET_FOP_TAG    /* <t=expr>, <#t=expr>, <t> */
+} snet_filter_op_kind;
+
+typedef struct snet_filter_op {
+    snet_filter_op_kind kind;
+    snet_label_kind label_kind; /* SNET_FIELD, SNET_TAG or SNET_BTAG */
+    char *name;                 /* output label */
+    char *source;               /* field copied (fields) */
+    snet_expr *expr;            /* tags */
+} snet_filter_op;
+
+typedef struct snet_filter_output {
+    snet_filter_op *ops;
+    size_t count;
+} snet_filter_output;
+
+typedef struct snet_filter_spec {
+    bool identity; /* "[]" */
+    snet_variant pattern;
+    snet_filter_output *outputs;
+    size_t count;
+} snet_filter_spec;
+
+int snet_filter_spec_parse(const char *text, snet_filter_spec *out, char *err, size_t errlen);
+void snet_filter_spec_free(snet_filter_spec *f);
+
+/* ---- the network description ---------------------------------------------- */
+
+typedef enum snet_node_kind {
+    SNET_NODE_BOX,
+    SNET_NODE_FILTER,
+    SNET_NODE_SERIAL,
+    SNET_NODE_PARALLEL,
+    SNET_NODE_STAR,
+    SNET_NODE_SPLIT,
+    SNET_NODE_SYNC,
+    SNET_NODE_AT
+} snet_node_kind;
+
+struct snet_net {
+    snet_node_kind kind;
+    char *error;       /* first error in this subtree, or NULL */
+    snet_type in_type; /* what the net accepts (for routing and messages) */
+    /* box */
+    char *name;
+    snet_box_fn fn;
+    void *user;
+    snet_type box_in, box_out;
+    /* filter */
+    snet_filter_spec filter;
+    /* serial, parallel: children; star, split, at: children[0] */
+    snet_net **children;
+    size_t nchildren;
+    bool det;
+    /* star */
+    snet_type exit;
+    /* split */
+    char *tag;
+    bool placed; /* !@ */
+    /* sync */
+    snet_type patterns;
+    /* at */
+    int worker;
+    /* Label names of records from outside, interned so that they live as
+     * long as the net (records leaving a run outlive it). Any node can be
+     * a root, so every node has the table; runs of one net share it. */
+    pthread_mutex_t intern_lock;
+    char **interned;
+    size_t ninterned, capinterned;
+    bool canonical; /* every label name in the tree points into interned */
+};
+
+/* Point every label name of the tree at the root's table (intern.c); once,
+ * on the first run. release_names, before freeing the tree, forgets them. */
+int snet_net_canonicalise(snet_net *root);
+void snet_net_release_names(snet_net *root);
+
+/* ---- the run --------------------------------------------------------------- */
+
+/* One message-id counter per worker, each on its own cache line: only the
+ * worker's own tasks touch it, so it needs no atomics. */
+typedef struct snet_mig_slot {
+    _Alignas(64) uint64_t seq;
+    char pad[64 - sizeof(uint64_t)];
+} snet_mig_slot;
+
+struct snet_run {
+    const snet_net *net;
+    lpel_runtime *lpel;
+    unsigned workers;
+    size_t stream_capacity;
+    FILE *errors;
+    bool executed;
+
+    /* input */
+    snet_record **puts;
+    size_t nputs, capputs;
+    snet_input_fn input_fn;
+    void *input_user;
+    FILE *input_file;
+    const snet_field_type **types;
+    size_t ntypes;
+
+    /* output */
+    snet_output_fn output_fn;
+    void *output_user;
+    FILE *output_file;
+    snet_record **outputs;
+    size_t noutputs, capoutputs, taken;
+
+    uint64_t records_in, records_out; /* written by the input / output task */
+    bool traced; /* monitoring hooks installed: message traces are wanted */
+    snet_mig_slot *mig;
+
+
+    /* errors */
+    pthread_mutex_t error_lock;
+    atomic_int failed;
+    char error[1024];
+    uint64_t sync_discarded; /* records left in unfired synchro-cells */
+};
+
+/* Report a runtime error: printed, the first kept, the run marked failed. */
+void snet_run_fail(snet_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void snet_run_note_discard(snet_run *run, uint64_t n);
+/* Report a record that matched none of the expected types. */
+void snet_report_no_match(snet_run *run, const char *path, const char *what,
+                          const snet_record *r, const snet_type *expected);
+/* Replace the label names of r by interned copies owned by the run. */
+int snet_run_intern_record(snet_run *run, snet_record *r);
+_Noreturn void snet_fatal_oom(const char *where);
+void snet_set_error(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The input and output tasks at the edges of a run (run_io.c). */
+typedef struct snet_io_task {
+    snet_run *run;
+    lpel_stream *stream;
+} snet_io_task;
+void snet_input_task(void *arg);
+void snet_output_task(void *arg);
+
+/* ---- message ids and traces (mig.c) ---------------------------------------- */
+
+uint64_t snet_mig_next(snet_run *run);
+void snet_mon_begin(void);
+void snet_mon_read(uint64_t id);
+void snet_mon_written(uint64_t id);
+void snet_mon_end(void);
+/* Without monitoring hooks the monitor would drop these anyway: skip the
+ * calls (four per record per entity on the hot path). */
+static inline void snet_trace_begin(const snet_run *run)
+{
+    if (run->traced)
+        snet_mon_begin();
+}
+static inline void snet_trace_read(const snet_run *run, uint64_t id)
+{
+    if (run->traced)
+        snet_mon_read(id);
+}
+static inline void snet_trace_written(const snet_run *run, uint64_t id)
+{
+    if (run->traced)
+        snet_mon_written(id);
+}
+static inline void snet_trace_end(const snet_run *run)
+{
+    if (run->traced)
+        snet_mon_end();
+}
+
+/* ---- entities ----------------------------------------------------------------- */
+
+/* Where an entity instance goes: its net path prefix ("" or "S1:P0:") and
+ * the worker hint its tasks get. */
+typedef struct snet_place {
+    snet_run *run;
+    const char *prefix;
+    int worker;
+} snet_place;
+
+/* Instantiate net reading in; returns the output stream (NULL on error,
+ * reported on the run). Callable from the main thread before the run and
+ * from tasks during it. */
+lpel_stream *snet_instantiate(const snet_net *net, lpel_stream *in, const snet_place *at);
+lpel_stream *snet_new_stream(snet_run *run);
+/* "prefix" + suffix, malloc'ed. */
+char *snet_path_join(const char *prefix, const char *suffix);
+/* Create a task named path on at->worker; returns its id or 0 on error. */
+uint64_t snet_spawn(const snet_place *at, const char *path, lpel_task_fn fn, void *arg);
+
+lpel_stream *snet_box_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
+lpel_stream *snet_filter_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
+lpel_stream *snet_parallel_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
+lpel_stream *snet_star_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
+lpel_stream *snet_split_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
+lpel_stream *snet_sync_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
+
+/* Copy the labels of in that are not in consumed (NULL: none consumed) and
+ * not yet in out into out: flow inheritance. */
+int snet_inherit(snet_record *out, const snet_record *in, const snet_variant *consumed);
+
+/* ---- collectors (merger.c) ------------------------------------------------------ */
+
+/* Merges a growing set of input streams. Sort markers: a stream that
+ * delivers one waits until every live stream has delivered it; then the
+ * marker is forwarded once (or dropped, if this merger's owner made it).
+ * ADD records add their stream to the set. */
+typedef struct snet_merger {
+    lpel_stream **active;
+    size_t nactive, capactive;
+    lpel_stream **waiting;
+    size_t nwaiting, capwaiting;
+    snet_record *marker;
+    uint64_t own;
+    size_t start;
+} snet_merger;
+
+int snet_merger_init(snet_merger *m, uint64_t own);
+int snet_merger_add(snet_merger *m, lpel_stream *s);
+/* The next data record or forwarded marker; NULL when every stream ended. */
+snet_record *snet_merger_next(snet_merger *m);
+void snet_merger_free(snet_merger *m);
+
+/* Write a control record to each stream (copies). */
+void snet_broadcast(lpel_stream *const *streams, size_t n, const snet_record *ctl);
+
+/* ---- the task of the merger/collector shared by parallel, split and star ---- */
+typedef struct snet_collector {
+    snet_run *run;
+    char *path;
+    snet_merger merger;
+    lpel_stream *out;
+} snet_collector;
+void snet_collector_task(void *arg);
+
+#endif /* SNET_INTERNAL_H */
