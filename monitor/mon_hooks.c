@@ -357,8 +357,8 @@ static void hook_task_block(void *wctx, lpel_task *t, lpel_block_cause cause)
         return;
     /* The runtime reports the block right after the task's stream_block(s)
      * with nothing but bookkeeping between, so their clock reading is this
-     * event's time too: one clock read less per blocking (a tenth of the
-     * events on the ring) for a few ns of difference. */
+     * event's time too: one clock read less per blocking (one of the six
+     * events of a ring hop at -m A) for a few ns of difference. */
     uint64_t ts = mw->block_rec == r ? mw->block_ts : event_time(mw);
     mw->block_rec = NULL;
     period_end(mw, r, ts);
@@ -558,17 +558,33 @@ static int compile_regex(mon *m, char *err, size_t errlen)
     return -1;
 }
 
-static int copy_args(mon *m, int argc, char *const *argv)
+static int append_arg(mon *m, const char *arg)
 {
-    m->argv = calloc((size_t)argc + 1, sizeof *m->argv);
+    m->argv[m->argc] = strdup(arg);
+    if (!m->argv[m->argc])
+        return -1;
+    m->argc++;
+    return 0;
+}
+
+/* The command line for run.json. mon_parse_args has already cut the
+ * monitoring options out of argv, so they are appended again from the
+ * options: the recorded line then reproduces the run. */
+static int copy_args(mon *m, const mon_options *opt, int argc, char *const *argv)
+{
+    m->argv = calloc((size_t)argc + 7, sizeof *m->argv);
     if (!m->argv)
         return -1;
-    for (int i = 0; i < argc; i++) {
-        m->argv[i] = strdup(argv[i] ? argv[i] : "");
-        if (!m->argv[i])
+    for (int i = 0; i < argc; i++)
+        if (append_arg(m, argv[i] ? argv[i] : "") != 0)
             return -1;
-        m->argc = i + 1;
-    }
+    char letters[16];
+    mon_flags_format(opt->flags, letters, sizeof letters);
+    if (append_arg(m, "-m") || append_arg(m, letters) || append_arg(m, "-o") ||
+        append_arg(m, opt->dir ? opt->dir : MON_DEFAULT_DIR))
+        return -1;
+    if (opt->task_regex && (append_arg(m, "--mon-tasks") || append_arg(m, opt->task_regex)))
+        return -1;
     return 0;
 }
 
@@ -601,7 +617,7 @@ static int copy_options(mon *m, const mon_options *opt, int argc, char *const *a
     snprintf(m->dir, sizeof m->dir, "%s", opt->dir ? opt->dir : MON_DEFAULT_DIR);
     m->opt.dir = m->dir;
     m->opt.task_regex = opt->task_regex ? (m->regex_src = strdup(opt->task_regex)) : NULL;
-    if (copy_args(m, argc, argv) != 0 || (opt->task_regex && !m->regex_src)) {
+    if (copy_args(m, opt, argc, argv) != 0 || (opt->task_regex && !m->regex_src)) {
         snprintf(err, errlen, "mon: out of memory");
         return -1;
     }
@@ -692,8 +708,8 @@ int mon_close(mon *m)
     }
     char err[512];
     /* With the whole run behind us the TSC frequency can be measured over
-     * it instead of the 5 ms at open. The metadata is replaced atomically; if that
-     * fails the open-time calibration stays, in both files. */
+     * it instead of the 5 ms at open. The metadata is replaced atomically;
+     * if that fails the open-time calibration stays, in both files. */
     mon_clock before = m->info.clock;
     if (mon_clock_refine(&m->info.clock) &&
         mon_metadata_write(m->ctf_dir, &m->info, err, sizeof err) != 0) {

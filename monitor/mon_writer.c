@@ -217,10 +217,20 @@ uint64_t mon_writer_bytes(const mon_writer *w) { return w->bytes; }
  * event fits in 27 bits (a reader reconstructs the full time from the low
  * bits, assuming at most one wrap), the extended header otherwise.
  */
-static uint8_t *event_begin(mon_writer *w, mon_event_id id, uint64_t ts, size_t payload)
+/* Out of line: once per packet, and keeping it out of the inlined event
+ * path keeps that path short. */
+__attribute__((noinline, cold)) static void flush_full_packet(mon_writer *w)
 {
-    if (w->pos + MON_EXTENDED_HEADER_BYTES + payload > w->cap)
-        mon_writer_flush(w);
+    mon_writer_flush(w);
+}
+
+/* Inlined into every emitter: saves a call and its register saves per
+ * event, in a path that costs ~10 ns besides the clock read. */
+static inline __attribute__((always_inline)) uint8_t *
+event_begin(mon_writer *w, mon_event_id id, uint64_t ts, size_t payload)
+{
+    if (__builtin_expect(w->pos + MON_EXTENDED_HEADER_BYTES + payload > w->cap, 0))
+        flush_full_packet(w);
     if (ts < w->last_ts)
         ts = w->last_ts; /* the stream's clock never goes back */
     if (w->packet_events == 0)
