@@ -14,6 +14,7 @@ typedef struct box_entity {
     const snet_net *net;
     char *path;
     lpel_stream *in, *out;
+    unsigned worker; /* the task's worker, for message ids */
 } box_entity;
 
 struct snet_handle {
@@ -83,7 +84,7 @@ int snet_out(snet_handle *h, snet_record *out)
         snet_run_fail(b->run, "box '%s': out of memory", b->path);
         return SNET_ENOMEM;
     }
-    out->id = snet_mig_next(b->run);
+    out->id = snet_mig_next_on(b->run, b->worker);
     snet_trace_written(b->run, out->id);
     lpel_stream_write(b->out, out);
     return SNET_OK;
@@ -110,6 +111,7 @@ static void box_execute(box_entity *b, snet_record *r)
 static void box_task(void *arg)
 {
     box_entity *b = arg;
+    b->worker = lpel_task_worker(lpel_task_self());
     lpel_stream_open(b->out, LPEL_STREAM_WRITE);
     for (snet_record *r; (r = lpel_stream_read(b->in)) != NULL;) {
         if (r->kind == SNET_REC_DATA)
@@ -134,7 +136,7 @@ lpel_stream *snet_box_instantiate(const snet_net *n, lpel_stream *in, const snet
         snet_run_fail(at->run, "out of memory instantiating box '%s'", n->name);
         return NULL;
     }
-    *b = (box_entity){at->run, n, path, in, out};
+    *b = (box_entity){at->run, n, path, in, out, 0};
     if (!snet_spawn(at, path, box_task, b)) {
         free(path);
         free(b);

@@ -14,6 +14,7 @@ typedef struct filter_entity {
     const snet_net *net;
     char *path;
     lpel_stream *in, *out;
+    unsigned worker; /* the task's worker, for message ids */
 } filter_entity;
 
 static int apply_op(filter_entity *f, const snet_filter_op *op, const snet_record *in,
@@ -75,7 +76,7 @@ static void filter_execute(filter_entity *f, snet_record *r)
             snet_run_fail(f->run, "filter '%s': out of memory; output dropped", f->path);
             continue;
         }
-        out->id = snet_mig_next(f->run);
+        out->id = snet_mig_next_on(f->run, f->worker);
         snet_trace_written(f->run, out->id);
         lpel_stream_write(f->out, out);
     }
@@ -86,6 +87,7 @@ static void filter_execute(filter_entity *f, snet_record *r)
 static void filter_task(void *arg)
 {
     filter_entity *f = arg;
+    f->worker = lpel_task_worker(lpel_task_self());
     lpel_stream_open(f->out, LPEL_STREAM_WRITE);
     for (snet_record *r; (r = lpel_stream_read(f->in)) != NULL;) {
         if (r->kind == SNET_REC_DATA)
@@ -110,7 +112,7 @@ lpel_stream *snet_filter_instantiate(const snet_net *n, lpel_stream *in, const s
         snet_run_fail(at->run, "out of memory instantiating a filter");
         return NULL;
     }
-    *f = (filter_entity){at->run, n, path, in, out};
+    *f = (filter_entity){at->run, n, path, in, out, 0};
     if (!snet_spawn(at, path, filter_task, f)) {
         free(path);
         free(f);

@@ -46,6 +46,7 @@ static void task_main(void *arg)
 {
     task_start start = *(task_start *)arg;
     free(arg);
+    snet_record_cache_enable();
     start.fn(start.arg);
     snet_record_cache_flush();
 }

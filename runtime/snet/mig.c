@@ -21,7 +21,11 @@
 uint64_t snet_mig_next(snet_run *run)
 {
     /* Only tasks make ids, and a task's worker is < run->workers. */
-    unsigned worker = lpel_task_worker(lpel_task_self());
+    return snet_mig_next_on(run, lpel_task_worker(lpel_task_self()));
+}
+
+uint64_t snet_mig_next_on(snet_run *run, unsigned worker)
+{
     uint64_t seq = ++run->mig[worker].seq;
 #ifdef SNET_WITH_MONITOR
     return mon_msg_id_make(worker, seq);

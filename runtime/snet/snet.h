@@ -290,7 +290,10 @@ snet_net *snet_parallel(snet_net *a, snet_net *b);
 snet_net *snet_parallel_det(snet_net *a, snet_net *b);
 /* A * {exit} and A ** {exit}: records matching the exit pattern (a type,
  * possibly multivariant) leave; the others go through a new replica of A,
- * created on demand. */
+ * created on demand. Placement: all tasks of one replica (and the stage
+ * after it) go to one worker, consecutive replicas to consecutive workers
+ * (unless an enclosing @N fixes the worker); everything else is placed by
+ * LPEL's mapper (round robin) unless @N / !@ say otherwise. */
 snet_net *snet_star(snet_net *a, const char *exit_pattern);
 snet_net *snet_star_det(snet_net *a, const char *exit_pattern);
 /* A ! <t> and A !! <t>: one replica of A per distinct value of tag t

@@ -50,6 +50,8 @@ struct snet_record {
 snet_record *snet_record_control(snet_record_kind kind);
 /* Free this worker's spare record (record.c); every task does at its end. */
 void snet_record_cache_flush(void);
+/* Mark this thread as a worker running S-Net tasks (only these cache). */
+void snet_record_cache_enable(void);
 snet_record *snet_record_sort(uint64_t owner, uint64_t counter);
 snet_record *snet_record_add(lpel_stream *s);
 /* Index of the label (kind, name) or -1. */
@@ -254,6 +256,8 @@ void snet_output_task(void *arg);
 /* ---- message ids and traces (mig.c) ---------------------------------------- */
 
 uint64_t snet_mig_next(snet_run *run);
+/* The same for a caller that knows its worker (tasks never move). */
+uint64_t snet_mig_next_on(snet_run *run, unsigned worker);
 void snet_mon_begin(void);
 void snet_mon_read(uint64_t id);
 void snet_mon_written(uint64_t id);

@@ -1,0 +1,33 @@
+#!/bin/sh
+# snet_cli_test.sh DEMO - runs the snet_main demo program from the command
+# line: records as text on stdin and from a file, output to stdout and to a
+# file, the exit status of a run with a bad record and of a bad option.
+set -u
+demo="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+printf '# three records\n{x=1, <t>=4}\n{x=2, <t>=7} {x=3, s:string="a,b", <t>=9}\n' > "$tmp/in"
+expected='{x=2, <t>=0}
+{x=3, <t>=1}
+{x=4, <t>=1, s:string="a,b"}'
+
+out=$("$demo" -w 2 < "$tmp/in") || fail "stdin run exited $?"
+[ "$out" = "$expected" ] || fail "stdin run printed: $out"
+
+"$demo" -i "$tmp/in" -O "$tmp/out" || fail "file run exited $?"
+[ "$(cat "$tmp/out")" = "$expected" ] || fail "file run wrote: $(cat "$tmp/out")"
+
+printf '{x=1, <t>=1}\n{y=2}\n' | "$demo" > "$tmp/out2" 2> "$tmp/err2"
+status=$?
+[ $status -eq 1 ] || fail "a record matching nothing: exit $status, expected 1"
+grep -q "filter 'S1:filter': record {y} matches no pattern (expected {x, <t>})" "$tmp/err2" ||
+    fail "no error message naming the filter: $(cat "$tmp/err2")"
+[ "$(cat "$tmp/out2")" = '{x=2, <t>=1}' ] || fail "the good record did not come out"
+
+"$demo" --no-such-option < /dev/null > /dev/null 2>&1
+status=$?
+[ $status -eq 2 ] || fail "bad option: exit $status, expected 2"
+
+echo "snet_cli_test: ok"
