@@ -4,9 +4,16 @@
  *
  * The readable view of a trace, and the count that tests compare with what
  * babeltrace2 prints for the same directory (one line per event).
+ *
+ * A message_written line also names the message's parents: the messages
+ * its task read since its last component_begin (ARCHITECTURE.md, MIG). The
+ * trace records reads and writes, not the relation, so it is derived here
+ * with a small table of open component executions per task.
  */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mon_reader.h"
@@ -18,9 +25,111 @@ static void dump_usage(FILE *out)
     fprintf(out, "usage: snetmon dump [--count] DIR\n\n"
                  "Prints the events of the LPEL monitor trace in DIR merged in time order, one line\n"
                  "per event: <time ns> w<worker> <event> field=value ...\n"
+                 "A message_written line ends with parents=ID,... (the messages its task read\n"
+                 "in the same component execution) or parents=none (a record from outside).\n"
                  "Exits 1 with a one-line message (file and byte offset) if a log is corrupt or\n"
                  "truncated; the events before that point are printed.\n"
                  "  --count   print only the number of events (reads the whole trace)\n");
+}
+
+/* The reads of one task's open component execution. */
+typedef struct open_execution {
+    uint64_t task; /* 0: free slot */
+    uint64_t *reads;
+    size_t n, cap;
+    bool open;
+} open_execution;
+
+/* Open-addressing table, task id -> open_execution; grows at half full. */
+typedef struct execution_table {
+    open_execution *slots;
+    size_t cap, used;
+} execution_table;
+
+static open_execution *execution_find(execution_table *tb, uint64_t task);
+
+static int execution_table_grow(execution_table *tb)
+{
+    execution_table bigger = {calloc(tb->cap ? tb->cap * 2 : 1024, sizeof(open_execution)),
+                              tb->cap ? tb->cap * 2 : 1024, 0};
+    if (!bigger.slots)
+        return -1;
+    for (size_t i = 0; i < tb->cap; i++)
+        if (tb->slots[i].task) {
+            open_execution *e = execution_find(&bigger, tb->slots[i].task);
+            *e = tb->slots[i];
+            bigger.used++;
+        }
+    free(tb->slots);
+    *tb = bigger;
+    return 0;
+}
+
+/* The slot of task (a free one if it has none). */
+static open_execution *execution_find(execution_table *tb, uint64_t task)
+{
+    size_t i = (size_t)(task * 0x9E3779B97F4A7C15ull) & (tb->cap - 1);
+    while (tb->slots[i].task && tb->slots[i].task != task)
+        i = (i + 1) & (tb->cap - 1);
+    return &tb->slots[i];
+}
+
+static open_execution *execution_of(execution_table *tb, uint64_t task)
+{
+    if ((tb->used + 1) * 2 > tb->cap && execution_table_grow(tb) != 0)
+        return NULL;
+    open_execution *e = execution_find(tb, task);
+    if (!e->task) {
+        e->task = task;
+        tb->used++;
+    }
+    return e;
+}
+
+static void execution_table_free(execution_table *tb)
+{
+    for (size_t i = 0; i < tb->cap; i++)
+        free(tb->slots[i].reads);
+    free(tb->slots);
+}
+
+static void print_msg_id(uint64_t id)
+{
+    printf("%u.%llu", (unsigned)(id >> 48), (unsigned long long)(id & ((1ull << 48) - 1)));
+}
+
+/* Track component executions; print the parents of a written message.
+ * Returns -1 when out of memory. */
+static int note_message_event(execution_table *tb, const mon_event *ev, bool print)
+{
+    if (ev->kind != MON_EV_COMPONENT_BEGIN && ev->kind != MON_EV_COMPONENT_END &&
+        ev->kind != MON_EV_MESSAGE_READ && ev->kind != MON_EV_MESSAGE_WRITTEN)
+        return 0;
+    open_execution *e = execution_of(tb, ev->task);
+    if (!e)
+        return -1;
+    if (ev->kind == MON_EV_COMPONENT_BEGIN || ev->kind == MON_EV_COMPONENT_END) {
+        e->n = 0;
+        e->open = ev->kind == MON_EV_COMPONENT_BEGIN;
+    } else if (ev->kind == MON_EV_MESSAGE_READ) {
+        if (e->n == e->cap) {
+            size_t cap = e->cap ? e->cap * 2 : 4;
+            uint64_t *reads = realloc(e->reads, cap * sizeof *reads);
+            if (!reads)
+                return -1;
+            e->reads = reads;
+            e->cap = cap;
+        }
+        e->reads[e->n++] = ev->msg;
+    } else if (print) {
+        fputs(e->open && e->n ? " parents=" : " parents=none", stdout);
+        for (size_t i = 0; e->open && i < e->n; i++) {
+            if (i)
+                putchar(',');
+            print_msg_id(e->reads[i]);
+        }
+    }
+    return 0;
 }
 
 int snetmon_cmd_dump(int argc, char **argv)
@@ -57,12 +166,25 @@ int snetmon_cmd_dump(int argc, char **argv)
     char line[512];
     int rc;
     unsigned long long n = 0;
+    execution_table executions = {NULL, 0, 0};
+    bool out_of_memory = false;
     while ((rc = mon_trace_next(t, &ev)) == MON_TRACE_EVENT) {
         n++;
         if (count_only)
             continue;
         mon_event_format(&ev, line, sizeof line);
-        puts(line);
+        fputs(line, stdout);
+        if (note_message_event(&executions, &ev, true) != 0) {
+            out_of_memory = true;
+            break;
+        }
+        putchar('\n');
+    }
+    execution_table_free(&executions);
+    if (out_of_memory) {
+        fprintf(stderr, "snetmon dump: out of memory tracking component executions\n");
+        mon_trace_close(t);
+        return 1;
     }
     if (count_only)
         printf("%llu\n", n);
