@@ -20,8 +20,10 @@ if [ -x "$build/apps/mc/mc" ]; then
     echo "== run: Monte-Carlo option pricing (apps/mc) with monitoring -m A"
     "$build/apps/mc/mc" --check -m A -o "$out/trace"
 else
-    echo "== run: lpel-demo pipeline with monitoring -m A"
-    "$build/tools/lpel-demo/lpel-demo" pipeline --stages 8 --messages 20000 -m A -o "$out/trace"
+    # The paper's MC network, png .. (vcall .. [|{V},{Sum,<cnt>,<M>}|] .. acc) * {<CALL>},
+    # built with the S-Net builder API (tools/snet-examples).
+    echo "== run: Monte-Carlo option pricing network (snet-mc-example) with monitoring -m A"
+    "$build/tools/snet-examples/snet-mc-example" -p 300 -m A -o "$out/trace"
 fi
 
 echo "== trace: $out/trace"
@@ -31,17 +33,21 @@ if has_command dump; then
     head -5 "$out/trace.txt" | sed 's/^/   /'
 fi
 if has_command metrics; then
-    echo "== metrics"
-    "$snetmon" metrics "$out/trace" | tee "$out/metrics.txt"
+    echo "== metrics (whole report in $out/metrics.txt)"
+    "$snetmon" metrics "$out/trace" > "$out/metrics.txt"
+    head -25 "$out/metrics.txt"
 fi
 if has_command wcp; then
-    echo "== workflow critical path"
-    "$snetmon" wcp "$out/trace" | tee "$out/wcp.txt"
+    echo "== workflow critical path (whole report in $out/wcp.txt)"
+    "$snetmon" wcp "$out/trace" > "$out/wcp.txt"
+    head -12 "$out/wcp.txt"
 fi
 if has_command render; then
     echo "== images"
     "$snetmon" render "$out/trace" -o "$out/utilisation.png"
     "$snetmon" render --graph "$out/trace" -o "$out/network.svg"
-    echo "   $out/utilisation.png (worker utilisation), $out/network.svg (network as run)"
+    "$snetmon" wcp "$out/trace" --render "$out/critical-path.svg" >/dev/null
+    echo "   $out/utilisation.png (worker utilisation), $out/network.svg (network as run),"
+    echo "   $out/critical-path.svg (message graph with the critical path)"
 fi
 echo "== done: everything is in $out/"

@@ -4,6 +4,14 @@
  * colour, tasks grouped in one box per worker (which doubles as the legend),
  * one edge per stream labelled with the number of messages it carried.
  * Streams from or to outside the network start or end at "input"/"output".
+ *
+ * Replicas collapse: a star or split creates one instance of its operand
+ * per replica (net path components R<i>, I<v>), so a run can have
+ * thousands of tasks that differ only in that index. Tasks whose paths are
+ * equal once those indices read "*" and that ran on the same worker become
+ * one node "path xN", and their streams one edge with the summed counts:
+ * the picture stays readable and Graphviz is spared graphs it cannot lay
+ * out (its dot layout of 2.42 crashes on some large clustered graphs).
  */
 #include "viz_internal.h"
 
@@ -179,15 +187,121 @@ static Agraph_t *worker_cluster(Agraph_t *g, Agraph_t **clusters, int worker)
     return sub;
 }
 
-static Agnode_t *task_node(Agraph_t *g, Agraph_t **clusters, const net_task *t)
+/* One node of the drawn graph: tasks of one worker with one collapsed path. */
+typedef struct net_group {
+    char *path; /* net path with replica indices as "*" */
+    int worker;
+    size_t tasks;
+    uint64_t first_task; /* names the node: "t<id>", as for a lone task */
+    Agnode_t *node;
+} net_group;
+
+/* One edge of the drawn graph: streams between two groups. */
+typedef struct net_link {
+    size_t from, to; /* group indices; SIZE_MAX = outside */
+    size_t streams;
+    uint64_t messages;
+} net_link;
+
+/* The net path with every replica index (component R<digits> or
+ * I<digits>) written as "*". The caller frees it. */
+static char *collapsed_path(const char *name)
 {
-    char name[32], colour[8];
-    snprintf(name, sizeof name, "t%llu", (unsigned long long)t->id);
-    Agnode_t *n = agnode(worker_cluster(g, clusters, t->worker), name, 1);
+    size_t len = strlen(name);
+    char *out = malloc(len + 1), *o = out;
+    if (!out)
+        return NULL;
+    const char *c = name;
+    while (*c) {
+        const char *end = strchr(c, ':');
+        size_t n = end ? (size_t)(end - c) : strlen(c);
+        bool replica = n >= 2 && (c[0] == 'R' || c[0] == 'I') &&
+                       strspn(c + 1, "0123456789") == n - 1;
+        if (replica) {
+            *o++ = c[0];
+            *o++ = '*';
+        } else {
+            memcpy(o, c, n);
+            o += n;
+        }
+        c += n;
+        if (*c == ':')
+            *o++ = *c++;
+    }
+    *o = '\0';
+    return out;
+}
+
+static uint64_t fnv1a(const char *s, int worker)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)(unsigned)worker;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+typedef struct net_groups {
+    net_group *items;
+    size_t len, cap;
+    viz_id_map by_key; /* hash of (path, worker) -> index */
+    size_t *of_task;   /* task index -> group index */
+} net_groups;
+
+static void groups_free(net_groups *gs)
+{
+    for (size_t i = 0; i < gs->len; i++)
+        free(gs->items[i].path);
+    free(gs->items);
+    free(gs->of_task);
+    viz_id_map_free(&gs->by_key);
+}
+
+/* The group of task t (created if new); SIZE_MAX when out of memory. */
+static size_t group_of(net_groups *gs, const net_task *t, uint64_t salt)
+{
     char fallback[40];
     snprintf(fallback, sizeof fallback, "task %llu", (unsigned long long)t->id);
-    set_attr(n, "label", t->name ? t->name : fallback);
-    viz_rgb_hex(t->worker >= 0 ? viz_palette_worker(t->worker) : (viz_rgb){1, 1, 1}, colour);
+    char *path = collapsed_path(t->name ? t->name : fallback);
+    if (!path)
+        return SIZE_MAX;
+    uint64_t key = fnv1a(path, t->worker) + salt;
+    size_t i;
+    if (viz_id_map_get(&gs->by_key, key, &i)) {
+        if (!strcmp(gs->items[i].path, path) && gs->items[i].worker == t->worker) {
+            free(path);
+            gs->items[i].tasks++;
+            return i;
+        }
+        /* A hash collision: keep the task in a group of its own. */
+        free(path);
+        return group_of(gs, t, salt + 0x9E3779B97F4A7C15ull);
+    }
+    if (!viz_grow((void **)&gs->items, &gs->cap, gs->len + 1, sizeof *gs->items) ||
+        !viz_id_map_put(&gs->by_key, key, gs->len)) {
+        free(path);
+        return SIZE_MAX;
+    }
+    gs->items[gs->len] = (net_group){.path = path, .worker = t->worker, .tasks = 1,
+                                     .first_task = t->id};
+    return gs->len++;
+}
+
+static Agnode_t *group_node(Agraph_t *g, Agraph_t **clusters, const net_group *grp)
+{
+    char name[32], colour[8];
+    snprintf(name, sizeof name, "t%llu", (unsigned long long)grp->first_task);
+    Agnode_t *n = agnode(worker_cluster(g, clusters, grp->worker), name, 1);
+    size_t len = strlen(grp->path) + 32;
+    char *label = malloc(len);
+    if (label) {
+        if (grp->tasks > 1)
+            snprintf(label, len, "%s \u00d7%zu", grp->path, grp->tasks);
+        else
+            snprintf(label, len, "%s", grp->path);
+        set_attr(n, "label", label);
+        free(label);
+    }
+    viz_rgb_hex(grp->worker >= 0 ? viz_palette_worker(grp->worker) : (viz_rgb){1, 1, 1}, colour);
     set_attr(n, "fillcolor", colour);
     return n;
 }
@@ -205,7 +319,8 @@ static void declare_defaults(Agraph_t *g, size_t tasks, size_t streams)
 {
     char label[160];
     snprintf(label, sizeof label,
-             "Network as run: %zu tasks, %zu streams (edge labels: messages; boxes: workers)",
+             "Network as run: %zu tasks, %zu streams (edge labels: messages; boxes: workers; "
+             "replicas R*/I* merged, xN)",
              tasks, streams);
     agattr(g, AGRAPH, "label", label);
     agattr(g, AGRAPH, "labelloc", "t");
@@ -223,39 +338,101 @@ static void declare_defaults(Agraph_t *g, size_t tasks, size_t streams)
     agattr(g, AGEDGE, "fontsize", "10");
 }
 
-static int build_graph(viz_net *net, Agraph_t *g)
+#define OUTSIDE SIZE_MAX
+
+/* Group the tasks; returns VIZ_OK or VIZ_ENOMEM. */
+static int group_tasks(viz_net *net, net_groups *gs)
 {
-    Agraph_t **clusters = calloc(VIZ_MAX_WORKERS, sizeof *clusters);
-    Agnode_t **nodes = calloc(net->tasks_len + 1, sizeof *nodes);
-    if (!clusters || !nodes) {
-        free(clusters);
-        free(nodes);
+    gs->of_task = calloc(net->tasks_len + 1, sizeof *gs->of_task);
+    if (!gs->of_task)
         return oom(net);
-    }
-    declare_defaults(g, net->tasks_len, net->streams_len);
     for (size_t i = 0; i < net->tasks_len; i++)
-        nodes[i] = task_node(g, clusters, &net->tasks[i]);
-    for (size_t i = 0; i < net->streams_len; i++) {
+        if ((gs->of_task[i] = group_of(gs, &net->tasks[i], 0)) == SIZE_MAX)
+            return oom(net);
+    return VIZ_OK;
+}
+
+/* The group at one end of a stream: OUTSIDE for no task, SIZE_MAX - 1 for
+ * a task the trace never named (the stream is then not drawn). */
+static size_t stream_end_group(viz_net *net, const net_groups *gs, uint64_t task)
+{
+    size_t i;
+    if (task == VIZ_NO_TASK)
+        return OUTSIDE;
+    return viz_id_map_get(&net->task_ids, task, &i) ? gs->of_task[i] : SIZE_MAX - 1;
+}
+
+/* Merge the streams into links between groups. */
+static int link_streams(viz_net *net, const net_groups *gs, net_link **links, size_t *len)
+{
+    size_t cap = 0;
+    viz_id_map by_ends = {0};
+    int rc = VIZ_OK;
+    for (size_t i = 0; i < net->streams_len && rc == VIZ_OK; i++) {
         const net_stream *s = &net->streams[i];
-        size_t w = 0, r = 0;
         if (s->writer == VIZ_NO_TASK && s->reader == VIZ_NO_TASK)
             continue; /* no end inside the network: nothing to connect */
-        Agnode_t *from = s->writer == VIZ_NO_TASK ? outside_node(g, true)
-                         : viz_id_map_get(&net->task_ids, s->writer, &w) ? nodes[w] : NULL;
-        Agnode_t *to = s->reader == VIZ_NO_TASK ? outside_node(g, false)
-                       : viz_id_map_get(&net->task_ids, s->reader, &r) ? nodes[r] : NULL;
-        if (!from || !to)
+        size_t from = stream_end_group(net, gs, s->writer);
+        size_t to = stream_end_group(net, gs, s->reader);
+        if (from == SIZE_MAX - 1 || to == SIZE_MAX - 1)
             continue;
-        char name[32], label[32];
-        snprintf(name, sizeof name, "s%llu", (unsigned long long)s->id);
         uint64_t counted = s->written > s->read ? s->written : s->read;
-        snprintf(label, sizeof label, "%llu", (unsigned long long)(s->messages + counted));
+        uint64_t key = ((uint64_t)(from == OUTSIDE ? 0xffffffffu : from) << 32) |
+                       (uint64_t)(to == OUTSIDE ? 0xffffffffu : to);
+        size_t k;
+        if (!viz_id_map_get(&by_ends, key, &k)) {
+            if (!viz_grow((void **)links, &cap, *len + 1, sizeof **links) ||
+                !viz_id_map_put(&by_ends, key, *len)) {
+                rc = oom(net);
+                break;
+            }
+            k = (*len)++;
+            (*links)[k] = (net_link){.from = from, .to = to};
+        }
+        (*links)[k].streams++;
+        (*links)[k].messages += s->messages + counted;
+    }
+    viz_id_map_free(&by_ends);
+    return rc;
+}
+
+static void draw_links(Agraph_t *g, const net_groups *gs, const net_link *links, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        const net_link *l = &links[i];
+        Agnode_t *from = l->from == OUTSIDE ? outside_node(g, true) : gs->items[l->from].node;
+        Agnode_t *to = l->to == OUTSIDE ? outside_node(g, false) : gs->items[l->to].node;
+        char name[32], label[64];
+        snprintf(name, sizeof name, "l%zu", i);
+        if (l->streams > 1)
+            snprintf(label, sizeof label, "%llu (%zu streams)", (unsigned long long)l->messages,
+                     l->streams);
+        else
+            snprintf(label, sizeof label, "%llu", (unsigned long long)l->messages);
         Agedge_t *e = agedge(g, from, to, name, 1);
         set_attr(e, "label", label);
     }
+}
+
+static int build_graph(viz_net *net, Agraph_t *g)
+{
+    net_groups gs = {0};
+    net_link *links = NULL;
+    size_t links_len = 0;
+    Agraph_t **clusters = calloc(VIZ_MAX_WORKERS, sizeof *clusters);
+    int rc = clusters ? group_tasks(net, &gs) : oom(net);
+    if (rc == VIZ_OK)
+        rc = link_streams(net, &gs, &links, &links_len);
+    if (rc == VIZ_OK) {
+        declare_defaults(g, net->tasks_len, net->streams_len);
+        for (size_t i = 0; i < gs.len; i++)
+            gs.items[i].node = group_node(g, clusters, &gs.items[i]);
+        draw_links(g, &gs, links, links_len);
+    }
+    free(links);
+    groups_free(&gs);
     free(clusters);
-    free(nodes);
-    return VIZ_OK;
+    return rc;
 }
 
 int viz_net_render(viz_net *net, const char *path)
