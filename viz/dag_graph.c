@@ -400,8 +400,20 @@ static void node_label(const viz_dag *dag, const group_info *g, char *buf, size_
     }
 }
 
-static void declare_dag_defaults(Agraph_t *g, const char *title)
+/* Above this many nodes dot's crossing minimisation and network simplex
+ * are capped and edges drawn straight: on long chains (message graphs) the
+ * uncapped layout takes minutes for a few hundred nodes. */
+#define DAG_FAST_LAYOUT_NODES 150
+
+static void declare_dag_defaults(Agraph_t *g, const char *title, size_t nodes)
 {
+    if (nodes > DAG_FAST_LAYOUT_NODES) {
+        agattr(g, AGRAPH, "nslimit", "2");
+        agattr(g, AGRAPH, "nslimit1", "2");
+        agattr(g, AGRAPH, "mclimit", "0.2");
+        agattr(g, AGRAPH, "searchsize", "10");
+        agattr(g, AGRAPH, "splines", "line");
+    }
     agattr(g, AGRAPH, "label", (char *)(title ? title : ""));
     agattr(g, AGRAPH, "labelloc", "t");
     agattr(g, AGRAPH, "fontname", "DejaVu Sans");
@@ -511,7 +523,7 @@ static int build_dag_graph(viz_dag *dag, dag_work *w, Agraph_t *g, const viz_dag
              "%s%scritical path (red): %zu vertices, %s; %zu vertices shown as %zu nodes",
              cfg->title ? cfg->title : "", cfg->title ? "\n" : "", dag->path_len, total,
              dag->vertices_len, w->groups);
-    declare_dag_defaults(g, title);
+    declare_dag_defaults(g, title, w->groups);
     Agnode_t **nodes = calloc(w->groups + 1, sizeof *nodes);
     group_info *info = calloc(w->groups + 1, sizeof *info);
     group_edge *ge = malloc((dag->edges_len + 1) * sizeof *ge);

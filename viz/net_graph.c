@@ -201,6 +201,7 @@ typedef struct net_link {
     size_t from, to; /* group indices; SIZE_MAX = outside */
     size_t streams;
     uint64_t messages;
+    uint64_t first_stream; /* names the edge: "s<id>", as for a lone stream */
 } net_link;
 
 /* The net path with every replica index (component R<digits> or
@@ -387,7 +388,7 @@ static int link_streams(viz_net *net, const net_groups *gs, net_link **links, si
                 break;
             }
             k = (*len)++;
-            (*links)[k] = (net_link){.from = from, .to = to};
+            (*links)[k] = (net_link){.from = from, .to = to, .first_stream = s->id};
         }
         (*links)[k].streams++;
         (*links)[k].messages += s->messages + counted;
@@ -403,7 +404,7 @@ static void draw_links(Agraph_t *g, const net_groups *gs, const net_link *links,
         Agnode_t *from = l->from == OUTSIDE ? outside_node(g, true) : gs->items[l->from].node;
         Agnode_t *to = l->to == OUTSIDE ? outside_node(g, false) : gs->items[l->to].node;
         char name[32], label[64];
-        snprintf(name, sizeof name, "l%zu", i);
+        snprintf(name, sizeof name, "s%llu", (unsigned long long)l->first_stream);
         if (l->streams > 1)
             snprintf(label, sizeof label, "%llu (%zu streams)", (unsigned long long)l->messages,
                      l->streams);

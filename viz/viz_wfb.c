@@ -21,6 +21,10 @@
 
 /* Collapsed nodes above which only the path's neighbourhood is drawn. */
 #define VIZ_WFB_MAX_NODES 600
+/* Vertices above which collapsing is not even tried: go to the path. */
+#define VIZ_WFB_MAX_FULL_VERTICES 20000
+/* Path vertices drawn at each end of a longer path; the middle is elided. */
+#define VIZ_WFB_PATH_END 60
 
 static const char *vertex_label(const wfb_graph *g, uint32_t v)
 {
@@ -60,8 +64,8 @@ static int copy_graph(viz_dag *dag, const wfb_graph *g, const wfb_path *path, co
                 return rc;
         }
     }
-    if (!path || !path->valid || !path->n)
-        return VIZ_OK;
+    if (!path || !path->valid || !path->n || keep)
+        return VIZ_OK; /* with keep, set_drawn_path does it after the elision */
     uint64_t *ids = malloc(path->n * sizeof *ids);
     if (!ids)
         return VIZ_ENOMEM;
@@ -72,28 +76,95 @@ static int copy_graph(viz_dag *dag, const wfb_graph *g, const wfb_path *path, co
     return rc;
 }
 
-/* The path's vertices and their direct predecessors and successors. */
+/* Whether path vertex i is drawn: all of a short path, the two ends of a
+ * long one (the middle becomes one "... N more ..." vertex). */
+static bool path_index_drawn(const wfb_path *path, size_t i)
+{
+    return path->n <= 2 * VIZ_WFB_PATH_END || i < VIZ_WFB_PATH_END ||
+           i >= path->n - VIZ_WFB_PATH_END;
+}
+
+static void mark_neighbours(const wfb_graph *g, uint32_t v, bool *keep)
+{
+    const uint32_t *edges;
+    size_t n = wfb_out_edges(g, v, &edges);
+    for (size_t k = 0; k < n; k++)
+        keep[wfb_edge_dst(g, edges[k])] = true;
+    n = wfb_in_edges(g, v, &edges);
+    for (size_t k = 0; k < n; k++)
+        keep[wfb_edge_src(g, edges[k])] = true;
+}
+
+static size_t count_kept(const bool *keep, size_t nv)
+{
+    size_t kept = 0;
+    for (size_t v = 0; v < nv; v++)
+        kept += keep[v];
+    return kept;
+}
+
+/* The drawn part of the path and, while that stays small enough to lay
+ * out, their direct predecessors and successors. */
 static bool *path_neighbourhood(const wfb_graph *g, const wfb_path *path, size_t *kept)
 {
     size_t nv = wfb_vertex_count(g);
     bool *keep = calloc(nv ? nv : 1, sizeof *keep);
     if (!keep)
         return NULL;
-    for (size_t i = 0; path && path->valid && i < path->n; i++) {
-        uint32_t v = path->vertices[i];
-        keep[v] = true;
-        const uint32_t *edges;
-        size_t n = wfb_out_edges(g, v, &edges);
-        for (size_t k = 0; k < n; k++)
-            keep[wfb_edge_dst(g, edges[k])] = true;
-        n = wfb_in_edges(g, v, &edges);
-        for (size_t k = 0; k < n; k++)
-            keep[wfb_edge_src(g, edges[k])] = true;
+    for (size_t i = 0; path && path->valid && i < path->n; i++)
+        if (path_index_drawn(path, i))
+            keep[path->vertices[i]] = true;
+    size_t path_only = count_kept(keep, nv);
+    for (size_t i = 0; path && path->valid && i < path->n; i++)
+        if (path_index_drawn(path, i))
+            mark_neighbours(g, path->vertices[i], keep);
+    *kept = count_kept(keep, nv);
+    if (*kept > 2 * VIZ_WFB_MAX_NODES) { /* too many neighbours: the path alone */
+        memset(keep, 0, nv * sizeof *keep);
+        for (size_t i = 0; path && path->valid && i < path->n; i++)
+            if (path_index_drawn(path, i))
+                keep[path->vertices[i]] = true;
+        *kept = path_only;
     }
-    *kept = 0;
-    for (size_t v = 0; v < nv; v++)
-        *kept += keep[v];
     return keep;
+}
+
+/* The elided middle of a long path: one vertex between the two ends. */
+static int add_elision(viz_dag *dag, const wfb_graph *g, const wfb_path *path)
+{
+    if (!path || !path->valid || path->n <= 2 * VIZ_WFB_PATH_END)
+        return VIZ_OK;
+    uint64_t id = wfb_vertex_count(g);
+    char label[80];
+    snprintf(label, sizeof label, "... %zu more vertices of the path ...",
+             path->n - 2 * VIZ_WFB_PATH_END);
+    int rc = viz_dag_add_vertex(dag, id, label, -1);
+    if (rc == VIZ_OK)
+        rc = viz_dag_add_edge(dag, path->vertices[VIZ_WFB_PATH_END - 1], id);
+    if (rc == VIZ_OK)
+        rc = viz_dag_add_edge(dag, id, path->vertices[path->n - VIZ_WFB_PATH_END]);
+    return rc;
+}
+
+/* The critical path as drawn: its two ends, with the elision vertex
+ * (id = vertex count) between them when the middle is left out. */
+static int set_drawn_path(viz_dag *dag, const wfb_graph *g, const wfb_path *path)
+{
+    if (!path || !path->valid || !path->n)
+        return VIZ_OK;
+    uint64_t *ids = malloc((path->n + 1) * sizeof *ids);
+    if (!ids)
+        return VIZ_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < path->n; i++) {
+        if (path_index_drawn(path, i))
+            ids[n++] = path->vertices[i];
+        else if (i == VIZ_WFB_PATH_END)
+            ids[n++] = wfb_vertex_count(g);
+    }
+    int rc = viz_dag_set_critical_path(dag, ids, n);
+    free(ids);
+    return rc;
 }
 
 /* Render dag; returns VIZ_OK or an error with err set. */
@@ -126,6 +197,10 @@ static int render_neighbourhood(const wfb_graph *g, const wfb_path *path, const 
                  "vertices", title ? title : "", title ? "\n" : "", kept, wfb_vertex_count(g));
         rc = copy_graph(dag, g, path, keep);
         if (rc == VIZ_OK)
+            rc = add_elision(dag, g, path);
+        if (rc == VIZ_OK)
+            rc = set_drawn_path(dag, g, path);
+        if (rc == VIZ_OK)
             rc = render_dag(dag, out, long_title, collapse, err, errlen);
         else
             viz_set_error(err, errlen, "out of memory");
@@ -141,6 +216,10 @@ static int render_neighbourhood(const wfb_graph *g, const wfb_path *path, const 
 int viz_wfb_render(const wfb_graph *g, const wfb_path *path, const char *out, const char *title,
                    bool collapse, char *err, size_t errlen)
 {
+    bool has_path = path && path->valid && path->n > 0;
+    if (has_path && (wfb_vertex_count(g) > VIZ_WFB_MAX_FULL_VERTICES ||
+                     path->n > 2 * VIZ_WFB_PATH_END))
+        return render_neighbourhood(g, path, out, title, collapse, err, errlen);
     viz_dag *dag;
     int rc = viz_dag_create(&dag, err, errlen);
     if (rc != VIZ_OK)

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- vectors --------------------------------------------------------------- */
 
@@ -50,6 +51,7 @@ static double uniform(uint64_t *state, double lo, double hi)
 void rt_scene_generate(rt_scene *s, unsigned index, uint64_t seed)
 {
     uint64_t st = seed ^ ((uint64_t)index * 0xd1b54a32d192ed03u);
+    memset(s, 0, sizeof *s); /* unused slots too, so scenes compare bytewise */
     s->index = index;
     /* 4..RT_MAX_SPHERES spheres: cost varies by an order of magnitude. */
     s->num_spheres = 4 + (unsigned)(mix(&st) % (RT_MAX_SPHERES - 3));
