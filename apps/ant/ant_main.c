@@ -16,6 +16,9 @@
  * branches let records pass the boxes they are not for. Ties between ants
  * are broken by ant index, so the result equals aco_run_sequential's.
  */
+#include "app_main.h"
+
+#include <limits.h>
 #include "aco.h"
 
 #include <mon.h>
@@ -329,20 +332,6 @@ static void usage(FILE *out)
             "  --help           this text\n");
 }
 
-static int number(const char *flag, const char *v, long min, long *out)
-{
-    char *end;
-    errno = 0;
-    long n = v ? strtol(v, &end, 10) : 0;
-    if (!v || errno || *end || n < min) {
-        fprintf(stderr, "ant: %s expects a whole number >= %ld, got '%s'\n", flag, min,
-                v ? v : "(nothing)");
-        return -1;
-    }
-    *out = n;
-    return 0;
-}
-
 /* 0 ok, 1 help shown, -1 usage error (message printed). */
 static int parse(int argc, char **argv, ant_app *app)
 {
@@ -368,7 +357,7 @@ static int parse(int argc, char **argv, ant_app *app)
             i++;
         } else if (!strcmp(a, "-w") || !strcmp(a, "--jobs") || !strcmp(a, "--ants") ||
                    !strcmp(a, "--iterations")) {
-            if (number(a, v, 1, &n) != 0)
+            if (app_parse_long("ant", a, v, 1, LONG_MAX, &n) != 0)
                 return -1;
             i++;
             if (!strcmp(a, "-w"))
@@ -416,41 +405,31 @@ static int check_result(const ant_job *job, const colony_state *cs)
     return 0;
 }
 
-int main(int argc, char **argv)
+static int parse_ant(int argc, char **argv, void *app) { return parse(argc, argv, app); }
+
+static int run_ant(void *arg, const lpel_hooks *hooks)
 {
-    ant_app app = {.jobs = 60, .prm = aco_params_default(), .workers = 0, .ant_worker = 0,
-                   .check = 0};
-    mon_options mo;
-    char err[512];
-    if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
-        fprintf(stderr, "ant: %s\n", err);
-        return 2;
-    }
-    int p = parse(argc, argv, &app);
-    if (p != 0)
-        return p > 0 ? 0 : 2;
-    ant_job job = {.prm = app.prm};
-    if (aco_instance_generate(&job.inst, (unsigned)app.jobs, 2011) != 0) {
-        fprintf(stderr, "ant: out of memory for %ld jobs\n", app.jobs);
-        return 1;
-    }
-    mon *m = NULL;
-    lpel_hooks hooks;
-    if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
-        fprintf(stderr, "ant: %s\n", err);
-        aco_instance_free(&job.inst);
+    ant_app *app = arg;
+    ant_job job = {.prm = app->prm};
+    if (aco_instance_generate(&job.inst, (unsigned)app->jobs, 2011) != 0) {
+        fprintf(stderr, "ant: out of memory for %ld jobs\n", app->jobs);
         return 1;
     }
     colony_state *result = NULL;
     int status = 1;
-    if (run_network(&job, &app, mon_lpel_hooks(m), &result) == 0) {
-        printf("ant: %ld jobs, %u ants, %u iterations: total weighted tardiness %llu\n", app.jobs,
-               app.prm.ants, app.prm.iterations, (unsigned long long)result->col.best_objective);
-        status = app.check ? check_result(&job, result) : 0;
+    if (run_network(&job, app, hooks, &result) == 0) {
+        printf("ant: %ld jobs, %u ants, %u iterations: total weighted tardiness %llu\n", app->jobs,
+               app->prm.ants, app->prm.iterations, (unsigned long long)result->col.best_objective);
+        status = app->check ? check_result(&job, result) : 0;
     }
     colony_free(result);
-    if (mon_close(m) != 0 && status == 0)
-        status = 1;
     aco_instance_free(&job.inst);
     return status;
+}
+
+int main(int argc, char **argv)
+{
+    ant_app app = {.jobs = 60, .prm = aco_params_default(), .workers = 0, .ant_worker = 0,
+                   .check = 0};
+    return app_main("ant", argc, argv, &app, parse_ant, run_ant);
 }

@@ -11,6 +11,9 @@
  * reversed key schedule to decrypt, and compares both results with the
  * sequential kernel and the plaintext, after the published test vectors.
  */
+#include "app_main.h"
+
+#include <limits.h>
 #include "des.h"
 
 #include <mon.h>
@@ -228,20 +231,6 @@ static void usage(FILE *out)
             "  --help           this text\n");
 }
 
-static int number(const char *flag, const char *v, long min, long *out)
-{
-    char *end;
-    errno = 0;
-    long n = v ? strtol(v, &end, 10) : 0;
-    if (!v || errno || *end || n < min) {
-        fprintf(stderr, "des: %s expects a whole number >= %ld, got '%s'\n", flag, min,
-                v ? v : "(nothing)");
-        return -1;
-    }
-    *out = n;
-    return 0;
-}
-
 /* 0 ok, 1 help shown, -1 usage error (message printed). */
 static int parse(int argc, char **argv, des_app *app)
 {
@@ -265,7 +254,7 @@ static int parse(int argc, char **argv, des_app *app)
             i++;
         } else if (!strcmp(a, "-w") || !strcmp(a, "--kb") || !strcmp(a, "--chunk") ||
                    !strcmp(a, "--lanes")) {
-            if (number(a, v, 1, &n) != 0)
+            if (app_parse_long("des", a, v, 1, LONG_MAX, &n) != 0)
                 return -1;
             i++;
             if (!strcmp(a, "-w"))
@@ -345,27 +334,12 @@ out:
     return status;
 }
 
+static int parse_des(int argc, char **argv, void *app) { return parse(argc, argv, app); }
+static int run_des(void *app, const lpel_hooks *hooks) { return run_app(app, hooks); }
+
 int main(int argc, char **argv)
 {
     des_app app = {.kilobytes = 64, .chunk_blocks = 16, .lanes = 4, .workers = 0,
                    .lane_worker = -1, .check = 0, .key = 0x133457799BBCDFF1u};
-    mon_options mo;
-    char err[512];
-    if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
-        fprintf(stderr, "des: %s\n", err);
-        return 2;
-    }
-    int p = parse(argc, argv, &app);
-    if (p != 0)
-        return p > 0 ? 0 : 2;
-    mon *m = NULL;
-    lpel_hooks hooks;
-    if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
-        fprintf(stderr, "des: %s\n", err);
-        return 1;
-    }
-    int status = run_app(&app, mon_lpel_hooks(m));
-    if (mon_close(m) != 0 && status == 0)
-        status = 1;
-    return status;
+    return app_main("des", argc, argv, &app, parse_des, run_des);
 }

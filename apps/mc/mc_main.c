@@ -12,6 +12,9 @@
  * reports a record matching no box type as an error). Sums are fixed point
  * (pricing.h), so the price does not depend on scheduling.
  */
+#include "app_main.h"
+
+#include <limits.h>
 #include "pricing.h"
 
 #include <mon.h>
@@ -154,20 +157,6 @@ static void usage(FILE *out)
             "  --help           this text\n");
 }
 
-static int number(const char *flag, const char *v, long min, long *out)
-{
-    char *end;
-    errno = 0;
-    long n = v ? strtol(v, &end, 10) : 0;
-    if (!v || errno || *end || n < min) {
-        fprintf(stderr, "mc: %s expects a whole number >= %ld, got '%s'\n", flag, min,
-                v ? v : "(nothing)");
-        return -1;
-    }
-    *out = n;
-    return 0;
-}
-
 /* 0 ok, 1 help shown, -1 usage error (message printed). */
 static int parse(int argc, char **argv, mc_app *app)
 {
@@ -183,7 +172,7 @@ static int parse(int argc, char **argv, mc_app *app)
             app->paths = 1000000;
             app->batch = 1000;
         } else if (!strcmp(a, "-w") || !strcmp(a, "--paths") || !strcmp(a, "--batch")) {
-            if (number(a, v, 1, &n) != 0)
+            if (app_parse_long("mc", a, v, 1, LONG_MAX, &n) != 0)
                 return -1;
             i++;
             if (a[1] == 'w')
@@ -198,7 +187,7 @@ static int parse(int argc, char **argv, mc_app *app)
                         v ? v : "(nothing)");
                 return -1;
             }
-            if (number("--map @", v + 1, 0, &n) != 0)
+            if (app_parse_long("mc", "--map @", v + 1, 0, LONG_MAX, &n) != 0)
                 return -1;
             app->star_worker = (int)n;
             i++;
@@ -263,28 +252,17 @@ static int report(const mc_app *app, const mc_sum *s)
     return 0;
 }
 
+static int parse_mc(int argc, char **argv, void *app) { return parse(argc, argv, app); }
+
+static int run_mc(void *app, const lpel_hooks *hooks)
+{
+    mc_sum result = {0, 0, 0};
+    return run_network(app, hooks, &result) == 0 ? report(app, &result) : 1;
+}
+
 int main(int argc, char **argv)
 {
     mc_app app = {.option = mc_option_default(), .paths = 20000, .batch = 200,
                   .workers = 0, .star_worker = -1, .check = 0};
-    mon_options mo;
-    char err[512];
-    if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
-        fprintf(stderr, "mc: %s\n", err);
-        return 2;
-    }
-    int p = parse(argc, argv, &app);
-    if (p != 0)
-        return p > 0 ? 0 : 2;
-    mon *m = NULL;
-    lpel_hooks hooks;
-    if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
-        fprintf(stderr, "mc: %s\n", err);
-        return 1;
-    }
-    mc_sum result = {0, 0, 0};
-    int status = run_network(&app, mon_lpel_hooks(m), &result) == 0 ? report(&app, &result) : 1;
-    if (mon_close(m) != 0 && status == 0)
-        status = 1;
-    return status;
+    return app_main("mc", argc, argv, &app, parse_mc, run_mc);
 }

@@ -14,6 +14,9 @@
  * Images are written as PPM when --images DIR is given; --check renders
  * every scene sequentially and compares checksums.
  */
+#include "app_main.h"
+
+#include <limits.h>
 #include "raytrace.h"
 
 #include <mon.h>
@@ -256,20 +259,6 @@ static void usage(FILE *out)
             "  --help           this text\n");
 }
 
-static int number(const char *flag, const char *v, long min, long max, long *out)
-{
-    char *end;
-    errno = 0;
-    long n = v ? strtol(v, &end, 10) : 0;
-    if (!v || errno || *end || n < min || n > max) {
-        fprintf(stderr, "rt: %s expects a whole number from %ld to %ld, got '%s'\n", flag, min,
-                max, v ? v : "(nothing)");
-        return -1;
-    }
-    *out = n;
-    return 0;
-}
-
 static int parse_size(const char *v, rt_app *app)
 {
     unsigned w, hgt;
@@ -318,7 +307,7 @@ static int parse(int argc, char **argv, rt_app *app)
             i++;
         } else if (!strcmp(a, "-w") || !strcmp(a, "--scenes") || !strcmp(a, "--solvers")) {
             long max = !strcmp(a, "--solvers") ? RT_MAX_SOLVERS : 1000000;
-            if (number(a, v, 1, max, &n) != 0)
+            if (app_parse_long("rt", a, v, 1, max, &n) != 0)
                 return -1;
             i++;
             if (!strcmp(a, "-w"))
@@ -363,27 +352,12 @@ out:
     return status;
 }
 
+static int parse_rt(int argc, char **argv, void *app) { return parse(argc, argv, app); }
+static int run_rt(void *app, const lpel_hooks *hooks) { return run_app(app, hooks); }
+
 int main(int argc, char **argv)
 {
     rt_app app = {.scenes = 24, .width = 320, .height = 240, .solvers = 4, .workers = 0,
                   .pin_solvers = 1, .image_dir = NULL, .check = 0};
-    mon_options mo;
-    char err[512];
-    if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
-        fprintf(stderr, "rt: %s\n", err);
-        return 2;
-    }
-    int p = parse(argc, argv, &app);
-    if (p != 0)
-        return p > 0 ? 0 : 2;
-    mon *m = NULL;
-    lpel_hooks hooks;
-    if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
-        fprintf(stderr, "rt: %s\n", err);
-        return 1;
-    }
-    int status = run_app(&app, mon_lpel_hooks(m));
-    if (mon_close(m) != 0 && status == 0)
-        status = 1;
-    return status;
+    return app_main("rt", argc, argv, &app, parse_rt, run_rt);
 }
