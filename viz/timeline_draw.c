@@ -115,7 +115,7 @@ static bool fit_text(cairo_t *cr, const char *text, double max_w, char *buf, siz
 }
 
 /* The first candidate that fits max_w, shortened if need be, but never to a
- * stub: fewer than min_chars characters before the ellipsis says nothing. */
+ * fragment: fewer than min_chars characters before the ellipsis says nothing. */
 static bool fit_first(cairo_t *cr, const char *const *candidates, size_t n, double max_w,
                       size_t min_chars, char *buf, size_t len)
 {
