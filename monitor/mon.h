@@ -107,6 +107,13 @@ void mon_flags_format(unsigned flags, char *buf, size_t len);
  */
 int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t errlen);
 
+/* The --help lines for the options mon_parse_args takes, for every program
+ * that offers them (aligned to a 19-column option field). */
+#define MON_OPTIONS_HELP                                                       \
+    "  -m FLAGS         monitor the run (letters mtWTSML, A = all)\n"           \
+    "  -o DIR           trace directory (default ./trace)\n"                    \
+    "  --mon-tasks RE   monitor only tasks whose name matches RE\n"
+
 /* ---------------------------------------------------------------------------
  * Attaching to the runtime
  * ------------------------------------------------------------------------- */

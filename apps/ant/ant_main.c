@@ -326,9 +326,7 @@ static void usage(FILE *out)
             "  --check          the schedule is a permutation, its objective equals a\n"
             "                   recomputation, beats a random schedule, and equals the\n"
             "                   sequential reference\n"
-            "  -m FLAGS         monitor the run (letters mtWTSML, A = all)\n"
-            "  -o DIR           trace directory (default ./trace)\n"
-            "  --mon-tasks RE   monitor only tasks whose name matches RE\n"
+            MON_OPTIONS_HELP
             "  --help           this text\n");
 }
 

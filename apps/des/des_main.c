@@ -225,9 +225,7 @@ static void usage(FILE *out)
             "  --map @lanes     run lane v on worker v mod workers (!@ <lane>)\n"
             "  --check          test vectors, then decrypt(encrypt(x)) == x through the\n"
             "                   network, and equality with the sequential kernel\n"
-            "  -m FLAGS         monitor the run (letters mtWTSML, A = all)\n"
-            "  -o DIR           trace directory (default ./trace)\n"
-            "  --mon-tasks RE   monitor only tasks whose name matches RE\n"
+            MON_OPTIONS_HELP
             "  --help           this text\n");
 }
 

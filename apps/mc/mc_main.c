@@ -151,9 +151,7 @@ static void usage(FILE *out)
             "  --map @N         place every task of the serial replication on worker N\n"
             "  --check          exit 1 unless the price is within 3 standard errors\n"
             "                   of Black-Scholes\n"
-            "  -m FLAGS         monitor the run (letters mtWTSML, A = all)\n"
-            "  -o DIR           trace directory (default ./trace)\n"
-            "  --mon-tasks RE   monitor only tasks whose name matches RE\n"
+            MON_OPTIONS_HELP
             "  --help           this text\n");
 }
 

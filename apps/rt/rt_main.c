@@ -253,9 +253,7 @@ static void usage(FILE *out)
             "  --paper          the paper's size (100 scenes)\n"
             "  --map @auto      let the mapper place the solvers (! instead of !@)\n"
             "  --check          compare every image's checksum with a sequential rendering\n"
-            "  -m FLAGS         monitor the run (letters mtWTSML, A = all)\n"
-            "  -o DIR           trace directory (default ./trace)\n"
-            "  --mon-tasks RE   monitor only tasks whose name matches RE\n"
+            MON_OPTIONS_HELP
             "  --help           this text\n");
 }
 

@@ -421,9 +421,7 @@ static void usage(FILE *out)
             "  --no-baseline    skip the pthreads program (a 1000-thread ring takes ~30 s)\n"
             "  --json           print one JSON object\n"
 #if BENCH_WITH_MONITOR
-            "  -m FLAGS         monitor the run (letters mtWTSML, A = all)\n"
-            "  -o DIR           trace directory (default ./trace)\n"
-            "  --mon-tasks RE   monitor only tasks whose name matches RE\n"
+            MON_OPTIONS_HELP
 #endif
     );
 }

@@ -170,9 +170,7 @@ static void usage(FILE *out)
             "  --stages K       pipeline stages (default 8)\n"
             "  --messages M     pipeline messages (default 100000)\n"
 #if DEMO_WITH_MONITOR
-            "  -m FLAGS         monitor the run (letters mtWTSML, A = all)\n"
-            "  -o DIR           trace directory (default ./trace)\n"
-            "  --mon-tasks RE   monitor only tasks whose name matches RE\n"
+            MON_OPTIONS_HELP
 #endif
     );
 }
