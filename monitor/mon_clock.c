@@ -71,10 +71,13 @@ void mon_clock_init_monotonic(mon_clock *c, const char *why)
 #if MON_HAVE_TSC
 /* The TSC and a reference clock at the same moment: the reference is read
  * on both sides of the TSC and the narrowest of a few tries is kept, its
- * midpoint standing for the TSC's moment (error at most half the width). */
-static void tsc_pair(clockid_t ref, uint64_t *tsc, uint64_t *ref_ns, uint64_t *width)
+ * midpoint standing for the TSC's moment (error at most half the width).
+ * False when no try saw the reference clock move forward (outputs zeroed). */
+static bool tsc_pair(clockid_t ref, uint64_t *tsc, uint64_t *ref_ns, uint64_t *width)
 {
     uint64_t best = UINT64_MAX;
+    *tsc = 0;
+    *ref_ns = 0;
     for (int i = 0; i < 9; i++) {
         uint64_t r0 = mon_clock_ns(ref);
         uint64_t t = mon_tsc_read();
@@ -86,6 +89,7 @@ static void tsc_pair(clockid_t ref, uint64_t *tsc, uint64_t *ref_ns, uint64_t *w
         }
     }
     *width = best;
+    return best != UINT64_MAX;
 }
 
 /* The kernel unregisters tsc as a clocksource when it finds it unstable;
@@ -111,16 +115,18 @@ static bool kernel_distrusts_tsc(void)
 static bool tsc_calibrate(mon_clock *c)
 {
     uint64_t t0, m0, w0, t1, m1, w1;
-    tsc_pair(CLOCK_MONOTONIC, &t0, &m0, &w0);
+    if (!tsc_pair(CLOCK_MONOTONIC, &t0, &m0, &w0))
+        return false;
     do {
         struct timespec d = {0, (long)(MON_CLOCK_CALIBRATION_NS - (mon_clock_ns(CLOCK_MONOTONIC) - m0) +
                                        1000)};
         if (d.tv_nsec > 0 && d.tv_nsec < 1000000000L)
             while (nanosleep(&d, &d) != 0 && errno == EINTR) {
             }
-        tsc_pair(CLOCK_MONOTONIC, &t1, &m1, &w1);
+        if (!tsc_pair(CLOCK_MONOTONIC, &t1, &m1, &w1))
+            return false;
     } while (m1 - m0 < MON_CLOCK_CALIBRATION_NS);
-    if (t1 <= t0 || w0 == UINT64_MAX || w1 == UINT64_MAX)
+    if (t1 <= t0)
         return false;
     uint64_t dt = t1 - t0, dm = m1 - m0;
     if (dt > UINT64_MAX / MON_NS_PER_S)
@@ -142,8 +148,7 @@ bool mon_clock_refine(mon_clock *c)
     if (!c->tsc)
         return false;
     uint64_t t1, m1, w1;
-    tsc_pair(CLOCK_MONOTONIC, &t1, &m1, &w1);
-    if (w1 == UINT64_MAX || m1 <= c->cal_first_ns || t1 <= c->cal_first_ticks ||
+    if (!tsc_pair(CLOCK_MONOTONIC, &t1, &m1, &w1) || m1 <= c->cal_first_ns || t1 <= c->cal_first_ticks ||
         m1 - c->cal_first_ns < MON_CLOCK_REFINE_NS)
         return false;
     uint64_t dt = t1 - c->cal_first_ticks, dm = m1 - c->cal_first_ns;
@@ -193,8 +198,7 @@ void mon_clock_init(mon_clock *c, const char *env)
     c->tsc = true;
     c->resolution_ns = 1;
     uint64_t t, wall, width;
-    tsc_pair(CLOCK_REALTIME, &t, &wall, &width);
-    if (width > MON_CLOCK_CALIBRATION_NS) {
+    if (!tsc_pair(CLOCK_REALTIME, &t, &wall, &width) || width > MON_CLOCK_CALIBRATION_NS) {
         mon_clock_init_monotonic(c, "CLOCK_REALTIME unsteady while reading the TSC");
         return;
     }

@@ -5,14 +5,27 @@
 #   build/asan      AddressSanitizer + UndefinedBehaviorSanitizer: all tests
 #   build/tsan      ThreadSanitizer: the runtime's tests (label 'runtime')
 #   build/baseline  hooks compiled out, ucontext switch: the runtime's tests
-# Usage: scripts/test.sh [variant...]   (default: all four)
+#   build/user      a user's plain build: `cmake -DCMAKE_BUILD_TYPE=Release`, default
+#                   options (-Werror included), this machine's gcc: build only
+#   build/clang     the same with CC=clang, warnings as errors: build only
+# Usage: scripts/test.sh [variant...]   (default: all six)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 
 jobs=$(nproc)
 variants=("$@")
-[ ${#variants[@]} -gt 0 ] || variants=(release asan tsan baseline)
+[ ${#variants[@]} -gt 0 ] || variants=(user clang release asan tsan baseline)
+
+# Exactly what a user types: no cache variables beyond the build type, so the
+# defaults (WERROR=ON, -O3) are what is compiled.
+build_only() {
+    local name=$1; shift
+    echo "=== $name: configure and build (plain Release, default options${CC:+, CC=$CC})"
+    rm -rf "build/$name"
+    cmake -S . -B "build/$name" -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build "build/$name" -j "$jobs" >/dev/null
+}
 
 run_variant() {
     local name=$1; shift
@@ -26,11 +39,13 @@ run_variant() {
 
 for v in "${variants[@]}"; do
     case "$v" in
+        user)     CC=gcc build_only user ;;
+        clang)    CC=clang build_only clang ;;
         release)  run_variant release "" ;;
         asan)     run_variant asan "" -DSANITIZE=address,undefined ;;
         tsan)     run_variant tsan runtime -DSANITIZE=thread ;;
         baseline) run_variant baseline runtime -DLPEL_HOOKS=OFF -DLPEL_CONTEXT=ucontext ;;
-        *) echo "test.sh: unknown variant '$v' (expected release, asan, tsan, baseline)" >&2; exit 2 ;;
+        *) echo "test.sh: unknown variant '$v' (expected user, clang, release, asan, tsan, baseline)" >&2; exit 2 ;;
     esac
 done
 echo "all variants passed: ${variants[*]}"

@@ -348,8 +348,8 @@ START_TEST(test_more_malformed_lines)
         "[1,2]\n",
         "{\"type\":\"data\",\"id\":\"d\",\"time\":\"yesterday\"}\n",
         "{\"type\":\"data\",\"id\":\"d\"}\n{\"type\":\"activity\",\"id\":\"d\",\"duration\":1}\n",
-        "{\"type\":\"data\",\"id\":\"a\"}\n{\"type\":\"data\",\"id\":\"b\"}\n"
-        "{\"type\":\"mutation\",\"kind\":\"CONVERT\",\"from\":\"a\",\"to\":\"b\",\"cost\":-1}\n",
+        ("{\"type\":\"data\",\"id\":\"a\"}\n{\"type\":\"data\",\"id\":\"b\"}\n"
+         "{\"type\":\"mutation\",\"kind\":\"CONVERT\",\"from\":\"a\",\"to\":\"b\",\"cost\":-1}\n"),
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         wfb_graph *g;
