@@ -39,7 +39,6 @@ struct viz_dag {
     size_t edges_len, edges_cap;
     size_t *path; /* vertex indexes */
     size_t path_len;
-    void *gv_context; /* GVC_t*, see gv_output.c */
     char error[VIZ_ERR_LEN];
 };
 
@@ -75,7 +74,6 @@ void viz_dag_destroy(viz_dag *dag)
     free(dag->vertices);
     free(dag->edges);
     free(dag->path);
-    viz_gv_free_context(dag->gv_context);
     viz_id_map_free(&dag->ids);
     free(dag);
 }
@@ -558,7 +556,7 @@ int viz_dag_render(viz_dag *dag, const char *path, const viz_dag_config *config)
     if (rc == VIZ_OK)
         rc = build_dag_graph(dag, &w, g, cfg);
     if (rc == VIZ_OK)
-        rc = viz_gv_write(g, path, &dag->gv_context, dag->error, sizeof dag->error);
+        rc = viz_gv_write(g, path, dag->error, sizeof dag->error);
     if (g)
         agclose(g);
     free_work(&w);

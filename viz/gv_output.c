@@ -4,75 +4,150 @@
  * fast, deterministic and easy to check) for .dot. Shared by the network
  * graph and the critical-path graph.
  *
- * Why the Graphviz context lives as long as the viz object that renders:
- * Graphviz's pango text-layout plugin remembers the last font name in a
- * static pointer into the context's font table, so freeing a context and
- * laying out in a new one reads freed memory (harmless in practice, but
- * AddressSanitizer rightly stops on it). One context per object keeps
- * repeated renders of one graph clean.
+ * Why every layout runs in a child process: Graphviz 2.42's dot layout has
+ * memory bugs we cannot fix from outside. A labelled flat edge on the top
+ * rank makes dot_position reallocate the rank array that gvFreeLayout then
+ * frees a second time (a des network drawn with the old cluster ranking hit
+ * it: "double free", exit 134), and two graphs laid out in one process can
+ * read freed font state. We avoid the paths we know (net_graph.c asks for
+ * newrank, which leaves far fewer flat edges), and contain the ones we do
+ * not: the child lays out and renders into a temporary file, the parent
+ * renames it into place only when the child exited cleanly, and a crash
+ * becomes one error line naming the signal. The child ends with _exit, so
+ * nothing of Graphviz's state is ever freed, and the caller's process never
+ * holds a Graphviz context at all.
+ *
+ * Every format is written to "<path>.tmp.<pid>" and renamed on success, so a
+ * failed render leaves no partial file behind.
  */
 #include "viz_internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
-static int write_dot(Agraph_t *g, const char *path, char *err, size_t errlen)
+static int write_dot(Agraph_t *g, const char *tmp, char *err, size_t errlen)
 {
-    FILE *out = fopen(path, "w");
+    FILE *out = fopen(tmp, "w");
     if (!out) {
-        viz_set_error(err, errlen, "%s: cannot open for writing", path);
+        viz_set_error(err, errlen, "%s: cannot open for writing: %s", tmp, strerror(errno));
         return VIZ_EIO;
     }
     int rc = agwrite(g, out) == 0 ? VIZ_OK : VIZ_EIO;
     if (fclose(out) != 0)
         rc = VIZ_EIO;
     if (rc != VIZ_OK)
-        viz_set_error(err, errlen, "%s: write failed", path);
+        viz_set_error(err, errlen, "%s: write failed", tmp);
     return rc;
 }
 
-static int render_with_layout(Agraph_t *g, const char *path, const char *format, void **context,
-                              char *err, size_t errlen)
+/* In the child: lay out and render; the first byte written to report_fd is
+ * the status, followed by the error text on failure. */
+static void child_render(Agraph_t *g, const char *tmp, const char *format, int report_fd)
 {
-    if (!*context)
-        *context = gvContext();
-    GVC_t *gvc = *context;
+    char err[VIZ_ERR_LEN] = "";
+    char status = 0;
+    GVC_t *gvc = gvContext();
     if (!gvc) {
-        viz_set_error(err, errlen, "graphviz: cannot create a context");
+        snprintf(err, sizeof err, "graphviz: cannot create a context");
+        status = 1;
+    } else if (gvLayout(gvc, g, "dot") != 0) {
+        snprintf(err, sizeof err, "graphviz: dot layout failed");
+        status = 1;
+    } else if (gvRenderFilename(gvc, g, format, tmp) != 0) {
+        snprintf(err, sizeof err, "graphviz could not render %s", format);
+        status = 1;
+    }
+    /* Written before anything is freed: a crash in Graphviz's cleanup can no
+     * longer lose a good image. The layout is never freed (see the top). */
+    ssize_t unused = write(report_fd, &status, 1);
+    if (status)
+        unused = write(report_fd, err, strlen(err));
+    (void)unused;
+    _exit(status);
+}
+
+static int render_contained(Agraph_t *g, const char *tmp, const char *format, char *err,
+                            size_t errlen)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        viz_set_error(err, errlen, "graphviz: cannot create a pipe: %s", strerror(errno));
         return VIZ_ERENDER;
     }
-    int rc = VIZ_OK;
-    if (gvLayout(gvc, g, "dot") != 0) {
-        viz_set_error(err, errlen, "graphviz: dot layout failed");
-        rc = VIZ_ERENDER;
-    } else {
-        if (gvRenderFilename(gvc, g, format, path) != 0) {
-            viz_set_error(err, errlen, "%s: graphviz could not render %s", path, format);
-            rc = VIZ_ERENDER;
-        }
-        gvFreeLayout(gvc, g);
+    fflush(NULL); /* the child must not write our buffered output twice */
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        viz_set_error(err, errlen, "graphviz: cannot fork the layout process: %s",
+                      strerror(errno));
+        return VIZ_ERENDER;
     }
-    return rc;
+    if (pid == 0) {
+        close(fds[0]);
+        child_render(g, tmp, format, fds[1]);
+    }
+    close(fds[1]);
+    char report[VIZ_ERR_LEN + 1];
+    size_t got = 0;
+    for (;;) {
+        ssize_t n = read(fds[0], report + got, sizeof report - 1 - got);
+        if (n > 0 && (got += (size_t)n) < sizeof report - 1)
+            continue;
+        if (n < 0 && errno == EINTR)
+            continue;
+        break;
+    }
+    report[got] = '\0';
+    close(fds[0]);
+    int wstatus;
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    bool rendered = got >= 1 && report[0] == 0;
+    if (rendered)
+        return VIZ_OK; /* a crash in Graphviz's cleanup after a good render */
+    if (got > 1) {
+        viz_set_error(err, errlen, "%s: %s", tmp, report + 1);
+    } else if (WIFSIGNALED(wstatus)) {
+        viz_set_error(err, errlen,
+                      "%s: graphviz crashed (signal %d, %s) laying out the graph; "
+                      "a .dot output needs no layout",
+                      tmp, WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+    } else {
+        viz_set_error(err, errlen, "%s: the graphviz layout process failed (exit %d)", tmp,
+                      WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+    }
+    return VIZ_ERENDER;
 }
 
-void viz_gv_free_context(void *context)
+int viz_gv_write(void *graph, const char *path, char *err, size_t errlen)
 {
-    if (context)
-        gvFreeContext(context);
-}
-
-int viz_gv_write(void *graph, const char *path, void **context, char *err, size_t errlen)
-{
-    switch (viz_format_from_path(path)) {
-    case VIZ_FMT_DOT:
-        return write_dot(graph, path, err, errlen);
-    case VIZ_FMT_SVG:
-        return render_with_layout(graph, path, "svg", context, err, errlen);
-    case VIZ_FMT_PNG:
-        return render_with_layout(graph, path, "png", context, err, errlen);
-    default:
+    viz_format fmt = viz_format_from_path(path);
+    if (fmt != VIZ_FMT_DOT && fmt != VIZ_FMT_SVG && fmt != VIZ_FMT_PNG) {
         viz_set_error(err, errlen, "%s: graphs are written as .svg, .png or .dot",
                       path ? path : "");
         return VIZ_EINVAL;
     }
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp) {
+        viz_set_error(err, errlen, "%s: path too long", path);
+        return VIZ_EINVAL;
+    }
+    int rc = fmt == VIZ_FMT_DOT
+                 ? write_dot(graph, tmp, err, errlen)
+                 : render_contained(graph, tmp, fmt == VIZ_FMT_SVG ? "svg" : "png", err, errlen);
+    if (rc == VIZ_OK && rename(tmp, path) != 0) {
+        viz_set_error(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        rc = VIZ_EIO;
+    }
+    if (rc != VIZ_OK)
+        unlink(tmp);
+    return rc;
 }

@@ -37,7 +37,6 @@ struct viz_net {
     net_stream *streams;
     size_t streams_len, streams_cap;
     viz_id_map stream_ids;
-    void *gv_context; /* GVC_t*, see gv_output.c */
     char error[VIZ_ERR_LEN];
 };
 
@@ -59,7 +58,6 @@ void viz_net_destroy(viz_net *net)
         free(net->tasks[i].name);
     free(net->tasks);
     free(net->streams);
-    viz_gv_free_context(net->gv_context);
     viz_id_map_free(&net->task_ids);
     viz_id_map_free(&net->stream_ids);
     free(net);
@@ -325,6 +323,10 @@ static void declare_defaults(Agraph_t *g, size_t tasks, size_t streams)
              tasks, streams);
     agattr(g, AGRAPH, "label", label);
     agattr(g, AGRAPH, "labelloc", "t");
+    /* Global ranking: with the default per-cluster ranking a chain that
+     * alternates between workers (des's rounds) collapses into one flat rank,
+     * unreadable, and labelled flat edges are where dot 2.42 crashes. */
+    agattr(g, AGRAPH, "newrank", "true");
     agattr(g, AGRAPH, "fontname", "DejaVu Sans");
     agattr(g, AGRAPH, "style", "");
     agattr(g, AGRAPH, "fillcolor", "");
@@ -443,7 +445,7 @@ int viz_net_render(viz_net *net, const char *path)
         return oom(net);
     int rc = build_graph(net, g);
     if (rc == VIZ_OK)
-        rc = viz_gv_write(g, path, &net->gv_context, net->error, sizeof net->error);
+        rc = viz_gv_write(g, path, net->error, sizeof net->error);
     agclose(g);
     return rc;
 }

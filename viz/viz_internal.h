@@ -165,10 +165,10 @@ int viz_timeline_draw(viz_timeline *tl, const char *path, viz_format format);
 
 /* ---- Graphviz output (gv_output.c) ---- */
 
-/* Lays out (unless .dot) and writes graph g to path. Returns VIZ_OK or sets
- * err. graph is an Agraph_t*, *context a GVC_t* created on first use and
- * owned by the caller (void here so users need not see Graphviz headers). */
-int viz_gv_write(void *graph, const char *path, void **context, char *err, size_t errlen);
-void viz_gv_free_context(void *context);
+/* Lays out (unless .dot) and writes graph g to path, the layout contained in
+ * a child process and the file renamed into place only on success. Returns
+ * VIZ_OK or sets err. graph is an Agraph_t* (void here so users need not see
+ * Graphviz headers). */
+int viz_gv_write(void *graph, const char *path, char *err, size_t errlen);
 
 #endif /* VIZ_INTERNAL_H */
