@@ -433,7 +433,9 @@ int snet_bytes_put(snet_bytes *b, const void *data, size_t len);
 
 /* How values of one field type cross ranks: encode appends the value's
  * bytes (returns 0, or -1 if it cannot), decode makes a value from len
- * bytes (0, or -1 for bytes it does not accept). */
+ * bytes at data, which need not be aligned (0, or -1 for bytes it does not
+ * accept). Bytes cross between machines as they are: a codec that writes
+ * numbers in its host's order only works between hosts of one order. */
 typedef struct snet_codec {
     const snet_field_type *type;
     int (*encode)(const void *value, snet_bytes *out);
