@@ -225,6 +225,7 @@ struct snet_run {
 
     uint64_t records_in, records_out; /* written by the input / output task */
     bool traced; /* monitoring hooks installed: message traces are wanted */
+    const snet_mapping *mapping; /* placement by net path (mapping.c), or NULL */
     snet_mig_slot *mig;
 
     /* across MPI ranks (distrib/): NULL and 0 for a run of one process */
