@@ -32,11 +32,8 @@ snet_config snet_config_default(void)
     snet_config c;
     c.lpel = lpel_config_default();
     c.errors = NULL;
-<<<<<<< HEAD
     c.distrib = NULL;
-=======
     c.mapping = NULL;
->>>>>>> main
     return c;
 }
 

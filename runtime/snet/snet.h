@@ -327,9 +327,6 @@ void snet_net_free(snet_net *net);
  * Running a network
  * ------------------------------------------------------------------------- */
 
-<<<<<<< HEAD
-typedef struct snet_distrib snet_distrib;
-=======
 /* ---------------------------------------------------------------------------
  * Mapping files: which worker runs which task, by net-path pattern
  * ------------------------------------------------------------------------- */
@@ -358,17 +355,15 @@ int snet_mapping_lookup(const snet_mapping *m, const char *path);
  * and "NAME:LINE: ..." in err. snet_run_create does this check. */
 int snet_mapping_check(const snet_mapping *m, const snet_net *net, unsigned workers, char *err,
                        size_t errlen);
->>>>>>> main
+
+typedef struct snet_distrib snet_distrib;
 
 typedef struct snet_config {
     lpel_config lpel; /* workers, hooks (monitoring), stream capacity ... */
     FILE *errors;     /* where runtime errors are reported; NULL: stderr */
-<<<<<<< HEAD
-    snet_distrib *distrib; /* the MPI job the run spans; NULL: this process only */
-=======
     const snet_mapping *mapping; /* placement by net path; NULL: none. Borrowed:
                                     it must outlive the run */
->>>>>>> main
+    snet_distrib *distrib; /* the MPI job the run spans; NULL: this process only */
 } snet_config;
 
 snet_config snet_config_default(void);
