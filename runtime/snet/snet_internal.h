@@ -58,6 +58,10 @@ snet_record *snet_record_add(lpel_stream *s);
 long snet_record_find(const snet_record *r, snet_label_kind kind, const char *name);
 /* Append an entry without looking for duplicates (the caller knows). */
 int snet_record_append(snet_record *r, const snet_entry *e);
+/* Append entries whose names are copied into the record (a record read
+ * from outside owns its names until the run interns them). Only for a
+ * record that owns no names yet; on failure nothing is appended. */
+int snet_record_append_owned(snet_record *r, const snet_entry *entries, size_t n);
 /* Copy a field value with its type (plain bits when copy is NULL). */
 void *snet_field_copy(const snet_field_type *t, const void *value);
 void snet_field_free(const snet_field_type *t, void *value);
