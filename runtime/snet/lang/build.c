@@ -182,7 +182,8 @@ static snet_net *build(builder *b, const snet_ast_net *n)
             result = n->det ? snet_star_det(x, text) : snet_star(x, text);
         break;
     case SNET_N_FEEDBACK:
-        fail(b, n->at, "the feedback combinator is not supported yet");
+        if ((text = patterns_text(b, &n->patterns, n->at)) != NULL && operands(b, n, &x, &y))
+            result = n->det ? snet_feedback_det(x, text) : snet_feedback(x, text);
         break;
     case SNET_N_SPLIT: {
         size_t len = strlen(n->tag) + 3;
@@ -192,13 +193,12 @@ static snet_net *build(builder *b, const snet_ast_net *n)
             break;
         }
         snprintf(text, len, "<%s>", n->tag);
-        if (n->det && n->placed) {
-            fail(b, n->at, "!!@ is not supported yet");
+        if (!operands(b, n, &x, &y))
             break;
-        }
-        if (operands(b, n, &x, &y))
-            result = n->placed ? snet_split_at(x, text)
-                               : n->det ? snet_split_det(x, text) : snet_split(x, text);
+        if (n->placed)
+            result = n->det ? snet_split_det_at(x, text) : snet_split_at(x, text);
+        else
+            result = n->det ? snet_split_det(x, text) : snet_split(x, text);
         break;
     }
     case SNET_N_AT:

@@ -395,14 +395,17 @@ static void resolve_scope(snet_lang_program *p, scope *s)
 /* A net may not use itself, directly or through others. */
 static bool find_cycle(snet_lang_program *p, const snet_ast_net *n, snet_ast_def *start);
 
+/* The nets on a cycle already reported are not searched again (each
+ * would report the same cycle). */
 static bool net_cycle(snet_lang_program *p, snet_ast_def *d, snet_ast_def *start)
 {
     def_info *info = lang_def(d);
-    if (info->visiting)
-        return false; /* already on the path: reported from where it started */
+    if (info->visiting || info->in_cycle)
+        return false;
     info->visiting = 1;
     bool found = d->body && find_cycle(p, d->body, start);
     info->visiting = 0;
+    info->in_cycle = found;
     return found;
 }
 

@@ -61,6 +61,7 @@ typedef struct def_info {
     bool has_sig;
     bool used;
     int visiting; /* cycle search and inference recursion guard */
+    bool in_cycle; /* on a reported cycle of nets */
     /* memo of the body's inference (nets without a signature) */
     struct memo_entry *memo;
     size_t nmemo;

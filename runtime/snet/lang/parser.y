@@ -38,6 +38,8 @@ static void snet_yyerror(SNET_YYLTYPE *loc, yyscan_t scanner, snet_parse_state *
 /* Arena exhaustion ends the parse with "memory exhausted". */
 #define NEED(x) do { if (!(x)) YYNOMEM; } while (0)
 #define AT(l) ((snet_src){(l).first_line, (l).first_column})
+/* A constructor that may also refuse (with a message): abort the parse. */
+#define CALL(lhs, x) do { if (!((lhs) = (x))) { if (ps->failed) YYERROR; YYNOMEM; } } while (0)
 
 static snet_ast_expr *binary(snet_parse_state *ps, snet_ast_op op, snet_ast_expr *a,
                              snet_ast_expr *b, snet_src at)
@@ -323,8 +325,8 @@ exits
 expr
     : NUMBER                     { NEED($$ = snet_ast_new_expr(ps, SNET_X_NUM, NULL, NULL, NULL, AT(@1))); $$->value = $1; }
     | NAME                       { NEED($$ = snet_ast_new_expr(ps, SNET_X_TAG, NULL, NULL, NULL, AT(@1))); $$->name = $1; }
-    | NAME '(' expr ')'          { NEED($$ = call(ps, $1, $3, NULL, AT(@1))); }
-    | NAME '(' expr ',' expr ')' { NEED($$ = call(ps, $1, $3, $5, AT(@1))); }
+    | NAME '(' expr ')'          { CALL($$, call(ps, $1, $3, NULL, AT(@1))); }
+    | NAME '(' expr ',' expr ')' { CALL($$, call(ps, $1, $3, $5, AT(@1))); }
     | '(' expr ')'               { $$ = $2; }
     | '-' expr %prec UNARY       { NEED($$ = snet_ast_new_expr(ps, SNET_X_NEG, $2, NULL, NULL, AT(@1))); }
     | '!' expr %prec UNARY       { NEED($$ = snet_ast_new_expr(ps, SNET_X_NOT, $2, NULL, NULL, AT(@1))); }

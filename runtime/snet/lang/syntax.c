@@ -236,7 +236,7 @@ static int parse(snet_parse_state *ps, const char *text, size_t len)
     int rc = snet_yyparse(scanner, ps);
     snet_yy_delete_buffer(buffer, scanner);
     snet_yylex_destroy(scanner);
-    if (rc == 2) {
+    if (rc == 2 && !ps->failed) {
         snet_parse_error(ps, 0, 0, "out of memory");
         return SNET_SYNTAX_NOMEM;
     }

@@ -42,8 +42,9 @@ typedef struct snet_parse_state {
     bool start_sent;
     snet_diag *diag;
     bool failed;  /* diag holds the first error */
-    /* position of the next character */
+    /* position of the next character, and where the open comment began */
     int line, column;
+    int comment_line, comment_column;
     /* Where definitions may start (the scanner reads '<' there as the start
      * of a <metadata> block, elsewhere as a tag bracket or comparison). */
     bool def_level;
