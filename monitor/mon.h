@@ -145,8 +145,10 @@ int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv,
 const lpel_hooks *mon_lpel_hooks(const mon *m);
 
 /* Flush every worker log, write the final run.json and free m. Call after
- * lpel_run has returned. Returns 0, or -1 if events were lost (a warning
- * has then been printed once). m may be NULL. */
+ * lpel_run has returned. Events lost on the way (disk full, a write error)
+ * are reported on stderr, per worker, and in the trace; they do not make
+ * this fail. Returns 0, or -1 if the trace could not be completed (run.json
+ * not written; a warning says why). m may be NULL. */
 int mon_close(mon *m);
 
 /* Events recorded / lost so far (0 for m NULL). */

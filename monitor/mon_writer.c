@@ -22,7 +22,8 @@
  * worker itself at the end of its run, the crash handler (without the lock:
  * best effort in a dying process). The worker takes the lock only when it
  * switches packets. The worker tells the others how far its events go with
- * two relaxed-cost atomics (committed position and time, release-stored).
+ * two atomics, the position after its last complete event (release-stored)
+ * and that event's time: plain stores on x86.
  *
  * When the file cannot grow (disk full, file size limit, I/O error, a file
  * that cannot be mapped), the worker goes on into an anonymous buffer of
@@ -45,18 +46,13 @@
 #include <unistd.h>
 
 struct mon_writer {
-    /* Hot: touched by every event, only by the worker thread. */
-    uint8_t *buf;         /* the packet being filled (a file mapping or scratch) */
-    size_t pos;           /* bytes of buf used */
-    size_t cap;           /* packet size in bytes */
-    uint64_t last_ts;     /* time of the log's last event (ticks) */
-    uint64_t events;      /* events emitted, recorded or lost */
-    _Atomic size_t committed_pos;  /* pos after the last complete event */
-    _Atomic uint64_t committed_ts; /* its time */
+    /* Hot: touched by every event (mon_emit_internal.h), only by the
+     * worker thread; pos and last_ts are read by the publishers. */
+    mon_writer_hot hot;
 
     /* Cold. */
     uint64_t packet_first; /* events before the current packet */
-    bool mapped;           /* buf is a region of the file */
+    bool mapped;           /* hot.buf is a region of the file */
     uint8_t *scratch;      /* where events go while the file cannot grow */
     int fd;
     uint64_t file_end;     /* offset just past the last packet region */
@@ -69,6 +65,17 @@ struct mon_writer {
     int error;             /* errno of the first failure, 0 if none */
     char path[4096];
 };
+
+/* The worker's own view of its position and time (relaxed: it wrote them). */
+static size_t pos_of(mon_writer *w) { return atomic_load_explicit(&w->hot.pos, memory_order_relaxed); }
+static uint64_t last_ts_of(mon_writer *w)
+{
+    return atomic_load_explicit(&w->hot.last_ts, memory_order_relaxed);
+}
+static void set_pos(mon_writer *w, size_t pos)
+{
+    atomic_store_explicit(&w->hot.pos, pos, memory_order_release);
+}
 
 static size_t page_size(void)
 {
@@ -115,10 +122,10 @@ static void header_init(mon_writer *w, uint8_t *buf)
     uint8_t *p = buf;
     p = mon_put_u32(p, MON_CTF_MAGIC);
     p = mon_put_u32(p, 0);
-    p = mon_put_u64(p, w->last_ts);
-    p = mon_put_u64(p, w->last_ts);
+    p = mon_put_u64(p, last_ts_of(w));
+    p = mon_put_u64(p, last_ts_of(w));
     p = mon_put_u64(p, (uint64_t)MON_PACKET_PREAMBLE_BYTES * 8);
-    p = mon_put_u64(p, (uint64_t)w->cap * 8);
+    p = mon_put_u64(p, (uint64_t)w->hot.cap * 8);
     p = mon_put_u64(p, atomic_load_explicit(&w->lost, memory_order_relaxed));
     p = mon_put_u32(p, w->worker);
     (void)mon_put_u64(p, w->seq);
@@ -132,8 +139,9 @@ static void header_publish(uint8_t *buf, size_t pos, uint64_t ts, uint64_t lost)
 {
     put_u64_at(buf, MON_OFF_TS_END, ts);
     put_u64_at(buf, MON_OFF_DISCARDED, lost);
-    atomic_thread_fence(memory_order_release);
-    put_u64_at(buf, MON_OFF_CONTENT_SIZE, (uint64_t)pos * 8);
+    /* content_size is 8-byte aligned (packets start on page boundaries). */
+    atomic_store_explicit((_Atomic uint64_t *)(void *)(buf + MON_OFF_CONTENT_SIZE),
+                          (uint64_t)pos * 8, memory_order_release);
 }
 
 /* ---------------------------------------------------------------------------
@@ -150,7 +158,7 @@ static uint8_t *map_region(mon_writer *w)
     }
     /* Allocated up front: a store into a mapped page that the file system
      * cannot back would be a SIGBUS instead of an error. */
-    int rc = posix_fallocate(w->fd, (off_t)w->file_end, (off_t)w->cap);
+    int rc = posix_fallocate(w->fd, (off_t)w->file_end, (off_t)w->hot.cap);
     if (rc != 0) {
         /* Whatever part was allocated is cut off again, so that the file
          * still ends with a whole packet. */
@@ -160,7 +168,7 @@ static uint8_t *map_region(mon_writer *w)
         errno = rc;
         return NULL;
     }
-    void *p = mmap(NULL, w->cap, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, (off_t)w->file_end);
+    void *p = mmap(NULL, w->hot.cap, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, (off_t)w->file_end);
     if (p == MAP_FAILED) {
         int e = errno;
         if (ftruncate(w->fd, (off_t)w->file_end) != 0) {
@@ -172,7 +180,7 @@ static uint8_t *map_region(mon_writer *w)
 #ifdef MADV_POPULATE_WRITE
     /* Fault the pages in now, in one go, rather than one by one in the
      * middle of the events (not fatal if the kernel is older). */
-    (void)madvise(p, w->cap, MADV_POPULATE_WRITE);
+    (void)madvise(p, w->hot.cap, MADV_POPULATE_WRITE);
 #endif
     return p;
 }
@@ -183,20 +191,19 @@ static void packet_start(mon_writer *w)
 {
     uint8_t *region = map_region(w);
     if (region) {
-        w->buf = region;
+        w->hot.buf = region;
         w->mapped = true;
         w->packet_off = w->file_end;
-        w->file_end += w->cap;
+        w->file_end += w->hot.cap;
         w->have_packet = true;
     } else {
         note_error(w, errno);
-        w->buf = w->scratch;
+        w->hot.buf = w->scratch;
         w->mapped = false;
     }
-    header_init(w, w->buf);
-    w->pos = MON_PACKET_PREAMBLE_BYTES;
-    w->packet_first = w->events;
-    atomic_store_explicit(&w->committed_pos, w->pos, memory_order_release);
+    header_init(w, w->hot.buf);
+    w->packet_first = w->hot.events;
+    set_pos(w, MON_PACKET_PREAMBLE_BYTES);
 }
 
 /* End the current packet: publish everything in it, or count its events as
@@ -205,10 +212,11 @@ static void packet_start(mon_writer *w)
 static void packet_end(mon_writer *w)
 {
     if (w->mapped) {
-        header_publish(w->buf, w->pos, w->last_ts, atomic_load_explicit(&w->lost, memory_order_relaxed));
+        header_publish(w->hot.buf, pos_of(w), last_ts_of(w),
+                       atomic_load_explicit(&w->lost, memory_order_relaxed));
         w->seq++;
     } else {
-        atomic_fetch_add_explicit(&w->lost, w->events - w->packet_first, memory_order_relaxed);
+        atomic_fetch_add_explicit(&w->lost, w->hot.events - w->packet_first, memory_order_relaxed);
     }
 }
 
@@ -236,7 +244,7 @@ mon_writer *mon_writer_open_fd(int fd, const char *path, unsigned worker, size_t
         set_err(err, errlen, "%s: out of memory for the trace buffer%s", path, "");
         return NULL;
     }
-    w->cap = cap;
+    w->hot.cap = cap;
     w->fd = fd;
     w->worker = worker;
     pthread_mutex_init(&w->lock, NULL);
@@ -261,10 +269,10 @@ mon_writer *mon_writer_open(const char *dir, unsigned worker, size_t packet_byte
 /* Publish what the worker has committed into the current packet. */
 static void publish_committed(mon_writer *w)
 {
-    size_t pos = atomic_load_explicit(&w->committed_pos, memory_order_acquire);
+    size_t pos = atomic_load_explicit(&w->hot.pos, memory_order_acquire);
     if (!w->mapped || pos <= MON_PACKET_PREAMBLE_BYTES)
         return; /* nothing new, or nowhere to put it */
-    header_publish(w->buf, pos, atomic_load_explicit(&w->committed_ts, memory_order_relaxed),
+    header_publish(w->hot.buf, pos, atomic_load_explicit(&w->hot.last_ts, memory_order_relaxed),
                    atomic_load_explicit(&w->lost, memory_order_relaxed));
 }
 
@@ -280,12 +288,11 @@ void mon_writer_flush(mon_writer *w)
     pthread_mutex_lock(&w->lock);
     if (w->mapped) {
         publish_committed(w);
-    } else if (w->events > w->packet_first) {
+    } else if (w->hot.events > w->packet_first) {
         /* The scratch buffer's events can never reach the file. */
         packet_end(w);
-        w->pos = MON_PACKET_PREAMBLE_BYTES;
-        w->packet_first = w->events;
-        atomic_store_explicit(&w->committed_pos, w->pos, memory_order_release);
+        w->packet_first = w->hot.events;
+        set_pos(w, MON_PACKET_PREAMBLE_BYTES);
     }
     pthread_mutex_unlock(&w->lock);
 }
@@ -303,7 +310,17 @@ void mon_writer_flush(mon_writer *w)
 
 MON_CRASH_PATH void mon_writer_crash_flush(mon_writer *w)
 {
-    publish_committed(w);
+    size_t pos = atomic_load_explicit(&w->hot.pos, memory_order_acquire);
+    if (!w->mapped || pos <= MON_PACKET_PREAMBLE_BYTES)
+        return;
+    uint64_t ts = atomic_load_explicit(&w->hot.last_ts, memory_order_relaxed);
+    uint64_t lost = atomic_load_explicit(&w->lost, memory_order_relaxed);
+    uint64_t content = (uint64_t)pos * 8;
+    /* header_publish, spelt out here so that nothing instrumented runs. */
+    __builtin_memcpy(w->hot.buf + MON_OFF_TS_END, &ts, 8);
+    __builtin_memcpy(w->hot.buf + MON_OFF_DISCARDED, &lost, 8);
+    atomic_signal_fence(memory_order_release);
+    __builtin_memcpy(w->hot.buf + MON_OFF_CONTENT_SIZE, &content, 8);
 }
 
 /* A worker that lost events and ended in scratch: its last packet in the
@@ -316,7 +333,7 @@ static void record_final_loss(mon_writer *w)
     if (!lost || !w->have_packet || w->fd < 0)
         return;
     uint8_t v[8];
-    (void)mon_put_u64(v, w->last_ts);
+    (void)mon_put_u64(v, last_ts_of(w));
     if (pwrite(w->fd, v, 8, (off_t)(w->packet_off + MON_OFF_TS_END)) != 8)
         return;
     (void)mon_put_u64(v, lost);
@@ -336,11 +353,12 @@ int mon_writer_close(mon_writer *w)
         /* The last packet loses its padding: its size becomes its content,
          * and the file ends there. A last packet with nothing to say (no
          * event, no loss) goes altogether. */
-        bool empty = w->pos == MON_PACKET_PREAMBLE_BYTES &&
+        size_t pos = pos_of(w);
+        bool empty = pos == MON_PACKET_PREAMBLE_BYTES &&
                      atomic_load_explicit(&w->lost, memory_order_relaxed) == 0;
-        put_u64_at(w->buf, MON_OFF_PACKET_SIZE, (uint64_t)w->pos * 8);
-        munmap(w->buf, w->cap);
-        if (ftruncate(w->fd, (off_t)(w->packet_off + (empty ? 0 : w->pos))) != 0)
+        put_u64_at(w->hot.buf, MON_OFF_PACKET_SIZE, (uint64_t)pos * 8);
+        munmap(w->hot.buf, w->hot.cap);
+        if (ftruncate(w->fd, (off_t)(w->packet_off + (empty ? 0 : pos))) != 0)
             note_error(w, errno);
     } else {
         record_final_loss(w);
@@ -356,7 +374,7 @@ int mon_writer_close(mon_writer *w)
 }
 
 unsigned mon_writer_worker(const mon_writer *w) { return w->worker; }
-uint64_t mon_writer_events(const mon_writer *w) { return w->events; }
+uint64_t mon_writer_events(const mon_writer *w) { return w->hot.events; }
 uint64_t mon_writer_lost(const mon_writer *w)
 {
     return atomic_load_explicit(&((mon_writer *)w)->lost, memory_order_relaxed);
@@ -364,162 +382,20 @@ uint64_t mon_writer_lost(const mon_writer *w)
 const char *mon_writer_error(const mon_writer *w) { return w->error ? strerror(w->error) : NULL; }
 uint64_t mon_writer_bytes(const mon_writer *w)
 {
-    return w->have_packet ? w->packet_off + (w->mapped ? w->pos : 0) : 0;
+    return w->have_packet ? w->packet_off + (w->mapped ? pos_of((mon_writer *)w) : 0) : 0;
 }
 
-/* ---------------------------------------------------------------------------
- * Events
- * ------------------------------------------------------------------------- */
-
-/* The packet is full: end it and start the next. Out of line: once per
- * packet, and keeping it out of the inlined event path keeps that short. */
-__attribute__((noinline, cold)) static void switch_packet(mon_writer *w)
+/* The packet is full: end it and start the next. Called from the inlined
+ * event path (mon_emit_internal.h) once per packet. */
+void mon_writer_next_packet(mon_writer *w)
 {
     pthread_mutex_lock(&w->lock);
-    uint8_t *old = w->buf;
+    uint8_t *old = w->hot.buf;
     bool old_mapped = w->mapped;
     packet_end(w);
     packet_start(w);
     pthread_mutex_unlock(&w->lock);
-    /* Nobody else looks at the old region once w->buf has moved on. */
+    /* Nobody else looks at the old region once hot.buf has moved on. */
     if (old_mapped)
-        munmap(old, w->cap);
-}
-
-/*
- * Start an event with payload bytes of payload: switch packets when this
- * one is full; write the compact header when the time since the log's
- * previous event fits in 27 bits (a reader reconstructs the full time from
- * the low bits, assuming at most one wrap), the extended header otherwise.
- * Inlined into every emitter: saves a call and its register saves per
- * event.
- */
-static inline __attribute__((always_inline)) uint8_t *
-event_begin(mon_writer *w, mon_event_id id, uint64_t ts, size_t payload)
-{
-    if (__builtin_expect(w->pos + MON_EXTENDED_HEADER_BYTES + payload > w->cap, 0))
-        switch_packet(w);
-    if (ts < w->last_ts)
-        ts = w->last_ts; /* the log's clock never goes back */
-    uint8_t *p = w->buf + w->pos;
-    if (w->pos == MON_PACKET_PREAMBLE_BYTES) {
-        /* The packet's first event sets its time range; timestamp_end
-         * first, so the header is consistent at every moment. */
-        put_u64_at(w->buf, MON_OFF_TS_END, ts);
-        atomic_signal_fence(memory_order_release);
-        put_u64_at(w->buf, MON_OFF_TS_BEGIN, ts);
-        w->last_ts = ts;
-    }
-    if (ts - w->last_ts <= MON_COMPACT_TS_MASK) {
-        p = mon_put_u32(p, (uint32_t)id | (((uint32_t)ts & MON_COMPACT_TS_MASK) << 5));
-    } else {
-        p = mon_put_u8(p, MON_EXTENDED_ID);
-        p = mon_put_u32(p, (uint32_t)id);
-        p = mon_put_u64(p, ts);
-    }
-    w->last_ts = ts;
-    return p;
-}
-
-static inline void event_commit(mon_writer *w, uint8_t *end)
-{
-    w->pos = (size_t)(end - w->buf);
-    w->events++;
-    atomic_store_explicit(&w->committed_ts, w->last_ts, memory_order_relaxed);
-    atomic_store_explicit(&w->committed_pos, w->pos, memory_order_release);
-}
-
-/* Ids are stored in 32 bits (see docs/LOGFORMAT.md): keeps events small. */
-static uint32_t id32(uint64_t id) { return (uint32_t)id; }
-
-void mon_emit_bare(mon_writer *w, mon_event_id id, uint64_t ts)
-{
-    event_commit(w, event_begin(w, id, ts, 0));
-}
-
-void mon_emit_task(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task)
-{
-    uint8_t *p = event_begin(w, id, ts, 4);
-    event_commit(w, mon_put_u32(p, id32(task)));
-}
-
-void mon_emit_task_block(mon_writer *w, uint64_t ts, uint64_t task, unsigned cause)
-{
-    uint8_t *p = event_begin(w, MON_ID_TASK_BLOCK, ts, 5);
-    p = mon_put_u32(p, id32(task));
-    event_commit(w, mon_put_u8(p, (uint8_t)cause));
-}
-
-void mon_emit_task_map(mon_writer *w, uint64_t ts, uint64_t task, unsigned worker,
-                       const char *name)
-{
-    size_t len = name ? strnlen(name, MON_NAME_MAX) : 0;
-    uint8_t *p = event_begin(w, MON_ID_TASK_MAP, ts, 8 + len + 1);
-    p = mon_put_u32(p, id32(task));
-    p = mon_put_u32(p, worker);
-    if (len)
-        memcpy(p, name, len);
-    p += len;
-    event_commit(w, mon_put_u8(p, 0));
-}
-
-void mon_emit_stream_mode(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,
-                          uint64_t stream, bool write_end)
-{
-    uint8_t *p = event_begin(w, id, ts, 9);
-    p = mon_put_u32(p, id32(task));
-    p = mon_put_u32(p, id32(stream));
-    event_commit(w, mon_put_u8(p, write_end ? 1 : 0));
-}
-
-void mon_emit_stream_io(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,
-                        uint64_t stream)
-{
-    uint8_t *p = event_begin(w, id, ts, 8);
-    p = mon_put_u32(p, id32(task));
-    event_commit(w, mon_put_u32(p, id32(stream)));
-}
-
-void mon_emit_stream_block(mon_writer *w, uint64_t ts, uint64_t task, uint64_t stream,
-                           bool empty)
-{
-    uint8_t *p = event_begin(w, MON_ID_STREAM_BLOCK, ts, 9);
-    p = mon_put_u32(p, id32(task));
-    p = mon_put_u32(p, id32(stream));
-    event_commit(w, mon_put_u8(p, empty ? 1 : 0));
-}
-
-void mon_emit_stream_wake(mon_writer *w, uint64_t ts, uint64_t waker, uint64_t stream,
-                          uint64_t woken)
-{
-    uint8_t *p = event_begin(w, MON_ID_STREAM_WAKE, ts, 12);
-    p = mon_put_u32(p, id32(waker));
-    p = mon_put_u32(p, id32(stream));
-    event_commit(w, mon_put_u32(p, id32(woken)));
-}
-
-void mon_emit_message(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,
-                      uint64_t msg)
-{
-    uint8_t *p = event_begin(w, id, ts, 12);
-    p = mon_put_u32(p, id32(task));
-    event_commit(w, mon_put_u64(p, msg));
-}
-
-void mon_emit_task_load(mon_writer *w, uint64_t ts, uint64_t task, uint32_t dispatches,
-                        uint64_t exec_ns)
-{
-    uint8_t *p = event_begin(w, MON_ID_TASK_LOAD, ts, 16);
-    p = mon_put_u32(p, id32(task));
-    p = mon_put_u32(p, dispatches);
-    event_commit(w, mon_put_u64(p, exec_ns));
-}
-
-void mon_emit_worker_load(mon_writer *w, uint64_t ts, uint32_t waits, uint64_t wait_ns,
-                          uint64_t busy_ns)
-{
-    uint8_t *p = event_begin(w, MON_ID_WORKER_LOAD, ts, 20);
-    p = mon_put_u32(p, waits);
-    p = mon_put_u64(p, wait_ns);
-    event_commit(w, mon_put_u64(p, busy_ns));
+        munmap(old, w->hot.cap);
 }

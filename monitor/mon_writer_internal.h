@@ -17,9 +17,8 @@
 #include <stdint.h>
 
 #include "mon_clock_internal.h"
+#include "mon_emit_internal.h" /* the emitters: mon_emit_* */
 #include "mon_format_internal.h"
-
-typedef struct mon_writer mon_writer;
 
 /* Create DIR/worker-N and a writer for it; packet_bytes 0 means the
  * default (rounded up to whole pages). Returns NULL with a message in err.
@@ -56,29 +55,6 @@ uint64_t mon_writer_lost(const mon_writer *w);
 uint64_t mon_writer_bytes(const mon_writer *w); /* in the file, padding included */
 /* Why the log could not grow (strerror text), NULL if it always could. */
 const char *mon_writer_error(const mon_writer *w);
-
-/* Emitters, one per payload shape; id is a mon_event_id of that shape and
- * ts the event time in ticks of the trace clock (made monotonic per
- * writer). Load durations (exec_ns, wait_ns, busy_ns) are in ns. */
-void mon_emit_bare(mon_writer *w, mon_event_id id, uint64_t ts);
-void mon_emit_task(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task);
-void mon_emit_task_block(mon_writer *w, uint64_t ts, uint64_t task, unsigned cause);
-void mon_emit_task_map(mon_writer *w, uint64_t ts, uint64_t task, unsigned worker,
-                       const char *name);
-void mon_emit_stream_mode(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,
-                          uint64_t stream, bool write_end);
-void mon_emit_stream_io(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,
-                        uint64_t stream);
-void mon_emit_stream_block(mon_writer *w, uint64_t ts, uint64_t task, uint64_t stream,
-                           bool empty);
-void mon_emit_stream_wake(mon_writer *w, uint64_t ts, uint64_t waker, uint64_t stream,
-                          uint64_t woken);
-void mon_emit_message(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,
-                      uint64_t msg);
-void mon_emit_task_load(mon_writer *w, uint64_t ts, uint64_t task, uint32_t dispatches,
-                        uint64_t exec_ns);
-void mon_emit_worker_load(mon_writer *w, uint64_t ts, uint32_t waits, uint64_t wait_ns,
-                          uint64_t busy_ns);
 
 /* ---------------------------------------------------------------------------
  * Trace-level files (mon_metadata.c)
