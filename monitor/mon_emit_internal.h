@@ -124,19 +124,10 @@ static inline void mon_emit_task_block(mon_writer *w, uint64_t ts, uint64_t task
     mon_ev_end(w, e);
 }
 
-static inline void mon_emit_task_map(mon_writer *w, uint64_t ts, uint64_t task, unsigned worker,
-                                     const char *name)
-{
-    size_t len = name ? strnlen(name, MON_NAME_MAX) : 0;
-    mon_ev e = mon_ev_begin(w, MON_ID_TASK_MAP, ts, 8 + len + 1);
-    e.p = mon_put_u32(e.p, mon_id32(task));
-    e.p = mon_put_u32(e.p, worker);
-    if (len)
-        memcpy(e.p, name, len);
-    e.p += len;
-    e.p = mon_put_u8(e.p, 0);
-    mon_ev_end(w, e);
-}
+/* The name is stored as valid UTF-8 of at most MON_NAME_MAX bytes (cut at
+ * a character boundary, stray bytes as '?'). Out of line (mon_writer.c). */
+void mon_emit_task_map(mon_writer *w, uint64_t ts, uint64_t task, unsigned worker,
+                       const char *name);
 
 static inline void mon_emit_stream_mode(mon_writer *w, mon_event_id id, uint64_t ts,
                                         uint64_t task, uint64_t stream, bool write_end)

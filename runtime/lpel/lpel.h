@@ -306,6 +306,51 @@ size_t lpel_stream_count(const lpel_stream *s);
 lpel_task *lpel_stream_reader(const lpel_stream *s);
 lpel_task *lpel_stream_writer(const lpel_stream *s);
 
+/* ---------------------------------------------------------------------------
+ * Events: threads outside LPEL waking tasks
+ * ------------------------------------------------------------------------- */
+
+/*
+ * Streams connect tasks; an event connects a task to anything else, e.g. a
+ * thread that talks to the network (runtime/snet/distrib). An event is a
+ * flag: lpel_event_raise sets it (from any thread, a task or not) and
+ * wakes the task waiting for it; lpel_event_wait, in a task, returns at
+ * once if the flag is set and clears it, else blocks the task (never the
+ * worker) until a raise. One task waits for an event at a time. Raises
+ * between two waits count once.
+ *
+ * Deadlocks: a task waiting for an event may be woken by the outside, so
+ * while some task waits for an event the run does not end with
+ * LPEL_EDEADLOCK when every task is blocked. The thread that raises the
+ * events knows whether it still will; it can ask whether the runtime is
+ * quiescent and, if nothing will ever come, stop it as deadlocked.
+ */
+typedef struct lpel_event lpel_event;
+
+/* what describes what a waiting task waits for, in the deadlock report
+ * ("records from rank 1 on channel 3"); copied. NULL if out of memory. */
+lpel_event *lpel_event_create(const char *what);
+/* Free an event no task waits for any more (e.g. after the run). */
+void lpel_event_destroy(lpel_event *e);
+/* In a task: wait for the event. cause is what the monitor records for the
+ * block: LPEL_BLOCK_INPUT (waiting for data) or LPEL_BLOCK_OUTPUT (waiting
+ * for room). */
+void lpel_event_wait(lpel_event *e, lpel_block_cause cause);
+/* From any thread: set the flag and wake the waiting task, if any. */
+void lpel_event_raise(lpel_event *e);
+
+/* True if the run has started, every live task is blocked (on streams or
+ * events) and no wake-up is under way: nothing moves until an event is
+ * raised. *live_tasks gets the number of live tasks. Any thread. */
+bool lpel_runtime_quiescent(lpel_runtime *rt, long *live_tasks);
+
+/* Stop a quiescent run as deadlocked: print who waits for whom to report
+ * (NULL: config.report, as lpel_run does for a deadlock it finds itself),
+ * end the workers, and
+ * make lpel_run return LPEL_EDEADLOCK. LPEL_ESTATE if the run is not
+ * quiescent (any more). Any thread. */
+int lpel_runtime_stop_deadlocked(lpel_runtime *rt, FILE *report);
+
 #ifdef __cplusplus
 }
 #endif
