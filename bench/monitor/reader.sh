@@ -22,13 +22,13 @@ trap 'rm -rf "$work"' EXIT
 
 "$pipeline" -m A -o "$work/trace" "$items" 1 >/dev/null
 events=$("$snetmon" dump --count "$work/trace")
-bt_events=$(babeltrace2 "$work/trace" -c sink.utils.counter -p step=0 | awk '/Event messages/ {print $1}')
+bt_events=$(babeltrace2 "$work/trace" -c sink.utils.counter -p step=+0 | awk '/Event messages/ {print $1}')
 [ "$bt_events" = "$events" ] || echo "warning: babeltrace2 counts $bt_events events, snetmon $events" >&2
 bytes=$(cat "$work"/trace/ctf/worker-* | wc -c)
 i=0
 while [ $i -lt "$runs" ]; do
     timed "$work/count" "$snetmon" dump --count "$work/trace"
-    timed "$work/btcount" babeltrace2 "$work/trace" -c sink.utils.counter -p step=0
+    timed "$work/btcount" babeltrace2 "$work/trace" -c sink.utils.counter -p step=+0
     timed "$work/dump" "$snetmon" dump "$work/trace"
     timed "$work/bt" babeltrace2 "$work/trace"
     i=$((i + 1))
