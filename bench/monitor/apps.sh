@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # apps.sh - monitoring overhead on the four applications at the paper's
 # sizes, as wall time AND as CPU time (never run as a test).
 #

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # reader.sh - our trace reader against babeltrace2 on the same trace, like
 # for like (never run as a test):
 #   decoding: `snetmon dump --count DIR`  vs  `babeltrace2 DIR -c sink.utils.counter`
