@@ -78,11 +78,18 @@ enum mon_flag {
 /* The default size of one packet (and of each worker's buffer). */
 #define MON_DEFAULT_PACKET_BYTES ((size_t)1 << 20)
 
+/* How often what the workers recorded is made part of the trace files
+ * (--mon-flush): a run killed at any moment keeps everything recorded up
+ * to this long before, and `snetmon top` sees the run this far behind. */
+#define MON_DEFAULT_FLUSH_MS 200u
+#define MON_FLUSH_MS_MAX 3600000u
+
 typedef struct mon_options {
     unsigned flags;         /* MON_FLAG_*; 0 = monitoring off (mon0) */
     const char *task_regex; /* pcre2 pattern on task names, NULL = all tasks */
     const char *dir;        /* trace directory, MON_DEFAULT_DIR if NULL */
     size_t packet_bytes;    /* 0 = MON_DEFAULT_PACKET_BYTES */
+    unsigned flush_ms;      /* flush period; 0 = only when a packet is full and at the end */
 } mon_options;
 
 /* Options with every field at its default (monitoring off). */
@@ -101,9 +108,12 @@ void mon_flags_format(unsigned flags, char *buf, size_t len);
  *     -m FLAGS | -mFLAGS         what to record (see above)
  *     -o DIR   | -oDIR           the trace directory (default ./trace)
  *     --mon-tasks REGEX | --mon-tasks=REGEX   monitor only matching tasks
+ *     --mon-flush MS | --mon-flush=MS         flush period (0: only full
+ *                                             packets and the end)
  * Parsing stops at "--" (which is kept). The strings stored in *out point
  * into argv. Returns 0, or -1 with a one-line message in err (an unknown
- * flag letter, a missing value, a pattern pcre2 rejects).
+ * flag letter, a missing value, a pattern pcre2 rejects, a flush period
+ * that is not a number of milliseconds up to MON_FLUSH_MS_MAX).
  */
 int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t errlen);
 
@@ -112,7 +122,8 @@ int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t e
 #define MON_OPTIONS_HELP                                                       \
     "  -m FLAGS         monitor the run (letters mtWTSML, A = all)\n"           \
     "  -o DIR           trace directory (default ./trace)\n"                    \
-    "  --mon-tasks RE   monitor only tasks whose name matches RE\n"
+    "  --mon-tasks RE   monitor only tasks whose name matches RE\n"          \
+    "  --mon-flush MS   make the trace readable every MS ms (default 200)\n"
 
 /* ---------------------------------------------------------------------------
  * Attaching to the runtime
@@ -134,8 +145,10 @@ int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv,
 const lpel_hooks *mon_lpel_hooks(const mon *m);
 
 /* Flush every worker log, write the final run.json and free m. Call after
- * lpel_run has returned. Returns 0, or -1 if events were lost (a warning
- * has then been printed once). m may be NULL. */
+ * lpel_run has returned. Events lost on the way (disk full, a write error)
+ * are reported on stderr, per worker, and in the trace; they do not make
+ * this fail. Returns 0, or -1 if the trace could not be completed (run.json
+ * not written; a warning says why). m may be NULL. */
 int mon_close(mon *m);
 
 /* Events recorded / lost so far (0 for m NULL). */

@@ -5,10 +5,11 @@
  *
  * A worker log is a sequence of packets. Each packet:
  *   packet header  (8 bytes)  u32 magic 0xC1FC1FC1, u32 stream_id = 0
- *   packet context (44 bytes) u64 timestamp_begin, u64 timestamp_end,
+ *   packet context (52 bytes) u64 timestamp_begin, u64 timestamp_end,
  *                             u64 content_size (bits), u64 packet_size (bits),
- *                             u64 events_discarded (cumulative), u32 cpu_id
- *   events, byte aligned, until content_size.
+ *                             u64 events_discarded (cumulative), u32 cpu_id,
+ *                             u64 packet_seq_num (0, 1, 2, ... in the file)
+ *   events, byte aligned, until content_size; padding until packet_size.
  * Each event: a compact header u32 = id (5 bits) | low 27 bits of the
  * timestamp << 5, or the extended header: one byte 31, u32 id, u64 full
  * timestamp (13 bytes) when the time since the previous event of the
@@ -28,11 +29,11 @@
 #error "the trace writer stores integers in host order and declares them little endian"
 #endif
 
-#define MON_FORMAT_VERSION "1.0"
+#define MON_FORMAT_VERSION "2.0"
 #define MON_CTF_MAGIC UINT32_C(0xC1FC1FC1)
 
 #define MON_PACKET_HEADER_BYTES 8
-#define MON_PACKET_CONTEXT_BYTES 44
+#define MON_PACKET_CONTEXT_BYTES 52
 #define MON_PACKET_PREAMBLE_BYTES (MON_PACKET_HEADER_BYTES + MON_PACKET_CONTEXT_BYTES)
 
 /* Offsets inside the preamble. */
@@ -44,6 +45,7 @@
 #define MON_OFF_PACKET_SIZE 32
 #define MON_OFF_DISCARDED 40
 #define MON_OFF_CPU_ID 48
+#define MON_OFF_SEQ_NUM 52
 
 #define MON_COMPACT_TS_BITS 27
 #define MON_COMPACT_TS_MASK ((UINT32_C(1) << MON_COMPACT_TS_BITS) - 1)

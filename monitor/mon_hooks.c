@@ -1,14 +1,25 @@
 /*
  * mon_hooks.c - the monitoring objects (MMO, SCMO, WMO, SMO, TMO) attached
- * to LPEL's hook table, and mon_open / mon_close.
+ * to LPEL's hook table, the flusher thread, and mon_open / mon_close.
  *
  * Every hook of a worker runs on that worker's thread with the context its
  * worker_start returned, so each worker gets its own writer and its own
  * per-task records and the hooks need no locks. Per-task state (selected by
  * --mon-tasks or not, dispatch time, load counters) hangs off the task's
- * hook-data slot; records are kept on a per-worker list too so that tasks
- * the runtime discards without a destroy (after a deadlock) are freed by
- * mon_close.
+ * hook slot, which the runtime passes to every task hook together with the
+ * ids, so no hook calls back into the runtime. Records are kept on a
+ * per-worker list too so that tasks the runtime discards without a destroy
+ * (after a deadlock) are freed by mon_close.
+ *
+ * Clock readings are the main cost of an event, so events that the runtime
+ * reports with only its own code between them share one reading (the rule
+ * is written down in docs/LOGFORMAT.md section 5): a task_block takes the
+ * time of the stream_block(s) just before it, and a stream_wake that of the
+ * stream operation that caused it.
+ *
+ * The flusher thread publishes every worker's packet each --mon-flush
+ * period, so a run killed at any moment leaves a readable trace up to the
+ * last period, and `snetmon top` can follow a run in progress.
  */
 #include "mon.h"
 
@@ -16,8 +27,10 @@
 #include "mon_writer_internal.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <errno.h>
 #include <pcre2.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +44,7 @@ typedef struct mon_worker mon_worker;
 typedef struct mon_task_rec {
     mon_worker *mw;
     uint64_t id;
-    bool selected;       /* name matches --mon-tasks (or no pattern) */
+    bool selected;        /* name matches --mon-tasks (or no pattern) */
     uint32_t dispatches;
     uint64_t exec_ticks;  /* trace clock ticks; converted to ns in task_load */
     uint64_t dispatch_ts;
@@ -46,16 +59,12 @@ struct mon_worker {
     unsigned flags;
     bool tsc;       /* the trace clock is the TSC (copied from the mon) */
     uint64_t freq;  /* its ticks per second */
+    uint64_t reading; /* the last clock reading taken for an event */
+    bool in_block;    /* stream_block(s) recorded, their task_block to come */
+    mon_task_rec *current; /* the task running on this worker (for TMO) */
     pcre2_match_data *match; /* per worker: pcre2 match data is not shareable */
     mon_task_rec *tasks;
     uint64_t wait_ts;
-    /* The time of the stream_block(s) just written, for the task_block the
-     * runtime reports right after them (block_rec NULL: none pending).
-     * Only kept when the task_block hook is installed, which then always
-     * consumes it: a pending time can never go stale. */
-    bool share_block_ts;
-    const mon_task_rec *block_rec;
-    uint64_t block_ts;
     uint32_t waits;
     uint64_t wait_ticks; /* durations in ticks; ns only in worker_load */
     uint64_t busy_ticks;
@@ -73,10 +82,16 @@ struct mon {
     int argc;
     char **argv; /* copies, for the final run.json */
     char host[256];
-    _Atomic(mon_worker *) workers; /* read by the crash flush */
+    _Atomic(mon_worker *) workers; /* read by the crash flush and the flusher */
     pthread_mutex_t lock;          /* worker_start registration only */
     mon_crash_entry crash;
     bool crash_registered;
+    /* The flusher thread (flush_ms > 0). */
+    pthread_t flusher;
+    bool flusher_started;
+    bool flusher_stop;             /* under flush_lock */
+    pthread_mutex_t flush_lock;
+    pthread_cond_t flush_cond;
 };
 
 /* ---------------------------------------------------------------------------
@@ -93,11 +108,18 @@ static inline uint64_t now_ticks(const mon_worker *mw)
     return mon_clock_ns(CLOCK_MONOTONIC);
 }
 
-/* The time stamped on events: 0 without the t flag. */
-static inline uint64_t event_time(const mon_worker *mw)
+/* The time stamped on an event that takes its own clock reading: 0
+ * without the t flag. */
+static inline uint64_t event_time(mon_worker *mw)
 {
-    return (mw->flags & MON_FLAG_TIMESTAMPS) ? now_ticks(mw) : 0;
+    if (!(mw->flags & MON_FLAG_TIMESTAMPS))
+        return 0;
+    return mw->reading = now_ticks(mw);
 }
+
+/* The time of an event that shares the reading of the event the runtime
+ * reported just before it (same task, only runtime code between). */
+static inline uint64_t shared_time(const mon_worker *mw) { return mw->reading; }
 
 /* Load accounting needs a clock even when events carry no time. */
 static inline uint64_t load_time(const mon_worker *mw, uint64_t ev_ts)
@@ -221,7 +243,6 @@ static void *hook_worker_start(void *ctx, unsigned worker_id)
     mw->flags = m->opt.flags;
     mw->tsc = m->info.clock.tsc;
     mw->freq = m->info.clock.freq;
-    mw->share_block_ts = m->hooks.task_block != NULL;
     mw->w = mon_writer_open(m->ctf_dir, worker_id, m->opt.packet_bytes, err, sizeof err);
     if (!mw->w) {
         /* Keep going: every event of this worker is then counted as lost. */
@@ -325,11 +346,13 @@ static void hook_task_dispatch(void *wctx, void **slot, uint64_t task)
 {
     (void)task;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
-    if (!r)
+    if (!mw)
+        return;
+    mon_task_rec *r = *slot;
+    mw->current = r; /* for the message traces of this period */
+    if (!r || !r->selected || !(mw->flags & (MON_FLAG_TASK | MON_FLAG_LOAD)))
         return;
     uint64_t ts = event_time(mw);
-    mw->block_rec = NULL; /* a new period: nothing pending from the last */
     if (mw->flags & MON_FLAG_LOAD) {
         r->dispatch_ts = load_time(mw, ts);
         r->dispatches++;
@@ -353,15 +376,18 @@ static void hook_task_block(void *wctx, void **slot, uint64_t task, lpel_block_c
 {
     (void)task;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
-    if (!r)
+    if (!mw)
         return;
     /* The runtime reports the block right after the task's stream_block(s)
      * with nothing but bookkeeping between, so their clock reading is this
      * event's time too: one clock read less per blocking (one of the six
      * events of a ring hop at -m A) for a few ns of difference. */
-    uint64_t ts = mw->block_rec == r ? mw->block_ts : event_time(mw);
-    mw->block_rec = NULL;
+    bool after_stream_block = mw->in_block;
+    mw->in_block = false;
+    mon_task_rec *r = selected_rec(slot);
+    if (!r || !(mw->flags & (MON_FLAG_TASK | MON_FLAG_LOAD)))
+        return;
+    uint64_t ts = after_stream_block ? shared_time(mw) : event_time(mw);
     period_end(mw, r, ts);
     if (mw->flags & MON_FLAG_TASK)
         mon_emit_task_block(mw->w, ts, r->id, (unsigned)cause);
@@ -446,30 +472,35 @@ static void hook_stream_block(void *wctx, void **slot, uint64_t task, uint64_t s
      * be closing and freeing itself on another worker right now, so it
      * must not be touched. Readers know it from that task's stream_open.
      * A poll reports several streams in a row: one moment, one reading. */
-    uint64_t ts = mw->block_rec == r ? mw->block_ts : event_time(mw);
+    uint64_t ts = mw->in_block ? shared_time(mw) : event_time(mw);
+    mw->in_block = true;
     mon_emit_stream_block(mw->w, ts, task, stream, empty);
-    if (mw->share_block_ts) {
-        mw->block_rec = r;
-        mw->block_ts = ts;
-    }
 }
 
+/* The runtime reports a wake-up right after the read, write or close that
+ * caused it (the item is published in between), so it takes that
+ * operation's reading. */
 static void hook_stream_wake(void *wctx, void **slot, uint64_t task, uint64_t stream,
                              uint64_t woken)
 {
     mon_worker *mw = wctx;
     if (mw && selected_rec(slot))
-        mon_emit_stream_wake(mw->w, event_time(mw), task, stream, woken);
+        mon_emit_stream_wake(mw->w, shared_time(mw), task, stream, woken);
 }
 
 /* ---------------------------------------------------------------------------
  * Message traces (TMO): called from inside the task, so on its worker
  * ------------------------------------------------------------------------- */
 
-static inline mon_task_rec *message_rec(lpel_task *t)
+/* The record of the task running on the calling worker thread, if its
+ * messages are monitored. t is that task (what lpel_task_self returns);
+ * only whether it is NULL matters: the record comes from the dispatch
+ * hook, so no call into the runtime is needed. */
+static inline mon_task_rec *message_rec(const lpel_task *t)
 {
-    mon_task_rec *r = t ? lpel_task_hook_data(t) : NULL;
-    if (!r || !r->selected || !(r->mw->flags & MON_FLAG_MESSAGE))
+    mon_worker *mw = this_thread_worker;
+    mon_task_rec *r = mw && t ? mw->current : NULL;
+    if (!r || !r->selected || !(mw->flags & MON_FLAG_MESSAGE))
         return NULL;
     return r;
 }
@@ -524,11 +555,14 @@ static void fill_hooks(mon *m)
     h->task_destroy = hook_task_destroy;
     if (f & MON_FLAG_TASK)
         h->task_create = hook_task_create;
-    if (f & (MON_FLAG_TASK | MON_FLAG_LOAD)) {
+    /* dispatch also tells the message traces which task runs; task_block
+     * also ends the stream_blocks' shared reading. */
+    if (f & (MON_FLAG_TASK | MON_FLAG_LOAD | MON_FLAG_MESSAGE))
         h->task_dispatch = hook_task_dispatch;
+    if (f & (MON_FLAG_TASK | MON_FLAG_LOAD | MON_FLAG_STREAM))
         h->task_block = hook_task_block;
+    if (f & (MON_FLAG_TASK | MON_FLAG_LOAD))
         h->task_yield = hook_task_yield;
-    }
     if (f & MON_FLAG_STREAM) {
         h->stream_open = hook_stream_open;
         h->stream_close = hook_stream_close;
@@ -570,7 +604,7 @@ static int append_arg(mon *m, const char *arg)
  * options: the recorded line then reproduces the run. */
 static int copy_args(mon *m, const mon_options *opt, int argc, char *const *argv)
 {
-    m->argv = calloc((size_t)argc + 7, sizeof *m->argv);
+    m->argv = calloc((size_t)argc + 9, sizeof *m->argv);
     if (!m->argv)
         return -1;
     for (int i = 0; i < argc; i++)
@@ -582,6 +616,11 @@ static int copy_args(mon *m, const mon_options *opt, int argc, char *const *argv
         append_arg(m, opt->dir ? opt->dir : MON_DEFAULT_DIR))
         return -1;
     if (opt->task_regex && (append_arg(m, "--mon-tasks") || append_arg(m, opt->task_regex)))
+        return -1;
+    char ms[32];
+    snprintf(ms, sizeof ms, "%u", opt->flush_ms);
+    if (opt->flush_ms != MON_DEFAULT_FLUSH_MS &&
+        (append_arg(m, "--mon-flush") || append_arg(m, ms)))
         return -1;
     return 0;
 }
@@ -603,7 +642,79 @@ static void mon_free(mon *m)
     pcre2_code_free(m->regex);
     free(m->regex_src);
     pthread_mutex_destroy(&m->lock);
+    pthread_mutex_destroy(&m->flush_lock);
+    pthread_cond_destroy(&m->flush_cond);
     free(m);
+}
+
+/* ---------------------------------------------------------------------------
+ * The flusher thread
+ * ------------------------------------------------------------------------- */
+
+/* Every flush period, publish what each worker has recorded: a killed run
+ * then keeps everything up to the last period, and a live view sees the
+ * run as it goes. Publishing is a few stores into each packet's header, so
+ * this costs the workers nothing. */
+static void *flusher_main(void *arg)
+{
+    mon *m = arg;
+    pthread_mutex_lock(&m->flush_lock);
+    while (!m->flusher_stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)m->opt.flush_ms * 1000000u;
+        until.tv_sec += (time_t)(ns / 1000000000u);
+        until.tv_nsec = (long)(ns % 1000000000u);
+        while (!m->flusher_stop &&
+               pthread_cond_timedwait(&m->flush_cond, &m->flush_lock, &until) != ETIMEDOUT)
+            ;
+        if (m->flusher_stop)
+            break;
+        for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
+            mon_writer_publish(mw->w);
+    }
+    pthread_mutex_unlock(&m->flush_lock);
+    return NULL;
+}
+
+/* The flusher's lock and condition (waited on with CLOCK_MONOTONIC). */
+static void flusher_init(mon *m)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&m->flush_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&m->flush_lock, NULL);
+}
+
+static void flusher_start(mon *m)
+{
+    if (m->opt.flush_ms == 0)
+        return;
+    /* Signals are for the program's own threads, not this one. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&m->flusher, NULL, flusher_main, m);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        fprintf(stderr, "mon: warning: no flusher thread (%s): the trace is written only as "
+                        "packets fill and at the end\n", strerror(rc));
+    else
+        m->flusher_started = true;
+}
+
+static void flusher_stop(mon *m)
+{
+    if (!m->flusher_started)
+        return;
+    pthread_mutex_lock(&m->flush_lock);
+    m->flusher_stop = true;
+    pthread_cond_signal(&m->flush_cond);
+    pthread_mutex_unlock(&m->flush_lock);
+    pthread_join(m->flusher, NULL);
+    m->flusher_started = false;
 }
 
 /* Copy what the monitor keeps of the options and the command line: the
@@ -655,6 +766,7 @@ int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv, lpe
         return -1;
     }
     pthread_mutex_init(&m->lock, NULL);
+    flusher_init(m);
     if (copy_options(m, opt, argc, argv, err, errlen) != 0 || start_trace(m, err, errlen) != 0) {
         mon_free(m);
         return -1;
@@ -662,6 +774,7 @@ int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv, lpe
     m->crash.flush = crash_flush_all;
     m->crash.arg = m;
     fill_hooks(m);
+    flusher_start(m);
     if (hooks)
         *hooks = m->hooks;
     *out = m;
@@ -686,10 +799,42 @@ uint64_t mon_events_lost(const mon *m)
     return n;
 }
 
+/* One line per worker that lost events, naming the cause. */
+static void report_losses(const mon *m)
+{
+    for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next) {
+        uint64_t lost = mon_writer_lost(mw->w);
+        if (!lost)
+            continue;
+        const char *why = mon_writer_error(mw->w);
+        fprintf(stderr,
+                "mon: warning: worker %u lost %llu of its %llu events (%s/%s%u: %s); the "
+                "trace says so in events_discarded\n",
+                mw->id, (unsigned long long)lost, (unsigned long long)mon_writer_events(mw->w),
+                m->ctf_dir, MON_WORKER_FILE_PREFIX, mw->id, why ? why : "write failed");
+    }
+}
+
+/* Events lost per worker number, for run.json; NULL if out of memory. */
+static uint64_t *losses_by_worker(const mon *m, unsigned *count)
+{
+    unsigned n = 0;
+    for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
+        if (mw->id + 1 > n)
+            n = mw->id + 1;
+    uint64_t *v = calloc(n ? n : 1, sizeof *v);
+    if (v)
+        for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
+            v[mw->id] = mon_writer_lost(mw->w);
+    *count = n;
+    return v;
+}
+
 int mon_close(mon *m)
 {
     if (!m)
         return 0;
+    flusher_stop(m);
     if (m->crash_registered)
         mon_crash_unregister(&m->crash);
     unsigned workers = 0;
@@ -700,8 +845,14 @@ int mon_close(mon *m)
         workers++;
         recorded += mon_writer_events(mw->w) - mon_writer_lost(mw->w);
         lost += mon_writer_lost(mw->w);
-        if (mon_writer_close(mw->w) != 0)
-            rc = -1;
+    }
+    report_losses(m);
+    unsigned nlost = 0;
+    uint64_t *per_worker = losses_by_worker(m, &nlost);
+    /* Lost events are the trace's loss, not the run's failure: they are
+     * reported, and the program's result stands. */
+    for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next) {
+        (void)mon_writer_close(mw->w);
         mw->w = NULL;
     }
     char err[512];
@@ -717,6 +868,8 @@ int mon_close(mon *m)
     m->info.workers = workers;
     m->info.events_recorded = recorded;
     m->info.events_discarded = lost;
+    m->info.discarded_per_worker = per_worker;
+    m->info.discarded_workers = per_worker ? nlost : 0;
     m->info.complete = true;
     if (mon_run_json_write(m->dir, &m->info, err, sizeof err) != 0) {
         fprintf(stderr, "mon: warning: %s\n", err);
@@ -725,6 +878,7 @@ int mon_close(mon *m)
     if (lost)
         fprintf(stderr, "mon: warning: %llu events were lost writing the trace in %s\n",
                 (unsigned long long)lost, m->dir);
+    free(per_worker);
     mon_free(m);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include "mon.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,7 @@ static const char tsdl_stream_fmt[] =
     "\t\tuint64_t packet_size;\n"
     "\t\tuint64_t events_discarded;\n"
     "\t\tuint32_t cpu_id;\n"
+    "\t\tuint64_t packet_seq_num;\n"
     "\t};\n"
     "};\n"
     "\n";
@@ -243,19 +245,55 @@ static void write_run_json(FILE *f, const mon_run_info *info)
     fprintf(f,
             "},\n"
             "  \"events_recorded\": %llu,\n  \"events_discarded\": %llu,\n"
-            "  \"complete\": %s\n}\n",
+            "  \"events_discarded_per_worker\": [",
             (unsigned long long)info->events_recorded,
-            (unsigned long long)info->events_discarded, info->complete ? "true" : "false");
+            (unsigned long long)info->events_discarded);
+    for (unsigned i = 0; i < info->discarded_workers; i++)
+        fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)info->discarded_per_worker[i]);
+    fprintf(f, "],\n  \"complete\": %s\n}\n", info->complete ? "true" : "false");
+}
+
+/* Rewrite DIR/run.json where it is, for a disk too full to hold a second
+ * copy: the file's blocks exist already, and the final version is about
+ * as long as the first. Not atomic, which is why it is only the fallback. */
+static int rewrite_in_place(const char *dir, const mon_run_info *info)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return -1;
+    write_run_json(mem, info);
+    int rc = -1;
+    if (fclose(mem) == 0) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            if (pwrite(fd, text, len, 0) == (ssize_t)len && ftruncate(fd, (off_t)len) == 0)
+                rc = 0;
+            if (close(fd) != 0)
+                rc = -1;
+        }
+    }
+    free(text);
+    return rc;
 }
 
 int mon_run_json_write(const char *dir, const mon_run_info *info, char *err, size_t errlen)
 {
     char tmp[4096];
     FILE *f = open_tmp(dir, "run.json", tmp, sizeof tmp, err, errlen);
-    if (!f)
-        return -1;
-    write_run_json(f, info);
-    return close_and_rename(f, tmp, dir, "run.json", err, errlen);
+    if (f) {
+        write_run_json(f, info);
+        if (close_and_rename(f, tmp, dir, "run.json", err, errlen) == 0)
+            return 0;
+    }
+    int saved = errno;
+    if ((saved == ENOSPC || saved == EDQUOT || saved == EFBIG) && info->complete &&
+        rewrite_in_place(dir, info) == 0)
+        return 0;
+    return -1;
 }
 
 int mon_mkdirs(const char *dir, char *err, size_t errlen)

@@ -1,6 +1,6 @@
 /*
  * mon_options.c - the monitoring command-line options (-m FLAGS, -o DIR,
- * --mon-tasks REGEX) and the flag letters.
+ * --mon-tasks REGEX, --mon-flush MS) and the flag letters.
  *
  * Why the options are cut out of argv here: every program compiled against
  * the runtime (benchmarks, applications) should accept them without a line
@@ -24,7 +24,7 @@ static const struct {
 
 mon_options mon_options_default(void)
 {
-    mon_options o = {0, NULL, NULL, 0};
+    mon_options o = {0, NULL, NULL, 0, MON_DEFAULT_FLUSH_MS};
     return o;
 }
 
@@ -92,9 +92,36 @@ static int check_regex(const char *re, char *err, size_t errlen)
     return -1;
 }
 
+/* A long option of ours: --NAME VALUE or --NAME=VALUE. */
+static bool long_option(const char *arg, const char *name, const char **inline_value)
+{
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0 || (arg[n] != '\0' && arg[n] != '='))
+        return false;
+    *inline_value = arg[n] == '=' ? arg + n + 1 : NULL;
+    return true;
+}
+
+/* --mon-flush's value: whole milliseconds, 0 to MON_FLUSH_MS_MAX. */
+static int parse_flush_ms(const char *v, unsigned *ms, char *err, size_t errlen)
+{
+    unsigned long n = 0;
+    const char *p = v;
+    for (; *p >= '0' && *p <= '9' && n <= MON_FLUSH_MS_MAX; p++)
+        n = n * 10 + (unsigned long)(*p - '0');
+    if (p == v || *p || n > MON_FLUSH_MS_MAX) {
+        snprintf(err, errlen, "--mon-flush %s: expected a number of milliseconds from 0 to %u",
+                 v, MON_FLUSH_MS_MAX);
+        return -1;
+    }
+    *ms = (unsigned)n;
+    return 0;
+}
+
 /* Which of our options argv[i] is; its value in *value (inline or the next
  * argument, then *used = 2). Returns the option letter ('m','o','t' for
- * --mon-tasks), 0 if not ours, -1 if the value is missing. */
+ * --mon-tasks, 'f' for --mon-flush), 0 if not ours, -1 if the value is
+ * missing. */
 static int match_option(int argc, char **argv, int i, const char **value, int *used)
 {
     const char *a = argv[i];
@@ -104,10 +131,10 @@ static int match_option(int argc, char **argv, int i, const char **value, int *u
         opt = a[1];
         if (a[2])
             inline_value = a + 2;
-    } else if (!strncmp(a, "--mon-tasks", 11) && (a[11] == '\0' || a[11] == '=')) {
+    } else if (long_option(a, "--mon-tasks", &inline_value)) {
         opt = 't';
-        if (a[11] == '=')
-            inline_value = a + 12;
+    } else if (long_option(a, "--mon-flush", &inline_value)) {
+        opt = 'f';
     }
     if (!opt)
         return 0;
@@ -156,6 +183,8 @@ int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t e
                 return -1;
             out->task_regex = value;
         }
+        if (opt == 'f' && parse_flush_ms(value, &out->flush_ms, err, errlen) != 0)
+            return -1;
         i += used - 1;
     }
     for (; i < *argc; i++)

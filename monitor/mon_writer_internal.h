@@ -2,10 +2,12 @@
  * mon_writer_internal.h - the per-worker log writer and its emit API.
  *
  * One writer per worker, used only by that worker's thread: every emit
- * appends to a packet buffer with plain stores (no locks, no atomic
- * read-modify-write); a full packet goes out with one write(2). Tests drive
- * the writer directly through this API to produce fixtures without a
- * runtime; the hook glue (mon_hooks.c) is its only other user.
+ * appends to a fixed-size packet mapped from the log file with plain stores
+ * (no locks, no atomic read-modify-write, no system call); what has been
+ * appended becomes part of the file when it is published (flushed), which
+ * any thread may do. Tests drive the writer directly through this API to
+ * produce fixtures without a runtime; the hook glue (mon_hooks.c) is its
+ * only other user.
  */
 #ifndef MON_WRITER_INTERNAL_H
 #define MON_WRITER_INTERNAL_H
@@ -15,57 +17,44 @@
 #include <stdint.h>
 
 #include "mon_clock_internal.h"
+#include "mon_emit_internal.h" /* the emitters: mon_emit_* */
 #include "mon_format_internal.h"
 
-typedef struct mon_writer mon_writer;
-
 /* Create DIR/worker-N and a writer for it; packet_bytes 0 means the
- * default. Returns NULL with a message in err. */
+ * default (rounded up to whole pages). Returns NULL with a message in err.
+ * A file that cannot grow is not an error here: its events are counted as
+ * lost (mon_writer_lost) and a warning names the cause, once. */
 mon_writer *mon_writer_open(const char *dir, unsigned worker, size_t packet_bytes,
                             char *err, size_t errlen);
 
-/* A writer on an already open descriptor (taken over: closed by
- * mon_writer_close). Lets tests write to /dev/full. */
+/* A writer on an already open descriptor, opened for reading and writing
+ * (taken over: closed by mon_writer_close; -1: every event is lost). Lets
+ * tests write to /dev/full. */
 mon_writer *mon_writer_open_fd(int fd, const char *path, unsigned worker, size_t packet_bytes,
                                char *err, size_t errlen);
 
-/* Write the current packet out (if it holds events). */
+/* Any thread: make every event the worker has completed part of the file
+ * (readable by others, kept after kill -9). */
+void mon_writer_publish(mon_writer *w);
+
+/* The worker's thread (or after it ended): publish; events that could not
+ * be placed in the file are counted as lost now. */
 void mon_writer_flush(mon_writer *w);
 
-/* Async-signal-safe: write the events committed so far as a final packet.
- * Used by the crash handler, possibly from another thread. */
+/* Async-signal-safe publish without the lock, for the crash handler,
+ * possibly from another thread. */
 void mon_writer_crash_flush(mon_writer *w);
 
-/* Flush, close the file and free w. Returns 0, or -1 if events were lost. */
+/* Flush, cut the last packet's padding, close the file and free w.
+ * Returns 0, or -1 if events were lost. */
 int mon_writer_close(mon_writer *w);
 
 unsigned mon_writer_worker(const mon_writer *w);
 uint64_t mon_writer_events(const mon_writer *w); /* recorded (incl. lost) */
 uint64_t mon_writer_lost(const mon_writer *w);
-uint64_t mon_writer_bytes(const mon_writer *w); /* written to the file */
-
-/* Emitters, one per payload shape; id is a mon_event_id of that shape and
- * ts the event time in ticks of the trace clock (made monotonic per
- * writer). Load durations (exec_ns, wait_ns, busy_ns) are in ns. */
-void mon_emit_bare(mon_writer *w, mon_event_id id, uint64_t ts);
-void mon_emit_task(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task);
-void mon_emit_task_block(mon_writer *w, uint64_t ts, uint64_t task, unsigned cause);
-void mon_emit_task_map(mon_writer *w, uint64_t ts, uint64_t task, unsigned worker,
-                       const char *name);
-void mon_emit_stream_mode(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,
-                          uint64_t stream, bool write_end);
-void mon_emit_stream_io(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,
-                        uint64_t stream);
-void mon_emit_stream_block(mon_writer *w, uint64_t ts, uint64_t task, uint64_t stream,
-                           bool empty);
-void mon_emit_stream_wake(mon_writer *w, uint64_t ts, uint64_t waker, uint64_t stream,
-                          uint64_t woken);
-void mon_emit_message(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,
-                      uint64_t msg);
-void mon_emit_task_load(mon_writer *w, uint64_t ts, uint64_t task, uint32_t dispatches,
-                        uint64_t exec_ns);
-void mon_emit_worker_load(mon_writer *w, uint64_t ts, uint32_t waits, uint64_t wait_ns,
-                          uint64_t busy_ns);
+uint64_t mon_writer_bytes(const mon_writer *w); /* in the file, padding included */
+/* Why the log could not grow (strerror text), NULL if it always could. */
+const char *mon_writer_error(const mon_writer *w);
 
 /* ---------------------------------------------------------------------------
  * Trace-level files (mon_metadata.c)
@@ -81,6 +70,8 @@ typedef struct mon_run_info {
     mon_clock clock; /* the trace clock: source, frequency, offset, calibration */
     uint64_t events_recorded;
     uint64_t events_discarded;
+    const uint64_t *discarded_per_worker; /* events lost, by worker number */
+    unsigned discarded_workers;           /* its length (0: not known yet) */
     bool complete; /* false in the run.json written at open */
 } mon_run_info;
 

@@ -115,9 +115,10 @@ truncate -s $((size - 7)) "$f" 2>/dev/null || head -c $((size - 7)) "$work/many/
 [ "$(wc -l <"$work/trunc.err")" -eq 1 ] || fail "truncated: $(cat "$work/trunc.err")"
 grep -q "worker-2: truncated: the file ends at byte $((size - 7))" "$work/trunc.err" || fail "truncated: $(cat "$work/trunc.err")"
 cp -r "$work/many" "$work/bad"
-printf '\036' | dd of="$work/bad/ctf/worker-1" bs=1 seek=52 conv=notrunc 2>/dev/null
+# The first event starts right after the 60-byte packet preamble.
+printf '\036' | dd of="$work/bad/ctf/worker-1" bs=1 seek=60 conv=notrunc 2>/dev/null
 "$snetmon" dump "$work/bad" >/dev/null 2>"$work/bad.err" && fail "corrupt trace: exit 0"
-grep -q "worker-1: byte 52: unknown event id 30" "$work/bad.err" || fail "corrupt: $(cat "$work/bad.err")"
+grep -q "worker-1: byte 60: unknown event id 30" "$work/bad.err" || fail "corrupt: $(cat "$work/bad.err")"
 echo "ok: damaged traces rejected"
 
 # --help everywhere; usage errors exit 2.

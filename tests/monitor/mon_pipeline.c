@@ -3,7 +3,14 @@
  * and the overhead benchmark: producer -> relay -> consumer over bounded
  * streams, the relay recording a message trace for each item.
  *
- *     mon_pipeline [-m FLAGS] [-o DIR] [--mon-tasks RE] [ITEMS [WORKERS]]
+ *     mon_pipeline [-m FLAGS] [-o DIR] [--mon-tasks RE] [--mon-flush MS]
+ *                  [--pace US] [--hold S] [ITEMS [WORKERS]]
+ *
+ * --pace US: the producer sleeps US microseconds before each item, so a run
+ * lasts as long as a live-view test needs. --hold S: once the consumer has
+ * every item, it prints the number of events recorded so far (exact with
+ * one worker: nothing else runs) and keeps its worker busy for S seconds
+ * before the run ends, for a test that kills the process in that time.
  *
  * It parses the monitoring options with mon_parse_args exactly like every
  * program compiled against the runtime can, and the rest itself.
@@ -11,6 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "lpel.h"
 #include "mon.h"
@@ -18,13 +27,26 @@
 typedef struct stage {
     lpel_stream *in, *out;
     unsigned long items;
+    unsigned long pace_us;
+    unsigned long hold_s;
+    mon *m;
 } stage;
+
+static void sleep_us(unsigned long us)
+{
+    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
 
 static void producer(void *arg)
 {
     stage *s = arg;
-    for (uintptr_t i = 1; i <= s->items; i++)
+    for (uintptr_t i = 1; i <= s->items; i++) {
+        if (s->pace_us)
+            sleep_us(s->pace_us);
         lpel_stream_write(s->out, (void *)i);
+    }
     lpel_stream_close(s->out, LPEL_STREAM_WRITE);
 }
 
@@ -50,7 +72,27 @@ static void consumer(void *arg)
     stage *s = arg;
     while (lpel_stream_read(s->in) != NULL)
         ;
+    if (s->hold_s) {
+        printf("recorded %llu\n", (unsigned long long)mon_events_recorded(s->m));
+        fflush(stdout);
+        sleep_us(s->hold_s * 1000000);
+    }
     lpel_stream_close(s->in, LPEL_STREAM_READ);
+}
+
+/* Take "--NAME N" out of argv (0 if absent). */
+static unsigned long take_number(int *argc, char **argv, const char *name)
+{
+    for (int i = 1; i + 1 < *argc; i++) {
+        if (strcmp(argv[i], name) != 0)
+            continue;
+        unsigned long v = strtoul(argv[i + 1], NULL, 10);
+        for (int j = i; j + 2 <= *argc; j++)
+            argv[j] = argv[j + 2];
+        *argc -= 2;
+        return v;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -61,6 +103,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "mon_pipeline: %s\n", err);
         return 2;
     }
+    unsigned long pace = take_number(&argc, argv, "--pace");
+    unsigned long hold = take_number(&argc, argv, "--hold");
     unsigned long items = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000;
     unsigned workers = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 2;
     mon *m;
@@ -80,7 +124,8 @@ int main(int argc, char **argv)
         return 1;
     }
     lpel_stream *s1 = lpel_stream_create(rt, 0), *s2 = lpel_stream_create(rt, 0);
-    stage a = {NULL, s1, items}, b = {s1, s2, items}, c = {s2, NULL, items};
+    stage a = {NULL, s1, items, pace, 0, m}, b = {s1, s2, items, 0, 0, m},
+          c = {s2, NULL, items, 0, hold, m};
     lpel_task_attr pa = {"S1:prod", 0, LPEL_ANY_WORKER};
     lpel_task_attr ra = {"S2:relay", 0, LPEL_ANY_WORKER};
     lpel_task_attr ca = {"S3:cons", 0, LPEL_ANY_WORKER};

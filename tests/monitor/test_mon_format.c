@@ -276,11 +276,14 @@ START_TEST(corrupt_event_id_names_file_and_offset)
     char dir[4096], err[4608];
     fixture_tmpdir(dir, sizeof dir);
     ck_assert_int_eq(fixture_write_many(dir, 2, 100, 0), 0);
-    /* First event header: id in the low 5 bits of byte 52; 30 is unused. */
+    /* First event header: id in the low 5 bits of the byte after the
+     * preamble; 30 is unused. */
     poke(dir, 0, MON_PACKET_PREAMBLE_BYTES, 30);
     mon_trace *t;
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "worker-0: byte 52: unknown event id 30"), "message: %s", err);
+    char want[64];
+    snprintf(want, sizeof want, "worker-0: byte %d: unknown event id 30", MON_PACKET_PREAMBLE_BYTES);
+    ck_assert_msg(strstr(err, want), "message: %s", err);
     fixture_rmdir(dir);
 }
 END_TEST
