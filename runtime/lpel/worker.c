@@ -97,21 +97,30 @@ static bool all_mailboxes_empty(lpel_runtime *rt)
     return true;
 }
 
-/* Count w idle; returns true if w is the one that finds the deadlock. */
+/* Count w idle; returns true if w finds a deadlock that ends the run. The
+ * first deadlock is reported; if the run then unwinds, it goes on (a
+ * second one, which unwinding should never meet, just ends it). */
 static bool enter_idle(lpel_worker *w)
 {
     lpel_runtime *rt = w->rt;
-    bool deadlock = false;
+    bool stop = false;
     pthread_mutex_lock(&rt->idle_lock);
     rt->idle_workers++;
     if (rt->idle_workers == rt->num_workers && !atomic_load(&rt->terminate) &&
         atomic_load(&rt->live_tasks) > 0 && all_mailboxes_empty(rt)) {
-        deadlock = true;
-        rt->deadlocked = true;
-        lpel_deadlock_report(rt, rt->config.report ? rt->config.report : stderr);
+        stop = true;
+        if (!rt->deadlocked) {
+            rt->deadlocked = true;
+            rt->deadlocked_tasks = atomic_load(&rt->live_tasks);
+            lpel_deadlock_report(rt, rt->config.report ? rt->config.report : stderr);
+            if (rt->config.unwind_on_deadlock) {
+                lpel_deadlock_unwind(rt);
+                stop = false;
+            }
+        }
     }
     pthread_mutex_unlock(&rt->idle_lock);
-    return deadlock;
+    return stop;
 }
 
 static void leave_idle(lpel_worker *w)
