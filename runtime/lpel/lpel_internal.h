@@ -169,6 +169,7 @@ struct lpel_task {
     void *arg;
     lpel_stream *const *poll_set;      /* for blocked-by-any */
     size_t poll_count;
+    lpel_event *blocked_event;         /* set while waiting for an event */
     struct lpel_task *mail_next;       /* mailbox link */
     lpel_mail_kind mail_kind;
     struct lpel_task *live_prev, *live_next; /* the worker's live tasks */
@@ -320,6 +321,9 @@ struct lpel_runtime {
     unsigned idle_workers;
     bool deadlocked;
     long deadlocked_tasks; /* live tasks when the deadlock was found */
+    /* Tasks blocked in lpel_event_wait: while there are any, every task
+     * blocked is not a deadlock LPEL can see (event.c). */
+    atomic_long event_waits;
 
     char error[256];
 };
@@ -331,6 +335,10 @@ void lpel_deadlock_report(lpel_runtime *rt, FILE *out);
 /* Mark every worker unwinding and wake every blocked task (all workers
  * are idle; called under the idle lock). */
 void lpel_deadlock_unwind(lpel_runtime *rt);
+/* True if every worker is idle and every mailbox empty (idle_lock held). */
+bool lpel_runtime_all_idle(lpel_runtime *rt);
+/* What a task blocked in lpel_event_wait waits for (event.c). */
+const char *lpel_event_what(const lpel_event *e);
 /* Stop the run: every worker leaves its loop. */
 void lpel_runtime_terminate(lpel_runtime *rt);
 

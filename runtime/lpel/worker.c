@@ -89,16 +89,19 @@ static void drain_mailbox(lpel_worker *w)
 
 /* ---- idling ------------------------------------------------------------- */
 
-static bool all_mailboxes_empty(lpel_runtime *rt)
+bool lpel_runtime_all_idle(lpel_runtime *rt)
 {
+    if (rt->idle_workers != rt->num_workers)
+        return false;
     for (unsigned i = 0; i < rt->num_workers; i++)
         if (!lpel_mailbox_is_empty(&rt->workers[i].mailbox))
             return false;
     return true;
 }
 
-/* Count w idle; returns true if w finds a deadlock that ends the run. The
- * first deadlock is reported; if the run then unwinds, it goes on (a
+/* Count w idle; returns true if w finds a deadlock that ends the run. A
+ * task waiting for an event may still be woken from outside (event.c).
+ * The first deadlock is reported; if the run then unwinds, it goes on (a
  * second one, which unwinding should never meet, just ends it). */
 static bool enter_idle(lpel_worker *w)
 {
@@ -106,8 +109,8 @@ static bool enter_idle(lpel_worker *w)
     bool stop = false;
     pthread_mutex_lock(&rt->idle_lock);
     rt->idle_workers++;
-    if (rt->idle_workers == rt->num_workers && !atomic_load(&rt->terminate) &&
-        atomic_load(&rt->live_tasks) > 0 && all_mailboxes_empty(rt)) {
+    if (!atomic_load(&rt->terminate) && atomic_load(&rt->live_tasks) > 0 &&
+        atomic_load(&rt->event_waits) == 0 && lpel_runtime_all_idle(rt)) {
         stop = true;
         if (!rt->deadlocked) {
             rt->deadlocked = true;
