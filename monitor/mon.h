@@ -111,11 +111,18 @@ void mon_flags_format(unsigned flags, char *buf, size_t len);
  *     --mon-flush MS | --mon-flush=MS         flush period (0: only full
  *                                             packets and the end)
  * Parsing stops at "--" (which is kept). The strings stored in *out point
- * into argv. Returns 0, or -1 with a one-line message in err (an unknown
- * flag letter, a missing value, a pattern pcre2 rejects, a flush period
- * that is not a number of milliseconds up to MON_FLUSH_MS_MAX).
+ * into argv. Returns 0 (after printing mon_options_warning's warning, if
+ * any), or -1 with a one-line message in err (an unknown flag letter, a
+ * missing value, a pattern pcre2 rejects, a flush period that is not a
+ * number of milliseconds up to MON_FLUSH_MS_MAX).
  */
 int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t errlen);
+
+/* A one-line warning (into buf, returned) when options select a trace that
+ * will be empty or timeless: -m t alone, events without t, -o or
+ * --mon-tasks without -m; NULL when the options make sense. mon_parse_args
+ * prints it to stderr as "mon: warning: ...". */
+const char *mon_options_warning(const mon_options *o, char *buf, size_t len);
 
 /* The --help lines for the options mon_parse_args takes, for every program
  * that offers them (aligned to a 19-column option field). */

@@ -68,8 +68,17 @@ struct mon_worker {
     uint32_t waits;
     uint64_t wait_ticks; /* durations in ticks; ns only in worker_load */
     uint64_t busy_ticks;
+    uint64_t tasks_seen, tasks_selected; /* for the --mon-tasks warning */
     mon_worker *next; /* the monitor's list; set before publishing */
 };
+
+/* Whether the runtime calls hooks at all (LPEL_HOOKS=OFF compiles the
+ * calls out). */
+#if defined(LPEL_HOOKS_ENABLED) && !LPEL_HOOKS_ENABLED
+#define MON_HOOKS_CALLED 0
+#else
+#define MON_HOOKS_CALLED 1
+#endif
 
 struct mon {
     lpel_hooks hooks;
@@ -156,6 +165,8 @@ static mon_task_rec *task_rec_new(mon_worker *mw, void **slot, uint64_t id, cons
     r->mw = mw;
     r->id = id;
     r->selected = name_selected(mw, name);
+    mw->tasks_seen++;
+    mw->tasks_selected += r->selected;
     r->next = mw->tasks;
     if (mw->tasks)
         mw->tasks->prev = r;
@@ -756,7 +767,7 @@ int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv, lpe
         memset(hooks, 0, sizeof *hooks);
     if (!opt || opt->flags == 0)
         return 0; /* mon0: nothing installed */
-#if defined(LPEL_HOOKS_ENABLED) && !LPEL_HOOKS_ENABLED
+#if !MON_HOOKS_CALLED
     fprintf(stderr, "mon: warning: the runtime was built with LPEL_HOOKS=OFF; "
                     "the trace will hold no events\n");
 #endif
@@ -830,6 +841,26 @@ static uint64_t *losses_by_worker(const mon *m, unsigned *count)
     return v;
 }
 
+/* Options that left the trace empty are worth a line: the user expected
+ * a picture. (With the hook calls compiled out, mon_open has said so.) */
+static void warn_if_empty(const mon *m, uint64_t events, uint64_t tasks_seen,
+                          uint64_t tasks_selected)
+{
+    if (!MON_HOOKS_CALLED)
+        return;
+    char letters[16];
+    mon_flags_format(m->opt.flags, letters, sizeof letters);
+    if (events == 0)
+        fprintf(stderr, "mon: warning: the trace in %s holds no events: -m %s%s%s recorded "
+                        "nothing in this run\n",
+                m->dir, letters, m->regex_src ? " --mon-tasks " : "",
+                m->regex_src ? m->regex_src : "");
+    else if (m->regex_src && tasks_seen > 0 && tasks_selected == 0)
+        fprintf(stderr, "mon: warning: --mon-tasks '%s' matched none of the %llu tasks: the "
+                        "trace in %s has no task events\n",
+                m->regex_src, (unsigned long long)tasks_seen, m->dir);
+}
+
 int mon_close(mon *m)
 {
     if (!m)
@@ -838,13 +869,15 @@ int mon_close(mon *m)
     if (m->crash_registered)
         mon_crash_unregister(&m->crash);
     unsigned workers = 0;
-    uint64_t recorded = 0, lost = 0;
+    uint64_t recorded = 0, lost = 0, tasks_seen = 0, tasks_selected = 0;
     int rc = 0;
     for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next) {
         mon_writer_flush(mw->w);
         workers++;
         recorded += mon_writer_events(mw->w) - mon_writer_lost(mw->w);
         lost += mon_writer_lost(mw->w);
+        tasks_seen += mw->tasks_seen;
+        tasks_selected += mw->tasks_selected;
     }
     report_losses(m);
     unsigned nlost = 0;
@@ -879,6 +912,7 @@ int mon_close(mon *m)
         fprintf(stderr, "mon: warning: %llu events were lost writing the trace in %s\n",
                 (unsigned long long)lost, m->dir);
     free(per_worker);
+    warn_if_empty(m, recorded + lost, tasks_seen, tasks_selected);
     mon_free(m);
     return rc;
 }

@@ -191,5 +191,29 @@ int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t e
         argv[kept++] = argv[i];
     argv[kept] = NULL;
     *argc = kept;
+    char warning[256];
+    if (mon_options_warning(out, warning, sizeof warning))
+        fprintf(stderr, "mon: warning: %s\n", warning);
     return 0;
+}
+
+const char *mon_options_warning(const mon_options *o, char *buf, size_t len)
+{
+    const unsigned timed = MON_FLAG_WORKER | MON_FLAG_TASK | MON_FLAG_STREAM | MON_FLAG_MESSAGE;
+    char letters[16];
+    mon_flags_format(o->flags, letters, sizeof letters);
+    if (!o->flags && (o->dir || o->task_regex))
+        snprintf(buf, len, "%s has no effect without -m: monitoring is off and no trace is "
+                           "written (add -m FLAGS, e.g. -m A)",
+                 o->dir ? "-o" : "--mon-tasks");
+    else if (o->flags == MON_FLAG_TIMESTAMPS)
+        snprintf(buf, len, "-m t records nothing by itself: t adds times to the events the "
+                           "other letters select (e.g. -m tW, or -m A)");
+    else if ((o->flags & timed) && !(o->flags & MON_FLAG_TIMESTAMPS))
+        snprintf(buf, len, "-m %s records events without times (no t): utilisation images, "
+                           "latency and throughput of this trace will be empty (use -m t%s)",
+                 letters, letters);
+    else
+        return NULL;
+    return buf;
 }

@@ -42,10 +42,33 @@ typedef struct options {
     bool has_hooks;
 } options;
 
-/* Times recorded by the tasks themselves. */
+/* Times recorded by the tasks themselves: wall clock and process CPU. */
 typedef struct timing {
     double start, end;
+    double cpu_start, cpu_end;
 } timing;
+
+static void timing_start(timing *t)
+{
+    t->cpu_start = bench_cpu_ns();
+    t->start = bench_now_ns();
+}
+
+static void timing_end(timing *t)
+{
+    t->end = bench_now_ns();
+    t->cpu_end = bench_cpu_ns();
+}
+
+/* One run's result: elapsed wall and CPU nanoseconds. */
+typedef struct sample {
+    double wall, cpu;
+} sample;
+
+static sample elapsed(const timing *t)
+{
+    return (sample){t->end - t->start, t->cpu_end - t->cpu_start};
+}
 
 /* ---- running one configuration ------------------------------------------ */
 
@@ -97,21 +120,21 @@ static void ctx_task(void *arg)
 {
     ctx_bench *b = arg;
     if (b->t.start == 0)
-        b->t.start = bench_now_ns();
+        timing_start(&b->t);
     for (long i = 0; i < b->yields_each; i++)
         lpel_task_yield();
     if (atomic_fetch_add(&b->finished, 1) == 1)
-        b->t.end = bench_now_ns();
+        timing_end(&b->t);
 }
 
-static double lpel_ctx(const options *o)
+static sample lpel_ctx(const options *o)
 {
     ctx_bench b = {.yields_each = o->switches / 2};
     lpel_runtime *rt = new_runtime(o, 1);
     spawn_or_die(rt, "ctx.a", 0, ctx_task, &b);
     spawn_or_die(rt, "ctx.b", 0, ctx_task, &b);
     run_or_die(rt);
-    return b.t.end - b.t.start;
+    return elapsed(&b.t);
 }
 
 /* ---- ring ----------------------------------------------------------------- */
@@ -141,10 +164,10 @@ static void ring_task(void *arg)
         for (long i = 0; i < r->rounds - 1; i++) {
             lpel_stream_write(out, lpel_stream_read(in));
             if (i == 0)
-                r->t.start = bench_now_ns();
+                timing_start(&r->t);
         }
         lpel_stream_read(in);
-        r->t.end = bench_now_ns();
+        timing_end(&r->t);
     } else {
         for (long i = 0; i < r->rounds; i++)
             lpel_stream_write(out, lpel_stream_read(in));
@@ -153,7 +176,7 @@ static void ring_task(void *arg)
     lpel_stream_close(in, LPEL_STREAM_READ);
 }
 
-static double lpel_ring(const options *o)
+static sample lpel_ring(const options *o)
 {
     lpel_runtime *rt = new_runtime(o, 1);
     ring_bench r = {.tasks = o->tasks, .rounds = o->rounds};
@@ -170,7 +193,7 @@ static double lpel_ring(const options *o)
     run_or_die(rt);
     free(r.links);
     free(members);
-    return r.t.end - r.t.start;
+    return elapsed(&r.t);
 }
 
 /* ---- pipe ----------------------------------------------------------------- */
@@ -193,7 +216,7 @@ static void pipe_task(void *arg)
     lpel_stream *in = s->index > 0 ? p->links[s->index - 1] : NULL;
     lpel_stream *out = s->index < p->depth - 1 ? p->links[s->index] : NULL;
     if (!in) { /* source */
-        p->t.start = bench_now_ns();
+        timing_start(&p->t);
         for (long i = 0; i < p->messages; i++)
             lpel_stream_write(out, (void *)(uintptr_t)(i + 1));
         lpel_stream_close(out, LPEL_STREAM_WRITE);
@@ -206,7 +229,7 @@ static void pipe_task(void *arg)
     if (out)
         lpel_stream_close(out, LPEL_STREAM_WRITE);
     else
-        p->t.end = bench_now_ns(); /* sink */
+        timing_end(&p->t); /* sink */
     lpel_stream_close(in, LPEL_STREAM_READ);
 }
 
@@ -225,7 +248,7 @@ static int pipe_worker(place_mode mode, long i, long depth)
     }
 }
 
-static double lpel_pipe(const options *o)
+static sample lpel_pipe(const options *o)
 {
     lpel_runtime *rt = new_runtime(o, o->workers ? o->workers : 2);
     pipe_bench p = {.depth = o->depth, .messages = o->messages};
@@ -244,7 +267,7 @@ static double lpel_pipe(const options *o)
     run_or_die(rt);
     free(p.links);
     free(stages);
-    return p.t.end - p.t.start;
+    return elapsed(&p.t);
 }
 
 /* ---- create --------------------------------------------------------------- */
@@ -259,7 +282,7 @@ static void short_task(void *arg)
 {
     create_bench *c = arg;
     if (atomic_fetch_add_explicit(&c->finished, 1, memory_order_relaxed) == c->count - 1)
-        c->t.end = bench_now_ns();
+        timing_end(&c->t);
 }
 
 static void creator_task(void *arg)
@@ -267,7 +290,7 @@ static void creator_task(void *arg)
     create_bench *c = arg;
     lpel_task_attr attr = {.name = "short", .stack_size = 0,
                            .worker = (int)lpel_task_worker(lpel_task_self())};
-    c->t.start = bench_now_ns();
+    timing_start(&c->t);
     for (long i = 0; i < c->count; i++) {
         if (lpel_task_create(NULL, &attr, short_task, c) <= 0)
             abort();
@@ -276,13 +299,13 @@ static void creator_task(void *arg)
     }
 }
 
-static double lpel_create(const options *o)
+static sample lpel_create(const options *o)
 {
     create_bench c = {.count = o->count};
     lpel_runtime *rt = new_runtime(o, 1);
     spawn_or_die(rt, "creator", 0, creator_task, &c);
     run_or_die(rt);
-    return c.t.end - c.t.start;
+    return elapsed(&c.t);
 }
 
 /* ---- reporting ------------------------------------------------------------ */
@@ -295,24 +318,42 @@ static int compare_doubles(const void *a, const void *b)
 
 typedef struct stats {
     double median, min, max;
+    double cpu_median; /* CPU time per unit */
 } stats;
 
-static stats measure(double (*fn)(const options *), const options *o, double units)
+static double median_of(double *v, int n)
 {
-    double *per_unit = calloc((size_t)o->repeat, sizeof *per_unit);
-    for (int i = 0; i < o->repeat; i++)
-        per_unit[i] = fn(o) / units;
-    qsort(per_unit, (size_t)o->repeat, sizeof *per_unit, compare_doubles);
-    stats s = {per_unit[o->repeat / 2], per_unit[0], per_unit[o->repeat - 1]};
-    if (o->repeat % 2 == 0)
-        s.median = (per_unit[o->repeat / 2 - 1] + per_unit[o->repeat / 2]) / 2;
-    free(per_unit);
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static stats measure(sample (*fn)(const options *), const options *o, double units)
+{
+    double *wall = calloc((size_t)o->repeat, sizeof *wall);
+    double *cpu = calloc((size_t)o->repeat, sizeof *cpu);
+    for (int i = 0; i < o->repeat; i++) {
+        sample x = fn(o);
+        wall[i] = x.wall / units;
+        cpu[i] = x.cpu / units;
+    }
+    stats s;
+    s.median = median_of(wall, o->repeat);
+    s.min = wall[0];
+    s.max = wall[o->repeat - 1];
+    s.cpu_median = median_of(cpu, o->repeat);
+    free(wall);
+    free(cpu);
     return s;
 }
 
 static double baseline_median(double (*fn)(const options *), const options *o, double units)
 {
-    return measure(fn, o, units).median;
+    double *v = calloc((size_t)o->repeat, sizeof *v);
+    for (int i = 0; i < o->repeat; i++)
+        v[i] = fn(o) / units;
+    double m = median_of(v, o->repeat);
+    free(v);
+    return m;
 }
 
 static double pt_ctx(const options *o) { return bench_pthreads_ctx(o->switches); }
@@ -330,9 +371,10 @@ static void report(const options *o, const char *unit_name, const char *rate_nam
 {
     double rate = 1e9 / s.median;
     if (o->json) {
-        printf("{\"bench\":\"%s\",%s,\"repeat\":%d,\"%s\":%.3f,\"min_%s\":%.3f,\"max_%s\":%.3f",
+        printf("{\"bench\":\"%s\",%s,\"repeat\":%d,\"%s\":%.3f,\"min_%s\":%.3f,\"max_%s\":%.3f,"
+               "\"cpu_%s\":%.3f",
                o->bench, params_json, o->repeat, unit_name, s.median, unit_name, s.min,
-               unit_name, s.max);
+               unit_name, s.max, unit_name, s.cpu_median);
         if (rate_name)
             printf(",\"%s\":%.4g", rate_name, rate);
         printf(",\"monitoring\":%s", o->has_hooks ? "true" : "false");
@@ -344,8 +386,8 @@ static void report(const options *o, const char *unit_name, const char *rate_nam
     }
     printf("%s (%s, %d run%s, monitoring %s)\n", o->bench, params_text, o->repeat,
            o->repeat == 1 ? "" : "s", o->has_hooks ? "on" : "off");
-    printf("  lpel:     %10.2f %s (median; min %.2f, max %.2f)", s.median, unit_name, s.min,
-           s.max);
+    printf("  lpel:     %10.2f %s (median; min %.2f, max %.2f; CPU time %.2f)", s.median,
+           unit_name, s.min, s.max, s.cpu_median);
     if (rate_name)
         printf("  = %.3g %s", rate, rate_name);
     printf("\n");

@@ -9,7 +9,8 @@
  *             created on demand, each a box and a stage task): replicas/s
  *             and the process's peak resident memory
  *
- * Each measurement is repeated (--repeat R) and the median reported; with
+ * Each measurement is repeated (--repeat R) and the median reported (as
+ * one JSON object with --json, pipeline only); with
  * -m FLAGS -o DIR both sides run monitored (mon1), so running once without
  * and once with -m gives the monitoring overhead. Times are wall-clock
  * around the run (worker start and stop included, on both sides alike).
@@ -33,6 +34,7 @@ typedef struct options {
     long messages, replicas;
     int repeat;
     unsigned workers;
+    bool json;
     const lpel_hooks *hooks;
 } options;
 
@@ -42,6 +44,20 @@ static double now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/* CPU seconds of the whole process: on a busy machine this leaves out the
+ * time the workers waited for a core. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A rate measured both ways: per wall second and per CPU second. */
+typedef struct rate {
+    double wall, cpu;
+} rate;
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -91,7 +107,7 @@ static void raw_task(void *arg)
     }
 }
 
-static double raw_pipe_rate(const options *o)
+static rate raw_pipe_rate(const options *o)
 {
     lpel_config cfg = lpel_config_default();
     cfg.num_workers = o->workers;
@@ -113,15 +129,15 @@ static double raw_pipe_rate(const options *o)
         lpel_task_attr attr = {.name = name, .stack_size = 0, .worker = LPEL_ANY_WORKER};
         lpel_task_create(rt, &attr, raw_task, &stages[i]);
     }
-    double t0 = now();
+    double c0 = cpu_now(), t0 = now();
     int rc = lpel_run(rt);
-    double t = now() - t0;
+    double t = now() - t0, c = cpu_now() - c0;
     lpel_runtime_destroy(rt);
     if (rc != LPEL_OK || p.received != o->messages) {
         fprintf(stderr, "snet-bench: raw pipe failed (%d, %ld received)\n", rc, p.received);
         exit(1);
     }
-    return (double)o->messages / t;
+    return (rate){(double)o->messages / t, (double)o->messages / c};
 }
 
 /* ---- S-Net pipeline ------------------------------------------------------------------- */
@@ -157,8 +173,8 @@ static void take(void *user, snet_record *r)
     snet_record_free(r);
 }
 
-/* Run net over the source; returns the seconds the run took. */
-static double run_snet(const options *o, const snet_net *net, source *src, sink *dst)
+/* Run net over the source; returns the wall and CPU seconds the run took. */
+static rate run_snet(const options *o, const snet_net *net, source *src, sink *dst)
 {
     snet_config cfg = snet_config_default();
     cfg.lpel.num_workers = o->workers;
@@ -171,18 +187,18 @@ static double run_snet(const options *o, const snet_net *net, source *src, sink 
     }
     snet_run_set_input_fn(run, next_record, src);
     snet_run_set_output_fn(run, take, dst);
-    double t0 = now();
+    double c0 = cpu_now(), t0 = now();
     int rc = snet_run_execute(run);
-    double t = now() - t0;
+    double t = now() - t0, c = cpu_now() - c0;
     if (rc != SNET_OK) {
         fprintf(stderr, "snet-bench: run failed: %s\n", snet_run_error(run));
         exit(1);
     }
     snet_run_destroy(run);
-    return t;
+    return (rate){t, c};
 }
 
-static double snet_pipe_rate(const options *o)
+static rate snet_pipe_rate(const options *o)
 {
     snet_net *net = snet_box("id1", "{x} -> {x}", identity, NULL);
     for (int i = 2; i <= STAGES; i++) {
@@ -192,22 +208,33 @@ static double snet_pipe_rate(const options *o)
     }
     source src = {0, o->messages};
     sink dst = {0};
-    double t = run_snet(o, net, &src, &dst);
+    rate t = run_snet(o, net, &src, &dst);
     snet_net_free(net);
     if (dst.count != o->messages) {
         fprintf(stderr, "snet-bench: %ld of %ld records came out\n", dst.count, o->messages);
         exit(1);
     }
-    return (double)o->messages / t;
+    return (rate){(double)o->messages / t.wall, (double)o->messages / t.cpu};
 }
 
 static int bench_pipeline(const options *o)
 {
-    double raw[64], sn[64], ratio[64];
+    double raw[64], sn[64], ratio[64], cpu_ratio[64];
     for (int i = 0; i < o->repeat; i++) {
-        raw[i] = raw_pipe_rate(o);
-        sn[i] = snet_pipe_rate(o);
-        ratio[i] = sn[i] / raw[i];
+        rate r = raw_pipe_rate(o), n = snet_pipe_rate(o);
+        raw[i] = r.wall;
+        sn[i] = n.wall;
+        ratio[i] = n.wall / r.wall;
+        cpu_ratio[i] = n.cpu / r.cpu;
+    }
+    if (o->json) {
+        printf("{\"bench\":\"pipeline\",\"stages\":%d,\"messages\":%ld,\"workers\":%u,"
+               "\"repeat\":%d,\"raw_per_s\":%.0f,\"snet_per_s\":%.0f,\"ratio_pct\":%.2f,"
+               "\"cpu_ratio_pct\":%.2f}\n",
+               STAGES, o->messages, o->workers ? o->workers : lpel_core_count(), o->repeat,
+               median(raw, o->repeat), median(sn, o->repeat), 100 * median(ratio, o->repeat),
+               100 * median(cpu_ratio, o->repeat));
+        return 0;
     }
     printf("pipeline: %d stages, %ld records, %d runs (median)\n", STAGES, o->messages,
            o->repeat);
@@ -215,6 +242,8 @@ static int bench_pipeline(const options *o)
     printf("  snet pipeline  %12.0f records/s\n", median(sn, o->repeat));
     printf("  ratio snet/raw %12.1f %%  (median of per-run ratios)\n",
            100 * median(ratio, o->repeat));
+    printf("  same, CPU time %12.1f %%  (records per CPU second)\n",
+           100 * median(cpu_ratio, o->repeat));
     return 0;
 }
 
@@ -301,7 +330,7 @@ static long number(const char *flag, const char *v, long min, long max)
 
 static void usage(void)
 {
-    puts("usage: snet-bench pipeline|star [-w N] [--messages M] [--replicas N] [--repeat R]"
+    puts("usage: snet-bench pipeline|star [-w N] [--messages M] [--replicas N] [--repeat R] [--json]"
 #if BENCH_WITH_MONITOR
          " [-m FLAGS -o DIR]"
 #endif
@@ -310,7 +339,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    options o = {NULL, 1000000, 100000, 5, 0, NULL};
+    options o = {NULL, 1000000, 100000, 5, 0, false, NULL};
 #if BENCH_WITH_MONITOR
     mon_options mo;
     char err[512];
@@ -337,13 +366,15 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--messages")) o.messages = number("--messages", v, 1, 1L << 40), i++;
         else if (!strcmp(argv[i], "--replicas")) o.replicas = number("--replicas", v, 1, 1L << 30), i++;
         else if (!strcmp(argv[i], "--repeat")) o.repeat = (int)number("--repeat", v, 1, 64), i++;
+        else if (!strcmp(argv[i], "--json")) o.json = true;
         else {
             usage();
             return 2;
         }
     }
-    printf("workers: %u, monitoring: %s\n", o.workers ? o.workers : lpel_core_count(),
-           o.hooks ? "on (mon1)" : "off");
+    if (!o.json)
+        printf("workers: %u, monitoring: %s\n", o.workers ? o.workers : lpel_core_count(),
+               o.hooks ? "on (mon1)" : "off");
     int rc = !strcmp(o.bench, "pipeline") ? bench_pipeline(&o) : bench_star(&o);
 #if BENCH_WITH_MONITOR
     if (mon_close(m) != 0 && rc == 0)

@@ -5,6 +5,10 @@
  * moves while we read the tasks' states. For each blocked task it names
  * the stream it waits on, whether that stream is empty or full, and the
  * task at the other end: the waiting relation W(A,B) of ARCHITECTURE.md.
+ *
+ * Then, if the configuration asks for it, the run unwinds: every worker is
+ * marked, and every blocked task is woken; the stream operations see the
+ * mark and return at once (stream.c), so each task runs to its end.
  */
 #include "lpel_internal.h"
 
@@ -82,4 +86,14 @@ void lpel_deadlock_report(lpel_runtime *rt, FILE *out)
             if (t->state == LPEL_TASK_BLOCKED)
                 print_task_wait(rt, out, t);
     fflush(out);
+}
+
+void lpel_deadlock_unwind(lpel_runtime *rt)
+{
+    for (unsigned i = 0; i < rt->num_workers; i++)
+        atomic_store(&rt->workers[i].unwinding, true);
+    for (unsigned i = 0; i < rt->num_workers; i++)
+        for (lpel_task *t = rt->workers[i].live_tasks; t; t = t->live_next)
+            if (t->state == LPEL_TASK_BLOCKED && atomic_exchange(&t->wake_token, 0) == 1)
+                lpel_worker_post(t->worker, t, LPEL_MAIL_WAKE);
 }

@@ -113,6 +113,7 @@ int lpel_runtime_stop_deadlocked(lpel_runtime *rt, FILE *report)
     bool quiet = !atomic_load(&rt->terminate) && lpel_runtime_all_idle(rt);
     if (quiet) {
         rt->deadlocked = true;
+        rt->deadlocked_tasks = atomic_load(&rt->live_tasks);
         if (!report)
             report = rt->config.report ? rt->config.report : stderr;
         lpel_deadlock_report(rt, report);

@@ -164,7 +164,9 @@ typedef struct lpel_hooks {
  * ------------------------------------------------------------------------- */
 
 typedef struct lpel_config {
-    unsigned num_workers;       /* 0: one per core (from hwloc) */
+    unsigned num_workers;       /* 0: one per core (from hwloc); more than the
+                                   cores is allowed, with a warning on stderr
+                                   unless LPEL_OVERSUBSCRIBE=1 is set */
     bool pin_workers;           /* pin worker i to core i mod cores (hwloc) */
     size_t default_stack_size;  /* bytes, 0: LPEL_DEFAULT_STACK_SIZE */
     /* Give task stacks their own guard page while that is cheap (each
@@ -178,6 +180,19 @@ typedef struct lpel_config {
     const lpel_placement_policy *placement; /* NULL: round-robin */
     const lpel_sched_policy *scheduling;    /* NULL: FIFO */
     FILE *report;               /* where the deadlock report goes; NULL: stderr */
+    /* After a deadlock has been reported. false: the run stops, and the
+     * blocked tasks are freed by lpel_runtime_destroy without running
+     * again (what they hold is the caller's to free). true: the run
+     * unwinds: every blocked and every later stream operation returns at
+     * once (reads and polls see end-of-stream, writes drop their item), so
+     * each task runs its own clean-up and ends; then lpel_run returns
+     * LPEL_EDEADLOCK. A task that makes items from outside (a file, a
+     * generator) should stop when lpel_unwinding() says so. */
+    bool unwind_on_deadlock;
+    /* Frees an item that unwinding dropped, or that is still in a stream
+     * when the stream is freed. Called on a task. NULL: such items are
+     * left alone. */
+    void (*discard_item)(void *item);
 } lpel_config;
 
 #define LPEL_DEFAULT_STACK_SIZE ((size_t)256 * 1024)
@@ -205,6 +220,10 @@ unsigned lpel_runtime_num_workers(const lpel_runtime *rt);
 
 /* The last error message for this runtime ("" if none). */
 const char *lpel_runtime_error(const lpel_runtime *rt);
+
+/* True on a task of a run that is unwinding after a deadlock (see
+ * lpel_config.unwind_on_deadlock). */
+bool lpel_unwinding(void);
 
 /* The runtime of the calling task, NULL outside tasks. */
 lpel_runtime *lpel_runtime_self(void);

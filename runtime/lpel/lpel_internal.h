@@ -244,6 +244,7 @@ struct lpel_worker {
     _Alignas(LPEL_CACHE_LINE) lpel_runtime *rt;
     unsigned id;
     lpel_task *current;
+    atomic_bool unwinding;            /* set once, by the deadlock finder */
     lpel_ctx sched_ctx;
     lpel_task *fifo_head, *fifo_tail; /* default ready queue */
     void *policy_queue;               /* a pluggable policy's queue */
@@ -280,6 +281,13 @@ static inline lpel_task *lpel_current_task(void)
     lpel_worker *w = lpel_this_worker;
     return w ? w->current : NULL;
 }
+/* Is the calling worker's run unwinding after a deadlock? (A worker's hot
+ * line: cheap enough for every stream operation.) */
+static inline bool lpel_worker_unwinding(void)
+{
+    lpel_worker *w = lpel_this_worker;
+    return w && atomic_load_explicit(&w->unwinding, memory_order_relaxed);
+}
 void lpel_worker_ready_push(lpel_worker *w, lpel_task *t);
 lpel_task *lpel_worker_ready_pop(lpel_worker *w);
 /* Deliver a task to worker w's mailbox and wake w if it sleeps. */
@@ -312,6 +320,7 @@ struct lpel_runtime {
     pthread_mutex_t idle_lock;
     unsigned idle_workers;
     bool deadlocked;
+    long deadlocked_tasks; /* live tasks when the deadlock was found */
     /* Tasks blocked in lpel_event_wait: while there are any, every task
      * blocked is not a deadlock LPEL can see (event.c). */
     atomic_long event_waits;
@@ -323,6 +332,9 @@ void lpel_runtime_set_error(lpel_runtime *rt, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Print the waiting relation of every live task (all workers are idle). */
 void lpel_deadlock_report(lpel_runtime *rt, FILE *out);
+/* Mark every worker unwinding and wake every blocked task (all workers
+ * are idle; called under the idle lock). */
+void lpel_deadlock_unwind(lpel_runtime *rt);
 /* True if every worker is idle and every mailbox empty (idle_lock held). */
 bool lpel_runtime_all_idle(lpel_runtime *rt);
 /* What a task blocked in lpel_event_wait waits for (event.c). */
@@ -335,6 +347,8 @@ _Noreturn void lpel_fatal(const char *fmt, ...) __attribute__((format(printf, 1,
 
 /* ---- streams (stream.c) ------------------------------------------------- */
 
+/* Hand an item to config.discard_item, if there is one. */
+void lpel_discard_item(lpel_runtime *rt, void *item);
 /* Used by the deadlock report. */
 bool lpel_stream_is_empty_now(const lpel_stream *s);
 uint64_t lpel_stream_reader_id(const lpel_stream *s);

@@ -45,6 +45,8 @@ void lpel_runtime_set_error(lpel_runtime *rt, const char *fmt, ...)
 const char *lpel_runtime_error(const lpel_runtime *rt) { return rt->error; }
 unsigned lpel_runtime_num_workers(const lpel_runtime *rt) { return rt->num_workers; }
 
+bool lpel_unwinding(void) { return lpel_worker_unwinding(); }
+
 lpel_runtime *lpel_runtime_self(void)
 {
     lpel_worker *w = lpel_worker_self();
@@ -111,6 +113,21 @@ static int validate_config(const lpel_config *c, char *errbuf, size_t errlen)
     return LPEL_OK;
 }
 
+/* More workers than cores is allowed (e.g. to study a mapping for a
+ * bigger machine), but it is rarely what a user meant: the workers then
+ * time-share the cores. */
+static void warn_oversubscription(const lpel_runtime *rt)
+{
+    if (rt->num_workers <= rt->num_cores)
+        return;
+    const char *quiet = getenv("LPEL_OVERSUBSCRIBE");
+    if (quiet && strcmp(quiet, "1") == 0)
+        return;
+    fprintf(stderr, "lpel: warning: %u workers on %u cores: the workers will time-share the "
+                    "cores (set LPEL_OVERSUBSCRIBE=1 to silence this warning)\n",
+            rt->num_workers, rt->num_cores);
+}
+
 static int init_workers(lpel_runtime *rt)
 {
     rt->workers = aligned_alloc(LPEL_CACHE_LINE, sizeof(lpel_worker) * rt->num_workers);
@@ -170,6 +187,7 @@ int lpel_runtime_create(lpel_runtime **out, const lpel_config *config,
     }
     rt->num_cores = count_cores(rt->topology);
     rt->num_workers = config->num_workers ? config->num_workers : rt->num_cores;
+    warn_oversubscription(rt);
 
     rc = init_workers(rt);
     if (rc != LPEL_OK) {
@@ -219,7 +237,7 @@ int lpel_run(lpel_runtime *rt)
     rt->run_state = 2;
     if (rc == LPEL_OK && rt->deadlocked) {
         lpel_runtime_set_error(rt, "deadlock: %ld live tasks are all blocked",
-                               (long)atomic_load(&rt->live_tasks));
+                               rt->deadlocked_tasks);
         rc = LPEL_EDEADLOCK;
     }
     return rc;

@@ -26,6 +26,12 @@
  *
  * End-of-stream is an item like any other (a private sentinel), so it
  * keeps FIFO order with the data and needs no extra synchronisation.
+ *
+ * Unwinding after a deadlock (lpel_config.unwind_on_deadlock): every
+ * operation first looks at its worker's unwinding mark (a hot line, one
+ * predictable branch) and then returns at once: reads see end-of-stream,
+ * writes hand their item to config.discard_item. A task blocked when the
+ * mark was set is woken and sees it after its block.
  */
 #include "lpel_internal.h"
 
@@ -44,6 +50,8 @@ struct lpel_stream {
 
     /* Cold: identity, binding, lifetime. */
     lpel_runtime *rt;
+    void (*discard_item)(void *item); /* config.discard_item, kept here:
+                                         a stream may outlive its runtime */
     uint64_t id;
     _Atomic uint64_t reader_id;
     _Atomic uint64_t writer_id;
@@ -109,6 +117,7 @@ lpel_stream *lpel_stream_create(lpel_runtime *rt, size_t capacity)
         return NULL;
     memset(s, 0, bytes);
     s->rt = rt;
+    s->discard_item = rt->config.discard_item;
     s->id = atomic_fetch_add_explicit(&rt->next_stream_id, 1, memory_order_relaxed) + 1;
     s->capacity = capacity;
     s->mask = slots - 1;
@@ -118,17 +127,32 @@ lpel_stream *lpel_stream_create(lpel_runtime *rt, size_t capacity)
     return s;
 }
 
+static void discard(lpel_stream *s, void *item)
+{
+    if (s->discard_item && item != END_OF_STREAM)
+        s->discard_item(item);
+}
+
+/* Free s with whatever is still queued in it. */
+static void stream_free(lpel_stream *s)
+{
+    size_t tail = atomic_load(&s->tail);
+    for (size_t head = atomic_load(&s->head); head != tail; head++)
+        discard(s, s->slots[head & s->mask]);
+    free(s);
+}
+
 static void stream_release(lpel_stream *s)
 {
     if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
-        free(s);
+        stream_free(s);
 }
 
 void lpel_stream_destroy(lpel_stream *s)
 {
     if (!s)
         return;
-    free(s);
+    stream_free(s);
 }
 
 /* ---- binding ends to tasks ---------------------------------------------- */
@@ -292,29 +316,35 @@ static bool has_room(lpel_stream *s)
            s->capacity;
 }
 
-static void wait_for_data(lpel_stream *s, lpel_task *t)
+/* Block until the stream has data; false if the run started unwinding. */
+static bool wait_for_data(lpel_stream *s, lpel_task *t)
 {
     for (;;) {
         if (!announce_and_recheck(t, &s->reader_waiting, has_data, s)) {
             block_on(t, s, LPEL_BLOCK_INPUT);
             atomic_store_explicit(&s->reader_waiting, 0, memory_order_relaxed);
+            if (lpel_unlikely(lpel_worker_unwinding()))
+                return false;
         }
         s->tail_seen = atomic_load_explicit(&s->tail, memory_order_acquire);
         if (s->tail_seen != atomic_load_explicit(&s->head, memory_order_relaxed))
-            return;
+            return true;
     }
 }
 
-static void wait_for_room(lpel_stream *s, lpel_task *t)
+/* Block until the stream has room; false if the run started unwinding. */
+static bool wait_for_room(lpel_stream *s, lpel_task *t)
 {
     for (;;) {
         if (!announce_and_recheck(t, &s->writer_waiting, has_room, s)) {
             block_on(t, s, LPEL_BLOCK_OUTPUT);
             atomic_store_explicit(&s->writer_waiting, 0, memory_order_relaxed);
+            if (lpel_unlikely(lpel_worker_unwinding()))
+                return false;
         }
         s->head_seen = atomic_load_explicit(&s->head, memory_order_acquire);
         if (atomic_load_explicit(&s->tail, memory_order_relaxed) - s->head_seen < s->capacity)
-            return;
+            return true;
     }
 }
 
@@ -351,16 +381,26 @@ static lpel_task *writer_or_die(lpel_stream *s, void *item)
 
 void lpel_stream_write(lpel_stream *s, void *item)
 {
+    if (lpel_unlikely(lpel_worker_unwinding())) {
+        discard(s, item);
+        return;
+    }
     lpel_task *t = writer_or_die(s, item);
     size_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
-    if (lpel_unlikely(!room_known(s, tail)))
-        wait_for_room(s, t);
+    if (lpel_unlikely(!room_known(s, tail)) && !wait_for_room(s, t)) {
+        discard(s, item);
+        return;
+    }
     LPEL_HOOK(t->worker, stream_write, &t->hook_data, t->id, s->id);
     publish(s, t, tail, item);
 }
 
 bool lpel_stream_try_write(lpel_stream *s, void *item)
 {
+    if (lpel_unlikely(lpel_worker_unwinding())) {
+        discard(s, item);
+        return true;
+    }
     lpel_task *t = writer_or_die(s, item);
     size_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
     if (!room_known(s, tail))
@@ -383,11 +423,11 @@ static inline bool data_known(lpel_stream *s, size_t head)
 void *lpel_stream_read(lpel_stream *s)
 {
     lpel_task *t = bind_end(s, LPEL_STREAM_READ);
-    if (lpel_unlikely(s->at_end))
+    if (lpel_unlikely(s->at_end || lpel_worker_unwinding()))
         return NULL;
     size_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
-    if (lpel_unlikely(!data_known(s, head)))
-        wait_for_data(s, t);
+    if (lpel_unlikely(!data_known(s, head)) && !wait_for_data(s, t))
+        return NULL;
     void *item = s->slots[head & s->mask];
     if (lpel_unlikely(item == END_OF_STREAM)) {
         s->at_end = true; /* left in place: later reads see it again */
@@ -402,7 +442,7 @@ void *lpel_stream_read(lpel_stream *s)
 void *lpel_stream_peek(lpel_stream *s)
 {
     bind_end(s, LPEL_STREAM_READ);
-    if (s->at_end)
+    if (s->at_end || lpel_worker_unwinding())
         return NULL;
     size_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
     if (!data_known(s, head))
@@ -414,7 +454,7 @@ void *lpel_stream_peek(lpel_stream *s)
 bool lpel_stream_at_end(lpel_stream *s)
 {
     bind_end(s, LPEL_STREAM_READ);
-    if (s->at_end)
+    if (s->at_end || lpel_worker_unwinding())
         return true;
     size_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
     if (!data_known(s, head))
@@ -437,13 +477,14 @@ void lpel_stream_close(lpel_stream *s, lpel_stream_mode mode)
          * the end-of-stream item. */
         bool reader_gone = atomic_load(&s->reader_closed);
         size_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
-        if (!reader_gone && !room_known(s, tail))
-            wait_for_room(s, t);
+        /* Unwinding: no waiting, and a reader sees the end anyway. */
+        bool room = !reader_gone && !lpel_worker_unwinding() &&
+                    (room_known(s, tail) || wait_for_room(s, t));
         atomic_store(&s->writer_closed, 1);
         LPEL_HOOK(t->worker, stream_close, &t->hook_data, t->id, s->id, mode);
         /* Publishing reads s->reader, not s->writer: safe after clearing. */
         close_end(&s->writer, &s->waking_writer);
-        if (!reader_gone)
+        if (room)
             publish(s, t, tail, END_OF_STREAM);
     } else {
         atomic_store(&s->reader_closed, 1);
@@ -491,6 +532,8 @@ size_t lpel_stream_poll(lpel_stream *const *streams, size_t n, size_t start)
         bind_end(streams[i], LPEL_STREAM_READ);
     start %= n;
     for (;;) {
+        if (lpel_unlikely(lpel_worker_unwinding()))
+            return start; /* its read sees end-of-stream */
         size_t i = find_ready(streams, n, start);
         if (i < n)
             return i;

@@ -99,22 +99,31 @@ bool lpel_runtime_all_idle(lpel_runtime *rt)
     return true;
 }
 
-/* Count w idle; returns true if w is the one that finds the deadlock. A
- * task waiting for an event may still be woken from outside (event.c). */
+/* Count w idle; returns true if w finds a deadlock that ends the run. A
+ * task waiting for an event may still be woken from outside (event.c).
+ * The first deadlock is reported; if the run then unwinds, it goes on (a
+ * second one, which unwinding should never meet, just ends it). */
 static bool enter_idle(lpel_worker *w)
 {
     lpel_runtime *rt = w->rt;
-    bool deadlock = false;
+    bool stop = false;
     pthread_mutex_lock(&rt->idle_lock);
     rt->idle_workers++;
     if (!atomic_load(&rt->terminate) && atomic_load(&rt->live_tasks) > 0 &&
         atomic_load(&rt->event_waits) == 0 && lpel_runtime_all_idle(rt)) {
-        deadlock = true;
-        rt->deadlocked = true;
-        lpel_deadlock_report(rt, rt->config.report ? rt->config.report : stderr);
+        stop = true;
+        if (!rt->deadlocked) {
+            rt->deadlocked = true;
+            rt->deadlocked_tasks = atomic_load(&rt->live_tasks);
+            lpel_deadlock_report(rt, rt->config.report ? rt->config.report : stderr);
+            if (rt->config.unwind_on_deadlock) {
+                lpel_deadlock_unwind(rt);
+                stop = false;
+            }
+        }
     }
     pthread_mutex_unlock(&rt->idle_lock);
-    return deadlock;
+    return stop;
 }
 
 static void leave_idle(lpel_worker *w)

@@ -39,6 +39,19 @@ snet_config snet_config_default(void)
 
 static void input_output_start(snet_run *run, lpel_stream *in, lpel_stream *out);
 
+/* After a deadlock the run unwinds (lpel_config.unwind_on_deadlock): every
+ * entity sees end-of-stream and frees what it holds, and LPEL hands back
+ * the records that were dropped or left in streams. An ADD record carries
+ * a new stream whose reader end nobody will now take over: closing it lets
+ * the stream be freed with its writer's end. */
+static void discard_record(void *item)
+{
+    snet_record *r = item;
+    if (r->kind == SNET_REC_ADD && r->add_stream)
+        lpel_stream_close(r->add_stream, LPEL_STREAM_READ);
+    snet_record_free(r);
+}
+
 static int run_alloc(snet_run **out, const snet_net *net, const snet_config *cfg, char *err,
                      size_t errlen)
 {
@@ -52,7 +65,12 @@ static int run_alloc(snet_run **out, const snet_net *net, const snet_config *cfg
     pthread_mutex_init(&run->error_lock, NULL);
     atomic_init(&run->failed, 0);
     char lerr[256];
-    int rc = lpel_runtime_create(&run->lpel, &cfg->lpel, lerr, sizeof lerr);
+    lpel_config lcfg = cfg->lpel;
+    /* (A distributed run's deadlock is judged across ranks, distrib/detect.c,
+     * and its tasks wait for events from other ranks: it stops instead.) */
+    lcfg.unwind_on_deadlock = cfg->distrib == NULL;
+    lcfg.discard_item = discard_record;
+    int rc = lpel_runtime_create(&run->lpel, &lcfg, lerr, sizeof lerr);
     if (rc != LPEL_OK) {
         snet_set_error(err, errlen, "cannot create the LPEL runtime: %s", lerr);
         snet_run_destroy(run);
@@ -257,7 +275,7 @@ int snet_run_execute(snet_run *run)
         return snet_dist_execute(run);
     int rc = lpel_run(run->lpel);
     if (rc == LPEL_EDEADLOCK) {
-        snet_run_fail(run, "deadlock: %s", lpel_runtime_error(run->lpel));
+        snet_run_fail(run, "%s", lpel_runtime_error(run->lpel)); /* "deadlock: ..." */
         return SNET_EDEADLOCK;
     }
     if (rc != LPEL_OK) {

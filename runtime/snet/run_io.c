@@ -62,7 +62,7 @@ static void feed_file(snet_run *run, lpel_stream *s, FILE *in)
     text[len] = '\0';
     const char *p = text;
     char err[256];
-    for (;;) {
+    while (!lpel_unwinding()) { /* after a deadlock, stop feeding */
         while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '#') {
             if (*p == '#')
                 while (*p && *p != '\n')
@@ -98,7 +98,7 @@ void snet_input_task(void *arg)
         feed(run, s, r);
     }
     if (run->input_fn)
-        for (snet_record *r; (r = run->input_fn(run->input_user)) != NULL;)
+        for (snet_record *r; !lpel_unwinding() && (r = run->input_fn(run->input_user)) != NULL;)
             feed(run, s, r);
     if (run->input_file)
         feed_file(run, s, run->input_file);

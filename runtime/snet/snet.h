@@ -412,7 +412,9 @@ int snet_run_set_output_file(snet_run *run, FILE *out);
 
 /* Run until every input record has been processed and every task has
  * ended. Once per run. SNET_OK, SNET_ERUNTIME (see snet_run_error),
- * SNET_EDEADLOCK, ... */
+ * SNET_EDEADLOCK (after LPEL's report of who waits for whom; the network
+ * then winds down without running more boxes, and every entity frees what
+ * it holds), ... */
 int snet_run_execute(snet_run *run);
 
 /* Collected output records in the order they left the network; NULL when

@@ -1,8 +1,9 @@
 /*
  * test_lpel.c - unit tests of the LPEL runtime: streams (order, blocking,
  * end-of-stream, poll), workers and placement, scheduling policies, hooks,
- * task stacks, many tasks (a million alive at once), and the fatal reports
- * (deadlock, stack overflow with and without guard pages, misuse).
+ * task stacks, many tasks (a million alive at once), the oversubscription
+ * warning, and the fatal reports (deadlock, unwinding after it, stack
+ * overflow with and without guard pages, misuse).
  *
  * Nothing here measures time: every test checks an outcome that a broken
  * runtime would get wrong (wrong order, lost items, a hang caught by the
@@ -725,6 +726,121 @@ START_TEST(test_deadlock_full_stream)
 }
 END_TEST
 
+/* ---- unwinding after a deadlock ------------------------------------------- */
+
+typedef struct unwind_case {
+    lpel_stream *data, *never;
+    atomic_int ended;
+} unwind_case;
+
+/* discard_item has no context argument: the test counts in statics. */
+static atomic_long discarded_count, discarded_sum;
+
+static void count_discard(void *item)
+{
+    atomic_fetch_add(&discarded_count, 1);
+    atomic_fetch_add(&discarded_sum, VALUE(item));
+}
+
+static void unwind_writer(void *arg)
+{
+    unwind_case *u = arg;
+    lpel_stream_write(u->data, ITEM(10)); /* fills the one slot */
+    lpel_stream_write(u->data, ITEM(20)); /* blocks; dropped by the unwinding */
+    lpel_stream_close(u->data, LPEL_STREAM_WRITE);
+    atomic_fetch_add(&u->ended, 1);
+}
+
+static void unwind_reader(void *arg)
+{
+    unwind_case *u = arg;
+    lpel_stream_open(u->data, LPEL_STREAM_READ);
+    void *first = lpel_stream_read(u->never);  /* blocks; end-of-stream after the report */
+    void *second = lpel_stream_read(u->data);  /* has an item, but the run is unwinding */
+    if (!first && !second && lpel_unwinding())
+        atomic_fetch_add(&u->ended, 1);
+    lpel_stream_close(u->data, LPEL_STREAM_READ); /* frees it, and the item left in it */
+    lpel_stream_close(u->never, LPEL_STREAM_READ);
+}
+
+/* With unwind_on_deadlock the blocked tasks run to their ends after the
+ * report, and every item dropped or left behind goes to discard_item. */
+START_TEST(test_deadlock_unwinds)
+{
+    char *text = NULL;
+    size_t len = 0;
+    lpel_config cfg = lpel_config_default();
+    cfg.num_workers = 2;
+    cfg.pin_workers = false;
+    cfg.report = open_memstream(&text, &len);
+    cfg.unwind_on_deadlock = true;
+    cfg.discard_item = count_discard;
+    lpel_runtime *rt;
+    ck_assert_int_eq(lpel_runtime_create(&rt, &cfg, NULL, 0), LPEL_OK);
+    unwind_case u = {.data = lpel_stream_create(rt, 1), .never = lpel_stream_create(rt, 1)};
+    spawn(rt, "reader", 0, unwind_reader, &u);
+    spawn(rt, "writer", 1, unwind_writer, &u);
+    ck_assert_int_eq(lpel_run(rt), LPEL_EDEADLOCK);
+    fclose(cfg.report);
+    ck_assert_msg(strstr(text, "'writer' (worker 1) waits to write stream 1 (full, 1/1"), "%s", text);
+    const char *first = strstr(text, "lpel: deadlock:");
+    ck_assert_msg(first && !strstr(first + 1, "lpel: deadlock:"), "reported once: %s", text);
+    ck_assert_msg(strstr(lpel_runtime_error(rt), "2 live tasks"), "%s", lpel_runtime_error(rt));
+    ck_assert_int_eq(atomic_load(&u.ended), 2);
+    ck_assert_int_eq(atomic_load(&discarded_count), 2);
+    ck_assert_int_eq(atomic_load(&discarded_sum), 10 + 20);
+    lpel_runtime_destroy(rt);
+    lpel_stream_destroy(u.never);
+    free(text);
+}
+END_TEST
+
+/* ---- more workers than cores ---------------------------------------------- */
+
+static void create_with_workers(unsigned workers)
+{
+    lpel_config cfg = lpel_config_default();
+    cfg.num_workers = workers;
+    cfg.pin_workers = false;
+    lpel_runtime *rt;
+    if (lpel_runtime_create(&rt, &cfg, NULL, 0) == LPEL_OK)
+        lpel_runtime_destroy(rt);
+}
+
+/* (CTest runs this program with LPEL_OVERSUBSCRIBE=1, for the tests that
+ * use more workers than a small machine has cores.) */
+static void create_one_per_core(void)
+{
+    unsetenv("LPEL_OVERSUBSCRIBE");
+    create_with_workers(0);
+}
+
+static void create_oversubscribed(void)
+{
+    unsetenv("LPEL_OVERSUBSCRIBE");
+    create_with_workers(lpel_core_count() + 1);
+}
+static void create_oversubscribed_quietly(void)
+{
+    setenv("LPEL_OVERSUBSCRIBE", "1", 1);
+    create_with_workers(lpel_core_count() + 1);
+}
+
+/* Allowed, with one line on stderr that says how to silence it. */
+START_TEST(test_oversubscription_warns)
+{
+    char buf[1024];
+    ck_assert_int_eq(run_in_child(create_oversubscribed, buf, sizeof buf), 0);
+    ck_assert_msg(strncmp(buf, "lpel: warning: ", 15) == 0 && strstr(buf, "LPEL_OVERSUBSCRIBE=1") &&
+                      strchr(buf, '\n') == buf + strlen(buf) - 1,
+                  "one warning line: '%s'", buf);
+    ck_assert_int_eq(run_in_child(create_oversubscribed_quietly, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "");
+    ck_assert_int_eq(run_in_child(create_one_per_core, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "");
+}
+END_TEST
+
 /* ---- stack overflow ------------------------------------------------------ */
 
 /* Recurses until the stack runs out; the limit only hides that from the
@@ -1074,6 +1190,7 @@ static Suite *lpel_suite(void)
     tcase_add_test(sched, test_hooks_count_events);
     tcase_add_test(sched, test_core_count);
     tcase_add_test(sched, test_idle_worker_sleeps);
+    tcase_add_test(sched, test_oversubscription_warns);
     suite_add_tcase(s, sched);
 
     TCase *tasks = tcase_create("tasks");
@@ -1093,6 +1210,7 @@ static Suite *lpel_suite(void)
     tcase_add_test(fatal, test_deadlock_one_worker);
     tcase_add_test(fatal, test_deadlock_two_workers);
     tcase_add_test(fatal, test_deadlock_full_stream);
+    tcase_add_test(fatal, test_deadlock_unwinds);
     tcase_add_test(fatal, test_stack_overflow_reported);
     tcase_add_test(fatal, test_stack_overflow_without_guard_page);
     tcase_add_test(fatal, test_stack_overflow_bounded);

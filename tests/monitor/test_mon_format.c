@@ -412,6 +412,36 @@ START_TEST(parse_args_removes_our_options)
 }
 END_TEST
 
+/* Options whose trace would be empty or timeless get a warning. */
+START_TEST(options_that_give_empty_traces_warn)
+{
+    char buf[256];
+    mon_options o = mon_options_default();
+    ck_assert_ptr_null(mon_options_warning(&o, buf, sizeof buf));
+    unsigned fine[] = {MON_FLAG_ALL, MON_FLAG_MAP, MON_FLAG_LOAD,
+                       MON_FLAG_TIMESTAMPS | MON_FLAG_WORKER};
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
+        o.flags = fine[i];
+        ck_assert_ptr_null(mon_options_warning(&o, buf, sizeof buf));
+    }
+    o.flags = MON_FLAG_TIMESTAMPS;
+    ck_assert_ptr_nonnull(mon_options_warning(&o, buf, sizeof buf));
+    ck_assert_msg(strstr(buf, "-m t records nothing"), "%s", buf);
+    o.flags = MON_FLAG_WORKER | MON_FLAG_TASK;
+    ck_assert_ptr_nonnull(mon_options_warning(&o, buf, sizeof buf));
+    ck_assert_msg(strstr(buf, "without times") && strstr(buf, "-m tWT"), "%s", buf);
+    o.flags = 0;
+    o.dir = "trace";
+    ck_assert_ptr_nonnull(mon_options_warning(&o, buf, sizeof buf));
+    ck_assert_msg(strstr(buf, "-o has no effect without -m"), "%s", buf);
+    o.dir = NULL;
+    o.task_regex = "box";
+    ck_assert_ptr_nonnull(mon_options_warning(&o, buf, sizeof buf));
+    ck_assert_msg(strstr(buf, "--mon-tasks has no effect without -m") && !strchr(buf, '\n'),
+                  "%s", buf);
+}
+END_TEST
+
 START_TEST(parse_args_errors_are_one_line)
 {
     char err[256];
@@ -774,6 +804,7 @@ static Suite *suite(void)
     tcase_add_test(tc, flags_parse_and_format);
     tcase_add_test(tc, parse_args_removes_our_options);
     tcase_add_test(tc, parse_args_errors_are_one_line);
+    tcase_add_test(tc, options_that_give_empty_traces_warn);
     tcase_add_test(tc, event_format_is_one_line);
     tcase_add_test(tc, task_names_are_written_as_utf8);
     tcase_add_test(tc, task_name_not_utf8_is_corruption);

@@ -2,8 +2,9 @@
  * test_mon_runtime.c - the monitor attached to a running LPEL runtime: a
  * three-stage pipeline (producer -> relay -> consumer, small streams so
  * tasks block) whose trace must hold exactly the events the program
- * caused; the --mon-tasks filter; monitoring off (mon0); a task that
- * crashes, whose trace must still read cleanly.
+ * caused; the --mon-tasks filter; monitoring off (mon0); warnings for
+ * options that leave the trace empty; a task that crashes, whose trace
+ * must still read cleanly.
  *
  * With the runtime's hooks compiled out (LPEL_HOOKS=OFF) the same program
  * must leave an empty but valid trace.
@@ -381,6 +382,46 @@ START_TEST(mon_tasks_filters_by_name)
 }
 END_TEST
 
+/* stderr of run_pipeline(dir, flags, regex), captured into buf. */
+static void pipeline_stderr(const char *dir, const char *flags, const char *regex, char *buf,
+                            size_t len)
+{
+    fflush(stderr);
+    FILE *capture = tmpfile();
+    ck_assert_ptr_nonnull(capture);
+    int saved = dup(STDERR_FILENO);
+    dup2(fileno(capture), STDERR_FILENO);
+    run_pipeline(dir, flags, regex, 0);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    rewind(capture);
+    size_t n = fread(buf, 1, len - 1, capture);
+    buf[n] = '\0';
+    fclose(capture);
+}
+
+/* Options that leave the trace empty, or without any task, say so. */
+START_TEST(empty_traces_warn)
+{
+    char dir[4096], text[2048];
+    fixture_tmpdir(dir, sizeof dir);
+    pipeline_stderr(dir, "tT", "^nobody$", text, sizeof text);
+#if LPEL_HOOKS_ENABLED
+    ck_assert_msg(strstr(text, "mon: warning: the trace in ") &&
+                      strstr(text, "holds no events: -m tT --mon-tasks ^nobody$"),
+                  "%s", text);
+#endif
+    pipeline_stderr(dir, "A", "^nobody$", text, sizeof text);
+#if LPEL_HOOKS_ENABLED
+    ck_assert_msg(strstr(text, "--mon-tasks '^nobody$' matched none of the 3 tasks"), "%s", text);
+#endif
+    pipeline_stderr(dir, "A", "^rel", text, sizeof text);
+    ck_assert_msg(!strstr(text, "warning"), "%s", text);
+    fixture_rmdir(dir);
+}
+END_TEST
+
 START_TEST(monitoring_off_installs_nothing)
 {
     char dir[4096], sub[4200];
@@ -558,6 +599,7 @@ static Suite *suite(void)
     tcase_add_test(tc, two_runs_share_one_trace);
     tcase_add_test(tc, mon_tasks_filters_by_name);
     tcase_add_test(tc, monitoring_off_installs_nothing);
+    tcase_add_test(tc, empty_traces_warn);
     tcase_add_test(tc, crash_in_a_task_leaves_a_readable_trace);
     tcase_add_test(tc, stack_overflow_is_reported_and_the_trace_kept);
     suite_add_tcase(s, tc);

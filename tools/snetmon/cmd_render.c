@@ -294,6 +294,23 @@ static int read_input(const render_options *o, viz_timeline *tl, viz_net *net)
     return 0;
 }
 
+/* An image that came out blank says why on stderr: too many workers for
+ * the width (columns under a pixel), or nothing to draw at all. */
+static void warn_if_blank(render_options *o, viz_timeline *tl, const viz_timeline_stats *s)
+{
+    viz_timeline_geometry g;
+    int width = o->timeline.width ? o->timeline.width : 1200;
+    if (viz_timeline_get_geometry(tl, &g) == VIZ_OK && g.columns > 0 && g.col_w < 1)
+        fprintf(stderr, "snetmon render: warning: %d workers do not fit in the %d-pixel plot: "
+                        "their columns are narrower than a pixel and show nothing (use --width "
+                        "%d or more)\n",
+                g.columns, g.plot_w, width - g.plot_w + g.columns);
+    else if (s->periods == 0 && s->waits == 0)
+        fprintf(stderr, "snetmon render: warning: %s shows no task periods and no waits: the "
+                        "trace has none%s (record with -m including t and T or W)\n",
+                o->output, o->timeline.has_window ? " in the --from/--to window" : "");
+}
+
 static int render_timeline(render_options *o)
 {
     char err[512];
@@ -318,6 +335,7 @@ static int render_timeline(render_options *o)
         printf("%s: %d workers, %llu periods, %llu waits, %llu messages\n", o->output, s.workers,
                (unsigned long long)s.periods, (unsigned long long)s.waits,
                (unsigned long long)s.messages);
+        warn_if_blank(o, tl, &s);
     }
     viz_timeline_destroy(tl);
     return rc;
