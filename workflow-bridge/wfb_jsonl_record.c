@@ -10,6 +10,7 @@
 #include "wfb_internal.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,7 +89,8 @@ static bool fast_number(cursor *c, double *out)
     *c->p = '\0';
     *out = strtod(s, NULL);
     *c->p = saved;
-    return true;
+    /* Beyond a double (1e999): jansson then reports the overflow. */
+    return isfinite(*out);
 }
 
 static bool literal(cursor *c, const char *word)
