@@ -123,23 +123,22 @@ static bool name_selected(mon_worker *mw, const char *name)
                        NULL) >= 0;
 }
 
-/* The task's record, created at its first hook (normally task_map). */
-static mon_task_rec *task_rec(mon_worker *mw, lpel_task *t)
+/* A record for task `id`, stored in its hook slot: made by task_map, the
+ * first hook of every task. NULL when out of memory (the task's events are
+ * then not recorded). */
+static mon_task_rec *task_rec_new(mon_worker *mw, void **slot, uint64_t id, const char *name)
 {
-    mon_task_rec *r = lpel_task_hook_data(t);
-    if (r)
-        return r;
-    r = calloc(1, sizeof *r);
+    mon_task_rec *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     r->mw = mw;
-    r->id = lpel_task_id(t);
-    r->selected = name_selected(mw, lpel_task_name(t));
+    r->id = id;
+    r->selected = name_selected(mw, name);
     r->next = mw->tasks;
     if (mw->tasks)
         mw->tasks->prev = r;
     mw->tasks = r;
-    lpel_task_set_hook_data(t, r);
+    *slot = r;
     return r;
 }
 
@@ -155,13 +154,11 @@ static void task_rec_free(mon_worker *mw, mon_task_rec *r)
 }
 
 /* The record if the task is monitored, else NULL. */
-static inline mon_task_rec *selected_rec(mon_worker *mw, lpel_task *t)
+static inline mon_task_rec *selected_rec(void **slot)
 {
-    mon_task_rec *r = task_rec(mw, t);
+    mon_task_rec *r = *slot;
     return r && r->selected ? r : NULL;
 }
-
-static uint64_t task_id_or_0(const lpel_task *t) { return t ? lpel_task_id(t) : 0; }
 
 /* ---------------------------------------------------------------------------
  * Worker events (WMO)
@@ -302,30 +299,33 @@ static void hook_worker_end(void *wctx)
  * Mapping and scheduling events (MMO, SCMO)
  * ------------------------------------------------------------------------- */
 
-static void hook_task_map(void *wctx, lpel_task *t, unsigned worker_id)
+static void hook_task_map(void *wctx, void **slot, uint64_t task, const char *name,
+                          unsigned worker_id)
 {
     mon_worker *mw = wctx;
     if (!mw)
         return;
-    mon_task_rec *r = task_rec(mw, t);
+    mon_task_rec *r = task_rec_new(mw, slot, task, name);
     /* Mapping is recorded for every task, filtered or not, so that the ids
      * in other tasks' stream events can always be named. */
     if (r && (mw->flags & MON_FLAG_MAP))
-        mon_emit_task_map(mw->w, event_time(mw), r->id, worker_id, lpel_task_name(t));
+        mon_emit_task_map(mw->w, event_time(mw), task, worker_id, name);
 }
 
-static void hook_task_create(void *wctx, lpel_task *t)
+static void hook_task_create(void *wctx, void **slot, uint64_t task)
 {
+    (void)task;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
     if (r && (mw->flags & MON_FLAG_TASK))
         mon_emit_task(mw->w, MON_ID_TASK_CREATE, event_time(mw), r->id);
 }
 
-static void hook_task_dispatch(void *wctx, lpel_task *t)
+static void hook_task_dispatch(void *wctx, void **slot, uint64_t task)
 {
+    (void)task;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
     if (!r)
         return;
     uint64_t ts = event_time(mw);
@@ -349,10 +349,11 @@ static void period_end(mon_worker *mw, mon_task_rec *r, uint64_t ts)
     r->dispatch_ts = 0;
 }
 
-static void hook_task_block(void *wctx, lpel_task *t, lpel_block_cause cause)
+static void hook_task_block(void *wctx, void **slot, uint64_t task, lpel_block_cause cause)
 {
+    (void)task;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
     if (!r)
         return;
     /* The runtime reports the block right after the task's stream_block(s)
@@ -366,10 +367,11 @@ static void hook_task_block(void *wctx, lpel_task *t, lpel_block_cause cause)
         mon_emit_task_block(mw->w, ts, r->id, (unsigned)cause);
 }
 
-static void hook_task_yield(void *wctx, lpel_task *t)
+static void hook_task_yield(void *wctx, void **slot, uint64_t task)
 {
+    (void)task;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
     if (!r)
         return;
     uint64_t ts = event_time(mw);
@@ -378,13 +380,12 @@ static void hook_task_yield(void *wctx, lpel_task *t)
         mon_emit_task(mw->w, MON_ID_TASK_YIELD, ts, r->id);
 }
 
-static void hook_task_destroy(void *wctx, lpel_task *t)
+static void hook_task_destroy(void *wctx, void **slot, uint64_t task)
 {
+    (void)task;
     mon_worker *mw = wctx;
-    if (!mw)
-        return;
-    mon_task_rec *r = task_rec(mw, t);
-    if (!r)
+    mon_task_rec *r = *slot;
+    if (!mw || !r)
         return;
     if (r->selected) {
         uint64_t ts = event_time(mw);
@@ -394,7 +395,7 @@ static void hook_task_destroy(void *wctx, lpel_task *t)
         if (mw->flags & MON_FLAG_TASK)
             mon_emit_task(mw->w, MON_ID_TASK_DESTROY, ts, r->id);
     }
-    lpel_task_set_hook_data(t, NULL);
+    *slot = NULL;
     task_rec_free(mw, r);
 }
 
@@ -402,46 +403,43 @@ static void hook_task_destroy(void *wctx, lpel_task *t)
  * Stream events (SMO)
  * ------------------------------------------------------------------------- */
 
-static void hook_stream_open(void *wctx, lpel_task *t, lpel_stream *s, lpel_stream_mode mode)
+static void hook_stream_open(void *wctx, void **slot, uint64_t task, uint64_t stream,
+                             lpel_stream_mode mode)
 {
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
-    if (r)
-        mon_emit_stream_mode(mw->w, MON_ID_STREAM_OPEN, event_time(mw), r->id, lpel_stream_id(s),
+    if (mw && selected_rec(slot))
+        mon_emit_stream_mode(mw->w, MON_ID_STREAM_OPEN, event_time(mw), task, stream,
                              mode == LPEL_STREAM_WRITE);
 }
 
-static void hook_stream_close(void *wctx, lpel_task *t, lpel_stream *s, lpel_stream_mode mode)
+static void hook_stream_close(void *wctx, void **slot, uint64_t task, uint64_t stream,
+                              lpel_stream_mode mode)
 {
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
-    if (r)
-        mon_emit_stream_mode(mw->w, MON_ID_STREAM_CLOSE, event_time(mw), r->id, lpel_stream_id(s),
+    if (mw && selected_rec(slot))
+        mon_emit_stream_mode(mw->w, MON_ID_STREAM_CLOSE, event_time(mw), task, stream,
                              mode == LPEL_STREAM_WRITE);
 }
 
-static void hook_stream_read(void *wctx, lpel_task *t, lpel_stream *s, void *item)
+static void hook_stream_read(void *wctx, void **slot, uint64_t task, uint64_t stream)
 {
-    (void)item;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
-    if (r)
-        mon_emit_stream_io(mw->w, MON_ID_STREAM_READ, event_time(mw), r->id, lpel_stream_id(s));
+    if (mw && selected_rec(slot))
+        mon_emit_stream_io(mw->w, MON_ID_STREAM_READ, event_time(mw), task, stream);
 }
 
-static void hook_stream_write(void *wctx, lpel_task *t, lpel_stream *s, void *item)
+static void hook_stream_write(void *wctx, void **slot, uint64_t task, uint64_t stream)
 {
-    (void)item;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
-    if (r)
-        mon_emit_stream_io(mw->w, MON_ID_STREAM_WRITE, event_time(mw), r->id, lpel_stream_id(s));
+    if (mw && selected_rec(slot))
+        mon_emit_stream_io(mw->w, MON_ID_STREAM_WRITE, event_time(mw), task, stream);
 }
 
-static void hook_stream_block(void *wctx, lpel_task *t, lpel_stream *s, bool empty)
+static void hook_stream_block(void *wctx, void **slot, uint64_t task, uint64_t stream,
+                              bool empty)
 {
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
     if (!r)
         return;
     /* The task waited for is not recorded here: the other end's task may
@@ -449,19 +447,19 @@ static void hook_stream_block(void *wctx, lpel_task *t, lpel_stream *s, bool emp
      * must not be touched. Readers know it from that task's stream_open.
      * A poll reports several streams in a row: one moment, one reading. */
     uint64_t ts = mw->block_rec == r ? mw->block_ts : event_time(mw);
-    mon_emit_stream_block(mw->w, ts, r->id, lpel_stream_id(s), empty);
+    mon_emit_stream_block(mw->w, ts, task, stream, empty);
     if (mw->share_block_ts) {
         mw->block_rec = r;
         mw->block_ts = ts;
     }
 }
 
-static void hook_stream_wake(void *wctx, lpel_task *waker, lpel_stream *s, lpel_task *woken)
+static void hook_stream_wake(void *wctx, void **slot, uint64_t task, uint64_t stream,
+                             uint64_t woken)
 {
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, waker) : NULL;
-    if (r)
-        mon_emit_stream_wake(mw->w, event_time(mw), r->id, lpel_stream_id(s), task_id_or_0(woken));
+    if (mw && selected_rec(slot))
+        mon_emit_stream_wake(mw->w, event_time(mw), task, stream, woken);
 }
 
 /* ---------------------------------------------------------------------------

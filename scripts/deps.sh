@@ -15,10 +15,12 @@
 #   babeltrace2                        an independent CTF reader the monitor tests check our traces with
 #   clang libclang-rt-dev              the clang build variant; libFuzzer and clang's sanitizer
 #                                      runtimes for the fuzz targets (tests/fuzz, scripts/fuzz.sh)
+#   libopenmpi-dev openmpi-bin         S-Net networks across MPI ranks (runtime/snet/distrib, tests label mpi)
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
-          libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev)
+          libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev
+          libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -132,6 +132,7 @@ struct lpel_task {
     void *arg;
     lpel_stream *const *poll_set;      /* for blocked-by-any */
     size_t poll_count;
+    lpel_event *blocked_event;         /* set while waiting for an event */
     struct lpel_task *mail_next;       /* mailbox link */
     lpel_mail_kind mail_kind;
     struct lpel_task *live_prev, *live_next; /* the worker's live tasks */
@@ -244,6 +245,9 @@ struct lpel_runtime {
     pthread_mutex_t idle_lock;
     unsigned idle_workers;
     bool deadlocked;
+    /* Tasks blocked in lpel_event_wait: while there are any, every task
+     * blocked is not a deadlock LPEL can see (event.c). */
+    atomic_long event_waits;
 
     char error[256];
 };
@@ -252,6 +256,10 @@ void lpel_runtime_set_error(lpel_runtime *rt, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Print the waiting relation of every live task (all workers are idle). */
 void lpel_deadlock_report(lpel_runtime *rt, FILE *out);
+/* True if every worker is idle and every mailbox empty (idle_lock held). */
+bool lpel_runtime_all_idle(lpel_runtime *rt);
+/* What a task blocked in lpel_event_wait waits for (event.c). */
+const char *lpel_event_what(const lpel_event *e);
 /* Stop the run: every worker leaves its loop. */
 void lpel_runtime_terminate(lpel_runtime *rt);
 

@@ -53,7 +53,13 @@ static void task_main(void *arg)
 
 uint64_t snet_spawn(const snet_place *at, const char *path, lpel_task_fn fn, void *arg)
 {
-    lpel_task_attr attr = {.name = path, .stack_size = 0, .worker = at->worker};
+    int worker = at->worker;
+    if (at->run->mapping) { /* a mapping file decides before any other placement */
+        int mapped = snet_mapping_lookup(at->run->mapping, path);
+        if (mapped >= 0)
+            worker = mapped;
+    }
+    lpel_task_attr attr = {.name = path, .stack_size = 0, .worker = worker};
     task_start *start = malloc(sizeof *start);
     if (!start) {
         snet_run_fail(at->run, "cannot create task '%s': out of memory", path);
@@ -98,6 +104,9 @@ lpel_stream *snet_instantiate(const snet_net *n, lpel_stream *in, const snet_pla
     case SNET_NODE_SPLIT: return snet_split_instantiate(n, in, at);
     case SNET_NODE_SYNC: return snet_sync_instantiate(n, in, at);
     case SNET_NODE_AT: {
+        if (n->at_rank) /* node level: another rank, or here as it is */
+            return at->run->dist ? snet_dist_at_rank(n, in, at)
+                                 : snet_instantiate(n->children[0], in, at);
         snet_place placed = {at->run, at->prefix, n->worker};
         return snet_instantiate(n->children[0], in, &placed);
     }

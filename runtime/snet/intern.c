@@ -36,6 +36,19 @@ static char *intern_locked(snet_net *net, const char *name)
     return copy;
 }
 
+const char *snet_run_intern_name(snet_run *run, const char *name, size_t len)
+{
+    char *copy = strndup(name, len);
+    if (!copy)
+        return NULL;
+    snet_net *net = (snet_net *)run->net;
+    pthread_mutex_lock(&net->intern_lock);
+    const char *interned = intern_locked(net, copy);
+    pthread_mutex_unlock(&net->intern_lock);
+    free(copy);
+    return interned;
+}
+
 int snet_run_intern_record(snet_run *run, snet_record *r)
 {
     /* The net is shared read-only by the run, except for this table. */

@@ -313,6 +313,18 @@ snet_net *snet_at(snet_net *a, int worker)
     return n;
 }
 
+snet_net *snet_at_rank(snet_net *a, int rank)
+{
+    snet_net *n = unary(SNET_NODE_AT, a);
+    if (n == &out_of_memory_net || n->error)
+        return n;
+    if (rank < 0)
+        node_error(n, "rank placement @N needs N >= 0%s", "");
+    n->worker = rank;
+    n->at_rank = true;
+    return n;
+}
+
 /* ---- inspection ----------------------------------------------------------------- */
 
 const char *snet_net_check(const snet_net *net)

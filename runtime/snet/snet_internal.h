@@ -175,6 +175,7 @@ struct snet_net {
     snet_type patterns;
     /* at */
     int worker;
+    bool at_rank; /* snet_at_rank: worker is an MPI rank */
     /* Label names of records from outside, interned so that they live as
      * long as the net (records leaving a run outlive it). Any node can be
      * a root, so every node has the table; runs of one net share it. */
@@ -224,7 +225,14 @@ struct snet_run {
 
     uint64_t records_in, records_out; /* written by the input / output task */
     bool traced; /* monitoring hooks installed: message traces are wanted */
+    const snet_mapping *mapping; /* placement by net path (mapping.c), or NULL */
     snet_mig_slot *mig;
+
+    /* across MPI ranks (distrib/): NULL and 0 for a run of one process */
+    struct snet_dist *dist;
+    int rank;
+    const snet_codec **codecs;
+    size_t ncodecs;
 
 
     /* errors */
@@ -242,6 +250,8 @@ void snet_report_no_match(snet_run *run, const char *path, const char *what,
                           const snet_record *r, const snet_type *expected);
 /* Replace the label names of r by interned copies owned by the run. */
 int snet_run_intern_record(snet_run *run, snet_record *r);
+/* The interned copy of the name name[0..len) (NULL if out of memory). */
+const char *snet_run_intern_name(snet_run *run, const char *name, size_t len);
 _Noreturn void snet_fatal_oom(const char *where);
 void snet_set_error(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -315,6 +325,32 @@ lpel_stream *snet_sync_instantiate(const snet_net *n, lpel_stream *in, const sne
 /* Copy the labels of in that are not in consumed (NULL: none consumed) and
  * not yet in out into out: flow inheritance. */
 int snet_inherit(snet_record *out, const snet_record *in, const snet_variant *consumed);
+
+/* ---- across MPI ranks (distrib/, only when run->dist is set) -------------------- */
+
+struct snet_dist;
+/* Collective, first in snet_run_create: every rank checks that the others
+ * build the same network (problem: this rank's net_check result) and gets
+ * the run's communication state. */
+int snet_dist_begin(struct snet_dist **out, snet_distrib *job, const snet_net *net,
+                    const char *problem, unsigned workers, char *err, size_t errlen);
+/* Bind the state to the run (its LPEL runtime exists): the spawner task. */
+int snet_dist_attach(snet_run *run, struct snet_dist *d, char *err, size_t errlen);
+/* Collective, last in snet_run_create: SNET_OK only if every rank created
+ * its run (else the message names a rank that did not). */
+int snet_dist_agree(struct snet_dist *d, bool ok, char *err, size_t errlen);
+void snet_dist_free(struct snet_dist *d);
+/* Instantiate n (an snet_at_rank node) here or on its rank. */
+lpel_stream *snet_dist_at_rank(const snet_net *n, lpel_stream *in, const snet_place *at);
+/* Where the !@ replica for value goes: true if on another rank (*rank,
+ * *worker set); false: here, on *worker. */
+bool snet_dist_split_place(snet_run *run, long value, int *rank, int *worker);
+/* Instantiate n on another rank: in is sent there, the returned stream
+ * receives n's output from there. */
+lpel_stream *snet_dist_remote(const snet_net *n, lpel_stream *in, const snet_place *at, int rank);
+/* snet_run_execute for a distributed run. */
+int snet_dist_execute(snet_run *run);
+void snet_dist_destroy(snet_run *run);
 
 /* ---- collectors (merger.c) ------------------------------------------------------ */
 
