@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *in = fuzz_input_file(data, size);
     viz_timeline *tl = NULL;
     viz_net *net = NULL;
-    viz_timeline_config cfg = {0};
+    /* A small image: fewer time bins to fold, the same code paths. */
+    viz_timeline_config cfg = {.width = 160, .height = 120};
     char err[512];
     if (in && viz_timeline_create(&tl, &cfg, err, sizeof err) == VIZ_OK &&
         viz_net_create(&net, err, sizeof err) == VIZ_OK) {
