@@ -221,7 +221,7 @@ static bool fast_parse(wfb_record *rec, char *line, size_t len)
         return false;
     for (int i = 0; i < rec->n; i++)
         if (rec->values[i].type == WFB_JV_STRINGS)
-            rec->values[i].items = rec->items + (size_t)rec->values[i].num;
+            rec->values[i].items = rec->items ? rec->items + (size_t)rec->values[i].num : NULL;
     return true;
 }
 
@@ -286,7 +286,7 @@ static int slow_parse(wfb_record *rec, const char *line, size_t len, char *msg, 
     }
     for (int i = 0; i < rec->n; i++)
         if (rec->values[i].type == WFB_JV_STRINGS)
-            rec->values[i].items = rec->items + (size_t)rec->values[i].num;
+            rec->values[i].items = rec->items ? rec->items + (size_t)rec->values[i].num : NULL;
     return 0;
 }
 
