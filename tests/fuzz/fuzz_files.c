@@ -6,31 +6,67 @@
 #include "fuzz.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#define DIR_PREFIX "snet-fuzz-"
 
 static char temp_dir[256];
 static char file_path[512];
 
-static void remove_temp_dir(void)
+/* rm -r of a directory holding only files. */
+static void remove_dir(const char *dir)
 {
-    DIR *d = opendir(temp_dir);
+    DIR *d = opendir(dir);
     if (!d)
         return;
     struct dirent *de;
-    while ((de = readdir(d)) != NULL)
+    while ((de = readdir(d)) != NULL) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         if (de->d_name[0] != '.')
-            fuzz_remove_file(de->d_name);
+            unlink(path);
+    }
     closedir(d);
-    rmdir(temp_dir);
+    rmdir(dir);
+}
+
+static void remove_temp_dir(void) { remove_dir(temp_dir); }
+
+/* A crash (the point of fuzzing) skips atexit: remove the directories of
+ * processes that are gone, named DIR_PREFIX<pid>. */
+static void remove_stale_dirs(const char *base)
+{
+    DIR *d = opendir(base);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        char *end;
+        if (strncmp(de->d_name, DIR_PREFIX, strlen(DIR_PREFIX)) != 0)
+            continue;
+        long pid = strtol(de->d_name + strlen(DIR_PREFIX), &end, 10);
+        if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", base, de->d_name);
+        remove_dir(path);
+    }
+    closedir(d);
 }
 
 const char *fuzz_temp_dir(void)
 {
     if (!temp_dir[0]) {
         const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
-        snprintf(temp_dir, sizeof temp_dir, "%s/snet-fuzz-XXXXXX", base ? base : "/tmp");
-        FUZZ_CHECK(mkdtemp(temp_dir) != NULL);
+        base = base ? base : "/tmp";
+        remove_stale_dirs(base);
+        snprintf(temp_dir, sizeof temp_dir, "%s/" DIR_PREFIX "%ld", base, (long)getpid());
+        remove_dir(temp_dir); /* a pid used before */
+        FUZZ_CHECK(mkdir(temp_dir, 0700) == 0);
         atexit(remove_temp_dir);
     }
     return temp_dir;
