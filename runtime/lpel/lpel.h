@@ -167,6 +167,11 @@ typedef struct lpel_config {
     unsigned num_workers;       /* 0: one per core (from hwloc) */
     bool pin_workers;           /* pin worker i to core i mod cores (hwloc) */
     size_t default_stack_size;  /* bytes, 0: LPEL_DEFAULT_STACK_SIZE */
+    /* Give task stacks their own guard page while that is cheap (each
+     * costs two of the process's vm.max_map_count mappings; up to a
+     * quarter of them are spent). false: overflows are caught only by the
+     * checks on switching and the slab guards (see lpel_task_create). */
+    bool stack_guard_pages;
     size_t default_stream_capacity; /* slots for lpel_stream_create(0) */
     unsigned idle_spin;         /* mailbox polls before an idle worker sleeps */
     const lpel_hooks *hooks;    /* NULL: no monitoring */
@@ -218,19 +223,27 @@ typedef void (*lpel_task_fn)(void *arg);
 
 typedef struct lpel_task_attr {
     const char *name;  /* copied; NULL: "task<id>" */
-    size_t stack_size; /* 0: the runtime default */
+    size_t stack_size; /* 0: the runtime default; rounded up to a power of
+                          two, at least 16 KiB, at most 1 GiB */
     int worker;        /* placement hint, LPEL_ANY_WORKER for the mapper */
 } lpel_task_attr;
 
 /* Create a task running fn(arg). From the main thread this is allowed
  * before lpel_run; from a task at any time (rt may then be NULL, meaning
  * the runtime of the calling task). The task is placed immediately and
- * starts when its worker schedules it; its stack is mapped only then, so a
- * task waiting to start costs only its descriptor (~200 bytes). If the
- * stack cannot be mapped at that point (the system's limit on mappings,
- * vm.max_map_count, caps how many tasks can have started and not ended),
- * the process ends with a message naming the task. Returns the task id
- * (>= 1), or a negative LPEL_E code. */
+ * starts when its worker schedules it; it gets its stack only then, so a
+ * task waiting to start costs only its descriptor (~200 bytes).
+ *
+ * Stacks are slots of large shared mappings, so the number of live tasks
+ * is bounded by memory (a started task holds one 4 KiB page of stack plus
+ * what it uses), not by the system's limit on mappings. Below each stack
+ * lies one page of slack or, while cheap, a guard page. An overflow beyond
+ * it ends the process with a message naming the task: at once where the
+ * page is a guard page (config.stack_guard_pages), otherwise when the task
+ * next blocks, yields or ends (before any task it could have harmed runs),
+ * or when it reaches the guard below its worker's stacks. If no stack can
+ * be had when the task first runs, the process ends with a message naming
+ * the task. Returns the task id (>= 1), or a negative LPEL_E code. */
 int64_t lpel_task_create(lpel_runtime *rt, const lpel_task_attr *attr,
                          lpel_task_fn fn, void *arg);
 

@@ -78,7 +78,8 @@
  *             snet_star(snet_serial(snet_box("inc", "{x} -> {x}", inc, NULL),
  *                                   snet_filter("[{x} -> {x, <done=1>}]")),
  *                       "{<done>}")));
- *     // more: snet_split(A, "<i>"), snet_sync("[| {a}, {b, <t>} |]"), snet_at(A, 1)
+ *     // more: snet_split(A, "<i>"), snet_sync("[| {a}, {b, <t>} |]"), snet_at(A, 1),
+ *     //       snet_feedback(A, "{<n>} if <n > 0>")
  *
  *     snet_run *run;
  *     char err[256];
@@ -275,11 +276,16 @@ snet_net *snet_box(const char *name, const char *signature, snet_box_fn fn, void
 
 /* A filter, S-Net syntax: "[{a, <t>} -> {b=a, <t=t+1>}; {a}]".
  * The pattern names what is consumed; each ';'-separated output is one
- * record: "a" keeps field a, "b=a" copies field a as b, "<t>" keeps tag t,
- * "<t=EXPR>" / "<#t=EXPR>" set a tag from an integer expression over the
- * pattern's tags (+ - * / % == != < <= > >= && || ! ?: and parentheses).
+ * record: "a" keeps field a, "b=a" copies field a as b, "<t>" keeps tag t
+ * (or makes a new tag t = 0), "<t=EXPR>" / "<#t=EXPR>" set a tag from an
+ * integer expression over the pattern's tags (+ - * / % == != < <= > >=
+ * && || ! ?: abs min max and parentheses). Guarded branches choose the
+ * outputs, the first that holds wins, none: no output:
+ *     "[{<t>} -> if <t == 1> then {<one>} else if <t == 2> then {<two>} else {<t>}]"
+ *     "[{<t>} if <t > 0> -> {<t=t-1>} else -> {<done>}]"
  * "[{a} -> ]" drops matching records; "[]" is the identity. Unconsumed
- * labels are flow-inherited into every output. */
+ * labels are flow-inherited into every output. The grammar is the one
+ * of .snet files (docs/SNET-LANGUAGE.md). */
 snet_net *snet_filter(const char *spec);
 
 /* A .. B */
@@ -303,8 +309,18 @@ snet_net *snet_split_det(snet_net *a, const char *tag);
 /* [| {a}, {b, <t>} |]: stores the first record matching each pattern; when
  * every pattern has one, emits their merge (earlier patterns win on equal
  * labels) and from then on passes every record through. Records that match
- * no free pattern pass through. The brackets are optional. */
+ * no free pattern pass through. The brackets are optional; patterns may
+ * have guards ("{b, <t>} if <t > 0>"). Binding tags that every pattern
+ * names key the cell: "[| {a, <#k>}, {b, <#k>} |]" merges records with the
+ * same value of <#k>, once per value (each value has its own cell). */
 snet_net *snet_sync(const char *patterns);
+/* A \ {back} and A \\ {back}: records
+ * A outputs that match a back pattern (a type, possibly guarded) go into
+ * A again, the others leave. The deterministic form lets the outputs of
+ * each input record leave before those of the next (it runs one input
+ * record's loop to its end before taking the next). */
+snet_net *snet_feedback(snet_net *a, const char *back_patterns);
+snet_net *snet_feedback_det(snet_net *a, const char *back_patterns);
 /* A @ N: every task of A placed on worker N (modulo the worker count). */
 snet_net *snet_at(snet_net *a, int worker);
 /* A @ N at node level: the whole of A runs on MPI rank N (modulo the rank
@@ -314,8 +330,10 @@ snet_net *snet_at_rank(snet_net *a, int rank);
 /* A !@ <t>: like A ! <t>, and the replica for value v runs on worker v
  * (modulo the worker count). When the run spans R ranks, the replica runs
  * on rank v mod R, on worker (v div R) modulo that rank's worker count,
- * so consecutive values cover every (rank, worker) once before repeating. */
+ * so consecutive values cover every (rank, worker) once before repeating.
+ * A !!@ <t>: the same, in input order. */
 snet_net *snet_split_at(snet_net *a, const char *tag);
+snet_net *snet_split_det_at(snet_net *a, const char *tag);
 
 /* NULL if the net is well formed, else the first error found in it. */
 const char *snet_net_check(const snet_net *net);

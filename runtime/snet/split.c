@@ -109,7 +109,7 @@ static void route(split_entity *s, snet_record *r)
     long i = snet_record_find(r, SNET_TAG, s->net->tag);
     if (i < 0) {
         snet_type need = {0};
-        snet_variant v = {&(snet_label){s->net->tag, SNET_TAG}, 1};
+        snet_variant v = {&(snet_label){s->net->tag, SNET_TAG}, 1, NULL};
         need.variants = &v;
         need.count = 1;
         snet_report_no_match(s->run, s->path, "split", r, &need);
