@@ -17,6 +17,13 @@
 static char temp_dir[256];
 static char file_path[512];
 
+/* dir/name into out; false if it does not fit. */
+static bool join(char *out, size_t len, const char *dir, const char *name)
+{
+    int n = snprintf(out, len, "%s/%s", dir, name);
+    return n >= 0 && (size_t)n < len;
+}
+
 /* rm -r of a directory holding only files. */
 static void remove_dir(const char *dir)
 {
@@ -26,8 +33,7 @@ static void remove_dir(const char *dir)
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         char path[512];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        if (de->d_name[0] != '.')
+        if (de->d_name[0] != '.' && join(path, sizeof path, dir, de->d_name))
             unlink(path);
     }
     closedir(d);
@@ -52,8 +58,8 @@ static void remove_stale_dirs(const char *base)
         if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;
         char path[512];
-        snprintf(path, sizeof path, "%s/%s", base, de->d_name);
-        remove_dir(path);
+        if (join(path, sizeof path, base, de->d_name))
+            remove_dir(path);
     }
     closedir(d);
 }
@@ -64,7 +70,8 @@ const char *fuzz_temp_dir(void)
         const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
         base = base ? base : "/tmp";
         remove_stale_dirs(base);
-        snprintf(temp_dir, sizeof temp_dir, "%s/" DIR_PREFIX "%ld", base, (long)getpid());
+        int n = snprintf(temp_dir, sizeof temp_dir, "%s/" DIR_PREFIX "%ld", base, (long)getpid());
+        FUZZ_CHECK(n > 0 && (size_t)n < sizeof temp_dir);
         remove_dir(temp_dir); /* a pid used before */
         FUZZ_CHECK(mkdir(temp_dir, 0700) == 0);
         atexit(remove_temp_dir);
@@ -74,7 +81,7 @@ const char *fuzz_temp_dir(void)
 
 const char *fuzz_write_file(const char *name, const void *data, size_t size)
 {
-    snprintf(file_path, sizeof file_path, "%s/%s", fuzz_temp_dir(), name);
+    FUZZ_CHECK(join(file_path, sizeof file_path, fuzz_temp_dir(), name));
     int fd = open(file_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     FUZZ_CHECK(fd >= 0);
     FUZZ_CHECK(write(fd, data, size) == (ssize_t)size);
@@ -85,6 +92,6 @@ const char *fuzz_write_file(const char *name, const void *data, size_t size)
 void fuzz_remove_file(const char *name)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/%s", fuzz_temp_dir(), name);
-    unlink(path);
+    if (join(path, sizeof path, fuzz_temp_dir(), name))
+        unlink(path);
 }
