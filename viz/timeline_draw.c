@@ -18,6 +18,7 @@
 
 #include <cairo-svg.h>
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -858,4 +859,11 @@ int viz_timeline_draw(viz_timeline *tl, const char *path, viz_format format)
         viz_set_error(tl->error, sizeof tl->error, "image %dx%d too small for the layout",
                       tl->width, tl->height);
     return rc;
+}
+
+void viz_release_font_caches(void)
+{
+    /* cairo first: its font faces hold fontconfig patterns. */
+    cairo_debug_reset_static_data();
+    FcFini();
 }

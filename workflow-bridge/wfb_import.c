@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -116,7 +117,7 @@ int wfb_parse_time(const char *s, double *out)
     char *end;
     errno = 0;
     double x = strtod(s, &end);
-    if (end != s && *end == '\0' && !errno) {
+    if (end != s && *end == '\0' && !errno && isfinite(x)) { /* not "inf" or "nan" */
         *out = x;
         return 0;
     }

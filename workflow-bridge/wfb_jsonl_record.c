@@ -10,6 +10,7 @@
 #include "wfb_internal.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,7 +89,8 @@ static bool fast_number(cursor *c, double *out)
     *c->p = '\0';
     *out = strtod(s, NULL);
     *c->p = saved;
-    return true;
+    /* Beyond a double (1e999): jansson then reports the overflow. */
+    return isfinite(*out);
 }
 
 static bool literal(cursor *c, const char *word)
@@ -219,7 +221,7 @@ static bool fast_parse(wfb_record *rec, char *line, size_t len)
         return false;
     for (int i = 0; i < rec->n; i++)
         if (rec->values[i].type == WFB_JV_STRINGS)
-            rec->values[i].items = rec->items + (size_t)rec->values[i].num;
+            rec->values[i].items = rec->items ? rec->items + (size_t)rec->values[i].num : NULL;
     return true;
 }
 
@@ -284,7 +286,7 @@ static int slow_parse(wfb_record *rec, const char *line, size_t len, char *msg, 
     }
     for (int i = 0; i < rec->n; i++)
         if (rec->values[i].type == WFB_JV_STRINGS)
-            rec->values[i].items = rec->items + (size_t)rec->values[i].num;
+            rec->values[i].items = rec->items ? rec->items + (size_t)rec->values[i].num : NULL;
     return 0;
 }
 

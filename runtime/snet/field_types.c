@@ -7,6 +7,7 @@
 #include "snet_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +55,9 @@ static int double_deserialise(const char *text, size_t len, void **value)
     char *end;
     errno = 0;
     double d = strtod(buf, &end);
-    if (errno || *end)
+    /* ERANGE on underflow still gives the nearest double (a subnormal or 0,
+     * which %.17g writes as such): only an overflow is an error. */
+    if ((errno && (errno != ERANGE || isinf(d))) || *end)
         return -1;
     void *bits = NULL;
     memcpy(&bits, &d, sizeof d);

@@ -8,6 +8,7 @@
  */
 #include "snet_internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,9 +143,11 @@ static int parse_tag_value(parse_state *ps, long *value)
 {
     char *end;
     const char *s = snet_skip_space(ps->p);
+    errno = 0;
     long v = strtol(s, &end, 0);
-    if (end == s) {
-        snet_set_error(ps->err, ps->errlen, "expected an integer tag value at '%.20s'", s);
+    if (end == s || errno == ERANGE) {
+        snet_set_error(ps->err, ps->errlen, "expected an integer tag value (a long) at '%.20s'",
+                       s);
         return -1;
     }
     *value = v;

@@ -6,31 +6,74 @@
 #include "fuzz.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#define DIR_PREFIX "snet-fuzz-"
 
 static char temp_dir[256];
 static char file_path[512];
 
-static void remove_temp_dir(void)
+/* dir/name into out; false if it does not fit. */
+static bool join(char *out, size_t len, const char *dir, const char *name)
 {
-    DIR *d = opendir(temp_dir);
+    int n = snprintf(out, len, "%s/%s", dir, name);
+    return n >= 0 && (size_t)n < len;
+}
+
+/* rm -r of a directory holding only files. */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
     if (!d)
         return;
     struct dirent *de;
-    while ((de = readdir(d)) != NULL)
-        if (de->d_name[0] != '.')
-            fuzz_remove_file(de->d_name);
+    while ((de = readdir(d)) != NULL) {
+        char path[512];
+        if (de->d_name[0] != '.' && join(path, sizeof path, dir, de->d_name))
+            unlink(path);
+    }
     closedir(d);
-    rmdir(temp_dir);
+    rmdir(dir);
+}
+
+static void remove_temp_dir(void) { remove_dir(temp_dir); }
+
+/* A crash (the point of fuzzing) skips atexit: remove the directories of
+ * processes that are gone, named DIR_PREFIX<pid>. */
+static void remove_stale_dirs(const char *base)
+{
+    DIR *d = opendir(base);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        char *end;
+        if (strncmp(de->d_name, DIR_PREFIX, strlen(DIR_PREFIX)) != 0)
+            continue;
+        long pid = strtol(de->d_name + strlen(DIR_PREFIX), &end, 10);
+        if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char path[512];
+        if (join(path, sizeof path, base, de->d_name))
+            remove_dir(path);
+    }
+    closedir(d);
 }
 
 const char *fuzz_temp_dir(void)
 {
     if (!temp_dir[0]) {
         const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
-        snprintf(temp_dir, sizeof temp_dir, "%s/snet-fuzz-XXXXXX", base ? base : "/tmp");
-        FUZZ_CHECK(mkdtemp(temp_dir) != NULL);
+        base = base ? base : "/tmp";
+        remove_stale_dirs(base);
+        int n = snprintf(temp_dir, sizeof temp_dir, "%s/" DIR_PREFIX "%ld", base, (long)getpid());
+        FUZZ_CHECK(n > 0 && (size_t)n < sizeof temp_dir);
+        remove_dir(temp_dir); /* a pid used before */
+        FUZZ_CHECK(mkdir(temp_dir, 0700) == 0);
         atexit(remove_temp_dir);
     }
     return temp_dir;
@@ -38,7 +81,7 @@ const char *fuzz_temp_dir(void)
 
 const char *fuzz_write_file(const char *name, const void *data, size_t size)
 {
-    snprintf(file_path, sizeof file_path, "%s/%s", fuzz_temp_dir(), name);
+    FUZZ_CHECK(join(file_path, sizeof file_path, fuzz_temp_dir(), name));
     int fd = open(file_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     FUZZ_CHECK(fd >= 0);
     FUZZ_CHECK(write(fd, data, size) == (ssize_t)size);
@@ -49,6 +92,6 @@ const char *fuzz_write_file(const char *name, const void *data, size_t size)
 void fuzz_remove_file(const char *name)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/%s", fuzz_temp_dir(), name);
-    unlink(path);
+    if (join(path, sizeof path, fuzz_temp_dir(), name))
+        unlink(path);
 }

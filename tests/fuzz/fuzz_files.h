@@ -1,8 +1,9 @@
 /*
  * fuzz_files.h - for targets whose reader takes a path, not a buffer (a
- * trace directory, a mapping file): a private temporary directory, created
- * on first use (on tmpfs when there is one) and removed with its files when
- * the process exits.
+ * trace directory, a mapping file): a private temporary directory
+ * snet-fuzz-<pid>, created on first use (on tmpfs when there is one) and
+ * removed with its files when the process exits, or by the next fuzz
+ * process when this one crashed.
  */
 #ifndef FUZZ_FILES_H
 #define FUZZ_FILES_H

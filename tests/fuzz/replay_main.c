@@ -80,7 +80,11 @@ static long replay_dir(const char *dir)
     for (int i = 0; i < n; i++) {
         char path[4096];
         struct stat st;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
+        int len = snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
+        if (len < 0 || (size_t)len >= sizeof path) {
+            fprintf(stderr, "replay: %s/%s: path too long\n", dir, names[i]->d_name);
+            count = -1;
+        }
         if (count >= 0 && names[i]->d_name[0] != '.' && stat(path, &st) == 0 &&
             S_ISREG(st.st_mode))
             count = replay_file(path) == 0 ? count + 1 : -1;

@@ -686,8 +686,10 @@ START_TEST(clock_choice_and_calibration)
 END_TEST
 
 /* Rewrites worker 1's log of a fresh two-worker trace with task_map events
- * named names[0..n) (tasks 1..n) and returns the trace directory in dir. */
-static void write_named_tasks(char *dir, size_t len, const char *const *names, unsigned n)
+ * of tasks 1..n named names[0..n), mapped to worker `mapped` (1: its own),
+ * and returns the trace directory in dir. */
+static void write_task_maps(char *dir, size_t len, const char *const *names, unsigned n,
+                            unsigned mapped)
 {
     char ctf[4200], err[512];
     fixture_tmpdir(dir, len);
@@ -696,7 +698,7 @@ static void write_named_tasks(char *dir, size_t len, const char *const *names, u
     mon_writer *wr = mon_writer_open(ctf, 1, 0, err, sizeof err);
     ck_assert_msg(wr != NULL, "%s", err);
     for (unsigned i = 0; i < n; i++)
-        mon_emit_task_map(wr, 2000 + i, i + 1, 1, names[i]);
+        mon_emit_task_map(wr, 2000 + i, i + 1, mapped, names[i]);
     ck_assert_int_eq(mon_writer_close(wr), 0);
 }
 
@@ -711,7 +713,7 @@ START_TEST(task_names_are_written_as_utf8)
     const char *names[] = {"S1:caf\xc3\xa9", "bad\xff\xfe:name\xc3", long_name};
     const char *expected[] = {"S1:caf\xc3\xa9", "bad??:name?", NULL};
     char dir[4096], err[4608];
-    write_named_tasks(dir, sizeof dir, names, 3);
+    write_task_maps(dir, sizeof dir, names, 3, 1);
     mon_trace *t;
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), 0);
     mon_event ev;
@@ -738,7 +740,7 @@ START_TEST(task_name_not_utf8_is_corruption)
 {
     const char *names[] = {"S1:box.a"};
     char dir[4096], err[4608];
-    write_named_tasks(dir, sizeof dir, names, 1);
+    write_task_maps(dir, sizeof dir, names, 1, 1);
     /* Damage the third byte of the name. */
     char log[4300], buf[512];
     fixture_log_path(dir, 1, log, sizeof log);
@@ -764,14 +766,9 @@ END_TEST
  * its per-worker table to it, 0.3 s and 100 MB per damaged trace). */
 START_TEST(task_map_for_another_worker_is_corruption)
 {
-    char dir[4096], ctf[4200], err[4608];
-    fixture_tmpdir(dir, sizeof dir);
-    ck_assert_int_eq(fixture_write_many(dir, 2, 2, 0), 0);
-    snprintf(ctf, sizeof ctf, "%s/ctf", dir);
-    mon_writer *wr = mon_writer_open(ctf, 1, 0, err, sizeof err);
-    ck_assert_msg(wr != NULL, "%s", err);
-    mon_emit_task_map(wr, 2000, 1, 1000000, "S1:box.a");
-    ck_assert_int_eq(mon_writer_close(wr), 0);
+    const char *names[] = {"S1:box.a"};
+    char dir[4096], err[4608];
+    write_task_maps(dir, sizeof dir, names, 1, 1000000);
     mon_trace *t;
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "worker-1: byte ") &&

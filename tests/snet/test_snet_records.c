@@ -87,7 +87,7 @@ END_TEST
 START_TEST(test_text_errors)
 {
     const char *bad[] = {"{x=}", "{x:nosuch=1}", "{<t>=a}", "{x=1, x=2}", "{x=1", "x=1",
-                         "{s:string=\"open}"};
+                         "{s:string=\"open}", "{<t>=99999999999999999999}", "{d:double=1e400}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snet_record *r = (snet_record *)1;
         char err[256] = "";

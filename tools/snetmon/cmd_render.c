@@ -404,6 +404,8 @@ int snetmon_cmd_render(int argc, char **argv)
     case MODE_DAG:
         return render_dag(&o);
     default:
-        return render_timeline(&o);
+        rc = render_timeline(&o);
+        viz_release_font_caches(); /* the process is done drawing */
+        return rc;
     }
 }
