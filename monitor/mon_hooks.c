@@ -59,6 +59,7 @@ struct mon_worker {
     uint32_t waits;
     uint64_t wait_ticks; /* durations in ticks; ns only in worker_load */
     uint64_t busy_ticks;
+    uint32_t run;     /* the runtime instance it last started in */
     mon_worker *next; /* the monitor's list; set before publishing */
 };
 
@@ -75,6 +76,9 @@ struct mon {
     char host[256];
     _Atomic(mon_worker *) workers; /* read by the crash flush */
     pthread_mutex_t lock;          /* worker_start registration only */
+    /* Runtime instances, numbered from 1 (run_start events); under lock. */
+    uint32_t run;
+    unsigned run_workers, run_started; /* its workers, and how many have started */
     mon_crash_entry crash;
     bool crash_registered;
 };
@@ -195,6 +199,37 @@ static mon_worker *earlier_worker(mon *m, unsigned worker_id)
     return NULL;
 }
 
+/* The runtime instance a starting worker belongs to. Runtimes run one
+ * after another, never at the same time, and each starts each of its
+ * workers once: a worker start after all workers of the current run have
+ * started (or, without the runtime's worker count, a second start of the
+ * same worker) begins the next run. Called under m->lock. */
+static uint32_t run_of_starting_worker(mon *m, const mon_worker *earlier)
+{
+    bool next = m->run == 0 || (m->run_workers ? m->run_started >= m->run_workers
+                                               : earlier && earlier->run == m->run);
+    if (next) {
+        lpel_runtime *rt = lpel_runtime_self();
+        m->run++;
+        m->run_workers = rt ? lpel_runtime_num_workers(rt) : 0;
+        m->run_started = 0;
+    }
+    m->run_started++;
+    return m->run;
+}
+
+/* Every run begins each worker's part of the log with run_start, whatever
+ * the flags: task, stream and message ids restart with each runtime, so
+ * readers need it to tell the runs apart. */
+static void begin_run(mon_worker *mw, uint32_t run)
+{
+    uint64_t ts = event_time(mw);
+    mw->run = run;
+    mon_emit_task(mw->w, MON_ID_RUN_START, ts, run);
+    if (mw->flags & MON_FLAG_WORKER)
+        mon_emit_bare(mw->w, MON_ID_WORKER_START, ts);
+}
+
 static void *hook_worker_start(void *ctx, unsigned worker_id)
 {
     mon *m = ctx;
@@ -204,13 +239,13 @@ static void *hook_worker_start(void *ctx, unsigned worker_id)
      * has been joined, so handing its writer to this thread is safe. */
     pthread_mutex_lock(&m->lock);
     mon_worker *old = earlier_worker(m, worker_id);
+    uint32_t run = run_of_starting_worker(m, old);
     pthread_mutex_unlock(&m->lock);
     if (old) {
         this_thread_worker = old;
         old->waits = 0;
         old->wait_ticks = old->busy_ticks = 0;
-        if (old->flags & MON_FLAG_WORKER)
-            mon_emit_bare(old->w, MON_ID_WORKER_START, event_time(old));
+        begin_run(old, run);
         return old;
     }
     mon_worker *mw = calloc(1, sizeof *mw);
@@ -253,8 +288,7 @@ static void *hook_worker_start(void *ctx, unsigned worker_id)
     }
     pthread_mutex_unlock(&m->lock);
     this_thread_worker = mw;
-    if (mw->flags & MON_FLAG_WORKER)
-        mon_emit_bare(mw->w, MON_ID_WORKER_START, event_time(mw));
+    begin_run(mw, run);
     return mw;
 }
 
@@ -697,11 +731,18 @@ int mon_close(mon *m)
     unsigned workers = 0;
     uint64_t recorded = 0, lost = 0;
     int rc = 0;
+    for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
+        workers++;
+    mon_log_count *logs = calloc(workers ? workers : 1, sizeof *logs);
+    unsigned nlogs = 0;
     for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next) {
         mon_writer_flush(mw->w);
-        workers++;
-        recorded += mon_writer_events(mw->w) - mon_writer_lost(mw->w);
+        uint64_t in_file = mon_writer_events(mw->w) - mon_writer_lost(mw->w);
+        recorded += in_file;
         lost += mon_writer_lost(mw->w);
+        if (logs)
+            logs[nlogs++] = (mon_log_count){mon_writer_worker(mw->w), in_file,
+                                            mon_writer_bytes(mw->w)};
         if (mon_writer_close(mw->w) != 0)
             rc = -1;
         mw->w = NULL;
@@ -719,11 +760,14 @@ int mon_close(mon *m)
     m->info.workers = workers;
     m->info.events_recorded = recorded;
     m->info.events_discarded = lost;
+    m->info.logs = logs;
+    m->info.nlogs = nlogs;
     m->info.complete = true;
     if (mon_run_json_write(m->dir, &m->info, err, sizeof err) != 0) {
         fprintf(stderr, "mon: warning: %s\n", err);
         rc = -1;
     }
+    free(logs);
     if (lost)
         fprintf(stderr, "mon: warning: %llu events were lost writing the trace in %s\n",
                 (unsigned long long)lost, m->dir);

@@ -49,6 +49,7 @@ static const char *const event_fields[MON_ID_COUNT][2] = {
     [MON_ID_MESSAGE_WRITTEN] = {"message_written", "uint32_t task; uint64_t msg;"},
     [MON_ID_TASK_LOAD] = {"task_load", "uint32_t task; uint32_t dispatches; uint64_t exec_ns;"},
     [MON_ID_WORKER_LOAD] = {"worker_load", "uint32_t waits; uint64_t wait_ns; uint64_t busy_ns;"},
+    [MON_ID_RUN_START] = {"run_start", "uint32_t run;"},
 };
 
 static const char tsdl_head[] =
@@ -242,10 +243,20 @@ static void write_run_json(FILE *f, const mon_run_info *info)
                 c->refined ? "true" : "false");
     fprintf(f,
             "},\n"
-            "  \"events_recorded\": %llu,\n  \"events_discarded\": %llu,\n"
-            "  \"complete\": %s\n}\n",
+            "  \"events_recorded\": %llu,\n  \"events_discarded\": %llu,\n",
             (unsigned long long)info->events_recorded,
-            (unsigned long long)info->events_discarded, info->complete ? "true" : "false");
+            (unsigned long long)info->events_discarded);
+    /* One line per log, so that the reader (mon_reader.c) needs no JSON
+     * parser to check each log against what was written. */
+    if (info->complete && info->nlogs) {
+        fputs("  \"logs\": [\n", f);
+        for (unsigned i = 0; i < info->nlogs; i++)
+            fprintf(f, "    {\"worker\": %u, \"events\": %llu, \"bytes\": %llu}%s\n",
+                    info->logs[i].worker, (unsigned long long)info->logs[i].events,
+                    (unsigned long long)info->logs[i].bytes, i + 1 < info->nlogs ? "," : "");
+        fputs("  ],\n", f);
+    }
+    fprintf(f, "  \"complete\": %s\n}\n", info->complete ? "true" : "false");
 }
 
 int mon_run_json_write(const char *dir, const mon_run_info *info, char *err, size_t errlen)

@@ -71,6 +71,14 @@ void mon_emit_worker_load(mon_writer *w, uint64_t ts, uint32_t waits, uint64_t w
  * Trace-level files (mon_metadata.c)
  * ------------------------------------------------------------------------- */
 
+/* What one worker's writer put into its log, for run.json: a reader
+ * compares the log with it to find a log cut at a packet boundary. */
+typedef struct mon_log_count {
+    unsigned worker;
+    uint64_t events; /* events in the file (recorded, not lost) */
+    uint64_t bytes;  /* bytes written to the file */
+} mon_log_count;
+
 typedef struct mon_run_info {
     int argc;
     char *const *argv;
@@ -81,6 +89,8 @@ typedef struct mon_run_info {
     mon_clock clock; /* the trace clock: source, frequency, offset, calibration */
     uint64_t events_recorded;
     uint64_t events_discarded;
+    const mon_log_count *logs; /* per worker log, when complete */
+    unsigned nlogs;
     bool complete; /* false in the run.json written at open */
 } mon_run_info;
 

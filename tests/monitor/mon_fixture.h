@@ -16,7 +16,7 @@ void fixture_tmpdir(char *buf, size_t len);
 void fixture_rmdir(const char *dir);
 
 /* The number of events fixture_write_all_kinds writes. */
-#define FIXTURE_ALL_KINDS_EVENTS 48u
+#define FIXTURE_ALL_KINDS_EVENTS 50u
 
 /* Write a trace into dir: two workers, every event kind on each with
  * distinct field values (see the .c for the exact events), times spaced
@@ -25,7 +25,7 @@ void fixture_rmdir(const char *dir);
 int fixture_write_all_kinds(const char *dir, size_t packet_bytes);
 
 /* Write a trace of n events per worker (dispatch/block pairs) on workers
- * workers. Returns 0 or -1. */
+ * workers, recorded with flags tT (no worker events). Returns 0 or -1. */
 int fixture_write_many(const char *dir, unsigned workers, unsigned n, size_t packet_bytes);
 
 /* Path of worker w's log inside trace dir. */
