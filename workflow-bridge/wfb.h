@@ -469,6 +469,11 @@ typedef struct wfb_lifter wfb_lifter;
 /* The lifter adds to g (which must not be finished yet). */
 wfb_lifter *wfb_lifter_new(wfb_graph *g);
 int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err);
+/* Feeds one event of the monitor's trace reader (mon_reader.h), in the
+ * order mon_trace_next delivers them; events the lifter does not use are
+ * skipped. Only in a bridge built with the monitor's reader. */
+struct mon_event;
+int wfb_lifter_feed_mon(wfb_lifter *l, const struct mon_event *ev, wfb_error *err);
 /* Closes open executions and dispatches at the last event's time, stores the
  * runtime tables in the graph, finishes the graph (wfb_graph_finish) and
  * frees the lifter, also on error. Messages read but never written are
@@ -486,6 +491,46 @@ int wfb_lpel_trace_supported(void);
 /* -------------------------------------------------------------- reports */
 
 typedef enum wfb_output { WFB_OUT_TEXT = 0, WFB_OUT_JSON, WFB_OUT_CSV } wfb_output;
+
+/* ----------------------------------------------------------- input loss */
+
+/* What could not be read of one log of an LPEL trace that was analysed
+ * anyway (snetmon --partial). Figures computed from such a graph cover the
+ * events that were read; every report of the graph says what was lost. */
+typedef struct wfb_log_loss {
+    const char *file;
+    uint32_t worker;
+    const char *state;         /* truncated, damaged, unfinished, missing, discarded */
+    uint64_t offset;           /* byte offset of the problem in the file */
+    uint64_t events_read;
+    int64_t events_lost;       /* written but not read; -1 unknown */
+    uint64_t events_discarded; /* lost by the writer during the run */
+    uint64_t bytes_read;
+    uint64_t bytes_lost;
+    const char *message;       /* the reader's line: file, offset, problem */
+} wfb_log_loss;
+
+typedef struct wfb_input_loss {
+    size_t n_logs;             /* the logs with a loss */
+    const wfb_log_loss *logs;
+    uint64_t events_read;      /* over the whole trace */
+    uint64_t events_lost;      /* the known losses, discarded ones included */
+    int events_lost_known;     /* 0: some log's loss is unknown, events_lost is
+                                  then a lower bound */
+    uint64_t bytes_lost;
+} wfb_input_loss;
+
+/* Attach a copy of loss to g (NULL: the input is complete); the reports of
+ * g then include it in every format. -1 when out of memory. */
+int wfb_graph_set_input_loss(wfb_graph *g, const wfb_input_loss *loss);
+/* NULL when the input was read completely. */
+const wfb_input_loss *wfb_graph_input_loss(const wfb_graph *g);
+/* The loss on its own: text lines, one JSON object (docs/EVENTS.md), or a
+ * CSV table (log,worker,state,...). */
+int wfb_report_input_loss(const wfb_input_loss *loss, wfb_output fmt, FILE *out);
+/* "N events and M bytes lost" ("at least N events", "an unknown number of
+ * events" when some log cannot tell) into buf. */
+void wfb_input_loss_summary(const wfb_input_loss *loss, char *buf, size_t len);
 
 /* Both critical paths (either may be invalid) as a text report or as the
  * JSON object documented in docs/EVENTS.md. */

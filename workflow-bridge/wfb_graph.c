@@ -117,6 +117,7 @@ void wfb_graph_free(wfb_graph *g)
     free(g->e_exec);
     free(g->e_label);
     free_adjacency(g);
+    wfb_loss_free(g->loss);
     free(g->workers);
     free(g->tasks);
     free(g->execs);

@@ -71,6 +71,7 @@ struct wfb_graph {
     size_t n_execs, cap_execs;
     wfb_wait_relation *waits;
     size_t n_waits;
+    struct wfb_loss_copy *loss; /* what the input lacked; NULL when complete */
 };
 
 /* Formats an error message; file from `file` (may be NULL). */
@@ -134,6 +135,11 @@ void wfb_record_free(wfb_record *rec);
  * total = 0: the number of events is not known in advance). */
 int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_options *opt,
                               wfb_error *err);
+
+/* The input loss as a JSON object (jansson), for the reports. */
+struct json_t;
+struct json_t *wfb_input_loss_json(const wfb_input_loss *loss);
+void wfb_loss_free(struct wfb_loss_copy *copy);
 
 /* Appends one execution; returns its index or WFB_NONE. */
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x);

@@ -81,6 +81,14 @@ static int translate(const mon_event *ev, wfb_lpel_event *out)
     }
 }
 
+int wfb_lifter_feed_mon(wfb_lifter *l, const struct mon_event *ev, wfb_error *err)
+{
+    wfb_lpel_event out;
+    return translate(ev, &out) ? wfb_lifter_feed(l, &out, err) : 0;
+}
+
+/* The library's own reading of a trace directory: strict, any loss is an
+ * error (snetmon reads traces through its loader, which offers --partial). */
 int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_options *opt,
                               wfb_error *err)
 {
@@ -98,24 +106,22 @@ int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_op
         return -1;
     }
     mon_event ev;
-    wfb_lpel_event out;
     int rc;
     uint64_t events = 0;
     while ((rc = mon_trace_next(t, &ev)) == MON_TRACE_EVENT) {
         if (opt && opt->progress && (++events & 0xfffff) == 0)
             opt->progress(opt->progress_ctx, events, 0);
-        if (translate(&ev, &out) && wfb_lifter_feed(l, &out, err)) {
+        if (wfb_lifter_feed_mon(l, &ev, err)) {
             rc = -100;
             break;
         }
     }
-    if (rc == MON_TRACE_ERROR)
-        wfb_set_error(err, dir, 0, "%s", mon_trace_error(t));
+    if (rc == MON_TRACE_ERROR || rc == MON_TRACE_TRUNCATED)
+        wfb_set_error(err, NULL, 0, "%s", mon_trace_error(t));
     mon_trace_close(t);
-    if (rc != MON_TRACE_END && rc != MON_TRACE_TRUNCATED) {
+    if (rc != MON_TRACE_END) {
         wfb_lifter_free(l);
         return -1;
     }
-    /* A truncated log still delivered every complete event: analyse those. */
     return wfb_lifter_finish(l, err);
 }

@@ -143,6 +143,7 @@ static json_t *wcp_json(const wfb_graph *g, const wfb_path *longest, const wfb_p
     json_object_set_new(root, "input", json_string(wfb_graph_source(g)));
     json_object_set_new(root, "vertices", json_integer((json_int_t)wfb_vertex_count(g)));
     json_object_set_new(root, "edges", json_integer((json_int_t)wfb_edge_count(g)));
+    json_object_set_new(root, "input_loss", wfb_input_loss_json(wfb_graph_input_loss(g)));
     json_object_set_new(root, "longest_path", path_json(g, longest));
     json_object_set_new(root, "as_executed", path_json(g, as_executed));
     return root;
@@ -160,8 +161,10 @@ static json_t *nested_json(const wfb_nested_wcp *n)
 static void wcp_text(const wfb_graph *g, const wfb_path *longest, const wfb_path *as_executed,
                      FILE *out)
 {
-    fprintf(out, "Workflow critical path of %s (%zu vertices, %zu edges)\n\n", wfb_graph_source(g),
+    fprintf(out, "Workflow critical path of %s (%zu vertices, %zu edges)\n", wfb_graph_source(g),
             wfb_vertex_count(g), wfb_edge_count(g));
+    wfb_report_input_loss(wfb_graph_input_loss(g), WFB_OUT_TEXT, out);
+    fputc('\n', out);
     path_text(g, "Longest path by durations (what-if, no contention)", longest, out);
     path_text(g, "As-executed critical path (last-finishing predecessors)", as_executed, out);
 }
@@ -412,6 +415,7 @@ static int metrics_json(const wfb_graph *g, const wfb_metrics_input *in, FILE *o
     json_object_set_new(root, "input", json_string(wfb_graph_source(g)));
     json_object_set_new(root, "vertices", json_integer((json_int_t)wfb_vertex_count(g)));
     json_object_set_new(root, "edges", json_integer((json_int_t)wfb_edge_count(g)));
+    json_object_set_new(root, "input_loss", wfb_input_loss_json(wfb_graph_input_loss(g)));
     json_object_set_new(root, "activity_metrics", in->activities && in->activities->n_activities
                                                       ? activities_json(g, in->activities)
                                                       : json_null());
@@ -464,6 +468,11 @@ static int metrics_csv(const wfb_graph *g, const wfb_metrics_input *in, FILE *ou
 {
     const wfb_activity_report *a = in->activities;
     const wfb_message_report *m = in->messages;
+    const wfb_input_loss *loss = wfb_graph_input_loss(g);
+    if (loss) {
+        wfb_report_input_loss(loss, WFB_OUT_CSV, out);
+        fputc('\n', out);
+    }
     if (a && a->n_activities) {
         fprintf(out, "activity,response_s,waiting_s,processing_s,sync_delay_s,slowdown,failed\n");
         for (size_t i = 0; i < a->n_activities; i++) {
@@ -544,8 +553,10 @@ static void messages_text(const wfb_graph *g, const wfb_message_report *r, FILE 
 
 static int metrics_text(const wfb_graph *g, const wfb_metrics_input *in, FILE *out)
 {
-    fprintf(out, "Metrics of %s (%zu vertices, %zu edges)\n\n", wfb_graph_source(g),
+    fprintf(out, "Metrics of %s (%zu vertices, %zu edges)\n", wfb_graph_source(g),
             wfb_vertex_count(g), wfb_edge_count(g));
+    wfb_report_input_loss(wfb_graph_input_loss(g), WFB_OUT_TEXT, out);
+    fputc('\n', out);
     if (in->activities && in->activities->n_activities)
         activities_text(g, in->activities, out);
     if (in->messages && in->messages->n_inputs)

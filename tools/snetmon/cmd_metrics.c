@@ -5,8 +5,10 @@
  * run; message throughput, latency, jitter and lifeline anomalies; per-worker
  * and per-task runtime figures.
  */
+#include "trace_input.h"
 #include "wfb.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,7 @@ const char snetmon_summary_metrics[] = "throughput, latency, jitter, activity an
 static void metrics_usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon metrics INPUT [--json|--csv] [--from FORMAT] [--map FILE]\n"
+            "usage: snetmon metrics INPUT [--json|--csv] [--from FORMAT] [--map FILE] [--partial]\n"
             "                       [--compare OTHER [--subgraph RE]] [--timeout-pct P]\n\n"
             "INPUT is an event file (jsonl, wfcommons or bp, detected from its content)\n"
             "or an LPEL trace directory.\n\n"
@@ -28,7 +30,9 @@ static void metrics_usage(FILE *out)
             "  --compare OTHER  speedup of INPUT over run OTHER on their common activities\n"
             "  --subgraph RE    only the common activities whose id matches RE (pcre2)\n"
             "  --timeout-pct P  latency percentile used as lifeline timeout (default 99)\n"
-            "  -h, --help       this text\n");
+            TRACE_INPUT_HELP
+            "  -h, --help       this text\n"
+            "\nEvery figure is defined in docs/METRICS.md.\n");
 }
 
 typedef struct metrics_args {
@@ -36,6 +40,7 @@ typedef struct metrics_args {
     wfb_format format;
     wfb_output output;
     double timeout_pct;
+    bool partial;
 } metrics_args;
 
 static int metrics_option(metrics_args *a, const char *opt, const char *val)
@@ -72,6 +77,8 @@ static int metrics_parse(int argc, char **argv, metrics_args *a)
             a->output = WFB_OUT_JSON;
         } else if (!strcmp(arg, "--csv")) {
             a->output = WFB_OUT_CSV;
+        } else if (!strcmp(arg, "--partial")) {
+            a->partial = true;
         } else if ((!strcmp(arg, "--from") || !strcmp(arg, "--map") ||
                     !strcmp(arg, "--compare") || !strcmp(arg, "--subgraph") ||
                     !strcmp(arg, "--timeout-pct")) &&
@@ -100,9 +107,13 @@ static int metrics_parse(int argc, char **argv, metrics_args *a)
 static int compare_runs(const wfb_graph *g, const metrics_args *a, wfb_metrics_input *in,
                         wfb_error *err)
 {
-    wfb_graph *other;
-    if (wfb_load_input(a->compare, WFB_FORMAT_UNKNOWN, a->map, 1, &other, err))
+    wfb_graph *other = input_load_graph("metrics", a->compare, WFB_FORMAT_UNKNOWN, a->map,
+                                        a->partial, err->msg, sizeof err->msg);
+    if (!other) {
+        err->file[0] = '\0';
+        err->line = 0;
         return -1;
+    }
     int rc = wfb_speedup_subgraph(g, other, a->subgraph, &in->speedup, &in->speedup_common, err);
     in->has_speedup = rc == 0;
     in->compare_source = a->compare;
@@ -144,15 +155,15 @@ int snetmon_cmd_metrics(int argc, char **argv)
     int rc = metrics_parse(argc, argv, &a);
     if (rc)
         return rc == 1 ? 0 : 2;
-    wfb_error err;
-    wfb_graph *g;
-    if (wfb_load_input(a.input, a.format, a.map, 1, &g, &err)) {
-        wfb_error_print(&err, stderr);
+    wfb_graph *g = input_load_graph("metrics", a.input, a.format, a.map, a.partial, NULL, 0);
+    if (!g)
         return 1;
-    }
+    wfb_error err;
     rc = run_metrics(g, &a, &err);
-    if (rc)
+    if (rc) {
+        fputs("snetmon metrics: ", stderr);
         wfb_error_print(&err, stderr);
+    }
     wfb_graph_free(g);
     return rc ? 1 : 0;
 }
