@@ -163,16 +163,27 @@ const uint32_t *wfb_topo_order(const wfb_graph *g);
 /* Approximate bytes held by the graph (for benchmarks and reports). */
 size_t wfb_graph_bytes(const wfb_graph *g);
 
-/* Runtime side tables, filled by the LPEL lifter (empty otherwise). */
+/* Runtime side tables, filled by the LPEL lifter (empty otherwise). A
+ * trace may hold several runs (runtime instances, numbered from 1); task,
+ * stream and message ids are unique only within a run, so every row names
+ * its run. docs/METRICS.md defines each figure. */
 typedef struct wfb_worker_stats {
+    uint32_t run;
     uint32_t worker;
+    double start_s, end_s; /* worker_start, worker_end; NAN when not recorded */
     double busy_s;         /* sum of dispatch..block intervals */
     double wait_s;         /* sum of waited..resumed intervals */
     uint64_t waits;        /* waiting events */
     double first_s, last_s;/* first and last event time on this worker */
 } wfb_worker_stats;
 
+/* end_s - start_s: the worker's execution time of eq. 1; NAN unknown. */
+double wfb_worker_span(const wfb_worker_stats *w);
+/* span - busy - waiting; NAN when the span is unknown. */
+double wfb_worker_unaccounted(const wfb_worker_stats *w);
+
 typedef struct wfb_task_stats {
+    uint32_t run;
     uint64_t task;
     const char *name;      /* interned, owned by the graph; may be NULL */
     uint32_t worker;
@@ -199,6 +210,7 @@ size_t wfb_exec_count(const wfb_graph *g);
  * written by B (on_empty) or on a full stream read by B; how often and how
  * long (block until A's next dispatch). Filled by the LPEL lifter. */
 typedef struct wfb_wait_relation {
+    uint32_t run;
     uint64_t waiter, waited_for, stream;
     int on_empty;
     uint64_t count;
@@ -207,6 +219,19 @@ typedef struct wfb_wait_relation {
 size_t wfb_wait_relation_count(const wfb_graph *g);
 const wfb_wait_relation *wfb_wait_relation_at(const wfb_graph *g, size_t i);
 const wfb_exec *wfb_exec_at(const wfb_graph *g, size_t i);
+
+/* LPEL traces: the runs (0 for event files) and the run a vertex belongs
+ * to (0: none). */
+uint32_t wfb_run_count(const wfb_graph *g);
+uint32_t wfb_vertex_run(const wfb_graph *g, uint32_t v);
+int wfb_vertex_set_run(wfb_graph *g, uint32_t v, uint32_t run);
+/* 1 when a data state was only read, never written by a monitored task
+ * (an input from outside them, or a loss in a partial trace). */
+int wfb_vertex_only_read(const wfb_graph *g, uint32_t v);
+/* 0 when the trace has component executions but no task periods
+ * (dispatch/block, flag T) to measure their execution time with: the
+ * mutation costs are then unknown, not zero. 1 otherwise. */
+int wfb_exec_costs_known(const wfb_graph *g);
 
 /* --------------------------------------------------------------- import */
 
@@ -389,30 +414,64 @@ int wfb_speedup(const wfb_graph *base, const wfb_graph *other, double *speedup,
 int wfb_speedup_subgraph(const wfb_graph *base, const wfb_graph *other, const char *id_pattern,
                          double *speedup, size_t *common, wfb_error *err);
 
-/* Message-graph metrics (data states: LPEL messages or data events). */
+/* Message-graph metrics (data states: LPEL messages or data events),
+ * defined in docs/METRICS.md: eq. 1 throughput, eq. 2 latency, eq. 3
+ * jitter of the monitoring paper, and variants beside them under their own
+ * names. */
 typedef struct wfb_lifeline {
     uint32_t input;      /* a data state with no predecessor */
-    double latency_s;    /* execution time on it and all its descendants */
+    uint32_t run;        /* its run (LPEL traces), 0 otherwise */
+    double latency_s;    /* eq. 2: execution time spent on it and its
+                            descendants (shared executions split evenly) */
     double end_to_end_s; /* last descendant time - input time (NAN if unknown) */
     size_t descendants;
     int missing_events;  /* descendants lacking their time (never written) */
     int timed_out;       /* latency above the percentile timeout */
 } wfb_lifeline;
 
+/* The figures of one run, or of all runs together: one plain struct (no
+ * pointers) that can be stored, compared, and printed. NAN = unknown; the
+ * reason is in *_unknown_why when the input cannot give the figure. */
+typedef struct wfb_run_figures {
+    uint32_t run;                 /* 0: the whole input */
+    size_t inputs;                /* N_input: counted (data states without
+                                     predecessor), or given (--inputs) */
+    int inputs_given;             /* 1: inputs is the user's N */
+    size_t inputs_only_read;      /* of the counted: read, never written */
+    double span_s;                /* eq. 1's denominator: the longest worker
+                                     execution time, worker_start to worker_end
+                                     (summed over runs for the whole input) */
+    uint32_t span_worker;
+    double throughput_per_s;      /* eq. 1: inputs / span_s */
+    double busy_max_s;            /* the largest worker busy time (dispatched) */
+    uint32_t busy_worker;
+    double throughput_busy_per_s; /* variant: inputs / busy_max_s */
+    double exec_s;                /* all task execution time (every worker's busy time) */
+    wfb_summary latency;          /* eq. 2 over the inputs */
+    wfb_summary end_to_end;       /* variant: last descendant - input time */
+    double jitter_s;              /* eq. 3: population standard deviation of latency */
+    const char *span_unknown_why;    /* NULL, or why span_s is NAN */
+    const char *latency_unknown_why; /* NULL, or why latencies are NAN */
+} wfb_run_figures;
+
+typedef struct wfb_message_options {
+    double timeout_percentile; /* (0,100]; 0 selects 99 */
+    size_t inputs;             /* N_input of eq. 1 for each run; 0 = count them */
+} wfb_message_options;
+
 typedef struct wfb_message_report {
     size_t n_inputs;
     wfb_lifeline *lifelines;   /* n_inputs entries */
-    double max_worker_exec_s;
-    double throughput_per_s;   /* inputs / max worker execution time */
-    wfb_summary latency, end_to_end;
-    double jitter_s;           /* stddev of latency */
+    wfb_run_figures total;     /* the whole input */
+    size_t n_runs;             /* LPEL traces: one entry per run, else 0 */
+    wfb_run_figures *runs;
     double timeout_percentile; /* e.g. 99 */
     double timeout_s;          /* from the histogram */
     size_t n_missing, n_timed_out;
 } wfb_message_report;
 
-/* timeout_percentile in (0,100]; 0 selects 99. */
-int wfb_message_metrics_compute(const wfb_graph *g, double timeout_percentile,
+/* opt may be NULL (defaults). */
+int wfb_message_metrics_compute(const wfb_graph *g, const wfb_message_options *opt,
                                 wfb_message_report *out, wfb_error *err);
 void wfb_message_report_free(wfb_message_report *r);
 
@@ -439,8 +498,10 @@ typedef enum wfb_lpel_kind {
                               1 = blocked on an empty stream, 0 = on a full one */
     WFB_LPEL_TASK_LOAD,    /* load summary of a task: load_count dispatches,
                               load_busy_s execution time */
-    WFB_LPEL_WORKER_LOAD   /* load summary of a worker: load_count waits,
+    WFB_LPEL_WORKER_LOAD,  /* load summary of a worker: load_count waits,
                               load_wait_s waiting, load_busy_s busy time */
+    WFB_LPEL_WORKER_START, /* the worker started (its run's part of the log begins) */
+    WFB_LPEL_WORKER_END    /* the worker ended */
 } wfb_lpel_kind;
 
 typedef enum wfb_block_cause {
@@ -453,6 +514,7 @@ typedef enum wfb_block_cause {
 typedef struct wfb_lpel_event {
     wfb_lpel_kind kind;
     double time;      /* seconds */
+    uint32_t run;     /* runtime instance, from 1 (0 is taken as 1) */
     uint32_t worker;
     uint64_t task;
     uint64_t msg;     /* MSG_READ / MSG_WRITTEN */

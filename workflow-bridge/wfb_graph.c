@@ -108,6 +108,7 @@ void wfb_graph_free(wfb_graph *g)
         free(g->v_time[i]);
     free(g->v_duration);
     free(g->v_size);
+    free(g->v_run);
     for (int i = 0; i < WFB_ATTR_COUNT; i++)
         free(g->v_attr[i]);
     free(g->e_src);
@@ -181,6 +182,8 @@ static int grow_vertex_columns(wfb_graph *g, size_t need)
     if (g->v_duration && grow_column((void **)&g->v_duration, old, n, 8, 'n'))
         return -1;
     if (g->v_size && grow_column((void **)&g->v_size, old, n, 8, 0))
+        return -1;
+    if (g->v_run && grow_column((void **)&g->v_run, old, n, 4, 0))
         return -1;
     for (int i = 0; i < WFB_ATTR_COUNT; i++)
         if (g->v_attr[i] && grow_column((void **)&g->v_attr[i], old, n, 4, 0xff))
@@ -312,6 +315,34 @@ double wfb_vertex_weight(const wfb_graph *g, uint32_t v)
 }
 
 uint64_t wfb_vertex_size(const wfb_graph *g, uint32_t v) { return g->v_size ? g->v_size[v] : 0; }
+
+int wfb_vertex_set_run(wfb_graph *g, uint32_t v, uint32_t run)
+{
+    if (need_column((void **)&g->v_run, g->cap_v, 4, 0))
+        return -1;
+    g->v_run[v] = run;
+    if (run > g->n_runs)
+        g->n_runs = run;
+    return 0;
+}
+
+uint32_t wfb_vertex_run(const wfb_graph *g, uint32_t v) { return g->v_run ? g->v_run[v] : 0; }
+uint32_t wfb_run_count(const wfb_graph *g) { return g->n_runs; }
+int wfb_vertex_only_read(const wfb_graph *g, uint32_t v)
+{
+    return (g->v_flags[v] & WFB_VF_ONLY_READ) != 0;
+}
+int wfb_exec_costs_known(const wfb_graph *g) { return !g->exec_costs_unknown; }
+
+double wfb_worker_span(const wfb_worker_stats *w)
+{
+    return w->end_s - w->start_s; /* NAN when either is */
+}
+
+double wfb_worker_unaccounted(const wfb_worker_stats *w)
+{
+    return wfb_worker_span(w) - w->busy_s - w->wait_s;
+}
 
 const char *wfb_vertex_attr(const wfb_graph *g, uint32_t v, wfb_attr attr)
 {

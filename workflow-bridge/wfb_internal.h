@@ -37,6 +37,7 @@ enum {
     WFB_VF_ACTIVITY = 1u << 0,
     WFB_VF_DEFINED = 1u << 1,
     WFB_VF_FAILED = 1u << 2,
+    WFB_VF_ONLY_READ = 1u << 3, /* LPEL: read, never written by a monitored task */
 };
 
 struct wfb_graph {
@@ -51,6 +52,7 @@ struct wfb_graph {
     double *v_time[WFB_T_KIND_COUNT]; /* NAN = unknown */
     double *v_duration;               /* NAN = not given */
     uint64_t *v_size;
+    uint32_t *v_run;                  /* LPEL run of each vertex */
     uint32_t *v_attr[WFB_ATTR_COUNT]; /* index into strs, WFB_NONE = unset */
 
     size_t ne, cap_e;
@@ -72,6 +74,8 @@ struct wfb_graph {
     wfb_wait_relation *waits;
     size_t n_waits;
     struct wfb_loss_copy *loss; /* what the input lacked; NULL when complete */
+    uint32_t n_runs;            /* LPEL runs (0: not a trace) */
+    bool exec_costs_unknown;    /* executions without task periods to measure */
 };
 
 /* Formats an error message; file from `file` (may be NULL). */
@@ -136,8 +140,16 @@ void wfb_record_free(wfb_record *rec);
 int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_options *opt,
                               wfb_error *err);
 
-/* The input loss as a JSON object (jansson), for the reports. */
+/* Report helpers (wfb_report.c): a number (null when NAN or infinite), a
+ * string (null when NULL), a whole document dumped with stable key order
+ * and freed, an RFC 4180 CSV field. */
 struct json_t;
+struct json_t *wfb_json_num(double x);
+struct json_t *wfb_json_str(const char *s);
+int wfb_json_dump(struct json_t *root, FILE *out);
+void wfb_csv_field(FILE *out, const char *s);
+
+/* The input loss as a JSON object (jansson), for the reports. */
 struct json_t *wfb_input_loss_json(const wfb_input_loss *loss);
 void wfb_loss_free(struct wfb_loss_copy *copy);
 

@@ -138,29 +138,13 @@ static void loss_text(const wfb_input_loss *loss, FILE *out)
     }
 }
 
-/* RFC 4180 field: quoted when it holds a comma, quote or line break. */
-static void csv_text(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 static void loss_csv(const wfb_input_loss *loss, FILE *out)
 {
     fputs("log,worker,state,offset,events_read,events_lost,events_discarded,bytes_read,bytes_lost\n",
           out);
     for (size_t i = 0; i < loss->n_logs; i++) {
         const wfb_log_loss *l = &loss->logs[i];
-        csv_text(out, l->file);
+        wfb_csv_field(out, l->file);
         fprintf(out, ",%" PRIu32 ",%s,%" PRIu64 ",%" PRIu64 ",", l->worker, l->state, l->offset,
                 l->events_read);
         if (l->events_lost >= 0)

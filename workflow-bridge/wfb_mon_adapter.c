@@ -17,6 +17,7 @@ static int translate(const mon_event *ev, wfb_lpel_event *out)
 {
     memset(out, 0, sizeof *out);
     out->time = (double)ev->time * 1e-9;
+    out->run = ev->run;
     out->worker = ev->worker;
     out->task = ev->task;
     out->msg = ev->msg;
@@ -40,6 +41,12 @@ static int translate(const mon_event *ev, wfb_lpel_event *out)
     case MON_EV_TASK_DESTROY:
         out->kind = WFB_LPEL_BLOCK;
         out->cause = WFB_BLOCK_OTHER;
+        return 1;
+    case MON_EV_WORKER_START:
+        out->kind = WFB_LPEL_WORKER_START;
+        return 1;
+    case MON_EV_WORKER_END:
+        out->kind = WFB_LPEL_WORKER_END;
         return 1;
     case MON_EV_WORKER_WAIT:
         out->kind = WFB_LPEL_WORKER_WAIT;

@@ -8,7 +8,9 @@
 #include "trace_input.h"
 #include "wfb.h"
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,8 @@ static void metrics_usage(FILE *out)
 {
     fprintf(out,
             "usage: snetmon metrics INPUT [--json|--csv] [--from FORMAT] [--map FILE] [--partial]\n"
-            "                       [--compare OTHER [--subgraph RE]] [--timeout-pct P]\n\n"
+            "                       [--compare OTHER [--subgraph RE]] [--timeout-pct P]\n"
+            "                       [--inputs N]\n\n"
             "INPUT is an event file (jsonl, wfcommons or bp, detected from its content)\n"
             "or an LPEL trace directory.\n\n"
             "options:\n"
@@ -30,6 +33,8 @@ static void metrics_usage(FILE *out)
             "  --compare OTHER  speedup of INPUT over run OTHER on their common activities\n"
             "  --subgraph RE    only the common activities whose id matches RE (pcre2)\n"
             "  --timeout-pct P  latency percentile used as lifeline timeout (default 99)\n"
+            "  --inputs N       the input count N of the throughput (eq. 1) of each run,\n"
+            "                   instead of the data states without predecessor\n"
             TRACE_INPUT_HELP
             "  -h, --help       this text\n"
             "\nEvery figure is defined in docs/METRICS.md.\n");
@@ -40,6 +45,7 @@ typedef struct metrics_args {
     wfb_format format;
     wfb_output output;
     double timeout_pct;
+    size_t inputs;
     bool partial;
 } metrics_args;
 
@@ -51,6 +57,16 @@ static int metrics_option(metrics_args *a, const char *opt, const char *val)
         a->compare = val;
     } else if (!strcmp(opt, "--subgraph")) {
         a->subgraph = val;
+    } else if (!strcmp(opt, "--inputs")) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(val, &end, 10);
+        if (errno || end == val || *end || n == 0 || val[0] == '-' || n > SIZE_MAX) {
+            fprintf(stderr, "snetmon metrics: --inputs needs a positive whole number, not '%s'\n",
+                    val);
+            return 2;
+        }
+        a->inputs = (size_t)n;
     } else if (!strcmp(opt, "--timeout-pct")) {
         char *end;
         a->timeout_pct = strtod(val, &end);
@@ -81,7 +97,7 @@ static int metrics_parse(int argc, char **argv, metrics_args *a)
             a->partial = true;
         } else if ((!strcmp(arg, "--from") || !strcmp(arg, "--map") ||
                     !strcmp(arg, "--compare") || !strcmp(arg, "--subgraph") ||
-                    !strcmp(arg, "--timeout-pct")) &&
+                    !strcmp(arg, "--timeout-pct") || !strcmp(arg, "--inputs")) &&
                    i + 1 < argc) {
             int rc = metrics_option(a, arg, argv[++i]);
             if (rc)
@@ -128,7 +144,8 @@ static int run_metrics(const wfb_graph *g, const metrics_args *a, wfb_error *err
     wfb_metrics_input in = {0};
     if (wfb_activity_metrics_compute(g, &act, err))
         return -1;
-    if (wfb_message_metrics_compute(g, a->timeout_pct, &msg, err)) {
+    wfb_message_options mo = {a->timeout_pct, a->inputs};
+    if (wfb_message_metrics_compute(g, &mo, &msg, err)) {
         wfb_activity_report_free(&act);
         return -1;
     }
