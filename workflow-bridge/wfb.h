@@ -75,6 +75,10 @@ typedef struct wfb_graph wfb_graph;
 wfb_graph *wfb_graph_new(void);
 void wfb_graph_free(wfb_graph *g);
 
+/* The makespan the input states (WfCommons makespanInSeconds), NAN if none. */
+void wfb_graph_set_makespan(wfb_graph *g, double seconds);
+double wfb_graph_makespan(const wfb_graph *g);
+
 /* Source name used in error messages (the file being imported). */
 void wfb_graph_set_source(wfb_graph *g, const char *file);
 const char *wfb_graph_source(const wfb_graph *g);
@@ -276,7 +280,10 @@ typedef enum wfb_bp_action {
     WFB_BP_COMPLETED, /* "end": completed, or failed when status field != 0 */
     WFB_BP_FAILED,
     WFB_BP_DEPENDENCY,/* id_field = parent field, child_field = child field */
-    WFB_BP_ALIAS      /* id_field is an alias of child_field's value */
+    WFB_BP_ALIAS,     /* id_field is an alias of child_field's value */
+    WFB_BP_DECLARED   /* the job exists (it may never start); a mapping with
+                         such a rule makes dependencies on jobs it never
+                         names an error */
 } wfb_bp_action;
 
 typedef struct wfb_bp_mapping wfb_bp_mapping;
@@ -372,32 +379,50 @@ void wfb_histogram_add(wfb_histogram *h, double value);
 /* Upper bound of the bucket holding the p-th percentile (0 < p <= 100). */
 double wfb_histogram_percentile(const wfb_histogram *h, double p);
 
-/* Per-activity figures (NAN where the needed times are missing). */
+/* Activity DAG metrics after the Grid workflow performance analysis of
+ * Truong, Dustdar and Fahringer (docs/METRICS.md). NAN where the needed
+ * times are missing. */
 typedef struct wfb_activity_metrics {
     uint32_t vertex;
     double response_s;   /* end - submitted */
     double waiting_s;    /* active - submitted */
     double processing_s; /* end - active (or the explicit duration) */
-    double sync_delay_s; /* active - max(parent end); NAN without parents */
-    double slowdown;     /* response / processing */
+    int not_started;     /* declared only (e.g. NetLogger job.info): no event at
+                            all, in an input whose other activities have times */
 } wfb_activity_metrics;
 
-/* Fork-join siblings: the children of one fork vertex. */
+/* The synchronisation delay of one dependency a_i -> a_j:
+ * submitted(a_j) - completed(a_i). */
+typedef struct wfb_dependency_metrics {
+    uint32_t parent, child;
+    double sync_delay_s;
+} wfb_dependency_metrics;
+
+/* A fork-join region: the n >= 2 activity children (branches) of one
+ * activity, with processing times T_1..T_n. */
 typedef struct wfb_fork_metrics {
-    uint32_t fork;       /* the parent with >= 2 activity children */
-    size_t siblings;
+    uint32_t fork;
+    size_t branches;          /* n */
     double max_s, mean_s, min_s;
-    double imbalance_pct;/* (max / mean - 1) * 100 */
+    double load_imbalance_s;  /* max_i T_i - mean T: the slowest branch's excess */
+    double imbalance_pct;     /* variant: (max / mean - 1) * 100 */
+    double slowdown_factor;   /* n * max T_i / sum T_i: 1 balanced, n all in one */
 } wfb_fork_metrics;
 
 typedef struct wfb_activity_report {
     size_t n_activities;
     wfb_activity_metrics *activities; /* n_activities entries */
+    size_t n_dependencies;
+    wfb_dependency_metrics *dependencies;
     size_t n_forks;
     wfb_fork_metrics *forks;
-    wfb_summary response, waiting, processing, sync_delay, slowdown;
-    size_t n_failed;
-    double makespan_s;   /* max end - min submitted/active; NAN if no times */
+    wfb_summary response, waiting, processing;
+    wfb_summary sync_delay;            /* over the dependencies */
+    wfb_summary load_imbalance, slowdown_factor; /* over the forks */
+    size_t n_failed, n_not_started;
+    double makespan_s;          /* the input's own (makespan_declared) or measured */
+    int makespan_declared;      /* 1: given by the input (WfCommons makespanInSeconds) */
+    double makespan_measured_s; /* latest end - earliest submitted (or active) */
 } wfb_activity_report;
 
 int wfb_activity_metrics_compute(const wfb_graph *g, wfb_activity_report *out, wfb_error *err);

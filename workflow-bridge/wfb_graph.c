@@ -81,7 +81,10 @@ int wfb_edge_kind_parse(const char *name, wfb_edge_kind *out)
 
 wfb_graph *wfb_graph_new(void)
 {
-    return calloc(1, sizeof(wfb_graph));
+    wfb_graph *g = calloc(1, sizeof(wfb_graph));
+    if (g)
+        g->makespan_s = NAN;
+    return g;
 }
 
 static void free_adjacency(wfb_graph *g)
@@ -134,6 +137,9 @@ void wfb_graph_set_source(wfb_graph *g, const char *file)
     free(g->source);
     g->source = copy;
 }
+
+void wfb_graph_set_makespan(wfb_graph *g, double seconds) { g->makespan_s = seconds; }
+double wfb_graph_makespan(const wfb_graph *g) { return g->makespan_s; }
 
 const char *wfb_graph_source(const wfb_graph *g)
 {
@@ -240,6 +246,33 @@ int wfb_vertex_set_time(wfb_graph *g, uint32_t v, wfb_time_kind which, double t)
         return -1;
     g->v_time[which][v] = t;
     return 0;
+}
+
+int wfb_activity_event(wfb_graph *g, uint32_t v, wfb_time_kind kind, double t, char *why,
+                       size_t whylen)
+{
+    const char *const names[] = {"submitted", "active", "end"};
+    double sub = wfb_vertex_time(g, v, WFB_T_SUBMITTED), act = wfb_vertex_time(g, v, WFB_T_ACTIVE),
+           end = wfb_vertex_time(g, v, WFB_T_END);
+    if (kind == WFB_T_ACTIVE && !isnan(end) && t >= end) {
+        g->v_time[WFB_T_END][v] = NAN; /* a new attempt */
+        end = NAN;
+    }
+    const double other[3][2] = {{act, end}, {sub, end}, {sub, act}};
+    const wfb_time_kind other_kind[3][2] = {{WFB_T_ACTIVE, WFB_T_END},
+                                            {WFB_T_SUBMITTED, WFB_T_END},
+                                            {WFB_T_SUBMITTED, WFB_T_ACTIVE}};
+    for (int i = 0; i < 2; i++) {
+        double o = other[kind][i];
+        wfb_time_kind ok = other_kind[kind][i];
+        if (!isnan(o) && (ok < kind ? t < o : t > o)) {
+            snprintf(why, whylen, "activity '%s': %s at %.9g is %s its %s at %.9g",
+                     wfb_vertex_id(g, v), names[kind], t, ok < kind ? "before" : "after",
+                     names[ok], o);
+            return -2;
+        }
+    }
+    return wfb_vertex_set_time(g, v, kind, t);
 }
 
 int wfb_vertex_set_failed(wfb_graph *g, uint32_t v, int failed)

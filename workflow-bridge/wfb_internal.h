@@ -75,6 +75,7 @@ struct wfb_graph {
     size_t n_waits;
     struct wfb_loss_copy *loss; /* what the input lacked; NULL when complete */
     uint32_t n_runs;            /* LPEL runs (0: not a trace) */
+    double makespan_s;          /* stated by the input, NAN when not */
     bool exec_costs_unknown;    /* executions without task periods to measure */
 };
 
@@ -152,6 +153,13 @@ void wfb_csv_field(FILE *out, const char *s);
 /* The input loss as a JSON object (jansson), for the reports. */
 struct json_t *wfb_input_loss_json(const wfb_input_loss *loss);
 void wfb_loss_free(struct wfb_loss_copy *copy);
+
+/* One event of an activity's life, checked against the others: submitted
+ * <= active <= end. An active time at or after the current end begins a
+ * new attempt (the end is forgotten until the attempt ends). Returns 0, -1
+ * when out of memory, or -2 with why set when the time goes backwards. */
+int wfb_activity_event(wfb_graph *g, uint32_t v, wfb_time_kind kind, double t, char *why,
+                       size_t whylen);
 
 /* Appends one execution; returns its index or WFB_NONE. */
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x);

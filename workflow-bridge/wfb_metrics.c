@@ -117,22 +117,14 @@ static double processing_time(const wfb_graph *g, uint32_t v)
     return p;
 }
 
-/* Start of v minus the latest end among its activity parents. */
-static double sync_delay(const wfb_graph *g, uint32_t v)
+static bool untimed(const wfb_graph *g, uint32_t v)
 {
-    double start = wfb_vertex_start(g, v), latest = NAN;
-    for (uint32_t i = g->in_off[v]; i < g->in_off[v + 1]; i++) {
-        uint32_t p = g->e_src[g->in_list[i]];
-        double end = wfb_vertex_end(g, p);
-        if (!is_activity(g, p) || isnan(end))
-            return NAN; /* an untimed parent makes the delay unknown */
-        if (isnan(latest) || end > latest)
-            latest = end;
-    }
-    return start - latest;
+    return isnan(wfb_vertex_time(g, v, WFB_T_SUBMITTED)) &&
+           isnan(wfb_vertex_time(g, v, WFB_T_ACTIVE)) && isnan(wfb_vertex_time(g, v, WFB_T_END));
 }
 
-static void measure_activity(const wfb_graph *g, uint32_t v, wfb_activity_metrics *m)
+static void measure_activity(const wfb_graph *g, uint32_t v, bool timed_input,
+                             wfb_activity_metrics *m)
 {
     double sub = wfb_vertex_time(g, v, WFB_T_SUBMITTED);
     double act = wfb_vertex_start(g, v), end = wfb_vertex_end(g, v);
@@ -140,11 +132,11 @@ static void measure_activity(const wfb_graph *g, uint32_t v, wfb_activity_metric
     m->response_s = end - sub;
     m->waiting_s = act - sub;
     m->processing_s = processing_time(g, v);
-    m->sync_delay_s = sync_delay(g, v);
-    m->slowdown = m->processing_s > 0 ? m->response_s / m->processing_s : NAN;
+    m->not_started = timed_input && untimed(g, v);
 }
 
-/* Children of v that are activities: their weights' max, mean and min. */
+/* The activity children (branches) of v: n, and their processing times'
+ * max, mean, min, the load imbalance and the slowdown factor. */
 static bool measure_fork(const wfb_graph *g, uint32_t v, wfb_fork_metrics *f)
 {
     size_t n = 0;
@@ -162,29 +154,30 @@ static bool measure_fork(const wfb_graph *g, uint32_t v, wfb_fork_metrics *f)
     if (n < 2)
         return false;
     f->fork = v;
-    f->siblings = n;
+    f->branches = n;
     f->max_s = mx;
     f->min_s = mn;
     f->mean_s = sum / (double)n;
-    f->imbalance_pct = f->mean_s > 0 ? (mx / f->mean_s - 1.0) * 100.0 : 0.0;
+    f->load_imbalance_s = mx - f->mean_s;
+    f->imbalance_pct = f->mean_s > 0 ? (mx / f->mean_s - 1.0) * 100.0 : NAN;
+    f->slowdown_factor = sum > 0 ? (double)n * mx / sum : NAN;
     return true;
 }
 
-/* Summary of one field over the activities where it is known. */
-static int summarise_field(const wfb_activity_report *r, size_t offset, double *scratch,
-                           wfb_summary *out)
+/* Summary of one field of n records of `size` bytes, where it is known. */
+static void summarise_field(const void *records, size_t n, size_t size, size_t offset,
+                            double *scratch, wfb_summary *out)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_activities; i++) {
-        double x = *(const double *)((const char *)&r->activities[i] + offset);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = *(const double *)((const char *)records + i * size + offset);
         if (!isnan(x))
-            scratch[n++] = x;
+            scratch[k++] = x;
     }
-    wfb_summarise(scratch, n, out);
-    return 0;
+    wfb_summarise(scratch, k, out);
 }
 
-static double makespan(const wfb_graph *g, const wfb_activity_report *r)
+static double measured_makespan(const wfb_graph *g, const wfb_activity_report *r)
 {
     double first = NAN, last = NAN;
     for (size_t i = 0; i < r->n_activities; i++) {
@@ -201,6 +194,37 @@ static double makespan(const wfb_graph *g, const wfb_activity_report *r)
     return last - first;
 }
 
+/* Dependencies between activities: submitted(child) - completed(parent). */
+static void measure_dependencies(const wfb_graph *g, wfb_activity_report *r)
+{
+    for (uint32_t e = 0; e < g->ne; e++) {
+        uint32_t p = g->e_src[e], c = g->e_dst[e];
+        if (g->e_kind[e] != WFB_EDGE_DEPEND || !is_activity(g, p) || !is_activity(g, c))
+            continue;
+        wfb_dependency_metrics *d = &r->dependencies[r->n_dependencies++];
+        d->parent = p;
+        d->child = c;
+        d->sync_delay_s = wfb_vertex_time(g, c, WFB_T_SUBMITTED) - wfb_vertex_end(g, p);
+    }
+}
+
+static void summarise_activities(wfb_activity_report *r, double *scratch)
+{
+    const size_t a = sizeof *r->activities, f = sizeof *r->forks;
+    summarise_field(r->activities, r->n_activities, a, offsetof(wfb_activity_metrics, response_s),
+                    scratch, &r->response);
+    summarise_field(r->activities, r->n_activities, a, offsetof(wfb_activity_metrics, waiting_s),
+                    scratch, &r->waiting);
+    summarise_field(r->activities, r->n_activities, a,
+                    offsetof(wfb_activity_metrics, processing_s), scratch, &r->processing);
+    summarise_field(r->dependencies, r->n_dependencies, sizeof *r->dependencies,
+                    offsetof(wfb_dependency_metrics, sync_delay_s), scratch, &r->sync_delay);
+    summarise_field(r->forks, r->n_forks, f, offsetof(wfb_fork_metrics, load_imbalance_s), scratch,
+                    &r->load_imbalance);
+    summarise_field(r->forks, r->n_forks, f, offsetof(wfb_fork_metrics, slowdown_factor), scratch,
+                    &r->slowdown_factor);
+}
+
 int wfb_activity_metrics_compute(const wfb_graph *g, wfb_activity_report *r, wfb_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -209,12 +233,17 @@ int wfb_activity_metrics_compute(const wfb_graph *g, wfb_activity_report *r, wfb
         return -1;
     }
     size_t nv = g->ids.count, n = 0;
-    for (uint32_t v = 0; v < nv; v++)
+    bool timed_input = false;
+    for (uint32_t v = 0; v < nv; v++) {
         n += is_activity(g, v);
+        timed_input = timed_input || (is_activity(g, v) && !untimed(g, v));
+    }
+    size_t scratch_n = n > g->ne ? n : g->ne;
     r->activities = calloc(n ? n : 1, sizeof *r->activities);
     r->forks = calloc(n ? n : 1, sizeof *r->forks);
-    double *scratch = malloc((n ? n : 1) * sizeof *scratch);
-    if (!r->activities || !r->forks || !scratch) {
+    r->dependencies = calloc(g->ne ? g->ne : 1, sizeof *r->dependencies);
+    double *scratch = malloc((scratch_n ? scratch_n : 1) * sizeof *scratch);
+    if (!r->activities || !r->forks || !r->dependencies || !scratch) {
         free(scratch);
         wfb_activity_report_free(r);
         wfb_set_error(err, g->source, 0, "out of memory computing activity metrics");
@@ -223,17 +252,18 @@ int wfb_activity_metrics_compute(const wfb_graph *g, wfb_activity_report *r, wfb
     for (uint32_t v = 0; v < nv; v++) {
         if (!is_activity(g, v))
             continue;
-        measure_activity(g, v, &r->activities[r->n_activities++]);
+        wfb_activity_metrics *m = &r->activities[r->n_activities++];
+        measure_activity(g, v, timed_input, m);
         r->n_failed += wfb_vertex_failed(g, v);
+        r->n_not_started += (size_t)m->not_started;
         if (measure_fork(g, v, &r->forks[r->n_forks]))
             r->n_forks++;
     }
-    summarise_field(r, offsetof(wfb_activity_metrics, response_s), scratch, &r->response);
-    summarise_field(r, offsetof(wfb_activity_metrics, waiting_s), scratch, &r->waiting);
-    summarise_field(r, offsetof(wfb_activity_metrics, processing_s), scratch, &r->processing);
-    summarise_field(r, offsetof(wfb_activity_metrics, sync_delay_s), scratch, &r->sync_delay);
-    summarise_field(r, offsetof(wfb_activity_metrics, slowdown), scratch, &r->slowdown);
-    r->makespan_s = makespan(g, r);
+    measure_dependencies(g, r);
+    summarise_activities(r, scratch);
+    r->makespan_measured_s = measured_makespan(g, r);
+    r->makespan_declared = !isnan(g->makespan_s);
+    r->makespan_s = r->makespan_declared ? g->makespan_s : r->makespan_measured_s;
     free(scratch);
     return 0;
 }
@@ -242,6 +272,7 @@ void wfb_activity_report_free(wfb_activity_report *r)
 {
     free(r->activities);
     free(r->forks);
+    free(r->dependencies);
     memset(r, 0, sizeof *r);
 }
 

@@ -32,28 +32,50 @@ static json_t *summary_json(const wfb_summary *s)
     return o;
 }
 
-static json_t *activities_json(const wfb_graph *g, const wfb_activity_report *r)
+static json_t *forks_json(const wfb_graph *g, const wfb_activity_report *r)
 {
-    json_t *o = json_object(), *forks = json_array(), *per = json_array();
-    json_object_set_new(o, "count", json_integer((json_int_t)r->n_activities));
-    json_object_set_new(o, "failed", json_integer((json_int_t)r->n_failed));
-    json_object_set_new(o, "makespan_s", num(r->makespan_s));
-    json_object_set_new(o, "response_s", summary_json(&r->response));
-    json_object_set_new(o, "waiting_s", summary_json(&r->waiting));
-    json_object_set_new(o, "processing_s", summary_json(&r->processing));
-    json_object_set_new(o, "sync_delay_s", summary_json(&r->sync_delay));
-    json_object_set_new(o, "slowdown", summary_json(&r->slowdown));
+    json_t *forks = json_array();
     for (size_t i = 0; i < r->n_forks; i++) {
         const wfb_fork_metrics *f = &r->forks[i];
         json_t *fj = json_object();
         json_object_set_new(fj, "fork", json_string(wfb_vertex_id(g, f->fork)));
-        json_object_set_new(fj, "siblings", json_integer((json_int_t)f->siblings));
+        json_object_set_new(fj, "branches", json_integer((json_int_t)f->branches));
         json_object_set_new(fj, "max_s", num(f->max_s));
         json_object_set_new(fj, "mean_s", num(f->mean_s));
         json_object_set_new(fj, "min_s", num(f->min_s));
+        json_object_set_new(fj, "load_imbalance_s", num(f->load_imbalance_s));
         json_object_set_new(fj, "imbalance_pct", num(f->imbalance_pct));
+        json_object_set_new(fj, "slowdown_factor", num(f->slowdown_factor));
         json_array_append_new(forks, fj);
     }
+    return forks;
+}
+
+static json_t *activities_json(const wfb_graph *g, const wfb_activity_report *r)
+{
+    json_t *o = json_object(), *deps = json_array(), *per = json_array();
+    json_object_set_new(o, "count", json_integer((json_int_t)r->n_activities));
+    json_object_set_new(o, "failed", json_integer((json_int_t)r->n_failed));
+    json_object_set_new(o, "not_started", json_integer((json_int_t)r->n_not_started));
+    json_object_set_new(o, "makespan_s", num(r->makespan_s));
+    json_object_set_new(o, "makespan_declared", json_boolean(r->makespan_declared));
+    json_object_set_new(o, "makespan_measured_s", num(r->makespan_measured_s));
+    json_object_set_new(o, "response_s", summary_json(&r->response));
+    json_object_set_new(o, "waiting_s", summary_json(&r->waiting));
+    json_object_set_new(o, "processing_s", summary_json(&r->processing));
+    json_object_set_new(o, "sync_delay_s", summary_json(&r->sync_delay));
+    json_object_set_new(o, "load_imbalance_s", summary_json(&r->load_imbalance));
+    json_object_set_new(o, "slowdown_factor", summary_json(&r->slowdown_factor));
+    json_object_set_new(o, "forks", forks_json(g, r));
+    for (size_t i = 0; i < r->n_dependencies; i++) {
+        const wfb_dependency_metrics *d = &r->dependencies[i];
+        json_t *dj = json_object();
+        json_object_set_new(dj, "parent", json_string(wfb_vertex_id(g, d->parent)));
+        json_object_set_new(dj, "child", json_string(wfb_vertex_id(g, d->child)));
+        json_object_set_new(dj, "sync_delay_s", num(d->sync_delay_s));
+        json_array_append_new(deps, dj);
+    }
+    json_object_set_new(o, "dependencies", deps);
     for (size_t i = 0; i < r->n_activities; i++) {
         const wfb_activity_metrics *m = &r->activities[i];
         json_t *aj = json_object();
@@ -61,12 +83,10 @@ static json_t *activities_json(const wfb_graph *g, const wfb_activity_report *r)
         json_object_set_new(aj, "response_s", num(m->response_s));
         json_object_set_new(aj, "waiting_s", num(m->waiting_s));
         json_object_set_new(aj, "processing_s", num(m->processing_s));
-        json_object_set_new(aj, "sync_delay_s", num(m->sync_delay_s));
-        json_object_set_new(aj, "slowdown", num(m->slowdown));
         json_object_set_new(aj, "failed", json_boolean(wfb_vertex_failed(g, m->vertex)));
+        json_object_set_new(aj, "not_started", json_boolean(m->not_started));
         json_array_append_new(per, aj);
     }
-    json_object_set_new(o, "forks", forks);
     json_object_set_new(o, "per_activity", per);
     return o;
 }
@@ -240,16 +260,41 @@ static void csv_num(FILE *out, double x)
 
 static void activities_csv(const wfb_graph *g, const wfb_activity_report *a, FILE *out)
 {
-    fprintf(out, "activity,response_s,waiting_s,processing_s,sync_delay_s,slowdown,failed\n");
+    fprintf(out, "activity,response_s,waiting_s,processing_s,failed,not_started\n");
     for (size_t i = 0; i < a->n_activities; i++) {
         const wfb_activity_metrics *x = &a->activities[i];
         wfb_csv_field(out, wfb_vertex_id(g, x->vertex));
         csv_num(out, x->response_s);
         csv_num(out, x->waiting_s);
         csv_num(out, x->processing_s);
-        csv_num(out, x->sync_delay_s);
-        csv_num(out, x->slowdown);
-        fprintf(out, ",%d\n", wfb_vertex_failed(g, x->vertex));
+        fprintf(out, ",%d,%d\n", wfb_vertex_failed(g, x->vertex), x->not_started);
+    }
+    if (a->n_dependencies) {
+        fprintf(out, "\nparent,child,sync_delay_s\n");
+        for (size_t i = 0; i < a->n_dependencies; i++) {
+            const wfb_dependency_metrics *d = &a->dependencies[i];
+            wfb_csv_field(out, wfb_vertex_id(g, d->parent));
+            fputc(',', out);
+            wfb_csv_field(out, wfb_vertex_id(g, d->child));
+            csv_num(out, d->sync_delay_s);
+            fputc('\n', out);
+        }
+    }
+    if (a->n_forks) {
+        fprintf(out, "\nfork,branches,max_s,mean_s,min_s,load_imbalance_s,imbalance_pct,"
+                     "slowdown_factor\n");
+        for (size_t i = 0; i < a->n_forks; i++) {
+            const wfb_fork_metrics *f = &a->forks[i];
+            wfb_csv_field(out, wfb_vertex_id(g, f->fork));
+            fprintf(out, ",%zu", f->branches);
+            csv_num(out, f->max_s);
+            csv_num(out, f->mean_s);
+            csv_num(out, f->min_s);
+            csv_num(out, f->load_imbalance_s);
+            csv_num(out, f->imbalance_pct);
+            csv_num(out, f->slowdown_factor);
+            fputc('\n', out);
+        }
     }
 }
 
@@ -327,22 +372,44 @@ static void summary_text(FILE *out, const char *name, const wfb_summary *s, cons
             name, s->min, s->median, s->p95, s->p99, s->max, s->mean, s->n);
 }
 
+static void makespan_text(const wfb_activity_report *r, FILE *out)
+{
+    if (r->makespan_declared)
+        fprintf(out, "makespan %.6g s (stated by the input)", r->makespan_s);
+    else if (isnan(r->makespan_s))
+        fprintf(out, "makespan n/a (no start/end times)");
+    else
+        fprintf(out, "makespan %.6g s", r->makespan_s);
+    if (r->makespan_declared && !isnan(r->makespan_measured_s))
+        fprintf(out, ", measured %.6g s", r->makespan_measured_s);
+    fputc('\n', out);
+}
+
 static void activities_text(const wfb_graph *g, const wfb_activity_report *r, FILE *out)
 {
-    fprintf(out, "Activities: %zu (%zu failed), ", r->n_activities, r->n_failed);
-    if (isnan(r->makespan_s))
-        fprintf(out, "makespan n/a (no start/end times)\n");
-    else
-        fprintf(out, "makespan %.6g s\n", r->makespan_s);
+    fprintf(out, "Activities: %zu (%zu failed, %zu not started), ", r->n_activities, r->n_failed,
+            r->n_not_started);
+    makespan_text(r, out);
     summary_text(out, "response [s]", &r->response, NULL);
     summary_text(out, "waiting [s]", &r->waiting, NULL);
     summary_text(out, "processing [s]", &r->processing, NULL);
-    summary_text(out, "sync delay [s]", &r->sync_delay, NULL);
-    summary_text(out, "slowdown", &r->slowdown, NULL);
-    for (size_t i = 0; i < r->n_forks; i++)
-        fprintf(out, "  fork %-30s %zu siblings, max %.6g s, mean %.6g s, imbalance %.1f%%\n",
-                wfb_vertex_id(g, r->forks[i].fork), r->forks[i].siblings, r->forks[i].max_s,
-                r->forks[i].mean_s, r->forks[i].imbalance_pct);
+    summary_text(out, "sync delay [s]", &r->sync_delay,
+                 r->n_dependencies ? "no submitted/completed times" : "no dependencies");
+    for (size_t i = 0; i < r->n_forks; i++) {
+        const wfb_fork_metrics *f = &r->forks[i];
+        fprintf(out, "  fork %s: %zu branches, max %.6g s, mean %.6g s, load imbalance %.6g s "
+                     "(%.1f%%), slowdown factor %.6g\n",
+                wfb_vertex_id(g, f->fork), f->branches, f->max_s, f->mean_s, f->load_imbalance_s,
+                f->imbalance_pct, f->slowdown_factor);
+    }
+    size_t shown = 0;
+    for (size_t i = 0; i < r->n_activities && shown < 20; i++)
+        if (r->activities[i].not_started) {
+            fprintf(out, "%s%s", shown++ ? ", " : "  not started (declared, no event): ",
+                    wfb_vertex_id(g, r->activities[i].vertex));
+        }
+    if (shown)
+        fprintf(out, "%s\n", r->n_not_started > shown ? ", ..." : "");
     fputc('\n', out);
 }
 
