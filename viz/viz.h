@@ -191,6 +191,8 @@ typedef struct viz_dag viz_dag;
 typedef struct viz_dag_config {
     bool collapse;       /* merge repeated structure (default in the CLI) */
     const char *title;   /* NULL = none */
+    const char *path_summary; /* the title's line about the path; NULL = "critical
+                                 path (red): N vertices, <sum of their durations>" */
 } viz_dag_config;
 
 int viz_dag_create(viz_dag **out, char *err, size_t errlen);

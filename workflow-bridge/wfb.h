@@ -335,8 +335,14 @@ int wfb_write_jsonl(const wfb_graph *g, FILE *out);
 
 /* ------------------------------------------------------- critical path */
 
+typedef enum wfb_path_kind {
+    WFB_PATH_LONGEST = 0,   /* wfb_longest_path */
+    WFB_PATH_AS_EXECUTED    /* wfb_as_executed_path */
+} wfb_path_kind;
+
 typedef struct wfb_path {
     int valid;          /* 0 = not available (e.g. no times) */
+    wfb_path_kind kind;
     double length_s;
     size_t n;           /* vertices on the path */
     uint32_t *vertices; /* in path order, n entries */
@@ -344,6 +350,14 @@ typedef struct wfb_path {
 } wfb_path;
 
 void wfb_path_free(wfb_path *p);
+/* The time the path spends at its i-th vertex, so that the steps of all its
+ * vertices add up to length_s (docs/METRICS.md): on the longest path the
+ * vertex's weight plus the cost of the edge into it; on the as-executed
+ * path its end minus the previous vertex's end (the first vertex: its end
+ * minus its start). What the text report and the picture print per vertex. */
+double wfb_path_step(const wfb_graph *g, const wfb_path *p, size_t i);
+/* "longest path" or "as-executed path". */
+const char *wfb_path_kind_name(wfb_path_kind kind);
 
 /* Weighted longest path: maximises the sum of vertex weights and edge costs.
  * Ties go to the smaller vertex index (first seen in the input). O(V+E). */

@@ -111,9 +111,12 @@ static json_t *path_json(const wfb_graph *g, const wfb_path *p)
     if (!p || !p->valid)
         return json_null();
     json_t *o = json_object(), *vs = json_array(), *es = json_array();
+    json_t *steps = json_array();
     json_object_set_new(o, "length_s", num(p->length_s));
-    for (size_t i = 0; i < p->n; i++)
+    for (size_t i = 0; i < p->n; i++) {
         json_array_append_new(vs, json_string(wfb_vertex_id(g, p->vertices[i])));
+        json_array_append_new(steps, num(wfb_path_step(g, p, i)));
+    }
     for (size_t i = 0; i + 1 < p->n; i++) {
         uint32_t e = p->edges[i];
         json_t *ej = json_object();
@@ -124,6 +127,7 @@ static json_t *path_json(const wfb_graph *g, const wfb_path *p)
         json_array_append_new(es, ej);
     }
     json_object_set_new(o, "vertices", vs);
+    json_object_set_new(o, "steps_s", steps);
     json_object_set_new(o, "edges", es);
     json_object_set_new(o, "shares", path_shares(g, p));
     json_object_set_new(o, "task_shares", task_shares(g, p));
@@ -137,10 +141,12 @@ static void path_text(const wfb_graph *g, const char *title, const wfb_path *p, 
         fprintf(out, "  not available (the input has no start/end times)\n\n");
         return;
     }
-    fprintf(out, "  length %.9g s, %zu vertices\n", p->length_s, p->n);
+    fprintf(out, "  length %.9g s, %zu vertices (per vertex: its step, the time the path spends "
+                 "there; the steps add up to the length)\n",
+            p->length_s, p->n);
     for (size_t i = 0; i < p->n; i++) {
         uint32_t v = p->vertices[i];
-        double w = wfb_vertex_weight(g, v);
+        double w = wfb_path_step(g, p, i);
         if (i > 0) {
             uint32_t e = p->edges[i - 1];
             fprintf(out, "      | %s", wfb_edge_kind_name(wfb_edge_kind_of(g, e)));
@@ -151,8 +157,8 @@ static void path_text(const wfb_graph *g, const char *title, const wfb_path *p, 
             fputc('\n', out);
         }
         fprintf(out, "  %3zu %-40s", i + 1, wfb_vertex_id(g, v));
-        if (w > 0)
-            fprintf(out, " %12.6f s  %5.1f%%", w, p->length_s > 0 ? 100.0 * w / p->length_s : 0);
+        if (w != 0 && !isnan(w))
+            fprintf(out, " %12.9f s  %5.1f%%", w, p->length_s > 0 ? 100.0 * w / p->length_s : 0);
         fputc('\n', out);
     }
     fputc('\n', out);
