@@ -28,7 +28,7 @@
 #error "the trace writer stores integers in host order and declares them little endian"
 #endif
 
-#define MON_FORMAT_VERSION "1.0"
+#define MON_FORMAT_VERSION "1.1"
 #define MON_CTF_MAGIC UINT32_C(0xC1FC1FC1)
 
 #define MON_PACKET_HEADER_BYTES 8
