@@ -77,8 +77,39 @@ static inline uint64_t mon_ticks_to_ns(uint64_t ticks, uint64_t freq)
     return part > UINT64_MAX - whole ? UINT64_MAX : whole + part;
 }
 
-/* Task names longer than this are cut in the trace. */
+/* Task names longer than this are cut in the trace (at a character
+ * boundary: names are UTF-8, as CTF strings are). */
 #define MON_NAME_MAX 255
+
+/* Length (1-4) of the UTF-8 character at s[0..n), or 0 when the bytes there
+ * are not one: a stray continuation byte, an overlong form, a surrogate,
+ * a code point above U+10FFFF, or a sequence cut short by n (n >= 1). */
+static inline size_t mon_utf8_char_len(const uint8_t *s, size_t n)
+{
+    uint8_t c = s[0];
+    size_t len;
+    uint32_t cp, min;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2, cp = c & 0x1Fu, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3, cp = c & 0x0Fu, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4, cp = c & 0x07u, min = 0x10000;
+    else
+        return 0;
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return len;
+}
 
 /* The largest event: extended header + task_map with the longest name. */
 #define MON_EVENT_MAX_BYTES (MON_EXTENDED_HEADER_BYTES + 8 + MON_NAME_MAX + 1)

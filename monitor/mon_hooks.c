@@ -59,7 +59,6 @@ struct mon_worker {
     uint32_t waits;
     uint64_t wait_ticks; /* durations in ticks; ns only in worker_load */
     uint64_t busy_ticks;
-    uint32_t run;     /* the runtime instance it last started in */
     mon_worker *next; /* the monitor's list; set before publishing */
 };
 
@@ -127,23 +126,22 @@ static bool name_selected(mon_worker *mw, const char *name)
                        NULL) >= 0;
 }
 
-/* The task's record, created at its first hook (normally task_map). */
-static mon_task_rec *task_rec(mon_worker *mw, lpel_task *t)
+/* A record for task `id`, stored in its hook slot: made by task_map, the
+ * first hook of every task. NULL when out of memory (the task's events are
+ * then not recorded). */
+static mon_task_rec *task_rec_new(mon_worker *mw, void **slot, uint64_t id, const char *name)
 {
-    mon_task_rec *r = lpel_task_hook_data(t);
-    if (r)
-        return r;
-    r = calloc(1, sizeof *r);
+    mon_task_rec *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     r->mw = mw;
-    r->id = lpel_task_id(t);
-    r->selected = name_selected(mw, lpel_task_name(t));
+    r->id = id;
+    r->selected = name_selected(mw, name);
     r->next = mw->tasks;
     if (mw->tasks)
         mw->tasks->prev = r;
     mw->tasks = r;
-    lpel_task_set_hook_data(t, r);
+    *slot = r;
     return r;
 }
 
@@ -159,13 +157,11 @@ static void task_rec_free(mon_worker *mw, mon_task_rec *r)
 }
 
 /* The record if the task is monitored, else NULL. */
-static inline mon_task_rec *selected_rec(mon_worker *mw, lpel_task *t)
+static inline mon_task_rec *selected_rec(void **slot)
 {
-    mon_task_rec *r = task_rec(mw, t);
+    mon_task_rec *r = *slot;
     return r && r->selected ? r : NULL;
 }
-
-static uint64_t task_id_or_0(const lpel_task *t) { return t ? lpel_task_id(t) : 0; }
 
 /* ---------------------------------------------------------------------------
  * Worker events (WMO)
@@ -201,17 +197,13 @@ static mon_worker *earlier_worker(mon *m, unsigned worker_id)
 
 /* The runtime instance a starting worker belongs to. Runtimes run one
  * after another, never at the same time, and each starts each of its
- * workers once: a worker start after all workers of the current run have
- * started (or, without the runtime's worker count, a second start of the
- * same worker) begins the next run. Called under m->lock. */
-static uint32_t run_of_starting_worker(mon *m, const mon_worker *earlier)
+ * num_workers workers once: a worker start after all workers of the
+ * current run have started begins the next run. Called under m->lock. */
+static uint32_t run_of_starting_worker(mon *m, unsigned num_workers)
 {
-    bool next = m->run == 0 || (m->run_workers ? m->run_started >= m->run_workers
-                                               : earlier && earlier->run == m->run);
-    if (next) {
-        lpel_runtime *rt = lpel_runtime_self();
+    if (m->run == 0 || m->run_started >= m->run_workers) {
         m->run++;
-        m->run_workers = rt ? lpel_runtime_num_workers(rt) : 0;
+        m->run_workers = num_workers;
         m->run_started = 0;
     }
     m->run_started++;
@@ -224,13 +216,12 @@ static uint32_t run_of_starting_worker(mon *m, const mon_worker *earlier)
 static void begin_run(mon_worker *mw, uint32_t run)
 {
     uint64_t ts = event_time(mw);
-    mw->run = run;
     mon_emit_task(mw->w, MON_ID_RUN_START, ts, run);
     if (mw->flags & MON_FLAG_WORKER)
         mon_emit_bare(mw->w, MON_ID_WORKER_START, ts);
 }
 
-static void *hook_worker_start(void *ctx, unsigned worker_id)
+static void *hook_worker_start(void *ctx, unsigned worker_id, unsigned num_workers)
 {
     mon *m = ctx;
     /* A program may run several runtimes one after another with the same
@@ -239,7 +230,7 @@ static void *hook_worker_start(void *ctx, unsigned worker_id)
      * has been joined, so handing its writer to this thread is safe. */
     pthread_mutex_lock(&m->lock);
     mon_worker *old = earlier_worker(m, worker_id);
-    uint32_t run = run_of_starting_worker(m, old);
+    uint32_t run = run_of_starting_worker(m, num_workers);
     pthread_mutex_unlock(&m->lock);
     if (old) {
         this_thread_worker = old;
@@ -336,30 +327,33 @@ static void hook_worker_end(void *wctx)
  * Mapping and scheduling events (MMO, SCMO)
  * ------------------------------------------------------------------------- */
 
-static void hook_task_map(void *wctx, lpel_task *t, unsigned worker_id)
+static void hook_task_map(void *wctx, void **slot, uint64_t task, const char *name,
+                          unsigned worker_id)
 {
     mon_worker *mw = wctx;
     if (!mw)
         return;
-    mon_task_rec *r = task_rec(mw, t);
+    mon_task_rec *r = task_rec_new(mw, slot, task, name);
     /* Mapping is recorded for every task, filtered or not, so that the ids
      * in other tasks' stream events can always be named. */
     if (r && (mw->flags & MON_FLAG_MAP))
-        mon_emit_task_map(mw->w, event_time(mw), r->id, worker_id, lpel_task_name(t));
+        mon_emit_task_map(mw->w, event_time(mw), task, worker_id, name);
 }
 
-static void hook_task_create(void *wctx, lpel_task *t)
+static void hook_task_create(void *wctx, void **slot, uint64_t task)
 {
+    (void)task;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
     if (r && (mw->flags & MON_FLAG_TASK))
         mon_emit_task(mw->w, MON_ID_TASK_CREATE, event_time(mw), r->id);
 }
 
-static void hook_task_dispatch(void *wctx, lpel_task *t)
+static void hook_task_dispatch(void *wctx, void **slot, uint64_t task)
 {
+    (void)task;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
     if (!r)
         return;
     uint64_t ts = event_time(mw);
@@ -383,10 +377,11 @@ static void period_end(mon_worker *mw, mon_task_rec *r, uint64_t ts)
     r->dispatch_ts = 0;
 }
 
-static void hook_task_block(void *wctx, lpel_task *t, lpel_block_cause cause)
+static void hook_task_block(void *wctx, void **slot, uint64_t task, lpel_block_cause cause)
 {
+    (void)task;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
     if (!r)
         return;
     /* The runtime reports the block right after the task's stream_block(s)
@@ -400,10 +395,11 @@ static void hook_task_block(void *wctx, lpel_task *t, lpel_block_cause cause)
         mon_emit_task_block(mw->w, ts, r->id, (unsigned)cause);
 }
 
-static void hook_task_yield(void *wctx, lpel_task *t)
+static void hook_task_yield(void *wctx, void **slot, uint64_t task)
 {
+    (void)task;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
     if (!r)
         return;
     uint64_t ts = event_time(mw);
@@ -412,13 +408,12 @@ static void hook_task_yield(void *wctx, lpel_task *t)
         mon_emit_task(mw->w, MON_ID_TASK_YIELD, ts, r->id);
 }
 
-static void hook_task_destroy(void *wctx, lpel_task *t)
+static void hook_task_destroy(void *wctx, void **slot, uint64_t task)
 {
+    (void)task;
     mon_worker *mw = wctx;
-    if (!mw)
-        return;
-    mon_task_rec *r = task_rec(mw, t);
-    if (!r)
+    mon_task_rec *r = *slot;
+    if (!mw || !r)
         return;
     if (r->selected) {
         uint64_t ts = event_time(mw);
@@ -428,7 +423,7 @@ static void hook_task_destroy(void *wctx, lpel_task *t)
         if (mw->flags & MON_FLAG_TASK)
             mon_emit_task(mw->w, MON_ID_TASK_DESTROY, ts, r->id);
     }
-    lpel_task_set_hook_data(t, NULL);
+    *slot = NULL;
     task_rec_free(mw, r);
 }
 
@@ -436,46 +431,43 @@ static void hook_task_destroy(void *wctx, lpel_task *t)
  * Stream events (SMO)
  * ------------------------------------------------------------------------- */
 
-static void hook_stream_open(void *wctx, lpel_task *t, lpel_stream *s, lpel_stream_mode mode)
+static void hook_stream_open(void *wctx, void **slot, uint64_t task, uint64_t stream,
+                             lpel_stream_mode mode)
 {
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
-    if (r)
-        mon_emit_stream_mode(mw->w, MON_ID_STREAM_OPEN, event_time(mw), r->id, lpel_stream_id(s),
+    if (mw && selected_rec(slot))
+        mon_emit_stream_mode(mw->w, MON_ID_STREAM_OPEN, event_time(mw), task, stream,
                              mode == LPEL_STREAM_WRITE);
 }
 
-static void hook_stream_close(void *wctx, lpel_task *t, lpel_stream *s, lpel_stream_mode mode)
+static void hook_stream_close(void *wctx, void **slot, uint64_t task, uint64_t stream,
+                              lpel_stream_mode mode)
 {
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
-    if (r)
-        mon_emit_stream_mode(mw->w, MON_ID_STREAM_CLOSE, event_time(mw), r->id, lpel_stream_id(s),
+    if (mw && selected_rec(slot))
+        mon_emit_stream_mode(mw->w, MON_ID_STREAM_CLOSE, event_time(mw), task, stream,
                              mode == LPEL_STREAM_WRITE);
 }
 
-static void hook_stream_read(void *wctx, lpel_task *t, lpel_stream *s, void *item)
+static void hook_stream_read(void *wctx, void **slot, uint64_t task, uint64_t stream)
 {
-    (void)item;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
-    if (r)
-        mon_emit_stream_io(mw->w, MON_ID_STREAM_READ, event_time(mw), r->id, lpel_stream_id(s));
+    if (mw && selected_rec(slot))
+        mon_emit_stream_io(mw->w, MON_ID_STREAM_READ, event_time(mw), task, stream);
 }
 
-static void hook_stream_write(void *wctx, lpel_task *t, lpel_stream *s, void *item)
+static void hook_stream_write(void *wctx, void **slot, uint64_t task, uint64_t stream)
 {
-    (void)item;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
-    if (r)
-        mon_emit_stream_io(mw->w, MON_ID_STREAM_WRITE, event_time(mw), r->id, lpel_stream_id(s));
+    if (mw && selected_rec(slot))
+        mon_emit_stream_io(mw->w, MON_ID_STREAM_WRITE, event_time(mw), task, stream);
 }
 
-static void hook_stream_block(void *wctx, lpel_task *t, lpel_stream *s, bool empty)
+static void hook_stream_block(void *wctx, void **slot, uint64_t task, uint64_t stream,
+                              bool empty)
 {
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, t) : NULL;
+    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
     if (!r)
         return;
     /* The task waited for is not recorded here: the other end's task may
@@ -483,19 +475,19 @@ static void hook_stream_block(void *wctx, lpel_task *t, lpel_stream *s, bool emp
      * must not be touched. Readers know it from that task's stream_open.
      * A poll reports several streams in a row: one moment, one reading. */
     uint64_t ts = mw->block_rec == r ? mw->block_ts : event_time(mw);
-    mon_emit_stream_block(mw->w, ts, r->id, lpel_stream_id(s), empty);
+    mon_emit_stream_block(mw->w, ts, task, stream, empty);
     if (mw->share_block_ts) {
         mw->block_rec = r;
         mw->block_ts = ts;
     }
 }
 
-static void hook_stream_wake(void *wctx, lpel_task *waker, lpel_stream *s, lpel_task *woken)
+static void hook_stream_wake(void *wctx, void **slot, uint64_t task, uint64_t stream,
+                             uint64_t woken)
 {
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(mw, waker) : NULL;
-    if (r)
-        mon_emit_stream_wake(mw->w, event_time(mw), r->id, lpel_stream_id(s), task_id_or_0(woken));
+    if (mw && selected_rec(slot))
+        mon_emit_stream_wake(mw->w, event_time(mw), task, stream, woken);
 }
 
 /* ---------------------------------------------------------------------------

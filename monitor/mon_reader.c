@@ -259,11 +259,18 @@ static int load_packet(log_reader *r, char *msg, size_t len)
     int rc = check_preamble(r, msg, len);
     if (rc != LOG_EVENT)
         return rc;
-    if (!ensure_capacity(r, r->pkt_bytes)) {
+    /* Room for what the file holds, not for what a damaged packet_size
+     * claims: a few bytes of garbage must not cost 64 MiB. */
+    size_t rest = r->pkt_bytes - MON_PACKET_PREAMBLE_BYTES;
+    struct stat st;
+    uint64_t body_off = r->pkt_off + MON_PACKET_PREAMBLE_BYTES;
+    if (fstat(r->fd, &st) == 0 && (uint64_t)st.st_size >= body_off &&
+        (uint64_t)st.st_size - body_off < rest)
+        rest = (size_t)((uint64_t)st.st_size - body_off);
+    if (!ensure_capacity(r, MON_PACKET_PREAMBLE_BYTES + rest)) {
         snprintf(msg, len, "%s: out of memory for a %zu-byte packet", r->path, r->pkt_bytes);
         return LOG_ERROR;
     }
-    size_t rest = r->pkt_bytes - MON_PACKET_PREAMBLE_BYTES;
     got = read_full(r->fd, r->pkt + MON_PACKET_PREAMBLE_BYTES, rest);
     if (got < 0) {
         snprintf(msg, len, "%s: read error: %s", r->path, strerror(errno));
@@ -347,6 +354,14 @@ static int decode_payload(log_reader *r, unsigned id, char *msg, size_t len)
     case MON_ID_TASK_MAP: {
         e->task = mon_get_u32(p);
         e->worker_mapped = mon_get_u32(p + 4);
+        if (e->worker_mapped != r->worker) {
+            /* The writer records a mapping in the log of the worker it maps
+             * to; any other number is damage (and would size the
+             * consumers' per-worker tables). */
+            corrupt(msg, len, r, at + 4, "task_map worker %u in the log of worker %u",
+                    e->worker_mapped, r->worker);
+            return LOG_ERROR;
+        }
         size_t limit = (r->content < r->avail ? r->content : r->avail) - r->pos - 8;
         const uint8_t *nul = memchr(p + 8, 0, limit < MON_NAME_MAX + 1 ? limit : MON_NAME_MAX + 1);
         if (!nul) {
@@ -356,6 +371,12 @@ static int decode_payload(log_reader *r, unsigned id, char *msg, size_t len)
             return LOG_ERROR;
         }
         size_t n = (size_t)(nul - (p + 8));
+        for (size_t i = 0, c; i < n; i += c)
+            if ((c = mon_utf8_char_len(p + 8 + i, n - i)) == 0) {
+                corrupt(msg, len, r, at + 8 + i, "task name is not valid UTF-8 (byte 0x%02x)",
+                        p[8 + i]);
+                return LOG_ERROR;
+            }
         memcpy(r->name, p + 8, n + 1);
         e->name = r->name;
         r->pos += n + 1;

@@ -278,15 +278,37 @@ void mon_emit_task_block(mon_writer *w, uint64_t ts, uint64_t task, unsigned cau
     event_commit(w, mon_put_u8(p, (uint8_t)cause));
 }
 
+/* Copies name (at most MON_NAME_MAX bytes) as valid UTF-8 into out: a byte
+ * that starts no character becomes '?', and a character the length limit
+ * would split is left out. Returns the bytes written (no NUL). */
+static size_t utf8_name(uint8_t *out, const char *name)
+{
+    const uint8_t *s = (const uint8_t *)name;
+    size_t len = name ? strnlen(name, MON_NAME_MAX + 3) : 0, n = 0;
+    for (size_t i = 0; i < len;) {
+        size_t c = mon_utf8_char_len(s + i, len - i);
+        if (n + (c ? c : 1) > MON_NAME_MAX)
+            break;
+        if (c)
+            memcpy(out + n, s + i, c);
+        else
+            out[n] = '?';
+        n += c ? c : 1;
+        i += c ? c : 1;
+    }
+    return n;
+}
+
 void mon_emit_task_map(mon_writer *w, uint64_t ts, uint64_t task, unsigned worker,
                        const char *name)
 {
-    size_t len = name ? strnlen(name, MON_NAME_MAX) : 0;
+    uint8_t text[MON_NAME_MAX];
+    size_t len = utf8_name(text, name);
     uint8_t *p = event_begin(w, MON_ID_TASK_MAP, ts, 8 + len + 1);
     p = mon_put_u32(p, id32(task));
     p = mon_put_u32(p, worker);
     if (len)
-        memcpy(p, name, len);
+        memcpy(p, text, len);
     p += len;
     event_commit(w, mon_put_u8(p, 0));
 }

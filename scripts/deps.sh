@@ -13,10 +13,12 @@
 #   check                              unit tests
 #   libjansson-dev                     JSON input: WfCommons instances, JSONL workflow events, run.json
 #   babeltrace2                        an independent CTF reader the monitor tests check our traces with
+#   clang libclang-rt-dev              the clang build variant; libFuzzer and clang's sanitizer
+#                                      runtimes for the fuzz targets (tests/fuzz, scripts/fuzz.sh)
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
-          libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2)
+          libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev)
 
 missing=()
 for p in "${packages[@]}"; do

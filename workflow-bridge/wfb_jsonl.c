@@ -213,8 +213,11 @@ static int import_data(line_ctx *c, const wfb_record *obj)
     int has_s = opt_number(c, obj, "size", &size);
     if (has_s < 0)
         return -1;
-    if (has_s && (size < 0 || wfb_vertex_set_size(c->g, v, (uint64_t)size)))
-        return size < 0 ? fail(c, "%s", "field \"size\" must not be negative") : oom(c);
+    /* 2^64: the first size a uint64_t cannot hold (converting it is undefined). */
+    if (has_s && !(size >= 0 && size < 18446744073709551616.0))
+        return fail(c, "%s", "field \"size\" must be a number of bytes from 0 to 2^64 - 1");
+    if (has_s && wfb_vertex_set_size(c->g, v, (uint64_t)size))
+        return oom(c);
     static const char *const keys[] = {"origin", "location", "label"};
     static const wfb_attr attrs[] = {WFB_ATTR_ORIGIN, WFB_ATTR_LOCATION, WFB_ATTR_LABEL};
     return set_attrs(c, obj, v, keys, attrs, 3);

@@ -11,6 +11,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "wfb_internal.h"
 
+#include <jansson.h>
+
 #include <ctype.h>
 #include <math.h>
 #include <pcre2.h>
@@ -345,8 +347,19 @@ static int activity_event(bp_ctx *c, const bp_rule *r, const char *id, double ts
     return rc ? fail(c, "%s", "out of memory") : 0;
 }
 
+/* Ids and names end up in JSON reports and JSON Lines, so they must be
+ * UTF-8: jansson's check (json_string fails on anything else). */
+static bool is_utf8(const char *line)
+{
+    json_t *s = json_string(line);
+    json_decref(s);
+    return s != NULL;
+}
+
 static int import_line(bp_ctx *c, char *line)
 {
+    if (!is_utf8(line))
+        return fail(c, "%s", "not valid UTF-8");
     wfb_bp_pair pairs[64];
     int n = wfb_bp_parse_line(line, pairs, 64);
     if (n < 0)

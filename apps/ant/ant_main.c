@@ -1,48 +1,59 @@
 /*
- * ant_main.c - the ant application: ant-colony optimisation of a weighted
- * tardiness schedule (aco.h) as an S-Net network:
+ * ant_main.c - the ant application: ant-colony optimisation of a stream of
+ * weighted tardiness scheduling instances (aco.h), each on the paper's S-Net
+ * network in a split by the instance's tag:
  *
  *   ( spawn
  *     .. ((ant !! <ant>) | [])
  *     .. ([| {col, <pending>}, {sol} |] .. (merge | [])) ** {<next>} | {<done>}
- *   ) ** {<done>}
+ *   ) ** {<done>}   ! <inst>
  *
- * Each outer star replica is one iteration: spawn takes the colony {col} and
- * emits one request per ant (tag <ant>, with a shared read-only snapshot of
- * the pheromone matrix) plus the colony tagged <pending>=ants; the ants run
- * in parallel in a split; in the inner star each replica's synchro-cell
- * joins the colony with one solution and merge keeps the iteration's best,
- * applying the pheromone update when the last solution is in. The identity
- * branches let records pass the boxes they are not for. Ties between ants
- * are broken by ant index, so the result equals aco_run_sequential's.
+ * Each input record {col, <it>=0, <inst>} is one instance to solve (its
+ * jobs differ in number, 0.75 to 1.25 times --jobs, so instances differ in
+ * cost). Each outer star replica is one iteration: spawn takes the colony
+ * {col} and emits one request per ant (tag <ant>, with a shared read-only
+ * snapshot of the pheromone matrix) plus the colony tagged <pending>=ants;
+ * the ants run in parallel in a split; in the inner star each replica's
+ * synchro-cell joins the colony with one solution and merge keeps the
+ * iteration's best, applying the pheromone update when the last solution is
+ * in. The identity branches let records pass the boxes they are not for.
+ * Ties between ants are broken by ant index, so the result equals
+ * aco_run_sequential's.
+ *
+ * Why the split by <inst>: a synchro-cell fires once, so the stars serve one
+ * instance; instances sharing them would pass through every replica the
+ * earlier ones used and could join a solution with another instance's
+ * colony. Every instance and iteration creates its own replicas (as in the
+ * paper), and they live until the stream ends: about 7 tasks per ant and
+ * iteration per instance, which is what bounds --paper below.
  */
 #include "app_main.h"
-
-#include <limits.h>
 #include "aco.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <mon.h>
 #include <snet.h>
-
-#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* What every box shares: the instances and the parameters (read-only). */
 typedef struct ant_app {
-    long jobs;
+    long jobs, instances;
     aco_params prm;
-    unsigned workers;
-    int ant_worker; /* 1: ant v on worker v mod workers (!@ <ant>) */
-    int check;
+    aco_instance *inst; /* per instance */
+    long next;          /* the next instance the input generator makes */
+    long got, bad;      /* results taken; unexpected outputs */
+    struct colony_state **result; /* per instance */
 } ant_app;
 
-/* What every box shares: the instance and the parameters (read-only). */
-typedef struct ant_job {
-    aco_instance inst;
-    aco_params prm;
-} ant_job;
+/* The instance a record belongs to (its <inst> tag). */
+static const aco_instance *instance_of(const ant_app *app, const snet_record *r)
+{
+    return &app->inst[snet_record_tag(r, "inst")];
+}
 
 /* ---- field types ------------------------------------------------------------ */
 
@@ -158,9 +169,9 @@ static const snet_field_type SOLUTION_TYPE = {"antsol", solution_copy, solution_
 /* ---- boxes ----------------------------------------------------------------- */
 
 /* spawn ({col, <it>} | {col, <it>, <next>} -> {tau, <ant>, <it>} | {col, <it>, <pending>}) */
-static int spawn_box(snet_handle *h, snet_record *in)
+static int ant_spawn(snet_handle *h, snet_record *in)
 {
-    const ant_job *job = snet_handle_user(h);
+    const ant_app *job = snet_handle_user(h);
     colony_state *cs = snet_record_take_field(in, "col");
     long it = snet_record_tag(in, "it");
     size_t cells = (size_t)cs->col.jobs * cs->col.jobs;
@@ -192,22 +203,23 @@ static int spawn_box(snet_handle *h, snet_record *in)
 }
 
 /* ant ({tau, <ant>, <it>} -> {sol}) */
-static int ant_box(snet_handle *h, snet_record *in)
+static int ant_ant(snet_handle *h, snet_record *in)
 {
-    const ant_job *job = snet_handle_user(h);
+    const ant_app *job = snet_handle_user(h);
+    const aco_instance *inst = instance_of(job, in);
     const tau_snapshot *snap = snet_record_field(in, "tau");
     aco_solution *s = malloc(sizeof *s);
-    unsigned *buf = malloc((job->inst.jobs + 1) * sizeof *buf);
+    unsigned *buf = malloc((inst->jobs + 1) * sizeof *buf);
     if (!s || !buf) {
         free(s);
         free(buf);
         return -1;
     }
-    buf[0] = job->inst.jobs; /* the length, for solution_copy */
+    buf[0] = inst->jobs; /* the length, for solution_copy */
     unsigned *order = buf + 1;
     s->ant = (unsigned)snet_record_tag(in, "ant");
     s->order = order;
-    s->objective = aco_construct(&job->inst, snap->tau, &job->prm,
+    s->objective = aco_construct(inst, snap->tau, &job->prm,
                                  (unsigned)snet_record_tag(in, "it"), s->ant, order);
     snet_record *out = snet_record_new();
     snet_record_set_field(out, "sol", &SOLUTION_TYPE, s);
@@ -215,9 +227,9 @@ static int ant_box(snet_handle *h, snet_record *in)
 }
 
 /* merge ({col, sol, <pending>, <it>} -> {col, <pending>, <it>} | {col, <it>, <next>} | {col, <done>}) */
-static int merge_box(snet_handle *h, snet_record *in)
+static int ant_merge(snet_handle *h, snet_record *in)
 {
-    const ant_job *job = snet_handle_user(h);
+    const ant_app *job = snet_handle_user(h);
     colony_state *cs = snet_record_take_field(in, "col");
     const aco_solution *s = snet_record_field(in, "sol");
     if (cs->ib.objective == UINT64_MAX || aco_solution_better(s, &cs->ib)) {
@@ -231,7 +243,7 @@ static int merge_box(snet_handle *h, snet_record *in)
         snet_record_set_tag(out, "pending", pending);
         snet_record_set_tag(out, "it", it);
     } else {
-        aco_update(&cs->col, &job->inst, &job->prm, &cs->ib);
+        aco_update(&cs->col, instance_of(job, in), &job->prm, &cs->ib);
         if (it + 1 >= (long)job->prm.iterations) {
             snet_record_set_tag(out, "done", 1);
         } else {
@@ -243,151 +255,125 @@ static int merge_box(snet_handle *h, snet_record *in)
     return snet_out(h, out);
 }
 
-static snet_net *build_net(ant_job *job, int ant_worker)
+static snet_net *ant_build(void *arg)
 {
-    snet_net *ant = snet_box("ant.ant", "{tau, <ant>, <it>} -> {sol}", ant_box, job);
-    snet_net *ants = ant_worker ? snet_split_at(ant, "<ant>") : snet_split(ant, "<ant>");
+    ant_app *job = arg;
+    snet_net *ants = snet_split(snet_box("ant.ant", "{tau, <ant>, <it>} -> {sol}", ant_ant, job),
+                                "<ant>");
     snet_net *merge_step = snet_serial(
         snet_sync("[| {col, <pending>}, {sol} |]"),
         snet_parallel(snet_box("ant.merge",
                                "{col, sol, <pending>, <it>} -> {col, <pending>, <it>} | "
                                "{col, <it>, <next>} | {col, <done>}",
-                               merge_box, job),
+                               ant_merge, job),
                       snet_filter("[]")));
     snet_net *iteration = snet_serial(
         snet_box("ant.spawn",
                  "{col, <it>} | {col, <it>, <next>} -> {tau, <ant>, <it>} | {col, <it>, <pending>}",
-                 spawn_box, job),
+                 ant_spawn, job),
         snet_serial(snet_parallel(ants, snet_filter("[]")),
                     snet_star(merge_step, "{<next>} | {<done>}")));
-    return snet_star(iteration, "{<done>}");
+    return snet_split(snet_star(iteration, "{<done>}"), "<inst>");
 }
 
-/* Run the network; the final colony into *out (caller frees). */
-static int run_network(ant_job *job, const ant_app *app, const lpel_hooks *hooks,
-                       colony_state **out)
+/* ---- input and output ------------------------------------------------------------ */
+
+static snet_record *next_instance(void *arg)
 {
+    ant_app *app = arg;
+    if (app->next >= app->instances)
+        return NULL;
+    long k = app->next++;
     aco_colony start;
-    if (aco_colony_init(&start, &job->inst) != 0)
-        return -1;
+    if (aco_colony_init(&start, &app->inst[k]) != 0)
+        return NULL;
     colony_state *cs = colony_new(&start);
     aco_colony_free(&start);
     if (!cs)
-        return -1;
-    snet_net *net = build_net(job, app->ant_worker);
-    snet_config cfg = snet_config_default();
-    cfg.lpel.num_workers = app->workers;
-    cfg.lpel.hooks = hooks;
-    snet_run *run;
-    char err[512];
-    if (snet_run_create(&run, net, &cfg, err, sizeof err) != SNET_OK) {
-        fprintf(stderr, "ant: %s\n", err);
-        colony_free(cs);
-        snet_net_free(net);
-        return -1;
-    }
+        return NULL;
     snet_record *r = snet_record_new();
     snet_record_set_field(r, "col", &COLONY_TYPE, cs);
     snet_record_set_tag(r, "it", 0);
-    snet_run_put(run, r);
-    int rc = snet_run_execute(run), found = 0;
-    if (rc != SNET_OK)
-        fprintf(stderr, "ant: run failed: %s\n", snet_run_error(run));
-    for (snet_record *o; (o = snet_run_take_output(run)) != NULL; snet_record_free(o)) {
-        if (snet_record_has_tag(o, "done") && snet_record_has_field(o, "col") && !found++)
-            *out = snet_record_take_field(o, "col");
+    snet_record_set_tag(r, "inst", k);
+    return r;
+}
+
+static void take_result(void *arg, snet_record *o)
+{
+    ant_app *app = arg;
+    long k = snet_record_tag(o, "inst");
+    if (snet_record_has_tag(o, "done") && snet_record_has_field(o, "col") && k >= 0 &&
+        k < app->instances && !app->result[k]) {
+        app->result[k] = snet_record_take_field(o, "col");
+        app->got++;
+    } else {
+        app->bad++;
     }
-    snet_run_destroy(run);
-    snet_net_free(net);
-    if (rc == SNET_OK && found != 1) {
-        fprintf(stderr, "ant: expected one {col, <done>} record, got %d\n", found);
-        return -1;
-    }
-    return rc == SNET_OK ? 0 : -1;
+    snet_record_free(o);
 }
 
 /* ---- command line ---------------------------------------------------------- */
 
-static void usage(FILE *out)
+static int ant_option(void *arg, const char *flag, const char *value)
 {
-    fprintf(out,
-            "usage: ant [options]\n"
-            "Ant-colony optimisation of a single-machine weighted tardiness schedule on\n"
-            "the S-Net network\n"
-            "  (spawn .. ((ant !! <ant>) | []) .. ([| {col,<pending>},{sol} |] ..\n"
-            "   (merge | [])) ** {<next>}|{<done>}) ** {<done>}\n"
-            "\n"
-            "  -w N             workers (default: one per core)\n"
-            "  --jobs J         jobs to schedule (default 60; --paper: 1000)\n"
-            "  --ants A         ants per iteration (default 8; --paper: 45)\n"
-            "  --iterations I   iterations (default 40; --paper: 1000)\n"
-            "  --paper          the paper's size (very long on 2 cores)\n"
-            "  --map @ants      run ant v on worker v mod workers (!@ <ant>)\n"
-            "  --check          the schedule is a permutation, its objective equals a\n"
-            "                   recomputation, beats a random schedule, and equals the\n"
-            "                   sequential reference\n"
-            MON_OPTIONS_HELP
-            "  --help           this text\n");
+    ant_app *app = arg;
+    long n;
+    if (strcmp(flag, "--jobs") && strcmp(flag, "--ants") && strcmp(flag, "--iterations"))
+        return 0;
+    if (app_parse_long("ant", flag, value, flag[2] == 'j' ? 2 : 1, 100000, &n) != 0)
+        return -1;
+    if (flag[2] == 'j')
+        app->jobs = n;
+    else if (flag[2] == 'a')
+        app->prm.ants = (unsigned)n;
+    else
+        app->prm.iterations = (unsigned)n;
+    return 2;
 }
 
-/* 0 ok, 1 help shown, -1 usage error (message printed). */
-static int parse(int argc, char **argv, ant_app *app)
+/* Instance k: 0.75 to 1.25 times --jobs jobs, its own random instance. */
+static int ant_finish(void *arg, const app_ctx *ctx)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long n;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "--check")) {
-            app->check = 1;
-        } else if (!strcmp(a, "--paper")) {
-            app->jobs = 1000;
-            app->prm.ants = 45;
-            app->prm.iterations = 1000;
-        } else if (!strcmp(a, "--map")) {
-            if (!v || strcmp(v, "@ants")) {
-                fprintf(stderr, "ant: --map expects @ants (map files are not supported), got '%s'\n",
-                        v ? v : "(nothing)");
-                return -1;
-            }
-            app->ant_worker = 1;
-            i++;
-        } else if (!strcmp(a, "-w") || !strcmp(a, "--jobs") || !strcmp(a, "--ants") ||
-                   !strcmp(a, "--iterations")) {
-            if (app_parse_long("ant", a, v, 1, LONG_MAX, &n) != 0)
-                return -1;
-            i++;
-            if (!strcmp(a, "-w"))
-                app->workers = (unsigned)n;
-            else if (!strcmp(a, "--jobs"))
-                app->jobs = n;
-            else if (!strcmp(a, "--ants"))
-                app->prm.ants = (unsigned)n;
-            else
-                app->prm.iterations = (unsigned)n;
-        } else {
-            fprintf(stderr, "ant: unknown option '%s' (see ant --help)\n", a);
-            return -1;
-        }
+    ant_app *app = arg;
+    app->instances = ctx->inputs ? ctx->inputs : ctx->paper ? 2 : 8;
+    if (!app->jobs)
+        app->jobs = ctx->paper ? 1000 : 40;
+    if (!app->prm.ants)
+        app->prm.ants = ctx->paper ? 45 : 4;
+    if (!app->prm.iterations)
+        app->prm.iterations = ctx->paper ? 10 : 5;
+    app->inst = calloc((size_t)app->instances, sizeof *app->inst);
+    app->result = calloc((size_t)app->instances, sizeof *app->result);
+    if (!app->inst || !app->result)
+        goto oom;
+    for (long k = 0; k < app->instances; k++) {
+        uint64_t h = app_mix64((uint64_t)k);
+        unsigned jobs = (unsigned)(app->jobs * 3 / 4 + (long)(h % (uint64_t)(app->jobs / 2 + 1)));
+        if (aco_instance_generate(&app->inst[k], jobs < 2 ? 2 : jobs, 2011 + (uint64_t)k) != 0)
+            goto oom;
     }
     return 0;
+oom:
+    fprintf(stderr, "ant: out of memory for %ld instances of about %ld jobs\n", app->instances,
+            app->jobs);
+    return -1;
 }
 
-/* The --check verdict on the network's colony; 0 = passed. */
-static int check_result(const ant_job *job, const colony_state *cs)
+/* The --check verdict on instance k's colony; 0 = passed. */
+static int check_result(const ant_app *app, long k)
 {
-    const aco_colony *c = &cs->col;
-    uint64_t random = aco_random_objective(&job->inst, job->prm.seed);
+    const aco_instance *inst = &app->inst[k];
+    const aco_colony *c = &app->result[k]->col;
+    uint64_t random = aco_random_objective(inst, app->prm.seed);
     aco_colony ref;
-    if (aco_run_sequential(&job->inst, &job->prm, &ref) != 0) {
+    if (aco_run_sequential(inst, &app->prm, &ref) != 0) {
         fprintf(stderr, "ant: check failed: out of memory for the sequential reference\n");
         return 1;
     }
     const char *why = NULL;
     if (!aco_is_permutation(c->best, c->jobs))
         why = "the schedule is not a permutation of the jobs";
-    else if (aco_objective(&job->inst, c->best) != c->best_objective)
+    else if (aco_objective(inst, c->best) != c->best_objective)
         why = "the reported objective differs from its recomputation";
     else if (c->best_objective >= random)
         why = "the schedule does not beat a random schedule";
@@ -395,39 +381,68 @@ static int check_result(const ant_job *job, const colony_state *cs)
         why = "the objective differs from the sequential reference";
     aco_colony_free(&ref);
     if (why) {
-        fprintf(stderr, "ant: check failed: %s\n", why);
+        fprintf(stderr, "ant: check failed: instance %ld: %s\n", k, why);
         return 1;
     }
-    printf("ant: check passed (permutation, objective recomputed, random schedule %llu, "
-           "sequential reference equal)\n", (unsigned long long)random);
     return 0;
 }
 
-static int parse_ant(int argc, char **argv, void *app) { return parse(argc, argv, app); }
-
-static int run_ant(void *arg, const lpel_hooks *hooks)
+static int ant_run(void *arg, const app_ctx *ctx)
 {
     ant_app *app = arg;
-    ant_job job = {.prm = app->prm};
-    if (aco_instance_generate(&job.inst, (unsigned)app->jobs, 2011) != 0) {
-        fprintf(stderr, "ant: out of memory for %ld jobs\n", app->jobs);
-        return 1;
-    }
-    colony_state *result = NULL;
     int status = 1;
-    if (run_network(&job, app, hooks, &result) == 0) {
-        printf("ant: %ld jobs, %u ants, %u iterations: total weighted tardiness %llu\n", app->jobs,
-               app->prm.ants, app->prm.iterations, (unsigned long long)result->col.best_objective);
-        status = app->check ? check_result(&job, result) : 0;
+    if (app_run_network(ctx, true, next_instance, app, take_result, app) != 0)
+        goto out;
+    if (app->got != app->instances || app->bad) {
+        fprintf(stderr, "ant: expected one {col, <done>} record per instance (%ld), got %ld "
+                        "(and %ld others)\n", app->instances, app->got, app->bad);
+        goto out;
     }
-    colony_free(result);
-    aco_instance_free(&job.inst);
+    unsigned long long total = 0;
+    for (long k = 0; k < app->instances; k++)
+        total += app->result[k]->col.best_objective;
+    printf("ant: %ld instances of about %ld jobs, %u ants, %u iterations: total weighted "
+           "tardiness %llu (instance 0: %llu)\n", app->instances, app->jobs, app->prm.ants,
+           app->prm.iterations, total, (unsigned long long)app->result[0]->col.best_objective);
+    status = 0;
+    for (long k = 0; ctx->check && k < app->instances && !status; k++)
+        status = check_result(app, k);
+    if (ctx->check && !status)
+        printf("ant: check passed (for every instance: permutation, objective recomputed, "
+               "beats a random schedule, equals the sequential reference)\n");
+out:
+    for (long k = 0; k < app->instances; k++) {
+        colony_free(app->result[k]);
+        aco_instance_free(&app->inst[k]);
+    }
+    free(app->result);
+    free(app->inst);
     return status;
 }
 
+static const app_spec ANT_SPEC = {
+    .name = "ant",
+    .about = "Ant-colony optimisation of a stream of single-machine weighted tardiness\n"
+             "scheduling instances, each on the S-Net network\n"
+             "  ((spawn .. ((ant !! <ant>) | []) .. ([| {col,<pending>},{sol} |] ..\n"
+             "   (merge | [])) ** {<next>}|{<done>}) ** {<done>}) ! <inst>\n"
+             "default: 8 instances of about 40 jobs, 4 ants, 5 iterations; --paper: 2\n"
+             "instances of about 1000 jobs, 45 ants, 10 iterations (the paper: 1000 jobs, 45\n"
+             "ants, 1000 iterations, which would take hours on 2 cores and about 320000\n"
+             "tasks per instance)\n",
+    .options = "  --jobs J         jobs per instance (about; 0.75 to 1.25 times J)\n"
+               "  --ants A         ants per iteration\n"
+               "  --iterations I   iterations\n",
+    .option = ant_option,
+    .finish = ant_finish,
+    .build = ant_build,
+    .run = ant_run,
+};
+
 int main(int argc, char **argv)
 {
-    ant_app app = {.jobs = 60, .prm = aco_params_default(), .workers = 0, .ant_worker = 0,
-                   .check = 0};
-    return app_main("ant", argc, argv, &app, parse_ant, run_ant);
+    ant_app app = {.prm = aco_params_default()};
+    app.prm.ants = 0;
+    app.prm.iterations = 0;
+    return app_main(&ANT_SPEC, argc, argv, &app);
 }

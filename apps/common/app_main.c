@@ -1,6 +1,7 @@
 /*
  * app_main.c - the main() the four applications share (see app_main.h), so
- * that each app's own file holds only its network, options and check.
+ * that each app's own file holds only its network, its options and its
+ * check.
  */
 #include "app_main.h"
 
@@ -9,28 +10,126 @@
 #include <mon.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-int app_main(const char *prog, int argc, char **argv, void *app, app_parse_fn parse,
-             app_run_fn run)
+static void usage(const app_spec *spec, FILE *out)
+{
+    fprintf(out,
+            "usage: %s [options]\n"
+            "%s\n"
+            "  -w N             workers (default: one per core)\n"
+            "  --inputs N       input records in the stream (default and --paper: below)\n"
+            "%s"
+            "  --paper          the paper's sizes\n"
+            "  --map FILE       place tasks on workers by net-path patterns (docs/MAPPING.md);\n"
+            "                   `snetmon advise TRACE -o FILE` writes one from a trace\n"
+            "  --check          verify every result (exit 1 if one is wrong)\n"
+            MON_OPTIONS_HELP
+            "  --help           this text\n",
+            spec->name, spec->about, spec->options);
+}
+
+/* The shared options; returns 0, 1 (help shown) or -1 (usage error). */
+static int parse(const app_spec *spec, int argc, char **argv, void *app, app_ctx *ctx)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long n;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(spec, stdout);
+            return 1;
+        } else if (!strcmp(a, "--check")) {
+            ctx->check = true;
+        } else if (!strcmp(a, "--paper")) {
+            ctx->paper = true;
+        } else if (!strcmp(a, "-w") || !strcmp(a, "--inputs")) {
+            if (app_parse_long(spec->name, a, v, 1, a[1] == 'w' ? 4096 : 100000000, &n) != 0)
+                return -1;
+            if (a[1] == 'w')
+                ctx->workers = (unsigned)n;
+            else
+                ctx->inputs = n;
+            i++;
+        } else if (!strcmp(a, "--map")) {
+            if (!v) {
+                fprintf(stderr, "%s: --map expects a mapping file (docs/MAPPING.md)\n",
+                        spec->name);
+                return -1;
+            }
+            ctx->map_path = v;
+            i++;
+        } else {
+            int used = spec->option(app, a, v);
+            if (used < 0)
+                return -1;
+            if (used == 0) {
+                fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", spec->name, a,
+                        spec->name);
+                return -1;
+            }
+            i += used - 1;
+        }
+    }
+    return 0;
+}
+
+/* Build the network and load and check the mapping: 0, or -1 (printed). */
+static int prepare(const app_spec *spec, void *app, app_ctx *ctx, snet_net **net,
+                   snet_mapping **mapping)
+{
+    char err[1024];
+    *net = spec->build(app);
+    const char *problem = snet_net_check(*net);
+    if (problem) {
+        fprintf(stderr, "%s: bad network: %s\n", spec->name, problem);
+        return -1;
+    }
+    ctx->net = *net;
+    if (!ctx->map_path)
+        return 0;
+    unsigned workers = ctx->workers ? ctx->workers : lpel_core_count();
+    if (snet_mapping_load(ctx->map_path, mapping, err, sizeof err) != SNET_OK ||
+        snet_mapping_check(*mapping, *net, workers, err, sizeof err) != SNET_OK) {
+        fprintf(stderr, "%s: %s\n", spec->name, err);
+        return -1;
+    }
+    ctx->mapping = *mapping;
+    return 0;
+}
+
+int app_main(const app_spec *spec, int argc, char **argv, void *app)
 {
     mon_options mo;
     char err[512];
+    app_ctx ctx = {.prog = spec->name};
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", prog, err);
+        fprintf(stderr, "%s: %s\n", spec->name, err);
         return 2;
     }
-    int parsed = parse(argc, argv, app);
+    int parsed = parse(spec, argc, argv, app, &ctx);
     if (parsed != 0)
         return parsed > 0 ? 0 : 2;
+    if (spec->finish(app, &ctx) != 0)
+        return 2;
+    snet_net *net = NULL;
+    snet_mapping *mapping = NULL;
+    int status = 2;
+    if (prepare(spec, app, &ctx, &net, &mapping) != 0)
+        goto out;
     mon *m = NULL;
     lpel_hooks hooks;
     if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        return 1;
+        fprintf(stderr, "%s: %s\n", spec->name, err);
+        status = 1;
+        goto out;
     }
-    int status = run(app, mon_lpel_hooks(m));
+    ctx.hooks = mon_lpel_hooks(m);
+    status = spec->run(app, &ctx);
     if (mon_close(m) != 0 && status == 0)
         status = 1;
+out:
+    snet_mapping_free(mapping);
+    snet_net_free(net);
     return status;
 }
 
@@ -40,7 +139,7 @@ int app_parse_long(const char *prog, const char *flag, const char *value, long m
     char *end;
     errno = 0;
     long n = value ? strtol(value, &end, 10) : 0;
-    if (!value || errno || *end || n < min || n > max) {
+    if (!value || errno || *end || end == value || n < min || n > max) {
         if (max == LONG_MAX)
             fprintf(stderr, "%s: %s expects a whole number >= %ld, got '%s'\n", prog, flag, min,
                     value ? value : "(nothing)");
@@ -51,4 +150,35 @@ int app_parse_long(const char *prog, const char *flag, const char *value, long m
     }
     *out = n;
     return 0;
+}
+
+int app_run_network(const app_ctx *ctx, bool monitored, snet_input_fn next, void *in_user,
+                    app_take_fn take, void *out_user)
+{
+    snet_config cfg = snet_config_default();
+    cfg.lpel.num_workers = ctx->workers;
+    cfg.lpel.hooks = monitored ? ctx->hooks : NULL;
+    cfg.mapping = ctx->mapping;
+    snet_run *run;
+    char err[1024];
+    if (snet_run_create(&run, ctx->net, &cfg, err, sizeof err) != SNET_OK) {
+        fprintf(stderr, "%s: %s\n", ctx->prog, err);
+        return -1;
+    }
+    snet_run_set_input_fn(run, next, in_user);
+    int rc = snet_run_execute(run);
+    if (rc != SNET_OK)
+        fprintf(stderr, "%s: run failed: %s\n", ctx->prog, snet_run_error(run));
+    for (snet_record *o; (o = snet_run_take_output(run)) != NULL;)
+        take(out_user, o);
+    snet_run_destroy(run);
+    return rc == SNET_OK ? 0 : -1;
+}
+
+uint64_t app_mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15u;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
 }

@@ -1,37 +1,30 @@
 /*
- * des_main.c - the des application: DES (ECB) encryption of N KB as an
- * S-Net pipeline of boxes, with blocks processed in parallel:
+ * des_main.c - the des application: DES (ECB) encryption of a stream of
+ * messages as an S-Net pipeline of boxes, with messages processed in
+ * parallel lanes:
  *
  *     gen .. (ip .. round1 .. ... .. round16 .. fp) !! <lane>
  *
- * gen cuts the input into chunks of B blocks tagged <lane> = chunk mod L;
- * each lane is its own replica of the 18-box pipeline (initial permutation,
- * 16 Feistel rounds, final permutation), and the deterministic split puts
- * the chunks back in order. --check runs the network a second time with the
- * reversed key schedule to decrypt, and compares both results with the
- * sequential kernel and the plaintext, after the published test vectors.
+ * Each input record {msg, <idx>} is one message of whole 8-byte blocks;
+ * messages differ in length (0.5 to 1.5 times the mean), so their costs and
+ * latencies differ. gen loads a message's blocks and tags it <lane> = idx
+ * mod L; each lane is its own replica of the 18-box pipeline (initial
+ * permutation, 16 Feistel rounds, final permutation), and the deterministic
+ * split keeps the messages in order. --check runs the network a second time
+ * with the reversed key schedule to decrypt, and compares both results with
+ * the sequential kernel and the plaintext, after the published test vectors.
  */
 #include "app_main.h"
-
-#include <limits.h>
 #include "des.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <mon.h>
 #include <snet.h>
-
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct des_app {
-    long kilobytes, chunk_blocks, lanes;
-    unsigned workers;
-    int lane_worker; /* -1: default; else every lane pinned to lane mod workers */
-    int check;
-    uint64_t key;
-} des_app;
 
 /* ---- the chunk field: B 64-bit words (blocks, or L:R halves) ------------- */
 
@@ -72,13 +65,10 @@ static const snet_field_type CHUNK_TYPE = {"deschunk", chunk_copy, free, chunk_p
 
 /* ---- boxes ----------------------------------------------------------------- */
 
-/* What every box of one run shares: the input and the key schedule. */
+/* What every box of one run shares: the key schedule. */
 typedef struct des_job {
-    const unsigned char *input;
-    size_t len; /* multiple of 8 */
-    long chunk_blocks, lanes;
+    long lanes;
     des_key_schedule ks;
-    unsigned char *output;
 } des_job;
 
 typedef struct round_box {
@@ -86,27 +76,21 @@ typedef struct round_box {
     unsigned round;
 } round_box;
 
-/* gen ({go} -> {data, <idx>, <lane>}) */
-static int gen_box(snet_handle *h, snet_record *in)
+/* gen ({msg} -> {data, <lane>}): the message's bytes as blocks; the input's
+ * <idx> is inherited. */
+static int des_gen(snet_handle *h, snet_record *in)
 {
-    (void)in;
     const des_job *job = snet_handle_user(h);
-    size_t blocks = job->len / 8, per = (size_t)job->chunk_blocks;
-    for (size_t first = 0, idx = 0; first < blocks; first += per, idx++) {
-        size_t n = blocks - first < per ? blocks - first : per;
-        chunk *c = chunk_new(n);
-        if (!c)
-            return -1;
-        for (size_t i = 0; i < n; i++)
-            c->word[i] = des_load_block(job->input + 8 * (first + i));
-        snet_record *r = snet_record_new();
-        snet_record_set_field(r, "data", &CHUNK_TYPE, c);
-        snet_record_set_tag(r, "idx", (long)idx);
-        snet_record_set_tag(r, "lane", (long)(idx % (size_t)job->lanes));
-        if (snet_out(h, r) != SNET_OK)
-            return -1;
-    }
-    return 0;
+    const chunk *bytes = snet_record_field(in, "msg"); /* raw bytes, 8 per word */
+    chunk *c = chunk_new(bytes->n);
+    if (!c)
+        return -1;
+    for (size_t i = 0; i < bytes->n; i++)
+        c->word[i] = des_load_block((const unsigned char *)&bytes->word[i]);
+    snet_record *r = snet_record_new();
+    snet_record_set_field(r, "data", &CHUNK_TYPE, c);
+    snet_record_set_tag(r, "lane", snet_record_tag(in, "idx") % job->lanes);
+    return snet_out(h, r);
 }
 
 static uint64_t pack(des_halves h) { return ((uint64_t)h.l << 32) | h.r; }
@@ -121,7 +105,7 @@ static int emit(snet_handle *h, const char *label, chunk *c)
 }
 
 /* ip ({data} -> {state}) */
-static int ip_box(snet_handle *h, snet_record *in)
+static int des_ip(snet_handle *h, snet_record *in)
 {
     chunk *c = snet_record_take_field(in, "data");
     for (size_t i = 0; i < c->n; i++)
@@ -130,7 +114,7 @@ static int ip_box(snet_handle *h, snet_record *in)
 }
 
 /* roundK ({state} -> {state}) */
-static int round_box_fn(snet_handle *h, snet_record *in)
+static int des_round_box(snet_handle *h, snet_record *in)
 {
     const round_box *rb = snet_handle_user(h);
     uint64_t key = rb->job->ks.k[rb->round];
@@ -141,7 +125,7 @@ static int round_box_fn(snet_handle *h, snet_record *in)
 }
 
 /* fp ({state} -> {out}) */
-static int fp_box(snet_handle *h, snet_record *in)
+static int des_fp(snet_handle *h, snet_record *in)
 {
     chunk *c = snet_record_take_field(in, "state");
     for (size_t i = 0; i < c->n; i++)
@@ -149,126 +133,136 @@ static int fp_box(snet_handle *h, snet_record *in)
     return emit(h, "out", c);
 }
 
-static snet_net *build_net(des_job *job, round_box boxes[DES_ROUNDS], int lane_worker)
+typedef struct des_app {
+    long kilobytes, lanes, messages;
+    uint64_t key;
+    des_job job;
+    round_box rounds[DES_ROUNDS];
+    size_t len;                 /* bytes in all messages */
+    size_t *offset;             /* message i is bytes [offset[i], offset[i+1]) */
+    const unsigned char *input; /* the current run's input and output */
+    unsigned char *output;
+    long next, got, bad;        /* generator position; outputs taken; bad outputs */
+} des_app;
+
+static snet_net *des_build(void *arg)
 {
-    snet_net *pipe = snet_box("des.fp", "{state} -> {out}", fp_box, NULL);
+    des_app *app = arg;
+    /* snet_box keeps the name pointer: string literals outlive the run. */
+    static const char *const names[DES_ROUNDS] = {
+        "des.round1", "des.round2", "des.round3", "des.round4", "des.round5", "des.round6",
+        "des.round7", "des.round8", "des.round9", "des.round10", "des.round11", "des.round12",
+        "des.round13", "des.round14", "des.round15", "des.round16"};
+    snet_net *pipe = snet_box("des.fp", "{state} -> {out}", des_fp, NULL);
     for (int r = DES_ROUNDS - 1; r >= 0; r--) {
-        boxes[r] = (round_box){job, (unsigned)r};
-        /* snet_box keeps the name pointer: string literals outlive the run. */
-        static const char *const names[DES_ROUNDS] = {
-            "des.round1", "des.round2", "des.round3", "des.round4", "des.round5",
-            "des.round6", "des.round7", "des.round8", "des.round9", "des.round10",
-            "des.round11", "des.round12", "des.round13", "des.round14", "des.round15",
-            "des.round16"};
-        pipe = snet_serial(snet_box(names[r], "{state} -> {state}", round_box_fn, &boxes[r]), pipe);
+        app->rounds[r] = (round_box){&app->job, (unsigned)r};
+        pipe = snet_serial(snet_box(names[r], "{state} -> {state}", des_round_box, &app->rounds[r]),
+                           pipe);
     }
-    pipe = snet_serial(snet_box("des.ip", "{data} -> {state}", ip_box, NULL), pipe);
-    snet_net *lanes = lane_worker >= 0 ? snet_split_at(pipe, "<lane>") : snet_split_det(pipe, "<lane>");
-    return snet_serial(snet_box("des.gen", "{go} -> {data, <idx>, <lane>}", gen_box, job), lanes);
+    pipe = snet_serial(snet_box("des.ip", "{data} -> {state}", des_ip, NULL), pipe);
+    return snet_serial(snet_box("des.gen", "{msg} -> {data, <lane>}", des_gen, &app->job),
+                       snet_split_det(pipe, "<lane>"));
 }
 
-/* Run the network over job->input into job->output. */
-static int run_network(des_job *job, const des_app *app, const lpel_hooks *hooks)
+/* ---- input and output -------------------------------------------------------- */
+
+static snet_record *next_message(void *arg)
 {
-    round_box boxes[DES_ROUNDS];
-    snet_net *net = build_net(job, boxes, app->lane_worker);
-    snet_config cfg = snet_config_default();
-    cfg.lpel.num_workers = app->workers;
-    cfg.lpel.hooks = hooks;
-    snet_run *run;
-    char err[512];
-    if (snet_run_create(&run, net, &cfg, err, sizeof err) != SNET_OK) {
-        fprintf(stderr, "des: %s\n", err);
-        snet_net_free(net);
+    des_app *app = arg;
+    if (app->next >= app->messages)
+        return NULL;
+    long i = app->next++;
+    size_t words = (app->offset[i + 1] - app->offset[i]) / 8;
+    chunk *c = chunk_new(words);
+    if (!c)
+        return NULL;
+    memcpy(c->word, app->input + app->offset[i], words * 8);
+    snet_record *r = snet_record_new();
+    snet_record_set_field(r, "msg", &CHUNK_TYPE, c);
+    snet_record_set_tag(r, "idx", i);
+    return r;
+}
+
+static void take_message(void *arg, snet_record *o)
+{
+    des_app *app = arg;
+    const chunk *c = snet_record_field(o, "out");
+    long i = snet_record_tag(o, "idx");
+    if (c && i >= 0 && i < app->messages && c->n * 8 == app->offset[i + 1] - app->offset[i]) {
+        for (size_t k = 0; k < c->n; k++)
+            des_store_block(c->word[k], app->output + app->offset[i] + 8 * k);
+        app->got++;
+    } else {
+        app->bad++;
+    }
+    snet_record_free(o);
+}
+
+/* Run the network over input into output; 0 or -1 (message printed). */
+static int run_network(des_app *app, const app_ctx *ctx, bool monitored,
+                       const unsigned char *input, unsigned char *output)
+{
+    app->input = input;
+    app->output = output;
+    app->next = app->got = app->bad = 0;
+    if (app_run_network(ctx, monitored, next_message, app, take_message, app) != 0)
+        return -1;
+    if (app->got != app->messages || app->bad) {
+        fprintf(stderr, "des: expected %ld messages out of the network, got %ld (and %ld bad)\n",
+                app->messages, app->got, app->bad);
         return -1;
     }
-    snet_record *go = snet_record_new();
-    snet_record_set_int(go, "go", 1);
-    snet_run_put(run, go);
-    int rc = snet_run_execute(run);
-    if (rc != SNET_OK)
-        fprintf(stderr, "des: run failed: %s\n", snet_run_error(run));
-    size_t chunks = 0, per = (size_t)job->chunk_blocks;
-    for (snet_record *o; (o = snet_run_take_output(run)) != NULL; snet_record_free(o)) {
-        const chunk *c = snet_record_field(o, "out");
-        size_t idx = (size_t)snet_record_tag(o, "idx");
-        if (!c || (idx * per + c->n) * 8 > job->len)
-            continue;
-        for (size_t i = 0; i < c->n; i++)
-            des_store_block(c->word[i], job->output + 8 * (idx * per + i));
-        chunks++;
-    }
-    snet_run_destroy(run);
-    snet_net_free(net);
-    size_t expected = (job->len / 8 + per - 1) / per;
-    if (rc == SNET_OK && chunks != expected) {
-        fprintf(stderr, "des: expected %zu chunks out of the network, got %zu\n", expected, chunks);
-        return -1;
-    }
-    return rc == SNET_OK ? 0 : -1;
+    return 0;
 }
 
 /* ---- command line ---------------------------------------------------------- */
 
-static void usage(FILE *out)
+static int des_option(void *arg, const char *flag, const char *value)
 {
-    fprintf(out,
-            "usage: des [options]\n"
-            "DES (ECB) encryption of N KB of generated data on the S-Net network\n"
-            "  gen .. (ip .. round1 .. ... .. round16 .. fp) !! <lane>\n"
-            "\n"
-            "  -w N             workers (default: one per core)\n"
-            "  --kb N           kilobytes to encrypt (default 64; --paper: 500)\n"
-            "  --chunk B        blocks of 8 bytes per record (default 16)\n"
-            "  --lanes L        parallel pipelines (default 4)\n"
-            "  --paper          the paper's size (500 KB)\n"
-            "  --map @lanes     run lane v on worker v mod workers (!@ <lane>)\n"
-            "  --check          test vectors, then decrypt(encrypt(x)) == x through the\n"
-            "                   network, and equality with the sequential kernel\n"
-            MON_OPTIONS_HELP
-            "  --help           this text\n");
+    des_app *app = arg;
+    long *target = !strcmp(flag, "--kb") ? &app->kilobytes
+                   : !strcmp(flag, "--lanes") ? &app->lanes
+                                              : NULL;
+    if (!target)
+        return 0;
+    return app_parse_long("des", flag, value, 1, 1L << 30, target) == 0 ? 2 : -1;
 }
 
-/* 0 ok, 1 help shown, -1 usage error (message printed). */
-static int parse(int argc, char **argv, des_app *app)
+/* Message lengths: weights 0.5..1.5 from the index, scaled so that the
+ * blocks add up to exactly the total; every message has at least one. */
+static int des_finish(void *arg, const app_ctx *ctx)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long n;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "--check")) {
-            app->check = 1;
-        } else if (!strcmp(a, "--paper")) {
-            app->kilobytes = 500;
-        } else if (!strcmp(a, "--map")) {
-            if (!v || strcmp(v, "@lanes")) {
-                fprintf(stderr, "des: --map expects @lanes (map files are not supported), got '%s'\n",
-                        v ? v : "(nothing)");
-                return -1;
-            }
-            app->lane_worker = 1;
-            i++;
-        } else if (!strcmp(a, "-w") || !strcmp(a, "--kb") || !strcmp(a, "--chunk") ||
-                   !strcmp(a, "--lanes")) {
-            if (app_parse_long("des", a, v, 1, LONG_MAX, &n) != 0)
-                return -1;
-            i++;
-            if (!strcmp(a, "-w"))
-                app->workers = (unsigned)n;
-            else if (!strcmp(a, "--kb"))
-                app->kilobytes = n;
-            else if (!strcmp(a, "--chunk"))
-                app->chunk_blocks = n;
-            else
-                app->lanes = n;
-        } else {
-            fprintf(stderr, "des: unknown option '%s' (see des --help)\n", a);
-            return -1;
-        }
+    des_app *app = arg;
+    app->messages = ctx->inputs ? ctx->inputs : ctx->paper ? 500 : 128;
+    if (!app->kilobytes)
+        app->kilobytes = ctx->paper ? 500 : 64;
+    app->job.lanes = app->lanes;
+    size_t blocks = (size_t)app->kilobytes * 128, n = (size_t)app->messages;
+    if (n > blocks) {
+        fprintf(stderr, "des: --inputs %ld is more messages than the %zu blocks of 8 bytes in "
+                        "%ld KB\n", app->messages, blocks, app->kilobytes);
+        return -1;
     }
-    return 0;
+    double *w = malloc(n * sizeof *w), sum = 0;
+    app->offset = malloc((n + 1) * sizeof *app->offset);
+    if (!w || !app->offset) {
+        free(w);
+        fprintf(stderr, "des: out of memory for %zu messages\n", n);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        sum += w[i] = 0.5 + (double)(app_mix64(i) >> 11) * 0x1p-53;
+    size_t given = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t b = 1 + (size_t)((double)(blocks - n) * w[i] / sum);
+        app->offset[i] = given * 8;
+        given += b;
+    }
+    free(w);
+    /* rounding down left a few blocks over: the last message takes them */
+    app->offset[n] = blocks * 8;
+    app->len = blocks * 8;
+    return given <= blocks ? 0 : -1;
 }
 
 static uint64_t fnv1a(const unsigned char *p, size_t n)
@@ -279,15 +273,41 @@ static uint64_t fnv1a(const unsigned char *p, size_t n)
     return h;
 }
 
-/* Encrypt (and with --check decrypt and compare); the exit status. */
-static int run_app(const des_app *app, const lpel_hooks *hooks)
+/* --check after the encryption: test vectors, sequential equality, and the
+ * round trip through the network with the reversed key schedule. */
+static int check(des_app *app, const app_ctx *ctx, const unsigned char *plain,
+                 const unsigned char *cipher, unsigned char *back, unsigned char *ref)
 {
     char err[256];
-    if (app->check && des_self_test(err, sizeof err) != 0) {
+    if (des_self_test(err, sizeof err) != 0) {
         fprintf(stderr, "des: check failed: %s\n", err);
         return 1;
     }
-    size_t len = (size_t)app->kilobytes * 1024;
+    des_ecb(&app->job.ks, 0, plain, ref, app->len);
+    if (memcmp(ref, cipher, app->len) != 0) {
+        fprintf(stderr, "des: check failed: network ciphertext differs from the sequential "
+                        "kernel\n");
+        return 1;
+    }
+    des_key_schedule enc = app->job.ks;
+    des_reverse_schedule(&enc, &app->job.ks);
+    /* The second run is not monitored: one trace per program run. */
+    int rc = run_network(app, ctx, false, cipher, back);
+    app->job.ks = enc;
+    if (rc != 0)
+        return 1;
+    if (memcmp(back, plain, app->len) != 0) {
+        fprintf(stderr, "des: check failed: decrypt(encrypt(x)) != x\n");
+        return 1;
+    }
+    printf("des: check passed (test vectors, sequential equality, round trip)\n");
+    return 0;
+}
+
+static int des_run(void *arg, const app_ctx *ctx)
+{
+    des_app *app = arg;
+    size_t len = app->len;
     unsigned char *plain = malloc(len), *cipher = malloc(len), *back = malloc(len),
                   *ref = malloc(len);
     int status = 1;
@@ -297,47 +317,37 @@ static int run_app(const des_app *app, const lpel_hooks *hooks)
     }
     for (size_t i = 0; i < len; i++)
         plain[i] = (unsigned char)((i * 2654435761u) >> 13);
-    des_job job = {.input = plain, .len = len, .chunk_blocks = app->chunk_blocks,
-                   .lanes = app->lanes, .output = cipher};
-    des_make_schedule(app->key, &job.ks);
-    if (run_network(&job, app, hooks) != 0)
+    des_make_schedule(app->key, &app->job.ks);
+    if (run_network(app, ctx, true, plain, cipher) != 0)
         goto out;
-    printf("des: encrypted %zu bytes in %ld lanes: checksum %016llx\n", len, app->lanes,
-           (unsigned long long)fnv1a(cipher, len));
-    status = 0;
-    if (!app->check)
-        goto out;
-    des_ecb(&job.ks, 0, plain, ref, len);
-    des_job dec = job;
-    des_reverse_schedule(&job.ks, &dec.ks);
-    dec.input = cipher;
-    dec.output = back;
-    /* The second run is not monitored: one trace per program run. */
-    if (run_network(&dec, app, NULL) != 0) {
-        status = 1;
-    } else if (memcmp(ref, cipher, len) != 0) {
-        fprintf(stderr, "des: check failed: network ciphertext differs from the sequential kernel\n");
-        status = 1;
-    } else if (memcmp(back, plain, len) != 0) {
-        fprintf(stderr, "des: check failed: decrypt(encrypt(x)) != x\n");
-        status = 1;
-    } else {
-        printf("des: check passed (test vectors, sequential equality, round trip)\n");
-    }
+    printf("des: encrypted %ld messages, %zu bytes in all, in %ld lanes: checksum %016llx\n",
+           app->messages, len, app->lanes, (unsigned long long)fnv1a(cipher, len));
+    status = ctx->check ? check(app, ctx, plain, cipher, back, ref) : 0;
 out:
     free(plain);
     free(cipher);
     free(back);
     free(ref);
+    free(app->offset);
     return status;
 }
 
-static int parse_des(int argc, char **argv, void *app) { return parse(argc, argv, app); }
-static int run_des(void *app, const lpel_hooks *hooks) { return run_app(app, hooks); }
+static const app_spec DES_SPEC = {
+    .name = "des",
+    .about = "DES (ECB) encryption of a stream of messages of generated data on the S-Net\n"
+             "network  gen .. (ip .. round1 .. ... .. round16 .. fp) !! <lane>\n"
+             "default: 128 messages, 64 KB in all; --paper: 500 messages, 500 KB in all (the\n"
+             "paper: 500 KB)\n",
+    .options = "  --kb N           kilobytes in all the messages together\n"
+               "  --lanes L        parallel pipelines (default 4)\n",
+    .option = des_option,
+    .finish = des_finish,
+    .build = des_build,
+    .run = des_run,
+};
 
 int main(int argc, char **argv)
 {
-    des_app app = {.kilobytes = 64, .chunk_blocks = 16, .lanes = 4, .workers = 0,
-                   .lane_worker = -1, .check = 0, .key = 0x133457799BBCDFF1u};
-    return app_main("des", argc, argv, &app, parse_des, run_des);
+    des_app app = {.lanes = 4, .key = 0x133457799BBCDFF1u};
+    return app_main(&DES_SPEC, argc, argv, &app);
 }

@@ -1,39 +1,68 @@
 /*
- * mc_main.c - the mc application: Monte-Carlo pricing of a European call as
- * the paper's S-Net network
+ * mc_main.c - the mc application: Monte-Carlo pricing of a stream of
+ * European call options, each request on the paper's S-Net network
  *
  *     png .. ((vcall | []) .. [| {V}, {Sum, <cnt>, <M>} |] .. (acc | [])) ** {<CALL>}
  *
- * png turns the job into M batch requests {req} plus one accumulator
- * {Sum, <cnt>=0, <M>}; vcall prices one batch of paths into {V}; in each star
- * replica the synchro-cell joins one V with the accumulator and acc adds it,
- * so the accumulator walks down M replicas and leaves tagged <CALL>. The
- * identity branches let records that a box does not take pass it (S-Net
- * reports a record matching no box type as an error). Sums are fixed point
- * (pricing.h), so the price does not depend on scheduling.
+ * with the star in a split by the request's tag, png .. ( (...) ** {<CALL>} ) ! <job>,
+ * so that every request gets a star of its own.
+ *
+ * Per request {strike, years, paths, batch, <job>}, png emits M batch
+ * requests {opt, first, count} and one accumulator {Sum, <cnt>=0, <M>};
+ * vcall prices one batch into {V}; in each star replica the synchro-cell
+ * joins one V with the accumulator and acc adds it, so the accumulator
+ * walks down M replicas and leaves tagged <CALL>. The identity branches let
+ * records that a box does not take pass it. The tag <job> is flow-inherited
+ * by every record of the request.
+ *
+ * Why the split: a synchro-cell fires once, so a star of them serves one
+ * reduction; requests sharing one star would each pass through every
+ * replica the earlier requests used (work growing with the square of the
+ * stream) and could join a V with another request's accumulator. With a
+ * star per request each V passes at most M replicas, so the work grows with
+ * the number of records. The paper priced 10^6 paths in batches of 1000, a
+ * star of 1000 replicas; --paper prices 100 requests of 10^4 paths in
+ * batches of 1000: the same 1000 replicas, now as a stream.
+ *
+ * Requests differ in strike and maturity (16 to 128 time steps per path), so
+ * their costs, and latencies, differ. Sums are fixed point (pricing.h), so
+ * a price does not depend on scheduling: --check compares every price with
+ * the sequential kernel bit for bit, and with Black-Scholes.
  */
 #include "app_main.h"
-
-#include <limits.h>
 #include "pricing.h"
 
+#include <limits.h>
+#include <math.h>
 #include <mon.h>
 #include <snet.h>
-
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct mc_app {
-    mc_option option;
-    long paths, batch;
-    unsigned workers;
-    int star_worker; /* -1: default placement; else the whole star on it */
-    int check;
+    long paths, batch; /* per request; 0 = default */
+    long inputs;
+    long next;         /* the next request the input generator makes */
+    long done, bad;    /* outputs taken; outputs not of the expected kind */
+    mc_sum *results;   /* per request */
+    unsigned char *seen;
 } mc_app;
 
-/* ---- the mc_sum field type -------------------------------------------------- */
+enum { MC_STEPS_PER_YEAR = 64 };
+
+/* Request i's option: strike 90..110, maturity 0.25..2 years. */
+static mc_option request_option(long i)
+{
+    uint64_t h = app_mix64((uint64_t)i);
+    mc_option o = mc_option_default();
+    o.strike = 90.0 + 5.0 * (double)(h % 5);
+    o.maturity = 0.25 * (double)(1 + (h >> 8) % 8);
+    o.steps = (unsigned)lround(o.maturity * MC_STEPS_PER_YEAR);
+    return o;
+}
+
+/* ---- field types -------------------------------------------------------------- */
 
 static void *sum_copy(const void *v)
 {
@@ -50,24 +79,40 @@ static int sum_print(FILE *out, const void *v)
                    (unsigned long long)s->sum, (unsigned long long)s->sum_sq) < 0 ? -1 : 0;
 }
 
-static int sum_parse(const char *text, size_t len, void **value)
+static void *option_copy(const void *v)
+{
+    mc_option *c = malloc(sizeof *c);
+    if (c)
+        *c = *(const mc_option *)v;
+    return c;
+}
+
+static int option_print(FILE *out, const void *v)
+{
+    const mc_option *o = v;
+    return fprintf(out, "\"K=%g T=%g steps=%u\"", o->strike, o->maturity, o->steps) < 0 ? -1 : 0;
+}
+
+static int no_parse(const char *text, size_t len, void **value)
 {
     (void)text, (void)len, (void)value;
-    return -1; /* sums never come from text input */
+    return -1; /* these fields never come from text input */
 }
 
-static const snet_field_type SUM_TYPE = {"mcsum", sum_copy, free, sum_print, sum_parse};
+static const snet_field_type SUM_TYPE = {"mcsum", sum_copy, free, sum_print, no_parse};
+static const snet_field_type OPTION_TYPE = {"mcoption", option_copy, free, option_print, no_parse};
 
-static mc_sum *new_sum(mc_sum s)
+static mc_sum *new_sum(mc_sum s) { return sum_copy(&s); }
+
+/* ---- boxes ------------------------------------------------------------------------ */
+
+/* png ({strike, years, paths, batch} -> {opt, first, count} | {Sum, <cnt>, <M>}) */
+static int mc_png(snet_handle *h, snet_record *in)
 {
-    return sum_copy(&s);
-}
-
-/* ---- boxes ----------------------------------------------------------------- */
-
-/* png ({paths, batch} -> {req} | {Sum, <cnt>, <M>}) */
-static int png_box(snet_handle *h, snet_record *in)
-{
+    mc_option o = mc_option_default();
+    o.strike = snet_record_double(in, "strike");
+    o.maturity = snet_record_double(in, "years");
+    o.steps = (unsigned)lround(o.maturity * MC_STEPS_PER_YEAR);
     long paths = snet_record_int(in, "paths"), batch = snet_record_int(in, "batch");
     long batches = (paths + batch - 1) / batch;
     snet_record *acc = snet_record_new();
@@ -78,7 +123,7 @@ static int png_box(snet_handle *h, snet_record *in)
         return -1;
     for (long b = 0; b < batches; b++) {
         snet_record *r = snet_record_new();
-        snet_record_set_int(r, "req", b);
+        snet_record_set_field(r, "opt", &OPTION_TYPE, option_copy(&o));
         snet_record_set_int(r, "first", b * batch);
         snet_record_set_int(r, "count", b + 1 < batches ? batch : paths - b * batch);
         if (snet_out(h, r) != SNET_OK)
@@ -87,10 +132,10 @@ static int png_box(snet_handle *h, snet_record *in)
     return 0;
 }
 
-/* vcall ({req, first, count} -> {V}) */
-static int vcall_box(snet_handle *h, snet_record *in)
+/* vcall ({opt, first, count} -> {V}) */
+static int mc_vcall(snet_handle *h, snet_record *in)
 {
-    const mc_option *o = snet_handle_user(h);
+    const mc_option *o = snet_record_field(in, "opt");
     mc_sum s = mc_batch(o, (uint64_t)snet_record_int(in, "first"),
                         (uint64_t)snet_record_int(in, "count"));
     snet_record *out = snet_record_new();
@@ -99,7 +144,7 @@ static int vcall_box(snet_handle *h, snet_record *in)
 }
 
 /* acc ({V, Sum, <cnt>, <M>} -> {Sum, <cnt>, <M>} | {Sum, <CALL>}) */
-static int acc_box(snet_handle *h, snet_record *in)
+static int mc_acc(snet_handle *h, snet_record *in)
 {
     mc_sum total = *(const mc_sum *)snet_record_field(in, "Sum");
     mc_sum_merge(&total, snet_record_field(in, "V"));
@@ -115,152 +160,165 @@ static int acc_box(snet_handle *h, snet_record *in)
     return snet_out(h, out);
 }
 
-static snet_net *build_net(const mc_app *app)
+static snet_net *mc_build(void *arg)
 {
+    (void)arg;
     snet_net *body = snet_serial(
-        snet_parallel(snet_box("mc.vcall", "{req, first, count} -> {V}", vcall_box,
-                               (void *)&app->option),
+        snet_parallel(snet_box("mc.vcall", "{opt, first, count} -> {V}", mc_vcall, NULL),
                       snet_filter("[]")),
         snet_serial(snet_sync("[| {V}, {Sum, <cnt>, <M>} |]"),
                     snet_parallel(snet_box("mc.acc",
                                            "{V, Sum, <cnt>, <M>} -> {Sum, <cnt>, <M>} | {Sum, <CALL>}",
-                                           acc_box, NULL),
+                                           mc_acc, NULL),
                                   snet_filter("[]"))));
-    snet_net *star = snet_star(body, "{<CALL>}");
-    if (app->star_worker >= 0)
-        star = snet_at(star, app->star_worker);
-    return snet_serial(snet_box("mc.png", "{paths, batch} -> {req, first, count} | {Sum, <cnt>, <M>}",
-                                png_box, NULL),
-                       star);
+    snet_net *png = snet_box("mc.png",
+                             "{strike, years, paths, batch} -> {opt, first, count} | "
+                             "{Sum, <cnt>, <M>}",
+                             mc_png, NULL);
+    return snet_serial(png, snet_split(snet_star(body, "{<CALL>}"), "<job>"));
 }
 
-/* ---- command line ---------------------------------------------------------- */
+/* ---- input and output -------------------------------------------------------------- */
 
-static void usage(FILE *out)
+static snet_record *next_request(void *arg)
 {
-    fprintf(out,
-            "usage: mc [options]\n"
-            "Monte-Carlo price of a European call (S=100 K=105 r=5%% sigma=20%% T=1,\n"
-            "64 steps per path) on the S-Net network\n"
-            "  png .. ((vcall | []) .. [| {V},{Sum,<cnt>,<M>} |] .. (acc | [])) ** {<CALL>}\n"
-            "\n"
-            "  -w N             workers (default: one per core)\n"
-            "  --paths P        paths (default 20000; --paper: 1000000)\n"
-            "  --batch B        paths per vcall request (default 200; --paper: 1000)\n"
-            "  --paper          the paper's size\n"
-            "  --map @N         place every task of the serial replication on worker N\n"
-            "  --check          exit 1 unless the price is within 3 standard errors\n"
-            "                   of Black-Scholes\n"
-            MON_OPTIONS_HELP
-            "  --help           this text\n");
+    mc_app *app = arg;
+    if (app->next >= app->inputs)
+        return NULL;
+    long i = app->next++;
+    mc_option o = request_option(i);
+    snet_record *r = snet_record_new();
+    snet_record_set_double(r, "strike", o.strike);
+    snet_record_set_double(r, "years", o.maturity);
+    snet_record_set_int(r, "paths", app->paths);
+    snet_record_set_int(r, "batch", app->batch);
+    snet_record_set_tag(r, "job", i);
+    return r;
 }
 
-/* 0 ok, 1 help shown, -1 usage error (message printed). */
-static int parse(int argc, char **argv, mc_app *app)
+static void take_price(void *arg, snet_record *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long n;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "--check")) {
-            app->check = 1;
-        } else if (!strcmp(a, "--paper")) {
-            app->paths = 1000000;
-            app->batch = 1000;
-        } else if (!strcmp(a, "-w") || !strcmp(a, "--paths") || !strcmp(a, "--batch")) {
-            if (app_parse_long("mc", a, v, 1, LONG_MAX, &n) != 0)
-                return -1;
-            i++;
-            if (a[1] == 'w')
-                app->workers = (unsigned)n;
-            else if (a[2] == 'p')
-                app->paths = n;
-            else
-                app->batch = n;
-        } else if (!strcmp(a, "--map")) {
-            if (!v || v[0] != '@') {
-                fprintf(stderr, "mc: --map expects @N (map files are not supported), got '%s'\n",
-                        v ? v : "(nothing)");
-                return -1;
-            }
-            if (app_parse_long("mc", "--map @", v + 1, 0, LONG_MAX, &n) != 0)
-                return -1;
-            app->star_worker = (int)n;
-            i++;
-        } else {
-            fprintf(stderr, "mc: unknown option '%s' (see mc --help)\n", a);
-            return -1;
-        }
+    mc_app *app = arg;
+    long job = snet_record_tag(o, "job");
+    const mc_sum *s = snet_record_field(o, "Sum");
+    if (snet_record_has_tag(o, "CALL") && s && job >= 0 && job < app->inputs && !app->seen[job]) {
+        app->results[job] = *s;
+        app->seen[job] = 1;
+        app->done++;
+    } else {
+        app->bad++;
     }
-    return 0;
+    snet_record_free(o);
 }
 
-/* Run the network once; the final accumulator into *result. */
-static int run_network(const mc_app *app, const lpel_hooks *hooks, mc_sum *result)
-{
-    snet_net *net = build_net(app);
-    snet_config cfg = snet_config_default();
-    cfg.lpel.num_workers = app->workers;
-    cfg.lpel.hooks = hooks;
-    snet_run *run;
-    char err[512];
-    if (snet_run_create(&run, net, &cfg, err, sizeof err) != SNET_OK) {
-        fprintf(stderr, "mc: %s\n", err);
-        snet_net_free(net);
-        return -1;
-    }
-    snet_record *job = snet_record_new();
-    snet_record_set_int(job, "paths", app->paths);
-    snet_record_set_int(job, "batch", app->batch);
-    snet_run_put(run, job);
-    int rc = snet_run_execute(run), found = 0;
-    if (rc != SNET_OK)
-        fprintf(stderr, "mc: run failed: %s\n", snet_run_error(run));
-    for (snet_record *o; (o = snet_run_take_output(run)) != NULL; snet_record_free(o)) {
-        if (snet_record_has_tag(o, "CALL") && snet_record_has_field(o, "Sum")) {
-            *result = *(const mc_sum *)snet_record_field(o, "Sum");
-            found++;
-        }
-    }
-    snet_run_destroy(run);
-    snet_net_free(net);
-    if (rc == SNET_OK && found != 1) {
-        fprintf(stderr, "mc: expected one {Sum, <CALL>} record, got %d\n", found);
-        return -1;
-    }
-    return rc == SNET_OK ? 0 : -1;
-}
+/* ---- command line ------------------------------------------------------------------- */
 
-static int report(const mc_app *app, const mc_sum *s)
+static int mc_option_arg(void *arg, const char *flag, const char *value)
 {
-    double bs = black_scholes_call(&app->option);
-    printf("mc: %llu paths: price %.6f +- %.6f (Black-Scholes %.6f)\n",
-           (unsigned long long)s->count, mc_sum_mean(s), mc_sum_stderr(s), bs);
-    if (!app->check)
+    mc_app *app = arg;
+    long n;
+    if (strcmp(flag, "--paths") && strcmp(flag, "--batch"))
         return 0;
-    if ((long)s->count != app->paths || !mc_price_plausible(&app->option, s)) {
-        fprintf(stderr, "mc: check failed: %llu of %ld paths, price %.6f is not within 3 "
-                        "standard errors (%.6f) of %.6f\n",
-                (unsigned long long)s->count, app->paths, mc_sum_mean(s), mc_sum_stderr(s), bs);
-        return 1;
+    if (app_parse_long("mc", flag, value, 1, 1000000000, &n) != 0)
+        return -1;
+    if (flag[2] == 'p')
+        app->paths = n;
+    else
+        app->batch = n;
+    return 2;
+}
+
+static int mc_finish(void *arg, const app_ctx *ctx)
+{
+    mc_app *app = arg;
+    app->inputs = ctx->inputs ? ctx->inputs : ctx->paper ? 100 : 32;
+    if (!app->paths)
+        app->paths = ctx->paper ? 10000 : 2000;
+    if (!app->batch)
+        app->batch = ctx->paper ? 1000 : 500;
+    app->results = calloc((size_t)app->inputs, sizeof *app->results);
+    app->seen = calloc((size_t)app->inputs, 1);
+    if (!app->results || !app->seen) {
+        fprintf(stderr, "mc: out of memory for %ld requests\n", app->inputs);
+        return -1;
     }
-    printf("mc: check passed\n");
     return 0;
 }
 
-static int parse_mc(int argc, char **argv, void *app) { return parse(argc, argv, app); }
-
-static int run_mc(void *app, const lpel_hooks *hooks)
+/* --check: every price equals the sequential kernel's, bit for bit, and is
+ * within 5 standard errors of Black-Scholes. */
+static int check(const mc_app *app)
 {
-    mc_sum result = {0, 0, 0};
-    return run_network(app, hooks, &result) == 0 ? report(app, &result) : 1;
+    for (long i = 0; i < app->inputs; i++) {
+        mc_option o = request_option(i);
+        mc_sum ref = mc_batch(&o, 0, (uint64_t)app->paths);
+        const mc_sum *s = &app->results[i];
+        double bs = black_scholes_call(&o), se = mc_sum_stderr(s);
+        if (memcmp(s, &ref, sizeof ref) != 0) {
+            fprintf(stderr, "mc: check failed: request %ld: the network's sum of %llu paths "
+                            "differs from the sequential kernel's (%llu paths)\n",
+                    i, (unsigned long long)s->count, (unsigned long long)ref.count);
+            return 1;
+        }
+        if (s->count < 2 || fabs(mc_sum_mean(s) - bs) > 5.0 * se) {
+            fprintf(stderr, "mc: check failed: request %ld (K=%g T=%g): price %.6f is not "
+                            "within 5 standard errors (%.6f) of Black-Scholes %.6f\n",
+                    i, o.strike, o.maturity, mc_sum_mean(s), se, bs);
+            return 1;
+        }
+    }
+    printf("mc: check passed (every price equals the sequential kernel's and is within 5 "
+           "standard errors of Black-Scholes)\n");
+    return 0;
 }
+
+static int mc_run(void *arg, const app_ctx *ctx)
+{
+    mc_app *app = arg;
+    int rc = app_run_network(ctx, true, next_request, app, take_price, app);
+    int status = rc == 0 ? 0 : 1;
+    if (rc == 0 && (app->done != app->inputs || app->bad)) {
+        fprintf(stderr, "mc: expected one {Sum, <CALL>} record per request (%ld), got %ld "
+                        "(and %ld others)\n", app->inputs, app->done, app->bad);
+        status = 1;
+    }
+    if (status == 0) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (long i = 0; i < app->inputs; i++) {
+            lo = fmin(lo, mc_sum_mean(&app->results[i]));
+            hi = fmax(hi, mc_sum_mean(&app->results[i]));
+        }
+        mc_option o0 = request_option(0);
+        printf("mc: %ld option requests, %ld paths each in batches of %ld: prices %.4f to "
+               "%.4f; request 0 (K=%g T=%g): %.6f +- %.6f (Black-Scholes %.6f)\n",
+               app->inputs, app->paths, app->batch, lo, hi, o0.strike, o0.maturity,
+               mc_sum_mean(&app->results[0]), mc_sum_stderr(&app->results[0]),
+               black_scholes_call(&o0));
+        if (ctx->check)
+            status = check(app);
+    }
+    free(app->results);
+    free(app->seen);
+    return status;
+}
+
+static const app_spec MC_SPEC = {
+    .name = "mc",
+    .about = "Monte-Carlo prices of a stream of European calls (S=100, r=5%, sigma=20%;\n"
+             "strike 90-110, maturity 0.25-2 years at 64 steps a year), each request on\n"
+             "  png .. ( ((vcall | []) .. [| {V},{Sum,<cnt>,<M>} |] .. (acc | [])) ** {<CALL>} ) ! <job>\n"
+             "default: 32 requests of 2000 paths in batches of 500; --paper: 100 requests\n"
+             "of 10000 paths in batches of 1000 (10^6 paths, as in the paper)\n",
+    .options = "  --paths P        paths per request\n"
+               "  --batch B        paths per vcall batch\n",
+    .option = mc_option_arg,
+    .finish = mc_finish,
+    .build = mc_build,
+    .run = mc_run,
+};
 
 int main(int argc, char **argv)
 {
-    mc_app app = {.option = mc_option_default(), .paths = 20000, .batch = 200,
-                  .workers = 0, .star_worker = -1, .check = 0};
-    return app_main("mc", argc, argv, &app, parse_mc, run_mc);
+    mc_app app = {0};
+    return app_main(&MC_SPEC, argc, argv, &app);
 }

@@ -11,8 +11,9 @@
  * The runtime reports everything it does through one table of hook
  * functions (lpel_hooks), installed at creation. The monitoring framework
  * (monitor/) attaches there; with no table installed the runtime pays one
- * predictable branch per hook point, and building with LPEL_HOOKS_ENABLED=0
- * removes the calls altogether.
+ * predictable branch per hook point (the hook's arguments are only computed
+ * when it is installed), and building with LPEL_HOOKS_ENABLED=0 removes the
+ * calls altogether.
  *
  * There is no global state: everything hangs off an lpel_runtime, and the
  * task or worker currently running is found through thread-local state.
@@ -107,44 +108,57 @@ typedef enum lpel_stream_mode {
  * thread; wctx is the per-worker context that worker_start returned for
  * that worker, so a hook needs neither locks nor thread-local lookups.
  *
+ * Everything a hook needs comes in its arguments, so that no hook has to
+ * call back into the runtime on the hot path: the task's id, its hook slot
+ * (`slot` points at the task's one pointer for the hooks' own use: *slot is
+ * what lpel_task_hook_data returns, and a hook may store into it), and
+ * stream ids. Ids are the values lpel_task_id / lpel_stream_id return.
+ *
  * Which worker runs which hook:
  *   - task_map, task_create, task_dispatch, task_block, task_yield,
  *     task_destroy: the task's own worker, always.
  *   - stream_*: the worker of the task that does the operation; for
  *     stream_wake, the worker of the waking task (the woken task may live
- *     on another worker).
- * Hooks must not block and must not call back into LPEL, except the
- * accessors below.
+ *     on another worker, so only its id is given).
+ * Hooks must not block and must not call back into LPEL.
  */
 typedef struct lpel_hooks {
     void *ctx; /* given to worker_start */
 
-    /* Worker events (WMO). worker_start returns the per-worker context. */
-    void *(*worker_start)(void *ctx, unsigned worker_id);
+    /* Worker events (WMO). worker_start returns the per-worker context;
+     * num_workers is the runtime's worker count (each runtime starts each
+     * of its workers once, so a monitor can tell runtimes apart). */
+    void *(*worker_start)(void *ctx, unsigned worker_id, unsigned num_workers);
     void (*worker_wait)(void *wctx);   /* nothing ready: the worker sleeps */
     void (*worker_resume)(void *wctx); /* woken with work */
     void (*worker_end)(void *wctx);
 
-    /* Mapping (MMO): the task has been placed on this worker. */
-    void (*task_map)(void *wctx, lpel_task *task, unsigned worker_id);
+    /* Mapping (MMO): task `task`, named `name` (valid during the call), has
+     * been placed on this worker. The first hook of every task. */
+    void (*task_map)(void *wctx, void **slot, uint64_t task, const char *name,
+                     unsigned worker_id);
 
     /* Scheduling events (SCMO). */
-    void (*task_create)(void *wctx, lpel_task *task);
-    void (*task_dispatch)(void *wctx, lpel_task *task);
-    void (*task_block)(void *wctx, lpel_task *task, lpel_block_cause cause);
-    void (*task_yield)(void *wctx, lpel_task *task);
-    void (*task_destroy)(void *wctx, lpel_task *task);
+    void (*task_create)(void *wctx, void **slot, uint64_t task);
+    void (*task_dispatch)(void *wctx, void **slot, uint64_t task);
+    void (*task_block)(void *wctx, void **slot, uint64_t task, lpel_block_cause cause);
+    void (*task_yield)(void *wctx, void **slot, uint64_t task);
+    void (*task_destroy)(void *wctx, void **slot, uint64_t task);
 
-    /* Stream events (SMO). stream_block fires once for each stream a task
+    /* Stream events (SMO), reported by the task `task` that operates on
+     * stream `stream`. stream_block fires once for each stream a task
      * blocks on (several for a poll), before task_block; empty is true
      * when the stream was empty, false when it was full. stream_wake fires
-     * when waker makes woken ready again by moving data through s. */
-    void (*stream_open)(void *wctx, lpel_task *task, lpel_stream *s, lpel_stream_mode mode);
-    void (*stream_close)(void *wctx, lpel_task *task, lpel_stream *s, lpel_stream_mode mode);
-    void (*stream_read)(void *wctx, lpel_task *task, lpel_stream *s, void *item);
-    void (*stream_write)(void *wctx, lpel_task *task, lpel_stream *s, void *item);
-    void (*stream_block)(void *wctx, lpel_task *task, lpel_stream *s, bool empty);
-    void (*stream_wake)(void *wctx, lpel_task *waker, lpel_stream *s, lpel_task *woken);
+     * when task `task` makes task `woken` ready again by moving data
+     * through the stream. */
+    void (*stream_open)(void *wctx, void **slot, uint64_t task, uint64_t stream,
+                        lpel_stream_mode mode);
+    void (*stream_close)(void *wctx, void **slot, uint64_t task, uint64_t stream,
+                         lpel_stream_mode mode);
+    void (*stream_read)(void *wctx, void **slot, uint64_t task, uint64_t stream);
+    void (*stream_write)(void *wctx, void **slot, uint64_t task, uint64_t stream);
+    void (*stream_block)(void *wctx, void **slot, uint64_t task, uint64_t stream, bool empty);
+    void (*stream_wake)(void *wctx, void **slot, uint64_t task, uint64_t stream, uint64_t woken);
 } lpel_hooks;
 
 /* ---------------------------------------------------------------------------
@@ -235,7 +249,8 @@ uint64_t lpel_task_id(const lpel_task *t);
 const char *lpel_task_name(const lpel_task *t);
 unsigned lpel_task_worker(const lpel_task *t);
 
-/* One pointer per task for the hooks' own use (e.g. a monitoring record). */
+/* One pointer per task for the hooks' own use (e.g. a monitoring record);
+ * the task hooks get its address (their `slot` argument). */
 void *lpel_task_hook_data(const lpel_task *t);
 void lpel_task_set_hook_data(lpel_task *t, void *data);
 

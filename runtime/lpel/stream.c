@@ -171,7 +171,7 @@ static lpel_task *bind_slow(lpel_stream *s, lpel_stream_mode mode, lpel_task *t)
     int other_worker = atomic_load(reading ? &s->writer_worker : &s->reader_worker);
     if (other_worker == (int)t->worker->id)
         atomic_store(&s->local, 1);
-    LPEL_HOOK(t->worker, stream_open, t, s, mode);
+    LPEL_HOOK(t->worker, stream_open, &t->hook_data, t->id, s->id, mode);
     return t;
 }
 
@@ -209,7 +209,7 @@ static void wake_peer(lpel_stream *s, lpel_task *self, _Atomic(lpel_task *) *pee
      * worker that saw a stale flag of another stream may try too. */
     if (peer && atomic_load_explicit(&peer->wake_token, memory_order_relaxed) &&
         atomic_exchange(&peer->wake_token, 0) == 1) {
-        LPEL_HOOK(self->worker, stream_wake, self, s, peer);
+        LPEL_HOOK(self->worker, stream_wake, &self->hook_data, self->id, s->id, peer->id);
         lpel_task_wake(peer);
     }
     if (!local)
@@ -274,7 +274,7 @@ static bool announce_and_recheck(lpel_task *t, atomic_int *waiting, bool (*cond)
 
 static void block_on(lpel_task *t, lpel_stream *s, lpel_block_cause cause)
 {
-    LPEL_HOOK(t->worker, stream_block, t, s, cause == LPEL_BLOCK_INPUT);
+    LPEL_HOOK(t->worker, stream_block, &t->hook_data, t->id, s->id, cause == LPEL_BLOCK_INPUT);
     t->block_cause = cause;
     t->blocked_on = s;
     lpel_task_block_current(t);
@@ -355,7 +355,7 @@ void lpel_stream_write(lpel_stream *s, void *item)
     size_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
     if (lpel_unlikely(!room_known(s, tail)))
         wait_for_room(s, t);
-    LPEL_HOOK(t->worker, stream_write, t, s, item);
+    LPEL_HOOK(t->worker, stream_write, &t->hook_data, t->id, s->id);
     publish(s, t, tail, item);
 }
 
@@ -365,7 +365,7 @@ bool lpel_stream_try_write(lpel_stream *s, void *item)
     size_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
     if (!room_known(s, tail))
         return false;
-    LPEL_HOOK(t->worker, stream_write, t, s, item);
+    LPEL_HOOK(t->worker, stream_write, &t->hook_data, t->id, s->id);
     publish(s, t, tail, item);
     return true;
 }
@@ -393,7 +393,7 @@ void *lpel_stream_read(lpel_stream *s)
         s->at_end = true; /* left in place: later reads see it again */
         return NULL;
     }
-    LPEL_HOOK(t->worker, stream_read, t, s, item);
+    LPEL_HOOK(t->worker, stream_read, &t->hook_data, t->id, s->id);
     publish_and_wake(s, t, &s->head, head + 1, &s->writer_waiting, &s->writer,
                      &s->waking_writer);
     return item;
@@ -440,14 +440,14 @@ void lpel_stream_close(lpel_stream *s, lpel_stream_mode mode)
         if (!reader_gone && !room_known(s, tail))
             wait_for_room(s, t);
         atomic_store(&s->writer_closed, 1);
-        LPEL_HOOK(t->worker, stream_close, t, s, mode);
+        LPEL_HOOK(t->worker, stream_close, &t->hook_data, t->id, s->id, mode);
         /* Publishing reads s->reader, not s->writer: safe after clearing. */
         close_end(&s->writer, &s->waking_writer);
         if (!reader_gone)
             publish(s, t, tail, END_OF_STREAM);
     } else {
         atomic_store(&s->reader_closed, 1);
-        LPEL_HOOK(t->worker, stream_close, t, s, mode);
+        LPEL_HOOK(t->worker, stream_close, &t->hook_data, t->id, s->id, mode);
         close_end(&s->reader, &s->waking_reader);
     }
     stream_release(s);
@@ -506,7 +506,7 @@ size_t lpel_stream_poll(lpel_stream *const *streams, size_t n, size_t start)
             /* else a wake-up is on its way: absorb it below */
         }
         for (size_t k = 0; k < n; k++)
-            LPEL_HOOK(t->worker, stream_block, t, streams[k], true);
+            LPEL_HOOK(t->worker, stream_block, &t->hook_data, t->id, streams[k]->id, true);
         t->block_cause = LPEL_BLOCK_ANY;
         t->poll_set = streams;
         t->poll_count = n;

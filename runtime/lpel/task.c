@@ -78,7 +78,7 @@ static void prepare_dispatch(lpel_worker *w, lpel_task *t)
         lpel_fatal("%s", w->rt->error);
     w->current = t;
     t->state = LPEL_TASK_RUNNING;
-    LPEL_HOOK(w, task_dispatch, t);
+    LPEL_HOOK(w, task_dispatch, &t->hook_data, t->id);
 }
 
 /* From the scheduler of w into task t. Returns when some task of w
@@ -239,8 +239,8 @@ void lpel_task_adopt(lpel_worker *w, lpel_task *t)
         w->live_tasks->live_prev = t;
     w->live_tasks = t;
     w->live_count++;
-    LPEL_HOOK(w, task_map, t, w->id);
-    LPEL_HOOK(w, task_create, t);
+    LPEL_HOOK(w, task_map, &t->hook_data, t->id, t->name, w->id);
+    LPEL_HOOK(w, task_create, &t->hook_data, t->id);
     lpel_worker_ready_push(w, t);
 }
 
@@ -269,7 +269,7 @@ static void task_free(lpel_worker *w, lpel_task *t)
 
 void lpel_task_destroy(lpel_worker *w, lpel_task *t)
 {
-    LPEL_HOOK(w, task_destroy, t);
+    LPEL_HOOK(w, task_destroy, &t->hook_data, t->id);
     task_unlink(w, t);
     task_free(w, t);
     if (atomic_fetch_sub_explicit(&w->rt->live_tasks, 1, memory_order_acq_rel) == 1)
@@ -304,7 +304,7 @@ void lpel_task_yield(void)
 {
     lpel_task *t = current_task_or_die("lpel_task_yield");
     lpel_worker *w = t->worker;
-    LPEL_HOOK(w, task_yield, t);
+    LPEL_HOOK(w, task_yield, &t->hook_data, t->id);
     t->state = LPEL_TASK_READY;
     lpel_worker_ready_push(w, t);
     task_switch_away(w, t);
@@ -313,7 +313,7 @@ void lpel_task_yield(void)
 void lpel_task_block_current(lpel_task *t)
 {
     lpel_worker *w = t->worker;
-    LPEL_HOOK(w, task_block, t, t->block_cause);
+    LPEL_HOOK(w, task_block, &t->hook_data, t->id, t->block_cause);
     t->state = LPEL_TASK_BLOCKED;
     task_switch_away(w, t);
 }

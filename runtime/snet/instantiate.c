@@ -53,7 +53,13 @@ static void task_main(void *arg)
 
 uint64_t snet_spawn(const snet_place *at, const char *path, lpel_task_fn fn, void *arg)
 {
-    lpel_task_attr attr = {.name = path, .stack_size = 0, .worker = at->worker};
+    int worker = at->worker;
+    if (at->run->mapping) { /* a mapping file decides before any other placement */
+        int mapped = snet_mapping_lookup(at->run->mapping, path);
+        if (mapped >= 0)
+            worker = mapped;
+    }
+    lpel_task_attr attr = {.name = path, .stack_size = 0, .worker = worker};
     task_start *start = malloc(sizeof *start);
     if (!start) {
         snet_run_fail(at->run, "cannot create task '%s': out of memory", path);

@@ -1,8 +1,9 @@
 /*
  * main.c - snet_main: a whole command-line program around a network, so
  * that every S-Net application reads records from stdin (or -i FILE),
- * writes them to stdout (or -O FILE), and understands the monitoring
- * options (-m FLAGS, -o DIR, --mon-tasks RE) without code of its own.
+ * writes them to stdout (or -O FILE), places tasks by a mapping file
+ * (--map FILE, docs/MAPPING.md), and understands the monitoring options
+ * (-m FLAGS, -o DIR, --mon-tasks RE) without code of its own.
  */
 #include "snet_internal.h"
 
@@ -16,13 +17,13 @@
 
 typedef struct main_options {
     unsigned workers;
-    const char *input, *output;
+    const char *input, *output, *map;
 } main_options;
 
 static void usage(FILE *out, const char *prog)
 {
     fprintf(out,
-            "usage: %s [-w N] [-i FILE] [-O FILE]"
+            "usage: %s [-w N] [-i FILE] [-O FILE] [--map FILE]"
 #ifdef SNET_WITH_MONITOR
             " [-m FLAGS] [-o DIR] [--mon-tasks RE]"
 #endif
@@ -30,6 +31,7 @@ static void usage(FILE *out, const char *prog)
             "  reads records ({x=1, <t>=2}, docs/RECORDS.md) from FILE or stdin, runs them\n"
             "  through the network, writes the output records to FILE or stdout\n"
             "  -w N   workers (default: one per core)\n"
+            "  --map FILE  place tasks on workers by net-path patterns (docs/MAPPING.md)\n"
 #ifdef SNET_WITH_MONITOR
             "  -m FLAGS  monitor (letters mtWTSML, A = all); -o DIR trace directory\n"
 #endif
@@ -59,6 +61,9 @@ static int parse_options(int argc, char **argv, main_options *o)
             i++;
         } else if (!strcmp(argv[i], "-O") && v) {
             o->output = v;
+            i++;
+        } else if (!strcmp(argv[i], "--map") && v) {
+            o->map = v;
             i++;
         } else {
             fprintf(stderr, "%s: unknown or incomplete option '%s'\n", argv[0], argv[i]);
@@ -108,7 +113,8 @@ int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type 
                     size_t ntypes)
 {
     const char *prog = argc > 0 ? argv[0] : "snet";
-    main_options o = {0, NULL, NULL};
+    main_options o = {0, NULL, NULL, NULL};
+    snet_mapping *mapping = NULL;
     snet_config cfg = snet_config_default();
     int status;
 #ifdef SNET_WITH_MONITOR
@@ -127,16 +133,29 @@ int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type 
         snet_net_free(net);
         return status < 0 ? 0 : status;
     }
+    /* A bad mapping is a usage error, found before any output exists. */
+    char map_err[512];
+    if (o.map && (snet_mapping_load(o.map, &mapping, map_err, sizeof map_err) != SNET_OK ||
+                  snet_mapping_check(mapping, net, o.workers ? o.workers : lpel_core_count(),
+                                     map_err, sizeof map_err) != SNET_OK)) {
+        fprintf(stderr, "%s: %s\n", prog, map_err);
+        snet_mapping_free(mapping);
+        snet_net_free(net);
+        return 2;
+    }
 #ifdef SNET_WITH_MONITOR
     if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", prog, err);
+        snet_mapping_free(mapping);
         snet_net_free(net);
         return 1;
     }
     cfg.lpel.hooks = mon_lpel_hooks(m);
 #endif
     cfg.lpel.num_workers = o.workers;
+    cfg.mapping = mapping;
     status = run_files(net, &cfg, &o, types, ntypes, prog);
+    snet_mapping_free(mapping);
 #ifdef SNET_WITH_MONITOR
     if (mon_close(m) != 0 && status == 0)
         status = 1;

@@ -32,6 +32,7 @@ snet_config snet_config_default(void)
     snet_config c;
     c.lpel = lpel_config_default();
     c.errors = NULL;
+    c.mapping = NULL;
     return c;
 }
 
@@ -58,6 +59,12 @@ static int run_alloc(snet_run **out, const snet_net *net, const snet_config *cfg
     }
     run->workers = lpel_runtime_num_workers(run->lpel);
     run->traced = cfg->lpel.hooks != NULL;
+    run->mapping = cfg->mapping;
+    rc = snet_mapping_check(cfg->mapping, net, run->workers, err, errlen);
+    if (rc != SNET_OK) {
+        snet_run_destroy(run);
+        return rc;
+    }
     run->stream_capacity = cfg->lpel.default_stream_capacity;
     run->mig = aligned_alloc(_Alignof(snet_mig_slot), run->workers * sizeof *run->mig);
     if (!run->mig) {

@@ -321,9 +321,40 @@ void snet_net_free(snet_net *net);
  * Running a network
  * ------------------------------------------------------------------------- */
 
+/* ---------------------------------------------------------------------------
+ * Mapping files: which worker runs which task, by net-path pattern
+ * ------------------------------------------------------------------------- */
+
+/*
+ * A mapping (format: docs/MAPPING.md) is a list of lines "PATTERN WORKER":
+ * the first line whose pattern matches a task's net path places the task on
+ * that worker, before any @N, !@ or default placement; tasks no line
+ * matches are placed as without a mapping. Patterns are net paths whose
+ * components may use '*' and '?', and "**" for any number of components:
+ * "S2:I*:R0:**  1". parse reads text[0..len) (NUL bytes are an error) and
+ * names errors "NAME:LINE: ..."; load reads a file. Returns SNET_OK or an
+ * error code with the message in err.
+ */
+typedef struct snet_mapping snet_mapping;
+int snet_mapping_parse(const char *text, size_t len, const char *name, snet_mapping **out,
+                       char *err, size_t errlen);
+int snet_mapping_load(const char *path, snet_mapping **out, char *err, size_t errlen);
+void snet_mapping_free(snet_mapping *m);
+/* Number of lines with a placement. */
+size_t snet_mapping_count(const snet_mapping *m);
+/* The worker the mapping gives the task named path, or -1 if none. */
+int snet_mapping_lookup(const snet_mapping *m, const char *path);
+/* SNET_OK if every worker is below `workers` (0: not checked) and every
+ * pattern can match some task of net (NULL: not checked); else SNET_EINVAL
+ * and "NAME:LINE: ..." in err. snet_run_create does this check. */
+int snet_mapping_check(const snet_mapping *m, const snet_net *net, unsigned workers, char *err,
+                       size_t errlen);
+
 typedef struct snet_config {
     lpel_config lpel; /* workers, hooks (monitoring), stream capacity ... */
     FILE *errors;     /* where runtime errors are reported; NULL: stderr */
+    const snet_mapping *mapping; /* placement by net path; NULL: none. Borrowed:
+                                    it must outlive the run */
 } snet_config;
 
 snet_config snet_config_default(void);
@@ -372,6 +403,7 @@ void snet_run_destroy(snet_run *run);
 /*
  * A complete command-line program around a net (freed before returning):
  *   -w N            workers (default: one per core)
+ *   --map FILE      place tasks by the mapping file (docs/MAPPING.md)
  *   -i FILE         input records (default: stdin), docs/RECORDS.md
  *   -O FILE         output records (default: stdout)
  *   -m FLAGS, -o DIR, --mon-tasks RE   monitoring (when built with monitor/)

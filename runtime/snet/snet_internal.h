@@ -224,6 +224,7 @@ struct snet_run {
 
     uint64_t records_in, records_out; /* written by the input / output task */
     bool traced; /* monitoring hooks installed: message traces are wanted */
+    const snet_mapping *mapping; /* placement by net path (mapping.c), or NULL */
     snet_mig_slot *mig;
 
 

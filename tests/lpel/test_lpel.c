@@ -149,16 +149,16 @@ typedef struct block_counts {
     atomic_long input, output, any, wakes;
 } block_counts;
 
-static void *count_worker_start(void *ctx, unsigned id)
+static void *count_worker_start(void *ctx, unsigned id, unsigned workers)
 {
-    (void)id;
+    (void)id, (void)workers;
     return ctx;
 }
 
-static void count_block(void *wctx, lpel_task *t, lpel_block_cause cause)
+static void count_block(void *wctx, void **slot, uint64_t task, lpel_block_cause cause)
 {
     block_counts *c = wctx;
-    (void)t;
+    (void)slot, (void)task;
     if (cause == LPEL_BLOCK_INPUT)
         atomic_fetch_add(&c->input, 1);
     else if (cause == LPEL_BLOCK_OUTPUT)
@@ -167,10 +167,10 @@ static void count_block(void *wctx, lpel_task *t, lpel_block_cause cause)
         atomic_fetch_add(&c->any, 1);
 }
 
-static void count_wake(void *wctx, lpel_task *waker, lpel_stream *s, lpel_task *woken)
+static void count_wake(void *wctx, void **slot, uint64_t waker, uint64_t stream, uint64_t woken)
 {
     block_counts *c = wctx;
-    (void)waker, (void)s, (void)woken;
+    (void)slot, (void)waker, (void)stream, (void)woken;
     atomic_fetch_add(&c->wakes, 1);
 }
 #endif
@@ -796,19 +796,27 @@ END_TEST
 typedef struct hook_counts {
     atomic_long started, ended, mapped, created, dispatched, yielded, destroyed, opened,
         closed, reads, writes;
+    atomic_long bad_args; /* a hook got no slot, id 0 or no name */
 } hook_counts;
 
-static void *h_start(void *ctx, unsigned id) { (void)id; atomic_fetch_add(&((hook_counts *)ctx)->started, 1); return ctx; }
+/* The arguments every task hook must get: the task's slot and its id. */
+static void check_task_args(void *c, void **slot, uint64_t task)
+{
+    if (!slot || task == 0)
+        atomic_fetch_add(&((hook_counts *)c)->bad_args, 1);
+}
+
+static void *h_start(void *ctx, unsigned id, unsigned workers) { (void)id, (void)workers; atomic_fetch_add(&((hook_counts *)ctx)->started, 1); return ctx; }
 static void h_end(void *c) { atomic_fetch_add(&((hook_counts *)c)->ended, 1); }
-static void h_map(void *c, lpel_task *t, unsigned w) { (void)t, (void)w; atomic_fetch_add(&((hook_counts *)c)->mapped, 1); }
-static void h_create(void *c, lpel_task *t) { (void)t; atomic_fetch_add(&((hook_counts *)c)->created, 1); }
-static void h_dispatch(void *c, lpel_task *t) { (void)t; atomic_fetch_add(&((hook_counts *)c)->dispatched, 1); }
-static void h_yield(void *c, lpel_task *t) { (void)t; atomic_fetch_add(&((hook_counts *)c)->yielded, 1); }
-static void h_destroy(void *c, lpel_task *t) { (void)t; atomic_fetch_add(&((hook_counts *)c)->destroyed, 1); }
-static void h_open(void *c, lpel_task *t, lpel_stream *s, lpel_stream_mode m) { (void)t, (void)s, (void)m; atomic_fetch_add(&((hook_counts *)c)->opened, 1); }
-static void h_close(void *c, lpel_task *t, lpel_stream *s, lpel_stream_mode m) { (void)t, (void)s, (void)m; atomic_fetch_add(&((hook_counts *)c)->closed, 1); }
-static void h_read(void *c, lpel_task *t, lpel_stream *s, void *i) { (void)t, (void)s, (void)i; atomic_fetch_add(&((hook_counts *)c)->reads, 1); }
-static void h_write(void *c, lpel_task *t, lpel_stream *s, void *i) { (void)t, (void)s, (void)i; atomic_fetch_add(&((hook_counts *)c)->writes, 1); }
+static void h_map(void *c, void **slot, uint64_t t, const char *name, unsigned w) { (void)w; check_task_args(c, slot, t); if (!name || !*name) atomic_fetch_add(&((hook_counts *)c)->bad_args, 1); atomic_fetch_add(&((hook_counts *)c)->mapped, 1); }
+static void h_create(void *c, void **slot, uint64_t t) { (void)slot, (void)t; atomic_fetch_add(&((hook_counts *)c)->created, 1); }
+static void h_dispatch(void *c, void **slot, uint64_t t) { check_task_args(c, slot, t); atomic_fetch_add(&((hook_counts *)c)->dispatched, 1); }
+static void h_yield(void *c, void **slot, uint64_t t) { (void)slot, (void)t; atomic_fetch_add(&((hook_counts *)c)->yielded, 1); }
+static void h_destroy(void *c, void **slot, uint64_t t) { (void)slot, (void)t; atomic_fetch_add(&((hook_counts *)c)->destroyed, 1); }
+static void h_open(void *c, void **slot, uint64_t t, uint64_t s, lpel_stream_mode m) { (void)slot, (void)t, (void)s, (void)m; atomic_fetch_add(&((hook_counts *)c)->opened, 1); }
+static void h_close(void *c, void **slot, uint64_t t, uint64_t s, lpel_stream_mode m) { (void)slot, (void)t, (void)s, (void)m; atomic_fetch_add(&((hook_counts *)c)->closed, 1); }
+static void h_read(void *c, void **slot, uint64_t t, uint64_t s) { check_task_args(c, slot, t); if (s == 0) atomic_fetch_add(&((hook_counts *)c)->bad_args, 1); atomic_fetch_add(&((hook_counts *)c)->reads, 1); }
+static void h_write(void *c, void **slot, uint64_t t, uint64_t s) { check_task_args(c, slot, t); if (s == 0) atomic_fetch_add(&((hook_counts *)c)->bad_args, 1); atomic_fetch_add(&((hook_counts *)c)->writes, 1); }
 
 static void yield_twice(void *arg)
 {
@@ -848,6 +856,7 @@ START_TEST(test_hooks_count_events)
     ck_assert_int_eq(atomic_load(&hc.closed), 2);
     ck_assert_int_eq(atomic_load(&hc.reads), 1000);
     ck_assert_int_eq(atomic_load(&hc.writes), 1000);
+    ck_assert_int_eq(atomic_load(&hc.bad_args), 0);
     lpel_runtime_destroy(rt);
 #endif
 }

@@ -656,6 +656,102 @@ START_TEST(clock_choice_and_calibration)
 }
 END_TEST
 
+/* Rewrites worker 1's log of a fresh two-worker trace with task_map events
+ * named names[0..n) (tasks 1..n) and returns the trace directory in dir. */
+static void write_named_tasks(char *dir, size_t len, const char *const *names, unsigned n)
+{
+    char ctf[4200], err[512];
+    fixture_tmpdir(dir, len);
+    ck_assert_int_eq(fixture_write_many(dir, 2, 2, 0), 0);
+    snprintf(ctf, sizeof ctf, "%s/ctf", dir);
+    mon_writer *wr = mon_writer_open(ctf, 1, 0, err, sizeof err);
+    ck_assert_msg(wr != NULL, "%s", err);
+    for (unsigned i = 0; i < n; i++)
+        mon_emit_task_map(wr, 2000 + i, i + 1, 1, names[i]);
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+}
+
+/* CTF strings are UTF-8: bytes that are not become '?', and a long name is
+ * cut before a character the length limit would split (a fuzz finding:
+ * such names made `snetmon import` write JSON it could not read back). */
+START_TEST(task_names_are_written_as_utf8)
+{
+    char long_name[300];
+    memset(long_name, 'a', 254);
+    strcpy(long_name + 254, "\xc3\xa9tail"); /* U+00E9 in bytes 254-255 */
+    const char *names[] = {"S1:caf\xc3\xa9", "bad\xff\xfe:name\xc3", long_name};
+    const char *expected[] = {"S1:caf\xc3\xa9", "bad??:name?", NULL};
+    char dir[4096], err[4608];
+    write_named_tasks(dir, sizeof dir, names, 3);
+    mon_trace *t;
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), 0);
+    mon_event ev;
+    unsigned seen = 0;
+    while (mon_trace_next(t, &ev) == MON_TRACE_EVENT) {
+        if (ev.kind != MON_EV_TASK_MAP)
+            continue;
+        ck_assert_uint_lt(seen, 3);
+        if (expected[seen]) {
+            ck_assert_str_eq(ev.name, expected[seen]);
+        } else {
+            ck_assert_uint_eq(strlen(ev.name), 254);
+            ck_assert_int_eq(strspn(ev.name, "a"), 254);
+        }
+        seen++;
+    }
+    ck_assert_uint_eq(seen, 3);
+    mon_trace_close(t);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+START_TEST(task_name_not_utf8_is_corruption)
+{
+    const char *names[] = {"S1:box.a"};
+    char dir[4096], err[4608];
+    write_named_tasks(dir, sizeof dir, names, 1);
+    /* Damage the third byte of the name. */
+    char log[4300], buf[512];
+    fixture_log_path(dir, 1, log, sizeof log);
+    FILE *f = fopen(log, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t got = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    const char *name = memmem(buf, got, "S1:box.a", 8);
+    ck_assert_ptr_nonnull(name);
+    size_t at = (size_t)(name - buf) + 2;
+    poke(dir, 1, (long)at, 0xff);
+    mon_trace *t;
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
+    char want[128];
+    snprintf(want, sizeof want, "worker-1: byte %zu: task name is not valid UTF-8 (byte 0xff)", at);
+    ck_assert_msg(strstr(err, want), "message: %s", err);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+/* task_map is written in the log of the worker it maps to: another worker
+ * number is damage (a fuzz finding: a huge one made the LPEL lifter size
+ * its per-worker table to it, 0.3 s and 100 MB per damaged trace). */
+START_TEST(task_map_for_another_worker_is_corruption)
+{
+    char dir[4096], ctf[4200], err[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_many(dir, 2, 2, 0), 0);
+    snprintf(ctf, sizeof ctf, "%s/ctf", dir);
+    mon_writer *wr = mon_writer_open(ctf, 1, 0, err, sizeof err);
+    ck_assert_msg(wr != NULL, "%s", err);
+    mon_emit_task_map(wr, 2000, 1, 1000000, "S1:box.a");
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+    mon_trace *t;
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "worker-1: byte ") &&
+                      strstr(err, ": task_map worker 1000000 in the log of worker 1"),
+                  "message: %s", err);
+    fixture_rmdir(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("mon_format");
@@ -680,6 +776,9 @@ static Suite *suite(void)
     tcase_add_test(tc, parse_args_removes_our_options);
     tcase_add_test(tc, parse_args_errors_are_one_line);
     tcase_add_test(tc, event_format_is_one_line);
+    tcase_add_test(tc, task_names_are_written_as_utf8);
+    tcase_add_test(tc, task_name_not_utf8_is_corruption);
+    tcase_add_test(tc, task_map_for_another_worker_is_corruption);
     suite_add_tcase(s, tc);
     return s;
 }
