@@ -64,6 +64,7 @@
 #include "oracle_trace.h"
 
 #include "mon.h"
+#include "mon_fixture.h"
 #include "mon_reader.h"
 #include "mon_writer_internal.h"
 
@@ -163,19 +164,9 @@ static void worker1(mon_writer *w)
 
 int oracle_trace_write(const char *dir)
 {
-    static char *const argv[] = {"oracle", NULL};
-    mon_run_info info = {0};
-    info.argc = 1;
-    info.argv = argv;
-    info.flags = MON_FLAG_ALL;
-    info.host = "oracle";
-    info.workers = 2;
-    mon_run_info_clock(&info); /* CLOCK_MONOTONIC: ticks are ns */
     char ctf[4200], err[512];
-    if (mon_trace_dir_create(dir, &info, ctf, sizeof ctf, err, sizeof err) != 0) {
-        fprintf(stderr, "oracle: %s\n", err);
+    if (fixture_trace_dir(dir, 2, MON_FLAG_ALL, ctf, sizeof ctf) != 0)
         return -1;
-    }
     void (*const writers[2])(mon_writer *) = {worker0, worker1};
     for (unsigned i = 0; i < 2; i++) {
         mon_writer *w = mon_writer_open(ctf, i, 0, err, sizeof err);

@@ -57,7 +57,7 @@ long fixture_file_size(const char *path)
     return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
 
-static int create_dir(const char *dir, unsigned workers, unsigned flags, char *ctf, size_t len)
+int fixture_trace_dir(const char *dir, unsigned workers, unsigned flags, char *ctf, size_t len)
 {
     static char *const argv[] = {"fixture", NULL};
     mon_run_info info = {0};
@@ -110,7 +110,7 @@ static void write_kinds(mon_writer *wr, unsigned w, uint64_t t0)
 int fixture_write_all_kinds(const char *dir, size_t packet_bytes)
 {
     char ctf[4200], err[512];
-    if (create_dir(dir, 2, MON_FLAG_ALL, ctf, sizeof ctf) != 0)
+    if (fixture_trace_dir(dir, 2, MON_FLAG_ALL, ctf, sizeof ctf) != 0)
         return -1;
     for (unsigned w = 0; w < 2; w++) {
         mon_writer *wr = mon_writer_open(ctf, w, packet_bytes, err, sizeof err);
@@ -129,7 +129,7 @@ int fixture_write_all_kinds(const char *dir, size_t packet_bytes)
 int fixture_write_many(const char *dir, unsigned workers, unsigned n, size_t packet_bytes)
 {
     char ctf[4200], err[512];
-    if (create_dir(dir, workers, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf) != 0)
+    if (fixture_trace_dir(dir, workers, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf) != 0)
         return -1;
     for (unsigned w = 0; w < workers; w++) {
         mon_writer *wr = mon_writer_open(ctf, w, packet_bytes, err, sizeof err);

@@ -28,6 +28,11 @@ int fixture_write_all_kinds(const char *dir, size_t packet_bytes);
  * workers, recorded with flags tT (no worker events). Returns 0 or -1. */
 int fixture_write_many(const char *dir, unsigned workers, unsigned n, size_t packet_bytes);
 
+/* Create the trace directory dir (metadata and a first run.json, recorded
+ * with flags on a CLOCK_MONOTONIC clock: ticks are ns) for workers worker
+ * logs; the CTF directory's path goes into ctf. Returns 0 or -1. */
+int fixture_trace_dir(const char *dir, unsigned workers, unsigned flags, char *ctf, size_t len);
+
 /* Path of worker w's log inside trace dir. */
 void fixture_log_path(const char *dir, unsigned w, char *buf, size_t len);
 

@@ -53,11 +53,22 @@ static int create_temp(out_file *o, const char *cmd, const char *path)
     return fd;
 }
 
+/* Standard output ("-"), or a path that is not a regular file (a
+ * terminal, a pipe, /dev/stdout): written directly, nothing to rename. */
+static bool direct(const char *path)
+{
+    struct stat st;
+    return !strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode));
+}
+
 FILE *out_file_open(out_file *o, const char *cmd, const char *path)
 {
-    if (!strcmp(path, "-")) {
-        *o = (out_file){cmd, path, NULL, stdout};
-        return stdout;
+    if (direct(path)) {
+        FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+        *o = (out_file){cmd, path, NULL, f};
+        if (!f)
+            fprintf(stderr, "snetmon %s: %s: %s\n", cmd, path, strerror(errno));
+        return f;
     }
     int fd = create_temp(o, cmd, path);
     if (fd < 0)
@@ -75,6 +86,10 @@ FILE *out_file_open(out_file *o, const char *cmd, const char *path)
 
 const char *out_file_reserve(out_file *o, const char *cmd, const char *path)
 {
+    if (direct(path) && strcmp(path, "-")) {
+        *o = (out_file){cmd, path, NULL, NULL};
+        return path;
+    }
     int fd = create_temp(o, cmd, path);
     if (fd < 0)
         return NULL;
