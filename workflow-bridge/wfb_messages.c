@@ -30,6 +30,7 @@ typedef struct walk {
     uint32_t *seen_x;   /* stamp per execution key */
     uint32_t *share;    /* per execution key: inputs whose walks reach it */
     size_t n_exec_ids;  /* keys below: execution groups; above: single edges */
+    bool shared;        /* some execution is reached from two inputs or more */
 } walk;
 
 static bool is_input(const wfb_graph *g, uint32_t v)
@@ -53,8 +54,10 @@ static size_t exec_key(const wfb_graph *g, const walk *w, uint32_t e)
     return x != WFB_NONE ? x : w->n_exec_ids + e;
 }
 
-/* One walk from l->input. counting: note for each execution that this
- * input reaches it; else add its share to the latency. */
+/* One walk from l->input. The first (counting) notes for each execution
+ * that this input reaches it, and measures the lifeline with every
+ * execution charged whole; the second, needed only where executions are
+ * shared, charges each its share. */
 static void walk_lifeline(const wfb_graph *g, walk *w, uint32_t stamp, bool counting,
                           wfb_lifeline *l)
 {
@@ -75,23 +78,21 @@ static void walk_lifeline(const wfb_graph *g, walk *w, uint32_t stamp, bool coun
             size_t k = exec_key(g, w, e);
             if (w->seen_x[k] != stamp) {
                 w->seen_x[k] = stamp;
-                if (counting)
-                    w->share[k]++;
-                else
-                    lat += g->e_cost[e] / (double)w->share[k];
+                if (counting && w->share[k]++)
+                    w->shared = true;
+                lat += counting ? g->e_cost[e] : g->e_cost[e] / (double)w->share[k];
             }
             if (w->seen_v[d] != stamp) {
                 w->seen_v[d] = stamp;
                 w->stack[top++] = d;
-                if (!counting)
+                if (counting)
                     l->descendants++;
             }
         }
     }
-    if (!counting) {
-        l->latency_s = g->exec_costs_unknown ? NAN : lat;
+    l->latency_s = g->exec_costs_unknown ? NAN : lat;
+    if (counting)
         l->end_to_end_s = last - t0;
-    }
 }
 
 /* ---- per run ---- */
@@ -257,8 +258,9 @@ static void walk_free(walk *w)
     free(w->stack), free(w->seen_v), free(w->seen_x), free(w->share);
 }
 
-/* The lifelines: every input walked twice, first to count who shares each
- * execution, then to charge the shares. */
+/* The lifelines: every input walked once, counting who reaches each
+ * execution; a second time, to charge the shares, when some execution is
+ * shared. */
 static void measure_lifelines(const wfb_graph *g, walk *w, wfb_message_report *r)
 {
     size_t nv = g->ids.count;
@@ -271,7 +273,7 @@ static void measure_lifelines(const wfb_graph *g, walk *w, wfb_message_report *r
     }
     for (size_t i = 0; i < r->n_inputs; i++)
         walk_lifeline(g, w, (uint32_t)i + 1, true, &r->lifelines[i]);
-    for (size_t i = 0; i < r->n_inputs; i++)
+    for (size_t i = 0; w->shared && i < r->n_inputs; i++)
         walk_lifeline(g, w, (uint32_t)(r->n_inputs + i) + 1, false, &r->lifelines[i]);
 }
 

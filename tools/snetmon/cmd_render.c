@@ -161,23 +161,31 @@ static viz_period_end block_cause(unsigned cause)
                                      : VIZ_END_BLOCKED_INPUT;
 }
 
+/* Task and stream ids restart with each run (docs/LOGFORMAT.md): after the
+ * first run they are told apart by the run in their high bits. */
+static uint64_t run_key(const mon_event *ev, uint64_t id)
+{
+    return ev->run > 1 && id ? (uint64_t)ev->run << 32 | (id & 0xffffffffu) : id;
+}
+
 static int feed_timeline(viz_timeline *tl, const mon_event *ev)
 {
+    uint64_t task = run_key(ev, ev->task);
     int w = (int)ev->worker;
     viz_time t = (viz_time)ev->time;
     switch (ev->kind) {
     case MON_EV_TASK_MAP:
-        return viz_timeline_add_task(tl, ev->task, ev->name && *ev->name ? ev->name : "?", NULL);
+        return viz_timeline_add_task(tl, task, ev->name && *ev->name ? ev->name : "?", NULL);
     case MON_EV_WORKER_START:
         return viz_timeline_add_worker(tl, w, NULL);
     case MON_EV_TASK_DISPATCH:
-        return viz_timeline_dispatch(tl, w, ev->task, t);
+        return viz_timeline_dispatch(tl, w, task, t);
     case MON_EV_TASK_BLOCK:
-        return viz_timeline_stop(tl, w, ev->task, t, block_cause(ev->cause));
+        return viz_timeline_stop(tl, w, task, t, block_cause(ev->cause));
     case MON_EV_TASK_YIELD:
-        return viz_timeline_stop(tl, w, ev->task, t, VIZ_END_YIELDED);
+        return viz_timeline_stop(tl, w, task, t, VIZ_END_YIELDED);
     case MON_EV_TASK_DESTROY:
-        return viz_timeline_stop(tl, w, ev->task, t, VIZ_END_DESTROYED);
+        return viz_timeline_stop(tl, w, task, t, VIZ_END_DESTROYED);
     case MON_EV_WORKER_WAIT:
         return viz_timeline_waited(tl, w, t);
     case MON_EV_WORKER_RESUME:
@@ -193,23 +201,24 @@ static int feed_timeline(viz_timeline *tl, const mon_event *ev)
 
 static int feed_net(viz_net *net, const mon_event *ev)
 {
+    uint64_t task = run_key(ev, ev->task), stream = run_key(ev, ev->stream);
     switch (ev->kind) {
     case MON_EV_TASK_MAP:
-        return viz_net_add_task(net, ev->task, ev->name && *ev->name ? ev->name : "?",
+        return viz_net_add_task(net, task, ev->name && *ev->name ? ev->name : "?",
                                 (int)ev->worker_mapped);
     case MON_EV_TASK_DISPATCH:
-        return viz_net_task_ran_on(net, ev->task, (int)ev->worker);
+        return viz_net_task_ran_on(net, task, (int)ev->worker);
     case MON_EV_STREAM_OPEN:
-        return viz_net_add_stream(net, ev->stream, ev->write_end ? ev->task : VIZ_NO_TASK,
-                                  ev->write_end ? VIZ_NO_TASK : ev->task, 0);
+        return viz_net_add_stream(net, stream, ev->write_end ? task : VIZ_NO_TASK,
+                                  ev->write_end ? VIZ_NO_TASK : task, 0);
     case MON_EV_STREAM_WRITE: /* the writing task is the writer end, opened or not */
-        return viz_net_add_stream(net, ev->stream, ev->task, VIZ_NO_TASK, 0) != VIZ_OK
+        return viz_net_add_stream(net, stream, task, VIZ_NO_TASK, 0) != VIZ_OK
                    ? VIZ_ENOMEM
-                   : viz_net_count_traffic(net, ev->stream, 1, 0);
+                   : viz_net_count_traffic(net, stream, 1, 0);
     case MON_EV_STREAM_READ:
-        return viz_net_add_stream(net, ev->stream, VIZ_NO_TASK, ev->task, 0) != VIZ_OK
+        return viz_net_add_stream(net, stream, VIZ_NO_TASK, task, 0) != VIZ_OK
                    ? VIZ_ENOMEM
-                   : viz_net_count_traffic(net, ev->stream, 0, 1);
+                   : viz_net_count_traffic(net, stream, 0, 1);
     default:
         return VIZ_OK;
     }
