@@ -1,5 +1,6 @@
 /*
- * mon_crash.c - the crash flush: on a fatal signal, write what every open
+ * mon_crash.c - the crash flush: on a fatal signal (a fault, abort, or
+ * SIGTERM/SIGINT from outside), write what every open
  * monitor has recorded, then hand the signal to whoever had it before.
  *
  * Why there is process-wide state here: signal dispositions belong to the
@@ -25,7 +26,10 @@
 
 #define CRASH_SLOTS 8
 
-static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGABRT};
+/* Faults, abort, and the signals that end a process from outside: kill's
+ * default SIGTERM (also what mpirun sends the other ranks when one rank
+ * fails) and Ctrl-C. */
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGTERM, SIGINT};
 #define NSIG_CRASH (sizeof crash_signals / sizeof crash_signals[0])
 
 static _Atomic(mon_crash_entry *) crash_slots[CRASH_SLOTS];

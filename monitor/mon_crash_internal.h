@@ -1,8 +1,8 @@
 /*
  * mon_crash_internal.h - flushing the trace when the program crashes.
  *
- * An open monitor registers a flush callback; on SIGSEGV, SIGBUS, SIGFPE
- * or SIGABRT every registered callback runs (it must be async-signal-safe)
+ * An open monitor registers a flush callback; on SIGSEGV, SIGBUS, SIGFPE,
+ * SIGABRT, SIGTERM or SIGINT every registered callback runs (it must be async-signal-safe)
  * and then the handler that was installed before ours gets the signal.
  */
 #ifndef MON_CRASH_INTERNAL_H

@@ -15,10 +15,17 @@
 #   babeltrace2                        an independent CTF reader the monitor tests check our traces with
 #   clang libclang-rt-dev              the clang build variant; libFuzzer and clang's sanitizer
 #                                      runtimes for the fuzz targets (tests/fuzz, scripts/fuzz.sh)
+#   libopenmpi-dev openmpi-bin         S-Net networks across MPI ranks (runtime/snet/distrib, tests label mpi)
+#   bison flex                         the S-Net language grammar and lexer (runtime/snet/lang): one
+#                                      readable grammar file instead of a hand-written parser
+#   libxml2-dev                        S-Net records in the original runtime's XML format and the
+#                                      <metadata> blocks of .snet files (a real XML parser: entities,
+#                                      encodings, errors with line numbers)
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
-          libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev)
+          libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev
+          libopenmpi-dev openmpi-bin bison flex libxml2-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -51,6 +51,11 @@ static void print_one_wait(lpel_runtime *rt, FILE *out, lpel_task *t, lpel_strea
 
 static void print_task_wait(lpel_runtime *rt, FILE *out, lpel_task *t)
 {
+    if (t->blocked_event) {
+        fprintf(out, "  task %llu '%s' (worker %u) waits for %s\n", (unsigned long long)t->id,
+                t->name, t->worker->id, lpel_event_what(t->blocked_event));
+        return;
+    }
     switch (t->block_cause) {
     case LPEL_BLOCK_INPUT:
         print_one_wait(rt, out, t, t->blocked_on, true);

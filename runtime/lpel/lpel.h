@@ -169,6 +169,11 @@ typedef struct lpel_config {
     unsigned num_workers;       /* 0: one per core (from hwloc) */
     bool pin_workers;           /* pin worker i to core i mod cores (hwloc) */
     size_t default_stack_size;  /* bytes, 0: LPEL_DEFAULT_STACK_SIZE */
+    /* Give task stacks their own guard page while that is cheap (each
+     * costs two of the process's vm.max_map_count mappings; up to a
+     * quarter of them are spent). false: overflows are caught only by the
+     * checks on switching and the slab guards (see lpel_task_create). */
+    bool stack_guard_pages;
     size_t default_stream_capacity; /* slots for lpel_stream_create(0) */
     unsigned idle_spin;         /* mailbox polls before an idle worker sleeps */
     const lpel_hooks *hooks;    /* NULL: no monitoring */
@@ -220,19 +225,27 @@ typedef void (*lpel_task_fn)(void *arg);
 
 typedef struct lpel_task_attr {
     const char *name;  /* copied; NULL: "task<id>" */
-    size_t stack_size; /* 0: the runtime default */
+    size_t stack_size; /* 0: the runtime default; rounded up to a power of
+                          two, at least 16 KiB, at most 1 GiB */
     int worker;        /* placement hint, LPEL_ANY_WORKER for the mapper */
 } lpel_task_attr;
 
 /* Create a task running fn(arg). From the main thread this is allowed
  * before lpel_run; from a task at any time (rt may then be NULL, meaning
  * the runtime of the calling task). The task is placed immediately and
- * starts when its worker schedules it; its stack is mapped only then, so a
- * task waiting to start costs only its descriptor (~200 bytes). If the
- * stack cannot be mapped at that point (the system's limit on mappings,
- * vm.max_map_count, caps how many tasks can have started and not ended),
- * the process ends with a message naming the task. Returns the task id
- * (>= 1), or a negative LPEL_E code. */
+ * starts when its worker schedules it; it gets its stack only then, so a
+ * task waiting to start costs only its descriptor (~200 bytes).
+ *
+ * Stacks are slots of large shared mappings, so the number of live tasks
+ * is bounded by memory (a started task holds one 4 KiB page of stack plus
+ * what it uses), not by the system's limit on mappings. Below each stack
+ * lies one page of slack or, while cheap, a guard page. An overflow beyond
+ * it ends the process with a message naming the task: at once where the
+ * page is a guard page (config.stack_guard_pages), otherwise when the task
+ * next blocks, yields or ends (before any task it could have harmed runs),
+ * or when it reaches the guard below its worker's stacks. If no stack can
+ * be had when the task first runs, the process ends with a message naming
+ * the task. Returns the task id (>= 1), or a negative LPEL_E code. */
 int64_t lpel_task_create(lpel_runtime *rt, const lpel_task_attr *attr,
                          lpel_task_fn fn, void *arg);
 
@@ -307,6 +320,51 @@ size_t lpel_stream_count(const lpel_stream *s);
  * and from the deadlock report; tasks may be gone after their close. */
 lpel_task *lpel_stream_reader(const lpel_stream *s);
 lpel_task *lpel_stream_writer(const lpel_stream *s);
+
+/* ---------------------------------------------------------------------------
+ * Events: threads outside LPEL waking tasks
+ * ------------------------------------------------------------------------- */
+
+/*
+ * Streams connect tasks; an event connects a task to anything else, e.g. a
+ * thread that talks to the network (runtime/snet/distrib). An event is a
+ * flag: lpel_event_raise sets it (from any thread, a task or not) and
+ * wakes the task waiting for it; lpel_event_wait, in a task, returns at
+ * once if the flag is set and clears it, else blocks the task (never the
+ * worker) until a raise. One task waits for an event at a time. Raises
+ * between two waits count once.
+ *
+ * Deadlocks: a task waiting for an event may be woken by the outside, so
+ * while some task waits for an event the run does not end with
+ * LPEL_EDEADLOCK when every task is blocked. The thread that raises the
+ * events knows whether it still will; it can ask whether the runtime is
+ * quiescent and, if nothing will ever come, stop it as deadlocked.
+ */
+typedef struct lpel_event lpel_event;
+
+/* what describes what a waiting task waits for, in the deadlock report
+ * ("records from rank 1 on channel 3"); copied. NULL if out of memory. */
+lpel_event *lpel_event_create(const char *what);
+/* Free an event no task waits for any more (e.g. after the run). */
+void lpel_event_destroy(lpel_event *e);
+/* In a task: wait for the event. cause is what the monitor records for the
+ * block: LPEL_BLOCK_INPUT (waiting for data) or LPEL_BLOCK_OUTPUT (waiting
+ * for room). */
+void lpel_event_wait(lpel_event *e, lpel_block_cause cause);
+/* From any thread: set the flag and wake the waiting task, if any. */
+void lpel_event_raise(lpel_event *e);
+
+/* True if the run has started, every live task is blocked (on streams or
+ * events) and no wake-up is under way: nothing moves until an event is
+ * raised. *live_tasks gets the number of live tasks. Any thread. */
+bool lpel_runtime_quiescent(lpel_runtime *rt, long *live_tasks);
+
+/* Stop a quiescent run as deadlocked: print who waits for whom to report
+ * (NULL: config.report, as lpel_run does for a deadlock it finds itself),
+ * end the workers, and
+ * make lpel_run return LPEL_EDEADLOCK. LPEL_ESTATE if the run is not
+ * quiescent (any more). Any thread. */
+int lpel_runtime_stop_deadlocked(lpel_runtime *rt, FILE *report);
 
 #ifdef __cplusplus
 }

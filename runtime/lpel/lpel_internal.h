@@ -70,30 +70,65 @@ typedef struct lpel_worker lpel_worker;
 
 /* ---- stacks (stack.c) --------------------------------------------------- */
 
+/*
+ * Task stacks are slots carved from large per-worker mappings ("slabs"),
+ * one slab per size class (powers of two), so a million started tasks cost
+ * a few thousand memory mappings, not two million (vm.max_map_count is
+ * 65,530 by default). Below each stack lies one page: its own PROT_NONE
+ * guard page while that is cheap (each costs two mappings; a quarter of
+ * vm.max_map_count is spent on them), otherwise slack. Beyond that page
+ * lie the top of the stack below and its "fence", a zero cache line at the
+ * very top of every slot that no task uses. An overflow past the page
+ * (which would corrupt the stack below) is caught:
+ *   - at once by the guard page, if the stack has one;
+ *   - when the task next switches away (blocks, yields, ends): its stack
+ *     pointer must be above the fence, and the fence must still be zero;
+ *   - if it keeps going, by the guard region at the bottom of every slab,
+ *     whose fault the SIGSEGV handler attributes to the task.
+ * The stacks below belong to the same worker, so none of them runs before
+ * the overflowing task switches away. Each check ends the process with a
+ * message naming the task.
+ */
+typedef struct lpel_stack_slab lpel_stack_slab;
+
+/* The fence is zero: it costs nothing to set up, its page is in use anyway
+ * (it is the top of the stack below), and an overflow almost never writes
+ * only zeros over a whole line. */
+#define LPEL_STACK_FENCE_BYTES ((size_t)LPEL_CACHE_LINE)
+/* Smallest and largest stack sizes (size classes are powers of two). */
+#define LPEL_STACK_MIN_SIZE ((size_t)16 * 1024)
+#define LPEL_STACK_MAX_SIZE ((size_t)1 << 30)
+#define LPEL_STACK_CLASSES 17 /* 16 KiB .. 1 GiB */
+
 typedef struct lpel_stack {
-    void *map;       /* the whole mapping, guard page first */
-    size_t map_size;
-    void *lo;        /* lowest usable byte, just above the guard page */
-    size_t size;     /* usable bytes */
+    const void *fence;     /* the fence the overflow of this stack hits first */
+    void *lo;              /* lowest byte of the stack */
+    size_t size;           /* bytes from lo, this slot's own fence included */
+    lpel_stack_slab *slab; /* NULL while the task has no stack */
+    uint32_t slot;
 } lpel_stack;
 
-/* A few stacks of the default size kept for reuse by one worker, so that
- * creating a task does not cost an mmap and a munmap. */
-typedef struct lpel_stack_cache {
-    lpel_stack *slots;
-    unsigned count;
-    unsigned capacity;
-} lpel_stack_cache;
+/* One worker's slabs, by size class. Only that worker touches it. */
+typedef struct lpel_stack_pool {
+    lpel_stack_slab *available[LPEL_STACK_CLASSES]; /* slabs with a free slot */
+    lpel_runtime *rt;
+} lpel_stack_pool;
 
-int lpel_stack_alloc(lpel_stack *st, size_t size, lpel_stack_cache *cache,
-                     size_t cache_size);
-void lpel_stack_free(lpel_stack *st, lpel_stack_cache *cache, size_t cache_size);
-void lpel_stack_cache_clear(lpel_stack_cache *cache);
+void lpel_stack_pool_init(lpel_stack_pool *pool, lpel_runtime *rt);
+/* Unmaps every slab: call when every task has given its stack back. */
+void lpel_stack_pool_destroy(lpel_stack_pool *pool);
+/* A stack of at least size bytes (<= LPEL_STACK_MAX_SIZE) for a task. */
+int lpel_stack_take(lpel_stack_pool *pool, lpel_stack *st, size_t size);
+void lpel_stack_give_back(lpel_stack_pool *pool, lpel_stack *st);
+/* How many stacks may get their own guard page, from vm.max_map_count. */
+long lpel_stack_guard_budget(void);
 size_t lpel_page_size(void);
-/* Install the guard-page SIGSEGV handler (once per process) and give the
- * calling worker thread an alternate signal stack to run it on. */
+/* Install the SIGSEGV handler (once per process) and give the calling
+ * worker thread an alternate signal stack to run it on. */
 int lpel_stack_overflow_guard_start(lpel_worker *w);
 void lpel_stack_overflow_guard_stop(lpel_worker *w);
+/* Print "lpel: stack overflow in task ..." and end the process. */
+_Noreturn void lpel_stack_overflow(lpel_worker *w, lpel_task *t);
 
 /* ---- tasks (task.c) ----------------------------------------------------- */
 
@@ -109,7 +144,8 @@ typedef enum lpel_task_state {
 typedef enum lpel_mail_kind { LPEL_MAIL_NEW, LPEL_MAIL_WAKE } lpel_mail_kind;
 
 struct lpel_task {
-    /* First cache line: what every switch, block and wake touches. */
+    /* First cache line (tasks are cache-line aligned): what every switch,
+     * block and wake touches. */
     void *queue_link;        /* owned by the scheduling policy */
     lpel_ctx ctx;
     lpel_worker *worker;
@@ -121,9 +157,10 @@ struct lpel_task {
     lpel_block_cause block_cause;
     lpel_stream *blocked_on;           /* for one-stream blocks */
     void *hook_data;
+    lpel_stack stack;        /* fence is checked on every switch; slab is
+                                NULL until the task first runs */
 
     /* Colder: creation, polls, the end of the task's life. */
-    lpel_stack stack;        /* map is NULL until the stack is taken */
     size_t stack_request;
     lpel_runtime *rt;
     uint64_t id;
@@ -132,6 +169,7 @@ struct lpel_task {
     void *arg;
     lpel_stream *const *poll_set;      /* for blocked-by-any */
     size_t poll_count;
+    lpel_event *blocked_event;         /* set while waiting for an event */
     struct lpel_task *mail_next;       /* mailbox link */
     lpel_mail_kind mail_kind;
     struct lpel_task *live_prev, *live_next; /* the worker's live tasks */
@@ -142,6 +180,35 @@ struct lpel_task {
     void *tsan_fiber;
 #endif
 };
+
+#if !LPEL_CONTEXT_UCONTEXT
+_Static_assert(offsetof(struct lpel_task, stack.fence) + sizeof(void *) <= LPEL_CACHE_LINE,
+               "the fields a switch touches fit in the task's first cache line");
+#endif
+
+/* True if a fence line is no longer zero. Not instrumented: after an
+ * overflow, AddressSanitizer may see the line as some frame's redzone, and
+ * reporting the overflow is our job. */
+__attribute__((no_sanitize_address)) static inline bool
+lpel_stack_fence_damaged(const void *fence)
+{
+    const uint64_t *line = fence;
+    uint64_t any = 0;
+    for (size_t i = 0; i < LPEL_STACK_FENCE_BYTES / sizeof *line; i++)
+        any |= line[i];
+    return any != 0;
+}
+
+/* The overflow check made whenever task t gives up its worker w (see the
+ * stacks section above): the stack pointer is above the fence below the
+ * stack, and the fence is intact. */
+static inline void lpel_stack_check(lpel_worker *w, lpel_task *t)
+{
+    const char *fence = t->stack.fence;
+    const char *sp = __builtin_frame_address(0);
+    if (lpel_unlikely(sp < fence + LPEL_STACK_FENCE_BYTES || lpel_stack_fence_damaged(fence)))
+        lpel_stack_overflow(w, t);
+}
 
 /* Adopt a task that was placed on the calling worker (mailbox or direct). */
 void lpel_task_adopt(lpel_worker *w, lpel_task *t);
@@ -184,7 +251,7 @@ struct lpel_worker {
     void *hook_ctx;
     lpel_task *live_tasks;            /* tasks owned by this worker */
     size_t live_count;
-    lpel_stack_cache stack_cache;
+    lpel_stack_pool stacks;
     void *altstack;
     size_t altstack_size;
 #if LPEL_ASAN
@@ -237,6 +304,7 @@ struct lpel_runtime {
     atomic_uint round_robin_next;
     _Alignas(LPEL_CACHE_LINE) atomic_long live_tasks;
     atomic_int terminate;
+    atomic_long stack_guards_left; /* guard pages stacks may still get */
 
     /* Idle transitions: a worker going to sleep counts itself here, under
      * the lock; the last one to do so while tasks are alive and every
@@ -244,6 +312,9 @@ struct lpel_runtime {
     pthread_mutex_t idle_lock;
     unsigned idle_workers;
     bool deadlocked;
+    /* Tasks blocked in lpel_event_wait: while there are any, every task
+     * blocked is not a deadlock LPEL can see (event.c). */
+    atomic_long event_waits;
 
     char error[256];
 };
@@ -252,6 +323,10 @@ void lpel_runtime_set_error(lpel_runtime *rt, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Print the waiting relation of every live task (all workers are idle). */
 void lpel_deadlock_report(lpel_runtime *rt, FILE *out);
+/* True if every worker is idle and every mailbox empty (idle_lock held). */
+bool lpel_runtime_all_idle(lpel_runtime *rt);
+/* What a task blocked in lpel_event_wait waits for (event.c). */
+const char *lpel_event_what(const lpel_event *e);
 /* Stop the run: every worker leaves its loop. */
 void lpel_runtime_terminate(lpel_runtime *rt);
 

@@ -17,6 +17,7 @@ lpel_config lpel_config_default(void)
     c.default_stack_size = LPEL_DEFAULT_STACK_SIZE;
     c.default_stream_capacity = LPEL_DEFAULT_STREAM_CAPACITY;
     c.idle_spin = 200;
+    c.stack_guard_pages = true;
     return c;
 }
 
@@ -121,10 +122,7 @@ static int init_workers(lpel_runtime *rt)
         w->rt = rt;
         w->id = i;
         w->hooks = rt->hooks;
-        w->stack_cache.capacity = 256;
-        w->stack_cache.slots = calloc(w->stack_cache.capacity, sizeof(lpel_stack));
-        if (!w->stack_cache.slots)
-            return LPEL_ENOMEM;
+        lpel_stack_pool_init(&w->stacks, rt);
         atomic_init(&w->sleeping, 0);
         pthread_mutex_init(&w->sleep_lock, NULL);
         pthread_cond_init(&w->sleep_cond, NULL);
@@ -162,6 +160,8 @@ int lpel_runtime_create(lpel_runtime **out, const lpel_config *config,
     if (config->hooks)
         rt->hooks = *config->hooks;
     pthread_mutex_init(&rt->idle_lock, NULL);
+    atomic_init(&rt->stack_guards_left,
+                rt->config.stack_guard_pages ? lpel_stack_guard_budget() : 0);
 
     if (hwloc_topology_init(&rt->topology) != 0 || hwloc_topology_load(rt->topology) != 0) {
         report_error(errbuf, errlen, "hwloc could not read the machine topology");
@@ -233,16 +233,13 @@ static void free_worker(lpel_worker *w)
         lpel_task_discard(w, w->live_tasks);
     for (lpel_task *t = lpel_mailbox_take_all(&w->mailbox); t;) {
         lpel_task *next = t->mail_next;
-        if (t->mail_kind == LPEL_MAIL_NEW) {
-            if (t->stack.map)
-                lpel_stack_free(&t->stack, NULL, 0);
+        if (t->mail_kind == LPEL_MAIL_NEW) { /* never ran: no stack */
             free(t->name);
             free(t);
         }
         t = next;
     }
-    lpel_stack_cache_clear(&w->stack_cache);
-    free(w->stack_cache.slots);
+    lpel_stack_pool_destroy(&w->stacks);
     if (w->policy_queue)
         w->rt->config.scheduling->destroy(w->policy_queue);
     pthread_mutex_destroy(&w->sleep_lock);

@@ -39,26 +39,26 @@ lpel_task *lpel_task_self(void) { return lpel_current_task(); }
 
 static void task_entry(void *arg);
 
-/* Map the task's stack, from w's cache if w is given. */
+/* Give the task a stack from w's pool (w is the worker that runs it and
+ * will also give the stack back). */
 static int task_take_stack(lpel_worker *w, lpel_task *t)
 {
-    lpel_runtime *rt = t->rt;
-    int rc = lpel_stack_alloc(&t->stack, t->stack_request, w ? &w->stack_cache : NULL,
-                              rt->config.default_stack_size);
+    int rc = lpel_stack_take(&w->stacks, &t->stack, t->stack_request);
     if (rc != LPEL_OK) {
-        lpel_runtime_set_error(rt, "cannot map a %zu-byte stack for task '%s': %s "
-                                   "(too many tasks alive for vm.max_map_count?)",
+        lpel_runtime_set_error(w->rt, "cannot map a %zu-byte stack for task '%s': %s",
                                t->stack_request, t->name, strerror(errno));
         return rc;
     }
-    /* Stacks are page-aligned, so every task's saved frame would sit at
-     * the same offset in its page and compete for the same cache sets;
-     * stagger the top by a cache "colour" derived from the task id. */
-    size_t colours = t->stack.size / 8 / LPEL_CACHE_LINE;
+    /* Slots are page-aligned, so every task's saved frame would sit at the
+     * same offset in its page and compete for the same cache sets; stagger
+     * the top by a cache "colour" derived from the task id. The fence at
+     * the top belongs to the stack above. */
+    size_t usable = t->stack.size - LPEL_STACK_FENCE_BYTES;
+    size_t colours = usable / 8 / LPEL_CACHE_LINE;
     if (colours > 256)
         colours = 256;
     size_t colour = colours ? (size_t)(t->id * 97) % colours : 0;
-    lpel_ctx_init(&t->ctx, t->stack.lo, t->stack.size - colour * LPEL_CACHE_LINE, task_entry, t);
+    lpel_ctx_init(&t->ctx, t->stack.lo, usable - colour * LPEL_CACHE_LINE, task_entry, t);
 #if LPEL_TSAN
     /* ThreadSanitizer counts fibers like threads (and limits them), so a
      * task gets its fiber together with its stack, when it first runs. */
@@ -74,7 +74,7 @@ static void prepare_dispatch(lpel_worker *w, lpel_task *t)
      * worker that will also free it: tasks waiting to start cost only
      * their descriptor, so millions of them can be queued. Nobody is left
      * to return an error to here, so running out of mappings is fatal. */
-    if (lpel_unlikely(!t->stack.map) && task_take_stack(w, t) != LPEL_OK)
+    if (lpel_unlikely(!t->stack.slab) && task_take_stack(w, t) != LPEL_OK)
         lpel_fatal("%s", w->rt->error);
     w->current = t;
     t->state = LPEL_TASK_RUNNING;
@@ -139,6 +139,7 @@ static void switch_task_to_task(lpel_worker *w, lpel_task *t, lpel_task *next)
  * in (new tasks, wake-ups from other workers). */
 static void task_switch_away(lpel_worker *w, lpel_task *t)
 {
+    lpel_stack_check(w, t);
     if (lpel_likely(lpel_mailbox_is_empty(&w->mailbox))) {
         lpel_task *next = lpel_worker_ready_pop(w);
         if (next == t) {
@@ -196,9 +197,18 @@ int64_t lpel_task_create(lpel_runtime *rt, const lpel_task_attr *attr,
     if (!attr)
         attr = &defaults;
 
-    lpel_task *t = calloc(1, sizeof *t);
+    size_t stack_request = attr->stack_size ? attr->stack_size : rt->config.default_stack_size;
+    if (stack_request > LPEL_STACK_MAX_SIZE) {
+        lpel_runtime_set_error(rt, "lpel_task_create: stack_size %zu is above the largest "
+                                   "stack, %zu bytes", stack_request, LPEL_STACK_MAX_SIZE);
+        return LPEL_EINVAL;
+    }
+    /* Cache-line aligned, so the fields a switch touches share one line. */
+    size_t bytes = (sizeof(lpel_task) + LPEL_CACHE_LINE - 1) & ~(size_t)(LPEL_CACHE_LINE - 1);
+    lpel_task *t = aligned_alloc(LPEL_CACHE_LINE, bytes);
     if (!t)
         return LPEL_ENOMEM;
+    memset(t, 0, sizeof *t);
     t->rt = rt;
     t->fn = fn;
     t->arg = arg;
@@ -215,7 +225,7 @@ int64_t lpel_task_create(lpel_runtime *rt, const lpel_task_attr *attr,
         return LPEL_ENOMEM;
     }
 
-    t->stack_request = attr->stack_size ? attr->stack_size : rt->config.default_stack_size;
+    t->stack_request = stack_request;
     lpel_task_info info = {.id = t->id, .name = t->name, .hint = attr->worker,
                            .creator_worker = self ? (int)self->id : -1};
     lpel_worker *target = &rt->workers[place_task(rt, &info)];
@@ -261,8 +271,8 @@ static void task_free(lpel_worker *w, lpel_task *t)
     if (t->tsan_fiber)
         __tsan_destroy_fiber(t->tsan_fiber);
 #endif
-    if (t->stack.map)
-        lpel_stack_free(&t->stack, &w->stack_cache, w->rt->config.default_stack_size);
+    if (t->stack.slab)
+        lpel_stack_give_back(&w->stacks, &t->stack);
     free(t->name);
     free(t);
 }
@@ -295,6 +305,7 @@ static lpel_task *current_task_or_die(const char *what)
 _Noreturn void lpel_task_exit(void)
 {
     lpel_task *t = current_task_or_die("lpel_task_exit");
+    lpel_stack_check(t->worker, t);
     t->state = LPEL_TASK_ZOMBIE;
     lpel_worker_switch_to_scheduler(t->worker, t, true);
     lpel_fatal("task '%s' resumed after exit", t->name);

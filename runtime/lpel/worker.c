@@ -89,23 +89,26 @@ static void drain_mailbox(lpel_worker *w)
 
 /* ---- idling ------------------------------------------------------------- */
 
-static bool all_mailboxes_empty(lpel_runtime *rt)
+bool lpel_runtime_all_idle(lpel_runtime *rt)
 {
+    if (rt->idle_workers != rt->num_workers)
+        return false;
     for (unsigned i = 0; i < rt->num_workers; i++)
         if (!lpel_mailbox_is_empty(&rt->workers[i].mailbox))
             return false;
     return true;
 }
 
-/* Count w idle; returns true if w is the one that finds the deadlock. */
+/* Count w idle; returns true if w is the one that finds the deadlock. A
+ * task waiting for an event may still be woken from outside (event.c). */
 static bool enter_idle(lpel_worker *w)
 {
     lpel_runtime *rt = w->rt;
     bool deadlock = false;
     pthread_mutex_lock(&rt->idle_lock);
     rt->idle_workers++;
-    if (rt->idle_workers == rt->num_workers && !atomic_load(&rt->terminate) &&
-        atomic_load(&rt->live_tasks) > 0 && all_mailboxes_empty(rt)) {
+    if (!atomic_load(&rt->terminate) && atomic_load(&rt->live_tasks) > 0 &&
+        atomic_load(&rt->event_waits) == 0 && lpel_runtime_all_idle(rt)) {
         deadlock = true;
         rt->deadlocked = true;
         lpel_deadlock_report(rt, rt->config.report ? rt->config.report : stderr);

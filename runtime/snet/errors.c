@@ -12,9 +12,10 @@
 void snet_run_fail(snet_run *run, const char *fmt, ...)
 {
     char msg[sizeof run->error];
+    int at = run->dist ? snprintf(msg, sizeof msg, "rank %d: ", run->rank) : 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(msg + at, sizeof msg - (size_t)at, fmt, ap);
     va_end(ap);
     pthread_mutex_lock(&run->error_lock);
     if (!atomic_load(&run->failed))

@@ -1,9 +1,11 @@
 /*
  * filter.c - the filter entity: one task applying a parsed filter spec to
- * each record. Each ';'-separated output builds one new record from the
- * pattern's labels (kept, renamed/copied fields, computed tags); the labels
- * outside the pattern are flow-inherited into each. One record in, n out is
- * one component execution, so the trace shows the outputs' parent.
+ * each record. The first branch whose guard holds is taken (none: the
+ * record is consumed without output); each of its ';'-separated outputs
+ * builds one new record from the pattern's labels (kept, renamed/copied
+ * fields, computed tags); the labels outside the pattern are
+ * flow-inherited into each. One record in, n out is one component
+ * execution, so the trace shows the outputs' parent.
  */
 #include "snet_internal.h"
 
@@ -56,6 +58,22 @@ fail:
     return NULL;
 }
 
+/* The first branch whose guard holds, or NULL. */
+static const snet_filter_branch *choose(filter_entity *f, const snet_record *r)
+{
+    const snet_filter_spec *spec = &f->net->filter;
+    for (size_t b = 0; b < spec->count; b++) {
+        const snet_filter_branch *br = &spec->branches[b];
+        bool ok = true;
+        if (!br->guard || snet_expr_eval(br->guard, r, &ok))
+            return br;
+        if (!ok)
+            snet_run_fail(f->run, "filter '%s': division by zero in a guard; taken as false",
+                          f->path);
+    }
+    return NULL;
+}
+
 static void filter_execute(filter_entity *f, snet_record *r)
 {
     const snet_filter_spec *spec = &f->net->filter;
@@ -70,8 +88,9 @@ static void filter_execute(filter_entity *f, snet_record *r)
     }
     snet_trace_begin(f->run);
     snet_trace_read(f->run, r->id);
-    for (size_t k = 0; k < spec->count; k++) {
-        snet_record *out = build_output(f, &spec->outputs[k], r);
+    const snet_filter_branch *br = choose(f, r);
+    for (size_t k = 0; br && k < br->count; k++) {
+        snet_record *out = build_output(f, &br->outputs[k], r);
         if (!out) {
             snet_run_fail(f->run, "filter '%s': out of memory; output dropped", f->path);
             continue;

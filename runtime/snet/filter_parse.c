@@ -1,21 +1,18 @@
 /*
- * filter_parse.c - parsing filter specifications in S-Net syntax,
+ * filter_parse.c - filter specifications in S-Net syntax,
  *     [{a, <t>} -> {b=a, <t=t+1>}; {a}]
- * into a pattern and a list of outputs, each a list of operations. Every
- * name an output uses must come from the pattern, so a filter is checked
- * completely when the network is built, not when a record arrives.
+ *     [{<t>} -> if <t == 1> then {<one>} else {<t>}]
+ *     [{<t>} if <t > 0> -> {<t=t-1>} else -> {<done>}]
+ * parsed with the S-Net grammar (runtime/snet/lang) and turned into a
+ * pattern and branches of outputs, each a list of operations. Every name
+ * an output or guard uses must come from the pattern, so a filter is
+ * checked completely when the network is built. "<t>" keeps tag t if the
+ * pattern has it and makes a new tag t = 0 if not.
  */
 #include "snet_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct filter_parser {
-    const char *p;
-    const snet_variant *pattern;
-    char *err;
-    size_t errlen;
-} filter_parser;
 
 static void output_free(snet_filter_output *o)
 {
@@ -29,220 +26,132 @@ static void output_free(snet_filter_output *o)
     o->count = 0;
 }
 
+static void branch_free(snet_filter_branch *b)
+{
+    for (size_t i = 0; i < b->count; i++)
+        output_free(&b->outputs[i]);
+    free(b->outputs);
+    snet_expr_free(b->guard);
+    *b = (snet_filter_branch){NULL, NULL, 0};
+}
+
 void snet_filter_spec_free(snet_filter_spec *f)
 {
     snet_variant_free(&f->pattern);
     for (size_t i = 0; i < f->count; i++)
-        output_free(&f->outputs[i]);
-    free(f->outputs);
-    f->outputs = NULL;
+        branch_free(&f->branches[i]);
+    free(f->branches);
+    f->branches = NULL;
     f->count = 0;
 }
 
-static bool op_duplicate(const snet_filter_output *o, snet_label_kind kind, const char *name)
+static int make_op(const snet_ast_item *it, const snet_variant *pattern, snet_filter_op *op,
+                   char *err, size_t errlen)
 {
-    for (size_t i = 0; i < o->count; i++)
-        if (o->ops[i].label_kind == kind && !strcmp(o->ops[i].name, name))
-            return true;
-    return false;
-}
-
-static int op_add(filter_parser *fp, snet_filter_output *o, snet_filter_op *op)
-{
-    if (op_duplicate(o, op->label_kind, op->name)) {
-        snet_set_error(fp->err, fp->errlen, "filter: label '%s' set twice in one output",
-                       op->name);
-        return -1;
-    }
-    snet_filter_op *grown = realloc(o->ops, (o->count + 1) * sizeof *grown);
-    if (!grown) {
-        snet_set_error(fp->err, fp->errlen, "out of memory");
-        return -1;
-    }
-    o->ops = grown;
-    o->ops[o->count++] = *op;
-    return 0;
-}
-
-/* <t>, <t=expr>, <#t>, <#t=expr> */
-static int parse_tag_op(filter_parser *fp, snet_filter_op *op)
-{
-    const char *s = fp->p + 1;
-    op->kind = SNET_FOP_TAG;
-    op->label_kind = SNET_TAG;
-    if (*s == '#') {
-        op->label_kind = SNET_BTAG;
-        s++;
-    }
-    s = snet_skip_space(s);
-    size_t n = snet_name_length(s);
-    if (n == 0) {
-        snet_set_error(fp->err, fp->errlen, "filter: expected a tag name at '%.20s'", s);
-        return -1;
-    }
-    op->name = strndup(s, n);
-    s = snet_skip_space(s + n);
-    if (*s == '=') {
-        s++;
-        op->expr = snet_expr_parse(&s, fp->pattern, fp->err, fp->errlen);
-        if (!op->expr)
-            return -1;
-        s = snet_skip_space(s);
-    } else {
-        /* <t> alone keeps the tag: the expression is the tag itself. */
-        const char *self = op->name;
-        op->expr = snet_expr_parse(&self, fp->pattern, fp->err, fp->errlen);
-        if (!op->expr)
-            return -1;
-    }
-    if (*s != '>') {
-        snet_set_error(fp->err, fp->errlen, "filter: expected '>' at '%.20s'", s);
-        return -1;
-    }
-    fp->p = s + 1;
-    return 0;
-}
-
-/* a (keep) or b=a (copy a as b) */
-static int parse_field_op(filter_parser *fp, snet_filter_op *op)
-{
-    const char *s = fp->p;
-    size_t n = snet_name_length(s);
-    if (n == 0) {
-        snet_set_error(fp->err, fp->errlen, "filter: expected a label at '%.20s'", s);
-        return -1;
-    }
-    op->kind = SNET_FOP_FIELD;
-    op->label_kind = SNET_FIELD;
-    op->name = strndup(s, n);
-    s = snet_skip_space(s + n);
-    const char *src = s, *src_end = s;
-    if (*s == '=') {
-        src = snet_skip_space(s + 1);
-        size_t m = snet_name_length(src);
-        if (m == 0) {
-            snet_set_error(fp->err, fp->errlen, "filter: expected a field name at '%.20s'", src);
+    *op = (snet_filter_op){0};
+    op->label_kind = (snet_label_kind)it->kind;
+    op->name = strdup(it->name);
+    if (!op->name)
+        goto oom;
+    if (it->kind == SNET_AST_FIELD) {
+        op->kind = SNET_FOP_FIELD;
+        if (!snet_variant_has(pattern, SNET_FIELD, it->source)) {
+            snet_set_error(err, errlen, "filter: field '%s' is not in the pattern", it->source);
             return -1;
         }
-        op->source = strndup(src, m);
-        src_end = src + m;
-    } else {
-        op->source = strdup(op->name);
-        src_end = s;
-    }
-    if (!op->name || !op->source) {
-        snet_set_error(fp->err, fp->errlen, "out of memory");
-        return -1;
-    }
-    if (!snet_variant_has(fp->pattern, SNET_FIELD, op->source)) {
-        snet_set_error(fp->err, fp->errlen, "filter: field '%s' is not in the pattern",
-                       op->source);
-        return -1;
-    }
-    fp->p = src_end;
-    return 0;
-}
-
-static int parse_output(filter_parser *fp, snet_filter_output *o)
-{
-    const char *s = snet_skip_space(fp->p);
-    *o = (snet_filter_output){NULL, 0};
-    if (*s != '{') {
-        snet_set_error(fp->err, fp->errlen, "filter: expected '{' at '%.20s'", s);
-        return -1;
-    }
-    fp->p = snet_skip_space(s + 1);
-    if (*fp->p == '}') {
-        fp->p++;
+        if (!(op->source = strdup(it->source)))
+            goto oom;
         return 0;
     }
-    for (;;) {
-        snet_filter_op op = {0};
-        int rc = *fp->p == '<' ? parse_tag_op(fp, &op) : parse_field_op(fp, &op);
-        if (rc != 0 || op_add(fp, o, &op) != 0) {
-            free(op.name);
-            free(op.source);
-            snet_expr_free(op.expr);
-            output_free(o);
-            return -1;
-        }
-        s = snet_skip_space(fp->p);
-        if (*s == '}') {
-            fp->p = s + 1;
-            return 0;
-        }
-        if (*s != ',') {
-            snet_set_error(fp->err, fp->errlen, "filter: expected ',' or '}' at '%.20s'", s);
-            output_free(o);
-            return -1;
-        }
-        fp->p = snet_skip_space(s + 1);
+    op->kind = SNET_FOP_TAG;
+    if (it->expr) {
+        op->expr = snet_expr_from_ast(it->expr, pattern, err, errlen);
+        return op->expr ? 0 : -1;
     }
+    /* <t> keeps the tag (or binding tag) t of the pattern, or makes t = 0 */
+    snet_ast_expr self = {.op = SNET_X_TAG, .name = it->name};
+    bool known = snet_variant_has(pattern, SNET_TAG, it->name) ||
+                 snet_variant_has(pattern, SNET_BTAG, it->name);
+    op->expr = known ? snet_expr_from_ast(&self, pattern, err, errlen) : snet_expr_const(0);
+    if (op->expr)
+        return 0;
+oom:
+    snet_set_error(err, errlen, "out of memory");
+    return -1;
 }
 
-static int parse_outputs(filter_parser *fp, snet_filter_spec *f)
+static int make_output(const snet_ast_output *o, const snet_variant *pattern,
+                       snet_filter_output *out, char *err, size_t errlen)
 {
-    fp->p = snet_skip_space(fp->p);
-    if (*fp->p == ']')
-        return 0; /* [{a} -> ]: no output, the record is dropped */
-    for (;;) {
-        snet_filter_output o;
-        if (parse_output(fp, &o) != 0)
-            return -1;
-        snet_filter_output *grown = realloc(f->outputs, (f->count + 1) * sizeof *grown);
-        if (!grown) {
-            output_free(&o);
-            snet_set_error(fp->err, fp->errlen, "out of memory");
+    *out = (snet_filter_output){calloc(o->count ? o->count : 1, sizeof *out->ops), 0};
+    if (!out->ops) {
+        snet_set_error(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < o->count; i++) {
+        for (size_t j = 0; j < i; j++)
+            if (o->items[j].kind == o->items[i].kind && !strcmp(o->items[j].name, o->items[i].name)) {
+                snet_set_error(err, errlen, "filter: label '%s' set twice in one output",
+                               o->items[i].name);
+                output_free(out);
+                return -1;
+            }
+        int rc = make_op(&o->items[i], pattern, &out->ops[i], err, errlen);
+        out->count = i + 1; /* so that output_free frees this op too */
+        if (rc != 0) {
+            output_free(out);
             return -1;
         }
-        f->outputs = grown;
-        f->outputs[f->count++] = o;
-        fp->p = snet_skip_space(fp->p);
-        if (*fp->p != ';')
-            return 0;
-        fp->p++;
     }
+    return 0;
+}
+
+static int make_branch(const snet_ast_branch *b, const snet_variant *pattern,
+                       snet_filter_branch *out, char *err, size_t errlen)
+{
+    *out = (snet_filter_branch){NULL, calloc(b->count ? b->count : 1, sizeof *out->outputs), 0};
+    if (!out->outputs) {
+        snet_set_error(err, errlen, "out of memory");
+        return -1;
+    }
+    if (b->guard && !(out->guard = snet_expr_from_ast(b->guard, pattern, err, errlen))) {
+        branch_free(out);
+        return -1;
+    }
+    for (size_t i = 0; i < b->count; i++) {
+        if (make_output(&b->outputs[i], pattern, &out->outputs[i], err, errlen) != 0) {
+            branch_free(out);
+            return -1;
+        }
+        out->count = i + 1;
+    }
+    return 0;
 }
 
 int snet_filter_spec_parse(const char *text, snet_filter_spec *f, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
-    const char *s = snet_skip_space(text ? text : "");
-    if (*s != '[') {
-        snet_set_error(err, errlen, "filter: expected '[' at '%.20s'", s);
+    snet_fragment frag;
+    if (snet_parse_fragment(SNET_FRAG_FILTER, text, "filter", &frag, err, errlen) != 0)
         return -1;
+    const snet_ast_filter *a = &frag.filter;
+    int rc = -1;
+    f->identity = a->identity;
+    if (a->identity) {
+        rc = 0;
+    } else if (snet_variant_from_ast(&a->pattern, &f->pattern, err, errlen) == 0) {
+        f->branches = calloc(a->count ? a->count : 1, sizeof *f->branches);
+        rc = f->branches ? 0 : -1;
+        if (!f->branches)
+            snet_set_error(err, errlen, "out of memory");
+        for (size_t i = 0; i < a->count && rc == 0; i++) {
+            rc = make_branch(&a->branches[i], &f->pattern, &f->branches[i], err, errlen);
+            if (rc == 0)
+                f->count = i + 1;
+        }
     }
-    s = snet_skip_space(s + 1);
-    if (*s == ']') {
-        f->identity = true;
-        s++;
-    } else {
-        if (snet_variant_parse(&s, &f->pattern, err, errlen) != 0)
-            return -1;
-        s = snet_skip_space(s);
-        if (strncmp(s, "->", 2) != 0) {
-            snet_set_error(err, errlen, "filter: expected '->' at '%.20s'", s);
-            snet_filter_spec_free(f);
-            return -1;
-        }
-        filter_parser fp = {s + 2, &f->pattern, err, errlen};
-        if (parse_outputs(&fp, f) != 0) {
-            snet_filter_spec_free(f);
-            return -1;
-        }
-        s = snet_skip_space(fp.p);
-        if (*s != ']') {
-            snet_set_error(err, errlen, "filter: expected ']' at '%.20s'", s);
-            snet_filter_spec_free(f);
-            return -1;
-        }
-        s++;
-    }
-    s = snet_skip_space(s);
-    if (*s) {
-        snet_set_error(err, errlen, "filter: unexpected text after ']': '%.20s'", s);
+    snet_fragment_free(&frag);
+    if (rc != 0)
         snet_filter_spec_free(f);
-        return -1;
-    }
-    return 0;
+    return rc;
 }

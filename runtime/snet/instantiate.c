@@ -103,7 +103,11 @@ lpel_stream *snet_instantiate(const snet_net *n, lpel_stream *in, const snet_pla
     case SNET_NODE_STAR: return snet_star_instantiate(n, in, at);
     case SNET_NODE_SPLIT: return snet_split_instantiate(n, in, at);
     case SNET_NODE_SYNC: return snet_sync_instantiate(n, in, at);
+    case SNET_NODE_FEEDBACK: return snet_feedback_instantiate(n, in, at);
     case SNET_NODE_AT: {
+        if (n->at_rank) /* node level: another rank, or here as it is */
+            return at->run->dist ? snet_dist_at_rank(n, in, at)
+                                 : snet_instantiate(n->children[0], in, at);
         snet_place placed = {at->run, at->prefix, n->worker};
         return snet_instantiate(n->children[0], in, &placed);
     }

@@ -36,6 +36,19 @@ static char *intern_locked(snet_net *net, const char *name)
     return copy;
 }
 
+const char *snet_run_intern_name(snet_run *run, const char *name, size_t len)
+{
+    char *copy = strndup(name, len);
+    if (!copy)
+        return NULL;
+    snet_net *net = (snet_net *)run->net;
+    pthread_mutex_lock(&net->intern_lock);
+    const char *interned = intern_locked(net, copy);
+    pthread_mutex_unlock(&net->intern_lock);
+    free(copy);
+    return interned;
+}
+
 int snet_run_intern_record(snet_run *run, snet_record *r)
 {
     /* The net is shared read-only by the run, except for this table. */
@@ -64,23 +77,25 @@ typedef void (*name_fn)(char **slot, void *ctx);
 
 static void visit_type(snet_type *t, name_fn fn, void *ctx)
 {
-    for (size_t v = 0; v < t->count; v++)
-        for (size_t i = 0; i < t->variants[v].count; i++)
-            fn(&t->variants[v].labels[i].name, ctx);
+    snet_type_visit_names(t, fn, ctx);
 }
 
 static void visit_filter(snet_filter_spec *f, name_fn fn, void *ctx)
 {
     snet_type pattern = {&f->pattern, 1};
     visit_type(&pattern, fn, ctx);
-    for (size_t o = 0; o < f->count; o++) {
-        for (size_t i = 0; i < f->outputs[o].count; i++) {
-            snet_filter_op *op = &f->outputs[o].ops[i];
-            fn(&op->name, ctx);
-            if (op->source)
-                fn(&op->source, ctx);
-            if (op->expr)
-                snet_expr_visit_names(op->expr, fn, ctx);
+    for (size_t b = 0; b < f->count; b++) {
+        snet_filter_branch *br = &f->branches[b];
+        snet_expr_visit_names(br->guard, fn, ctx);
+        for (size_t o = 0; o < br->count; o++) {
+            for (size_t i = 0; i < br->outputs[o].count; i++) {
+                snet_filter_op *op = &br->outputs[o].ops[i];
+                fn(&op->name, ctx);
+                if (op->source)
+                    fn(&op->source, ctx);
+                if (op->expr)
+                    snet_expr_visit_names(op->expr, fn, ctx);
+            }
         }
     }
 }

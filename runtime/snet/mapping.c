@@ -577,6 +577,9 @@ static bool rest_meets(const pattern_ref *r, size_t pi, const snet_net *n)
     case SNET_NODE_SPLIT:
         return seq_meets(r, pi, &(name_comp){"I", 0}, NULL) ||
                seq_meets(r, pi, &(name_comp){NULL, 'I'}, n->children[0]);
+    case SNET_NODE_FEEDBACK: /* entry and exit "F", the operand "F0:" */
+        return seq_meets(r, pi, &(name_comp){"F", 0}, NULL) ||
+               seq_meets(r, pi, &(name_comp){"F0", 0}, n->children[0]);
     }
     return false;
 }
@@ -616,6 +619,7 @@ static void box_examples(const snet_net *n, char *prefix, size_t plen, char *buf
         case SNET_NODE_SERIAL: snprintf(part, sizeof part, "S%zu:", i + 1); break;
         case SNET_NODE_PARALLEL: snprintf(part, sizeof part, "P%zu:", i); break;
         case SNET_NODE_STAR: snprintf(part, sizeof part, "R<i>:"); break;
+        case SNET_NODE_FEEDBACK: snprintf(part, sizeof part, "F0:"); break;
         default: snprintf(part, sizeof part, "I<v>:"); break;
         }
         snprintf(prefix + used, plen - used, "%s", part);

@@ -1,7 +1,10 @@
 /*
  * net.c - the network builder: the calls a compiled S-Net network makes to
  * describe itself as a tree of entities (box, filter, serial, parallel,
- * star, split, sync, placement). The tree is data; run.c instantiates it.
+ * star, split, sync, feedback, placement). The tree is data; run.c
+ * instantiates it. The strings (signatures, filters, patterns, tags) are
+ * read with the S-Net grammar of runtime/snet/lang, the same that reads
+ * .snet programs.
  *
  * Builders never return NULL, so that calls can nest: an error (bad syntax,
  * a NULL argument) is stored in the node and travels up to the root, where
@@ -96,35 +99,26 @@ snet_net *snet_box(const char *name, const char *signature, snet_box_fn fn, void
     snet_net *n = node_new(SNET_NODE_BOX);
     if (n == &out_of_memory_net)
         return n;
-    char err[256];
+    char err[512];
     n->name = strdup(name ? name : "box");
     n->fn = fn;
     n->user = user;
-    const char *s = signature ? signature : "";
     if (!fn) {
         node_error(n, "box '%s' has no function", n->name);
         return n;
     }
-    if (snet_type_parse(&s, '|', &n->box_in, err, sizeof err) != 0) {
+    snet_fragment sig;
+    if (snet_parse_fragment(SNET_FRAG_BOXSIG, signature, "box signature", &sig, err,
+                            sizeof err) != 0) {
+        node_error(n, "%s", err);
+        return n;
+    }
+    if (snet_type_from_ast(&sig.in, false, &n->box_in, err, sizeof err) != 0 ||
+        snet_type_from_ast(&sig.out, false, &n->box_out, err, sizeof err) != 0)
         node_error(n, "box signature: %s", err);
-        return n;
-    }
-    s = snet_skip_space(s);
-    if (strncmp(s, "->", 2) != 0) {
-        node_error(n, "box signature: expected '->' in '%s'", signature);
-        return n;
-    }
-    s += 2;
-    if (snet_type_parse(&s, '|', &n->box_out, err, sizeof err) != 0) {
-        node_error(n, "box signature: %s", err);
-        return n;
-    }
-    if (*snet_skip_space(s)) {
-        node_error(n, "box signature: unexpected text at the end of '%s'", signature);
-        return n;
-    }
-    if (snet_type_append(&n->in_type, &n->box_in) != SNET_OK)
+    else if (snet_type_append(&n->in_type, &n->box_in) != SNET_OK)
         node_error(n, "out of memory%s", "");
+    snet_fragment_free(&sig);
     return n;
 }
 
@@ -133,7 +127,7 @@ snet_net *snet_filter(const char *spec)
     snet_net *n = node_new(SNET_NODE_FILTER);
     if (n == &out_of_memory_net)
         return n;
-    char err[256];
+    char err[512];
     if (snet_filter_spec_parse(spec, &n->filter, err, sizeof err) != 0) {
         node_error(n, "%s", err);
         return n;
@@ -142,35 +136,43 @@ snet_net *snet_filter(const char *spec)
     if (!n->filter.identity && snet_type_append(&n->in_type, &pattern) != SNET_OK)
         node_error(n, "out of memory%s", "");
     if (n->filter.identity) {
-        snet_variant empty = {NULL, 0};
+        snet_variant empty = {NULL, 0, NULL};
         snet_type any = {&empty, 1};
-        snet_type_append(&n->in_type, &any);
+        if (snet_type_append(&n->in_type, &any) != SNET_OK)
+            node_error(n, "out of memory%s", "");
     }
     return n;
 }
 
-snet_net *snet_sync(const char *patterns)
+/* Patterns (possibly guarded) of a synchro-cell, star or feedback loop. */
+static int patterns(snet_net *n, const char *text, const char *what, snet_type *out)
+{
+    char err[512];
+    snet_fragment f;
+    if (snet_parse_fragment(SNET_FRAG_PATTERNS, text, what, &f, err, sizeof err) != 0) {
+        node_error(n, "%s", err);
+        return -1;
+    }
+    int rc = snet_type_from_ast(&f.patterns, true, out, err, sizeof err);
+    snet_fragment_free(&f);
+    if (rc != 0) {
+        size_t len = strlen(what) + strlen(err) + 3;
+        char *msg = malloc(len);
+        if (msg)
+            snprintf(msg, len, "%s: %s", what, err);
+        node_error(n, "%s", msg ? msg : err);
+        free(msg);
+    }
+    return rc;
+}
+
+snet_net *snet_sync(const char *text)
 {
     snet_net *n = node_new(SNET_NODE_SYNC);
     if (n == &out_of_memory_net)
         return n;
-    char err[256];
-    const char *s = snet_skip_space(patterns ? patterns : "");
-    bool bracketed = strncmp(s, "[|", 2) == 0;
-    if (bracketed)
-        s += 2;
-    if (snet_type_parse(&s, ',', &n->patterns, err, sizeof err) != 0) {
-        node_error(n, "synchro-cell: %s", err);
-        return n;
-    }
-    s = snet_skip_space(s);
-    if (bracketed && strncmp(s, "|]", 2) == 0)
-        s += 2;
-    if (*snet_skip_space(s)) {
-        node_error(n, "synchro-cell: unexpected text at '%s'", s);
-        return n;
-    }
-    if (snet_type_append(&n->in_type, &n->patterns) != SNET_OK)
+    if (patterns(n, text, "synchro-cell", &n->patterns) == 0 &&
+        snet_type_append(&n->in_type, &n->patterns) != SNET_OK)
         node_error(n, "out of memory%s", "");
     return n;
 }
@@ -254,15 +256,8 @@ static snet_net *star(snet_net *a, const char *exit_pattern, bool det)
     if (n == &out_of_memory_net || n->error)
         return n;
     n->det = det;
-    char err[256];
-    const char *s = exit_pattern ? exit_pattern : "";
-    if (snet_type_parse(&s, '|', &n->exit, err, sizeof err) != 0) {
-        node_error(n, "star exit pattern: %s", err);
-        return n;
-    }
-    if (*snet_skip_space(s))
-        node_error(n, "star exit pattern: unexpected text at '%s'", s);
-    else if (snet_type_append(&n->in_type, &n->exit) != SNET_OK)
+    if (patterns(n, exit_pattern, "star exit pattern", &n->exit) == 0 &&
+        snet_type_append(&n->in_type, &n->exit) != SNET_OK)
         node_error(n, "out of memory%s", "");
     return n;
 }
@@ -280,19 +275,14 @@ static snet_net *split(snet_net *a, const char *tag, bool det, bool placed)
         return n;
     n->det = det;
     n->placed = placed;
-    const char *s = snet_skip_space(tag ? tag : "");
-    bool bracket = *s == '<';
-    if (bracket)
-        s = snet_skip_space(s + 1);
-    size_t len = snet_name_length(s);
-    const char *after = snet_skip_space(s + len);
-    if (bracket && *after == '>')
-        after = snet_skip_space(after + 1);
-    if (len == 0 || *after) {
-        node_error(n, "split: expected a tag like \"<t>\", got '%s'", tag ? tag : "(null)");
+    char err[512];
+    snet_fragment f;
+    if (snet_parse_fragment(SNET_FRAG_TAG, tag, "split tag", &f, err, sizeof err) != 0) {
+        node_error(n, "%s", err);
         return n;
     }
-    n->tag = strndup(s, len);
+    n->tag = strdup(f.tag);
+    snet_fragment_free(&f);
     if (!n->tag)
         node_error(n, "out of memory%s", "");
     return n;
@@ -301,6 +291,20 @@ static snet_net *split(snet_net *a, const char *tag, bool det, bool placed)
 snet_net *snet_split(snet_net *a, const char *tag) { return split(a, tag, false, false); }
 snet_net *snet_split_det(snet_net *a, const char *tag) { return split(a, tag, true, false); }
 snet_net *snet_split_at(snet_net *a, const char *tag) { return split(a, tag, false, true); }
+snet_net *snet_split_det_at(snet_net *a, const char *tag) { return split(a, tag, true, true); }
+
+static snet_net *feedback(snet_net *a, const char *back, bool det)
+{
+    snet_net *n = unary(SNET_NODE_FEEDBACK, a);
+    if (n == &out_of_memory_net || n->error)
+        return n;
+    n->det = det;
+    patterns(n, back, "feedback pattern", &n->exit);
+    return n;
+}
+
+snet_net *snet_feedback(snet_net *a, const char *back) { return feedback(a, back, false); }
+snet_net *snet_feedback_det(snet_net *a, const char *back) { return feedback(a, back, true); }
 
 snet_net *snet_at(snet_net *a, int worker)
 {
@@ -310,6 +314,18 @@ snet_net *snet_at(snet_net *a, int worker)
     if (worker < 0)
         node_error(n, "placement @N needs N >= 0%s", "");
     n->worker = worker;
+    return n;
+}
+
+snet_net *snet_at_rank(snet_net *a, int rank)
+{
+    snet_net *n = unary(SNET_NODE_AT, a);
+    if (n == &out_of_memory_net || n->error)
+        return n;
+    if (rank < 0)
+        node_error(n, "rank placement @N needs N >= 0%s", "");
+    n->worker = rank;
+    n->at_rank = true;
     return n;
 }
 

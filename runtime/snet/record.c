@@ -158,6 +158,35 @@ int snet_record_append(snet_record *r, const snet_entry *e)
     return SNET_OK;
 }
 
+int snet_record_append_owned(snet_record *r, const snet_entry *entries, size_t n)
+{
+    if (n == 0)
+        return SNET_OK;
+    if (r->name_blob)
+        return SNET_EINVAL;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += strlen(entries[i].name) + 1;
+    while (r->cap < r->count + n)
+        if (grow(r) != SNET_OK)
+            return SNET_ENOMEM;
+    char *blob = malloc(total);
+    if (!blob)
+        return SNET_ENOMEM;
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(entries[i].name) + 1;
+        memcpy(blob + used, entries[i].name, len);
+        snet_entry *slot = new_entry(r); /* cannot fail: capacity is there */
+        *slot = entries[i];
+        slot->name = blob + used;
+        used += len;
+    }
+    r->name_blob = blob;
+    r->blob_len = total;
+    return SNET_OK;
+}
+
 /* A parsed record owns its label names in one blob; a copy gets its own. */
 static bool copy_blob(snet_record *c, const snet_record *r)
 {

@@ -32,6 +32,7 @@ snet_config snet_config_default(void)
     snet_config c;
     c.lpel = lpel_config_default();
     c.errors = NULL;
+    c.distrib = NULL;
     c.mapping = NULL;
     return c;
 }
@@ -77,6 +78,28 @@ static int run_alloc(snet_run **out, const snet_net *net, const snet_config *cfg
     return SNET_OK;
 }
 
+/* The network between the input and the output task (on rank 0 of a
+ * distributed run; the other ranks start with only their spawner). */
+static int instantiate_root(snet_run *run, char *errbuf, size_t errlen)
+{
+    if (run->rank != 0)
+        return SNET_OK;
+    lpel_stream *in = snet_new_stream(run);
+    snet_place root = {run, "", LPEL_ANY_WORKER};
+    lpel_stream *result = in ? snet_instantiate(run->net, in, &root) : NULL;
+    if (!result) {
+        snet_set_error(errbuf, errlen, "cannot instantiate the network: %s",
+                       run->error[0] ? run->error : "out of memory");
+        return SNET_ESYSTEM;
+    }
+    input_output_start(run, in, result);
+    if (atomic_load(&run->failed)) {
+        snet_set_error(errbuf, errlen, "%s", run->error);
+        return SNET_ESYSTEM;
+    }
+    return SNET_OK;
+}
+
 int snet_run_create(snet_run **out, const snet_net *net, const snet_config *cfg, char *errbuf,
                     size_t errlen)
 {
@@ -85,34 +108,40 @@ int snet_run_create(snet_run **out, const snet_net *net, const snet_config *cfg,
         return SNET_EINVAL;
     }
     *out = NULL;
+    snet_config defaults = snet_config_default();
+    if (!cfg)
+        cfg = &defaults;
     const char *problem = snet_net_check(net);
-    if (problem) {
+    struct snet_dist *dist = NULL;
+    if (cfg->distrib) { /* collective: every rank agrees on the network first */
+        unsigned workers = cfg->lpel.num_workers ? cfg->lpel.num_workers : lpel_core_count();
+        int rc = snet_dist_begin(&dist, cfg->distrib, net, problem, workers, errbuf, errlen);
+        if (rc != SNET_OK)
+            return rc;
+    } else if (problem) {
         snet_set_error(errbuf, errlen, "bad network: %s", problem);
         return SNET_EINVAL;
     }
-    if (snet_net_canonicalise((snet_net *)net) != SNET_OK) {
-        snet_set_error(errbuf, errlen, "out of memory");
-        return SNET_ENOMEM;
-    }
-    snet_config defaults = snet_config_default();
-    snet_run *run;
-    int rc = run_alloc(&run, net, cfg ? cfg : &defaults, errbuf, errlen);
+    snet_run *run = NULL;
+    int rc = snet_net_canonicalise((snet_net *)net);
     if (rc != SNET_OK)
-        return rc;
-    lpel_stream *in = snet_new_stream(run);
-    snet_place root = {run, "", LPEL_ANY_WORKER};
-    lpel_stream *result = in ? snet_instantiate(net, in, &root) : NULL;
-    if (!result) {
-        snet_set_error(errbuf, errlen, "cannot instantiate the network: %s",
-                       run->error[0] ? run->error : "out of memory");
-        snet_run_destroy(run);
-        return SNET_ESYSTEM;
+        snet_set_error(errbuf, errlen, "out of memory");
+    else
+        rc = run_alloc(&run, net, cfg, errbuf, errlen);
+    if (rc == SNET_OK && dist)
+        rc = snet_dist_attach(run, dist, errbuf, errlen); /* the run owns dist now */
+    if (rc == SNET_OK)
+        rc = instantiate_root(run, errbuf, errlen);
+    if (dist) { /* collective: every rank learns whether all others got here */
+        int agreed = snet_dist_agree(dist, rc == SNET_OK, errbuf, errlen);
+        if (rc == SNET_OK)
+            rc = agreed;
     }
-    input_output_start(run, in, result);
-    if (atomic_load(&run->failed)) {
-        snet_set_error(errbuf, errlen, "%s", run->error);
+    if (rc != SNET_OK) {
+        if (dist && (!run || run->dist != dist))
+            snet_dist_free(dist);
         snet_run_destroy(run);
-        return SNET_ESYSTEM;
+        return rc;
     }
     *out = run;
     return SNET_OK;
@@ -145,6 +174,10 @@ int snet_run_put(snet_run *run, snet_record *rec)
         return SNET_EINVAL;
     if (run->executed)
         return SNET_ESTATE;
+    if (run->rank != 0) { /* input is read on rank 0 only (snet.h) */
+        snet_record_free(rec);
+        return SNET_OK;
+    }
     if (run->nputs == run->capputs) {
         size_t cap = run->capputs ? run->capputs * 2 : 64;
         snet_record **grown = realloc(run->puts, cap * sizeof *grown);
@@ -220,6 +253,8 @@ int snet_run_execute(snet_run *run)
     if (run->executed)
         return SNET_ESTATE;
     run->executed = true;
+    if (run->dist)
+        return snet_dist_execute(run);
     int rc = lpel_run(run->lpel);
     if (rc == LPEL_EDEADLOCK) {
         snet_run_fail(run, "deadlock: %s", lpel_runtime_error(run->lpel));
@@ -244,6 +279,7 @@ snet_record *snet_run_take_output(snet_run *run)
 uint64_t snet_run_records_in(const snet_run *run) { return run ? run->records_in : 0; }
 uint64_t snet_run_records_out(const snet_run *run) { return run ? run->records_out : 0; }
 const char *snet_run_error(const snet_run *run) { return run ? run->error : "no run"; }
+int snet_run_rank(const snet_run *run) { return run ? run->rank : 0; }
 lpel_runtime *snet_run_lpel(const snet_run *run) { return run ? run->lpel : NULL; }
 
 void snet_run_destroy(snet_run *run)
@@ -252,6 +288,9 @@ void snet_run_destroy(snet_run *run)
         return;
     if (run->lpel)
         lpel_runtime_destroy(run->lpel);
+    if (run->dist) /* after the tasks: they used its channel ends */
+        snet_dist_destroy(run);
+    free(run->codecs);
     for (size_t i = 0; i < run->nputs; i++)
         snet_record_free(run->puts[i]);
     free(run->puts);

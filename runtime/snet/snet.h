@@ -78,7 +78,8 @@
  *             snet_star(snet_serial(snet_box("inc", "{x} -> {x}", inc, NULL),
  *                                   snet_filter("[{x} -> {x, <done=1>}]")),
  *                       "{<done>}")));
- *     // more: snet_split(A, "<i>"), snet_sync("[| {a}, {b, <t>} |]"), snet_at(A, 1)
+ *     // more: snet_split(A, "<i>"), snet_sync("[| {a}, {b, <t>} |]"), snet_at(A, 1),
+ *     //       snet_feedback(A, "{<n>} if <n > 0>")
  *
  *     snet_run *run;
  *     char err[256];
@@ -275,11 +276,16 @@ snet_net *snet_box(const char *name, const char *signature, snet_box_fn fn, void
 
 /* A filter, S-Net syntax: "[{a, <t>} -> {b=a, <t=t+1>}; {a}]".
  * The pattern names what is consumed; each ';'-separated output is one
- * record: "a" keeps field a, "b=a" copies field a as b, "<t>" keeps tag t,
- * "<t=EXPR>" / "<#t=EXPR>" set a tag from an integer expression over the
- * pattern's tags (+ - * / % == != < <= > >= && || ! ?: and parentheses).
+ * record: "a" keeps field a, "b=a" copies field a as b, "<t>" keeps tag t
+ * (or makes a new tag t = 0), "<t=EXPR>" / "<#t=EXPR>" set a tag from an
+ * integer expression over the pattern's tags (+ - * / % == != < <= > >=
+ * && || ! ?: abs min max and parentheses). Guarded branches choose the
+ * outputs, the first that holds wins, none: no output:
+ *     "[{<t>} -> if <t == 1> then {<one>} else if <t == 2> then {<two>} else {<t>}]"
+ *     "[{<t>} if <t > 0> -> {<t=t-1>} else -> {<done>}]"
  * "[{a} -> ]" drops matching records; "[]" is the identity. Unconsumed
- * labels are flow-inherited into every output. */
+ * labels are flow-inherited into every output. The grammar is the one
+ * of .snet files (docs/SNET-LANGUAGE.md). */
 snet_net *snet_filter(const char *spec);
 
 /* A .. B */
@@ -303,13 +309,31 @@ snet_net *snet_split_det(snet_net *a, const char *tag);
 /* [| {a}, {b, <t>} |]: stores the first record matching each pattern; when
  * every pattern has one, emits their merge (earlier patterns win on equal
  * labels) and from then on passes every record through. Records that match
- * no free pattern pass through. The brackets are optional. */
+ * no free pattern pass through. The brackets are optional; patterns may
+ * have guards ("{b, <t>} if <t > 0>"). Binding tags that every pattern
+ * names key the cell: "[| {a, <#k>}, {b, <#k>} |]" merges records with the
+ * same value of <#k>, once per value (each value has its own cell). */
 snet_net *snet_sync(const char *patterns);
+/* A \ {back} and A \\ {back}: records
+ * A outputs that match a back pattern (a type, possibly guarded) go into
+ * A again, the others leave. The deterministic form lets the outputs of
+ * each input record leave before those of the next (it runs one input
+ * record's loop to its end before taking the next). */
+snet_net *snet_feedback(snet_net *a, const char *back_patterns);
+snet_net *snet_feedback_det(snet_net *a, const char *back_patterns);
 /* A @ N: every task of A placed on worker N (modulo the worker count). */
 snet_net *snet_at(snet_net *a, int worker);
+/* A @ N at node level: the whole of A runs on MPI rank N (modulo the rank
+ * count) when the run spans ranks (snet_config.distrib); worker placement
+ * inside that rank is unchanged. On one rank this is A itself. */
+snet_net *snet_at_rank(snet_net *a, int rank);
 /* A !@ <t>: like A ! <t>, and the replica for value v runs on worker v
- * (modulo the worker count). */
+ * (modulo the worker count). When the run spans R ranks, the replica runs
+ * on rank v mod R, on worker (v div R) modulo that rank's worker count,
+ * so consecutive values cover every (rank, worker) once before repeating.
+ * A !!@ <t>: the same, in input order. */
 snet_net *snet_split_at(snet_net *a, const char *tag);
+snet_net *snet_split_det_at(snet_net *a, const char *tag);
 
 /* NULL if the net is well formed, else the first error found in it. */
 const char *snet_net_check(const snet_net *net);
@@ -350,11 +374,14 @@ int snet_mapping_lookup(const snet_mapping *m, const char *path);
 int snet_mapping_check(const snet_mapping *m, const snet_net *net, unsigned workers, char *err,
                        size_t errlen);
 
+typedef struct snet_distrib snet_distrib;
+
 typedef struct snet_config {
     lpel_config lpel; /* workers, hooks (monitoring), stream capacity ... */
     FILE *errors;     /* where runtime errors are reported; NULL: stderr */
     const snet_mapping *mapping; /* placement by net path; NULL: none. Borrowed:
                                     it must outlive the run */
+    snet_distrib *distrib; /* the MPI job the run spans; NULL: this process only */
 } snet_config;
 
 snet_config snet_config_default(void);
@@ -398,7 +425,75 @@ uint64_t snet_run_records_out(const snet_run *run);
 const char *snet_run_error(const snet_run *run);
 /* The LPEL runtime underneath (e.g. to ask for the worker count). */
 lpel_runtime *snet_run_lpel(const snet_run *run);
+/* The MPI rank this process runs of the run (0 when it is not distributed). */
+int snet_run_rank(const snet_run *run);
 void snet_run_destroy(snet_run *run);
+
+/* ---------------------------------------------------------------------------
+ * Across MPI ranks (runtime/snet/distrib, docs/WIRE.md)
+ * ------------------------------------------------------------------------- */
+
+/*
+ * Every rank runs the same program, builds the same network and creates
+ * and executes its runs in the same order (the calls below marked
+ * "collective" wait for every rank). The network's input and output are on
+ * rank 0: records put or read elsewhere are ignored (freed) and other
+ * ranks' runs have no output. A sub-network placed with snet_at_rank, and
+ * each replica of snet_split_at, runs on its rank; the streams between
+ * ranks are MPI channels: bounded (a window of records in flight, then the
+ * sender blocks), in order, with end-of-stream. One communication thread
+ * per rank makes every MPI call, so workers never wait for MPI.
+ *
+ * A run ends when every rank has finished; when every task on every rank
+ * is blocked and no message is in flight, every rank's run ends with
+ * SNET_EDEADLOCK and rank 0's error names, rank by rank, who waits for
+ * whom. The first error of any rank becomes every rank's run error.
+ *
+ *     snet_distrib *d;
+ *     if (snet_distrib_init(&d, &argc, &argv, err, sizeof err) != SNET_OK) ...
+ *     cfg.distrib = d;            // snet_run_create is collective then
+ *     ... run ...
+ *     snet_distrib_finalize(d);
+ *
+ * Field values cross ranks as bytes: int, double and string do so by
+ * themselves; any other field type needs a codec registered on every rank
+ * (snet_run_register_codec), and a record with a field that has none is a
+ * runtime error naming the field and its type.
+ */
+
+/* True if this build has MPI (found at configure time). */
+bool snet_distrib_available(void);
+
+/* Join the MPI job (MPI_Init_thread unless MPI is running already), asking
+ * for MPI_THREAD_SERIALIZED and refusing a library that cannot give it.
+ * Returns SNET_OK, or an error with a message (also in a build without
+ * MPI). */
+int snet_distrib_init(snet_distrib **out, int *argc, char ***argv, char *err, size_t errlen);
+int snet_distrib_rank(const snet_distrib *d);
+int snet_distrib_size(const snet_distrib *d);
+/* Records in flight per channel before its sender waits (default 64). */
+int snet_distrib_set_window(snet_distrib *d, unsigned records);
+/* MPI_Finalize if snet_distrib_init started MPI; frees d (NULL is fine). */
+void snet_distrib_finalize(snet_distrib *d);
+
+/* A growing byte buffer that codecs append a field value to. */
+typedef struct snet_bytes snet_bytes;
+int snet_bytes_put(snet_bytes *b, const void *data, size_t len);
+
+/* How values of one field type cross ranks: encode appends the value's
+ * bytes (returns 0, or -1 if it cannot), decode makes a value from len
+ * bytes at data, which need not be aligned (0, or -1 for bytes it does not
+ * accept). Bytes cross between machines as they are: a codec that writes
+ * numbers in its host's order only works between hosts of one order. */
+typedef struct snet_codec {
+    const snet_field_type *type;
+    int (*encode)(const void *value, snet_bytes *out);
+    int (*decode)(const void *data, size_t len, void **value);
+} snet_codec;
+
+/* Register a codec for this run (the codec must outlive it). Types are
+ * matched across ranks by name. */
+int snet_run_register_codec(snet_run *run, const snet_codec *codec);
 
 /*
  * A complete command-line program around a net (freed before returning):

@@ -7,6 +7,7 @@
 #define SNET_INTERNAL_H
 
 #include "snet.h"
+#include "snet_syntax.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -58,6 +59,10 @@ snet_record *snet_record_add(lpel_stream *s);
 long snet_record_find(const snet_record *r, snet_label_kind kind, const char *name);
 /* Append an entry without looking for duplicates (the caller knows). */
 int snet_record_append(snet_record *r, const snet_entry *e);
+/* Append entries whose names are copied into the record (a record read
+ * from outside owns its names until the run interns them). Only for a
+ * record that owns no names yet; on failure nothing is appended. */
+int snet_record_append_owned(snet_record *r, const snet_entry *entries, size_t n);
 /* Copy a field value with its type (plain bits when copy is NULL). */
 void *snet_field_copy(const snet_field_type *t, const void *value);
 void snet_field_free(const snet_field_type *t, void *value);
@@ -71,9 +76,14 @@ typedef struct snet_label {
     snet_label_kind kind;
 } snet_label;
 
+typedef struct snet_expr snet_expr;
+
+/* A variant, or a pattern: with a guard it only matches records for which
+ * the guard (over the variant's tags) is not 0. */
 typedef struct snet_variant {
     snet_label *labels;
     size_t count;
+    snet_expr *guard;
 } snet_variant;
 
 typedef struct snet_type {
@@ -81,11 +91,15 @@ typedef struct snet_type {
     size_t count;
 } snet_type;
 
-/* Parse "{a, <t>} | {b}" (sep '|') or "{a}, {b}" (sep ',') from *p,
- * advancing it. Returns 0 or -1 with a message. */
-int snet_type_parse(const char **p, char sep, snet_type *out, char *err, size_t errlen);
-/* Parse exactly one "{...}" variant. */
-int snet_variant_parse(const char **p, snet_variant *out, char *err, size_t errlen);
+/* A type from its syntax tree (guards allowed only if guards is true).
+ * Returns 0 or -1 with a message. */
+int snet_type_from_ast(const snet_ast_type *t, bool guards, snet_type *out, char *err,
+                       size_t errlen);
+int snet_variant_from_ast(const snet_ast_variant *v, snet_variant *out, char *err, size_t errlen);
+/* Parse builder text with the S-Net grammar (runtime/snet/lang). what
+ * names the string in messages ("filter", "box signature", ...). */
+int snet_parse_fragment(snet_fragment_kind kind, const char *text, const char *what,
+                        snet_fragment *out, char *err, size_t errlen);
 void snet_type_free(snet_type *t);
 void snet_variant_free(snet_variant *v);
 int snet_type_append(snet_type *dst, const snet_type *src); /* deep copy */
@@ -100,11 +114,18 @@ void snet_variant_text(const snet_variant *v, char *buf, size_t len);
 const char *snet_skip_space(const char *p);
 /* Parse a label name [A-Za-z_][A-Za-z0-9_.]*; returns its length (0: none). */
 size_t snet_name_length(const char *p);
+/* The label names of a type's variants and guards, for interning. */
+void snet_type_visit_names(snet_type *t, void (*fn)(char **slot, void *ctx), void *ctx);
 
 /* ---- filters ------------------------------------------------------------- */
 
-typedef struct snet_expr snet_expr;
-snet_expr *snet_expr_parse(const char **p, const snet_variant *pattern, char *err, size_t errlen);
+/* An expression from its syntax tree: every name must be a tag or binding
+ * tag of pattern (NULL with a message otherwise). */
+snet_expr *snet_expr_from_ast(const snet_ast_expr *a, const snet_variant *pattern, char *err,
+                              size_t errlen);
+/* The constant n. */
+snet_expr *snet_expr_const(long n);
+snet_expr *snet_expr_copy(const snet_expr *e);
 /* Evaluate over the tags of r; *ok false on division by zero. */
 long snet_expr_eval(const snet_expr *e, const snet_record *r, bool *ok);
 void snet_expr_free(snet_expr *e);
@@ -128,10 +149,18 @@ typedef struct snet_filter_output {
     size_t count;
 } snet_filter_output;
 
+/* The outputs made when guard holds (guard NULL: always). */
+typedef struct snet_filter_branch {
+    snet_expr *guard;
+    snet_filter_output *outputs;
+    size_t count;
+} snet_filter_branch;
+
+/* The first branch whose guard holds makes the outputs; none: no output. */
 typedef struct snet_filter_spec {
     bool identity; /* "[]" */
     snet_variant pattern;
-    snet_filter_output *outputs;
+    snet_filter_branch *branches;
     size_t count;
 } snet_filter_spec;
 
@@ -148,7 +177,8 @@ typedef enum snet_node_kind {
     SNET_NODE_STAR,
     SNET_NODE_SPLIT,
     SNET_NODE_SYNC,
-    SNET_NODE_AT
+    SNET_NODE_AT,
+    SNET_NODE_FEEDBACK
 } snet_node_kind;
 
 struct snet_net {
@@ -166,7 +196,7 @@ struct snet_net {
     snet_net **children;
     size_t nchildren;
     bool det;
-    /* star */
+    /* star: the exit patterns; feedback: the patterns that go round again */
     snet_type exit;
     /* split */
     char *tag;
@@ -175,6 +205,7 @@ struct snet_net {
     snet_type patterns;
     /* at */
     int worker;
+    bool at_rank; /* snet_at_rank: worker is an MPI rank */
     /* Label names of records from outside, interned so that they live as
      * long as the net (records leaving a run outlive it). Any node can be
      * a root, so every node has the table; runs of one net share it. */
@@ -227,6 +258,12 @@ struct snet_run {
     const snet_mapping *mapping; /* placement by net path (mapping.c), or NULL */
     snet_mig_slot *mig;
 
+    /* across MPI ranks (distrib/): NULL and 0 for a run of one process */
+    struct snet_dist *dist;
+    int rank;
+    const snet_codec **codecs;
+    size_t ncodecs;
+
 
     /* errors */
     pthread_mutex_t error_lock;
@@ -243,6 +280,8 @@ void snet_report_no_match(snet_run *run, const char *path, const char *what,
                           const snet_record *r, const snet_type *expected);
 /* Replace the label names of r by interned copies owned by the run. */
 int snet_run_intern_record(snet_run *run, snet_record *r);
+/* The interned copy of the name name[0..len) (NULL if out of memory). */
+const char *snet_run_intern_name(snet_run *run, const char *name, size_t len);
 _Noreturn void snet_fatal_oom(const char *where);
 void snet_set_error(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -312,10 +351,37 @@ lpel_stream *snet_parallel_instantiate(const snet_net *n, lpel_stream *in, const
 lpel_stream *snet_star_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
 lpel_stream *snet_split_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
 lpel_stream *snet_sync_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
+lpel_stream *snet_feedback_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
 
 /* Copy the labels of in that are not in consumed (NULL: none consumed) and
  * not yet in out into out: flow inheritance. */
 int snet_inherit(snet_record *out, const snet_record *in, const snet_variant *consumed);
+
+/* ---- across MPI ranks (distrib/, only when run->dist is set) -------------------- */
+
+struct snet_dist;
+/* Collective, first in snet_run_create: every rank checks that the others
+ * build the same network (problem: this rank's net_check result) and gets
+ * the run's communication state. */
+int snet_dist_begin(struct snet_dist **out, snet_distrib *job, const snet_net *net,
+                    const char *problem, unsigned workers, char *err, size_t errlen);
+/* Bind the state to the run (its LPEL runtime exists): the spawner task. */
+int snet_dist_attach(snet_run *run, struct snet_dist *d, char *err, size_t errlen);
+/* Collective, last in snet_run_create: SNET_OK only if every rank created
+ * its run (else the message names a rank that did not). */
+int snet_dist_agree(struct snet_dist *d, bool ok, char *err, size_t errlen);
+void snet_dist_free(struct snet_dist *d);
+/* Instantiate n (an snet_at_rank node) here or on its rank. */
+lpel_stream *snet_dist_at_rank(const snet_net *n, lpel_stream *in, const snet_place *at);
+/* Where the !@ replica for value goes: true if on another rank (*rank,
+ * *worker set); false: here, on *worker. */
+bool snet_dist_split_place(snet_run *run, long value, int *rank, int *worker);
+/* Instantiate n on another rank: in is sent there, the returned stream
+ * receives n's output from there. */
+lpel_stream *snet_dist_remote(const snet_net *n, lpel_stream *in, const snet_place *at, int rank);
+/* snet_run_execute for a distributed run. */
+int snet_dist_execute(snet_run *run);
+void snet_dist_destroy(snet_run *run);
 
 /* ---- collectors (merger.c) ------------------------------------------------------ */
 

@@ -5,7 +5,7 @@
  * t (tasks "I<v>:..."), creating it the first time the value is seen, and
  * announces each new replica's output to the collector ("I") with an ADD
  * record on a control stream. With !@ the replica for value v is placed on
- * worker v (dynamic placement). A !! <t> keeps input order with sort
+ * worker v (dynamic placement), or across MPI ranks (distrib/). A !! <t> keeps input order with sort
  * markers sent to every replica and the control stream (merger.c).
  */
 #include "snet_internal.h"
@@ -85,7 +85,11 @@ static lpel_stream *new_replica(split_entity *s, long value)
         return NULL;
     }
     snet_place place = {s->run, full, worker_for(s, value)};
-    lpel_stream *rout = snet_instantiate(s->net->children[0], rin, &place);
+    int rank;
+    lpel_stream *rout = s->net->placed && s->run->dist &&
+                                snet_dist_split_place(s->run, value, &rank, &place.worker)
+                            ? snet_dist_remote(s->net->children[0], rin, &place, rank)
+                            : snet_instantiate(s->net->children[0], rin, &place);
     free(full);
     if (!rout) {
         snet_record_free(add);
@@ -105,7 +109,7 @@ static void route(split_entity *s, snet_record *r)
     long i = snet_record_find(r, SNET_TAG, s->net->tag);
     if (i < 0) {
         snet_type need = {0};
-        snet_variant v = {&(snet_label){s->net->tag, SNET_TAG}, 1};
+        snet_variant v = {&(snet_label){s->net->tag, SNET_TAG}, 1, NULL};
         need.variants = &v;
         need.count = 1;
         snet_report_no_match(s->run, s->path, "split", r, &need);

@@ -3,6 +3,13 @@
  * first record matching each pattern; when every pattern holds one it
  * emits their merge and from then on passes every record through.
  *
+ * Binding tags that every pattern names key the cell: [| {a, <#k>},
+ * {b, <#k>} |] keeps one cell per value of <#k>, so records are merged only
+ * with records of the same key, and each key's cell fires once (then
+ * passes that key's records through), like a replica of the plain cell per
+ * key. This is what a stream of independent jobs needs: each job's records
+ * carry its own binding tag and meet only each other.
+ *
  * The merge is one component execution that reads all stored records, so
  * the merged record's parents are all of them (an n->1 execution in the
  * trace). Storing a record emits nothing. Records that match no free
@@ -12,24 +19,35 @@
 #include "snet_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* One cell: the plain synchro-cell, or the cell of one key. */
+typedef struct cell {
+    long *key;            /* the key's values (keyed cells), NULL for the plain cell */
+    snet_record **stored; /* one slot per pattern */
+    size_t nstored;
+    bool fired;
+} cell;
 
 typedef struct sync_entity {
     snet_run *run;
     const snet_net *net;
     char *path;
     lpel_stream *in, *out;
-    snet_record **stored; /* one slot per pattern */
-    size_t nstored;
-    bool fired;
+    const char **keys; /* the binding tags every pattern names */
+    size_t nkeys;
+    cell plain;
+    cell *cells; /* keyed: open addressing, power of two */
+    size_t ncells, used;
 } sync_entity;
 
-/* The free pattern r matches best, or -1. */
-static long free_pattern(const sync_entity *s, const snet_record *r)
+/* The free pattern of c that r matches best, or -1. */
+static long free_pattern(const sync_entity *s, const cell *c, const snet_record *r)
 {
     const snet_type *p = &s->net->patterns;
     long best = -1, best_score = -1;
     for (size_t i = 0; i < p->count; i++) {
-        if (s->stored[i])
+        if (c->stored[i])
             continue;
         long score = snet_variant_match(&p->variants[i], r);
         if (score > best_score) {
@@ -41,38 +59,141 @@ static long free_pattern(const sync_entity *s, const snet_record *r)
 }
 
 /* Merge the stored records (earlier patterns win) and emit the result. */
-static void fire(sync_entity *s)
+static void fire(sync_entity *s, cell *c)
 {
     size_t n = s->net->patterns.count;
-    snet_record *merged = s->stored[0];
-    s->stored[0] = NULL;
+    snet_record *merged = c->stored[0];
+    c->stored[0] = NULL;
     snet_trace_begin(s->run);
     snet_trace_read(s->run, merged->id);
     for (size_t i = 1; i < n; i++) {
-        snet_trace_read(s->run, s->stored[i]->id);
-        if (snet_inherit(merged, s->stored[i], NULL) != SNET_OK)
+        snet_trace_read(s->run, c->stored[i]->id);
+        if (snet_inherit(merged, c->stored[i], NULL) != SNET_OK)
             snet_run_fail(s->run, "synchro-cell '%s': out of memory merging", s->path);
-        snet_record_free(s->stored[i]);
-        s->stored[i] = NULL;
+        snet_record_free(c->stored[i]);
+        c->stored[i] = NULL;
     }
     merged->id = snet_mig_next(s->run);
     snet_trace_written(s->run, merged->id);
     snet_trace_end(s->run);
-    s->nstored = 0;
-    s->fired = true;
+    c->nstored = 0;
+    c->fired = true;
     lpel_stream_write(s->out, merged);
 }
 
+/* ---- keyed cells ------------------------------------------------------------------ */
+
+static uint64_t key_hash(const long *key, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint64_t)key[i]) * 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 33);
+}
+
+static size_t slot_of(const sync_entity *s, const cell *cells, size_t ncells, const long *key)
+{
+    size_t i = (size_t)key_hash(key, s->nkeys) & (ncells - 1);
+    while (cells[i].key && memcmp(cells[i].key, key, s->nkeys * sizeof *key) != 0)
+        i = (i + 1) & (ncells - 1);
+    return i;
+}
+
+static int grow_cells(sync_entity *s)
+{
+    size_t n = s->ncells ? s->ncells * 2 : 16;
+    cell *cells = calloc(n, sizeof *cells);
+    if (!cells)
+        return -1;
+    for (size_t i = 0; i < s->ncells; i++)
+        if (s->cells[i].key)
+            cells[slot_of(s, cells, n, s->cells[i].key)] = s->cells[i];
+    free(s->cells);
+    s->cells = cells;
+    s->ncells = n;
+    return 0;
+}
+
+/* The cell for r's key (made on first use), NULL if out of memory. */
+static cell *keyed_cell(sync_entity *s, const snet_record *r)
+{
+    long key[8], *k = s->nkeys <= 8 ? key : malloc(s->nkeys * sizeof *k);
+    if (!k)
+        return NULL;
+    for (size_t i = 0; i < s->nkeys; i++) {
+        long e = snet_record_find(r, SNET_BTAG, s->keys[i]);
+        k[i] = e < 0 ? 0 : r->entries[e].u.tag;
+    }
+    cell *c = NULL;
+    if ((s->used + 1) * 2 > s->ncells && grow_cells(s) != 0)
+        goto done;
+    c = &s->cells[slot_of(s, s->cells, s->ncells, k)];
+    if (!c->key) {
+        c->key = malloc(s->nkeys * sizeof *c->key);
+        c->stored = calloc(s->net->patterns.count, sizeof *c->stored);
+        if (!c->key || !c->stored) {
+            free(c->key);
+            free(c->stored);
+            *c = (cell){0};
+            c = NULL;
+            goto done;
+        }
+        memcpy(c->key, k, s->nkeys * sizeof *k);
+        s->used++;
+    }
+done:
+    if (k != key)
+        free(k);
+    return c;
+}
+
+/* ---- the task ------------------------------------------------------------------------ */
+
 static void sync_record(sync_entity *s, snet_record *r)
 {
-    long slot = s->fired ? -1 : free_pattern(s, r);
+    cell *c = &s->plain;
+    if (s->nkeys) {
+        /* Only records some pattern takes have a key (patterns name it). */
+        if (snet_type_best(&s->net->patterns, r, NULL) < 0) {
+            lpel_stream_write(s->out, r);
+            return;
+        }
+        if (!(c = keyed_cell(s, r))) {
+            snet_run_fail(s->run, "synchro-cell '%s': out of memory; record passed on", s->path);
+            lpel_stream_write(s->out, r);
+            return;
+        }
+    }
+    long slot = c->fired ? -1 : free_pattern(s, c, r);
     if (slot < 0) {
         lpel_stream_write(s->out, r);
         return;
     }
-    s->stored[slot] = r;
-    if (++s->nstored == s->net->patterns.count)
-        fire(s);
+    c->stored[slot] = r;
+    if (++c->nstored == s->net->patterns.count)
+        fire(s, c);
+}
+
+static void cell_discard(sync_entity *s, cell *c)
+{
+    if (c->nstored)
+        snet_run_note_discard(s->run, c->nstored);
+    for (size_t i = 0; c->stored && i < s->net->patterns.count; i++)
+        snet_record_free(c->stored[i]);
+    free(c->stored);
+    free(c->key);
+}
+
+static void sync_free(sync_entity *s)
+{
+    cell_discard(s, &s->plain);
+    for (size_t i = 0; i < s->ncells; i++)
+        if (s->cells[i].key)
+            cell_discard(s, &s->cells[i]);
+    free(s->cells);
+    free(s->keys);
+    free(s->path);
+    free(s);
 }
 
 static void sync_task(void *arg)
@@ -85,15 +206,31 @@ static void sync_task(void *arg)
         else
             lpel_stream_write(s->out, r);
     }
-    if (s->nstored)
-        snet_run_note_discard(s->run, s->nstored);
-    for (size_t i = 0; i < s->net->patterns.count; i++)
-        snet_record_free(s->stored[i]);
     lpel_stream_close(s->in, LPEL_STREAM_READ);
     lpel_stream_close(s->out, LPEL_STREAM_WRITE);
-    free(s->stored);
-    free(s->path);
-    free(s);
+    sync_free(s);
+}
+
+/* The binding tags every pattern names. */
+static int find_keys(sync_entity *s)
+{
+    const snet_type *p = &s->net->patterns;
+    if (p->count == 0)
+        return 0;
+    s->keys = malloc((p->variants[0].count + 1) * sizeof *s->keys);
+    if (!s->keys)
+        return -1;
+    const snet_variant *first = &p->variants[0];
+    for (size_t i = 0; i < first->count; i++) {
+        if (first->labels[i].kind != SNET_BTAG)
+            continue;
+        bool everywhere = true;
+        for (size_t v = 1; v < p->count && everywhere; v++)
+            everywhere = snet_variant_has(&p->variants[v], SNET_BTAG, first->labels[i].name);
+        if (everywhere)
+            s->keys[s->nkeys++] = first->labels[i].name;
+    }
+    return 0;
 }
 
 lpel_stream *snet_sync_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at)
@@ -101,26 +238,21 @@ lpel_stream *snet_sync_instantiate(const snet_net *n, lpel_stream *in, const sne
     sync_entity *s = calloc(1, sizeof *s);
     lpel_stream *out = snet_new_stream(at->run);
     if (s) {
-        s->stored = calloc(n->patterns.count, sizeof *s->stored);
+        s->net = n;
+        s->run = at->run;
+        s->plain.stored = calloc(n->patterns.count ? n->patterns.count : 1, sizeof(snet_record *));
         s->path = snet_path_join(at->prefix, "sync");
     }
-    if (!s || !out || !s->stored || !s->path) {
-        if (s) {
-            free(s->stored);
-            free(s->path);
-        }
-        free(s);
+    if (!s || !out || !s->plain.stored || !s->path || find_keys(s) != 0) {
+        if (s)
+            sync_free(s);
         snet_run_fail(at->run, "out of memory instantiating a synchro-cell");
         return NULL;
     }
-    s->run = at->run;
-    s->net = n;
     s->in = in;
     s->out = out;
     if (!snet_spawn(at, s->path, sync_task, s)) {
-        free(s->stored);
-        free(s->path);
-        free(s);
+        sync_free(s);
         return NULL;
     }
     return out;

@@ -1,12 +1,14 @@
 /*
- * types.c - record types and patterns: parsing "{a, <t>, <#b>} | {c}",
+ * types.c - record types and patterns: made from the S-Net grammar's
+ * trees ("{a, <t>, <#b>} | {c}", patterns with guards "{<t>} if <t > 0>"),
  * matching records against variants, and printing types for messages.
  *
  * Matching is by label sets: a record matches a variant when it carries
  * every label the variant names; extra labels are allowed (they are
- * flow-inherited) except binding tags, which a variant must name to match.
- * The score of a match is the number of labels in the variant, so routing
- * can prefer the most specific type.
+ * flow-inherited) except binding tags, which a variant must name to match,
+ * and a guard, if any, must hold for the record's tags. The score of a
+ * match is the number of labels in the variant, so routing can prefer the
+ * most specific type.
  */
 #include "snet_internal.h"
 
@@ -46,8 +48,8 @@ void snet_variant_free(snet_variant *v)
     for (size_t i = 0; i < v->count; i++)
         free(v->labels[i].name);
     free(v->labels);
-    v->labels = NULL;
-    v->count = 0;
+    snet_expr_free(v->guard);
+    *v = (snet_variant){NULL, 0, NULL};
 }
 
 void snet_type_free(snet_type *t)
@@ -80,116 +82,90 @@ static int variant_add(snet_variant *v, snet_label_kind kind, const char *name, 
     return 0;
 }
 
-/* One label: a, <t> or <#t>. */
-static int label_parse(const char **p, snet_variant *v, char *err, size_t errlen)
+int snet_parse_fragment(snet_fragment_kind kind, const char *text, const char *what,
+                        snet_fragment *out, char *err, size_t errlen)
 {
-    const char *s = snet_skip_space(*p);
-    snet_label_kind kind = SNET_FIELD;
-    if (*s == '<') {
-        s++;
-        kind = SNET_TAG;
-        if (*s == '#') {
-            s++;
-            kind = SNET_BTAG;
-        }
-        s = snet_skip_space(s);
-    }
-    size_t n = snet_name_length(s);
-    if (n == 0) {
-        snet_set_error(err, errlen, "expected a label name at '%.20s'", s);
-        return -1;
-    }
-    const char *name = s;
-    s = snet_skip_space(s + n);
-    if (kind != SNET_FIELD) {
-        if (*s != '>') {
-            snet_set_error(err, errlen, "expected '>' after tag '%.*s'", (int)n, name);
-            return -1;
-        }
-        s++;
-    }
-    char tmp[256];
-    snprintf(tmp, sizeof tmp, "%.*s", (int)n, name);
-    if (snet_variant_has(v, kind, tmp)) {
-        snet_set_error(err, errlen, "label '%s' appears twice in a variant", tmp);
-        return -1;
-    }
-    if (variant_add(v, kind, name, n) != 0) {
+    snet_diag d;
+    const char *t = text ? text : "";
+    int rc = snet_syntax_parse_fragment(kind, t, strlen(t), out, &d);
+    if (rc == SNET_SYNTAX_OK)
+        return 0;
+    if (rc == SNET_SYNTAX_NOMEM)
         snet_set_error(err, errlen, "out of memory");
-        return -1;
-    }
-    *p = s;
-    return 0;
+    else if (strchr(t, '\n'))
+        snet_set_error(err, errlen, "%s: line %d, column %d: %s", what, d.at.line, d.at.column,
+                       d.message);
+    else
+        snet_set_error(err, errlen, "%s '%.200s': column %d: %s", what, t, d.at.column,
+                       d.message);
+    return -1;
 }
 
-int snet_variant_parse(const char **p, snet_variant *out, char *err, size_t errlen)
+int snet_variant_from_ast(const snet_ast_variant *v, snet_variant *out, char *err, size_t errlen)
 {
-    const char *s = snet_skip_space(*p);
-    *out = (snet_variant){NULL, 0};
-    if (*s != '{') {
-        snet_set_error(err, errlen, "expected '{' at '%.20s'", s);
+    *out = (snet_variant){NULL, 0, NULL};
+    if (v->type_name) {
+        snet_set_error(err, errlen, "type name '%s': builder strings spell types out "
+                       "({a, <t>}); type names belong to .snet programs", v->type_name);
         return -1;
     }
-    s = snet_skip_space(s + 1);
-    if (*s != '}') {
-        for (;;) {
-            if (label_parse(&s, out, err, errlen) != 0)
-                goto fail;
-            s = snet_skip_space(s);
-            if (*s == '}')
-                break;
-            if (*s != ',') {
-                snet_set_error(err, errlen, "expected ',' or '}' at '%.20s'", s);
-                goto fail;
-            }
-            s++;
+    for (size_t i = 0; i < v->count; i++) {
+        const snet_ast_label *l = &v->labels[i];
+        if (snet_variant_has(out, (snet_label_kind)l->kind, l->name)) {
+            snet_set_error(err, errlen, "label '%s' appears twice in a variant", l->name);
+            goto fail;
+        }
+        if (variant_add(out, (snet_label_kind)l->kind, l->name, strlen(l->name)) != 0) {
+            snet_set_error(err, errlen, "out of memory");
+            goto fail;
         }
     }
-    *p = s + 1;
+    if (v->guard && !(out->guard = snet_expr_from_ast(v->guard, out, err, errlen)))
+        goto fail;
     return 0;
 fail:
     snet_variant_free(out);
     return -1;
 }
 
-int snet_type_parse(const char **p, char sep, snet_type *out, char *err, size_t errlen)
+int snet_type_from_ast(const snet_ast_type *t, bool guards, snet_type *out, char *err,
+                       size_t errlen)
 {
-    const char *s = *p;
     *out = (snet_type){NULL, 0};
-    for (;;) {
-        snet_variant v;
-        if (snet_variant_parse(&s, &v, err, errlen) != 0)
-            goto fail;
-        snet_variant *grown = realloc(out->variants, (out->count + 1) * sizeof *grown);
-        if (!grown) {
-            snet_variant_free(&v);
-            snet_set_error(err, errlen, "out of memory");
-            goto fail;
-        }
-        out->variants = grown;
-        out->variants[out->count++] = v;
-        s = snet_skip_space(s);
-        if (*s != sep)
-            break;
-        s++;
+    out->variants = calloc(t->count ? t->count : 1, sizeof *out->variants);
+    if (!out->variants) {
+        snet_set_error(err, errlen, "out of memory");
+        return -1;
     }
-    *p = s;
+    for (size_t i = 0; i < t->count; i++) {
+        if (t->variants[i].guard && !guards) {
+            snet_set_error(err, errlen, "a guard is not allowed here");
+            snet_type_free(out);
+            return -1;
+        }
+        if (snet_variant_from_ast(&t->variants[i], &out->variants[i], err, errlen) != 0) {
+            snet_type_free(out);
+            return -1;
+        }
+        out->count = i + 1;
+    }
     return 0;
-fail:
-    snet_type_free(out);
-    return -1;
 }
 
 int snet_type_append(snet_type *dst, const snet_type *src)
 {
     for (size_t i = 0; i < src->count; i++) {
-        snet_variant copy = {NULL, 0};
+        snet_variant copy = {NULL, 0, NULL};
         for (size_t j = 0; j < src->variants[i].count; j++) {
             const snet_label *l = &src->variants[i].labels[j];
             if (variant_add(&copy, l->kind, l->name, strlen(l->name)) != 0) {
                 snet_variant_free(&copy);
                 return SNET_ENOMEM;
             }
+        }
+        if (src->variants[i].guard && !(copy.guard = snet_expr_copy(src->variants[i].guard))) {
+            snet_variant_free(&copy);
+            return SNET_ENOMEM;
         }
         snet_variant *grown = realloc(dst->variants, (dst->count + 1) * sizeof *grown);
         if (!grown) {
@@ -202,6 +178,15 @@ int snet_type_append(snet_type *dst, const snet_type *src)
     return SNET_OK;
 }
 
+void snet_type_visit_names(snet_type *t, void (*fn)(char **slot, void *ctx), void *ctx)
+{
+    for (size_t v = 0; v < t->count; v++) {
+        for (size_t i = 0; i < t->variants[v].count; i++)
+            fn(&t->variants[v].labels[i].name, ctx);
+        snet_expr_visit_names(t->variants[v].guard, fn, ctx);
+    }
+}
+
 long snet_variant_match(const snet_variant *v, const snet_record *r)
 {
     for (size_t i = 0; i < v->count; i++)
@@ -210,6 +195,11 @@ long snet_variant_match(const snet_variant *v, const snet_record *r)
     for (size_t i = 0; i < r->count; i++)
         if (r->entries[i].kind == SNET_BTAG && !snet_variant_has(v, SNET_BTAG, r->entries[i].name))
             return -1;
+    if (v->guard) {
+        bool ok = true; /* a guard that divides by zero does not hold */
+        if (!snet_expr_eval(v->guard, r, &ok) || !ok)
+            return -1;
+    }
     return (long)v->count;
 }
 

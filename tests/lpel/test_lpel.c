@@ -1,8 +1,8 @@
 /*
  * test_lpel.c - unit tests of the LPEL runtime: streams (order, blocking,
  * end-of-stream, poll), workers and placement, scheduling policies, hooks,
- * task stacks, many tasks, and the two fatal reports (deadlock, stack
- * overflow).
+ * task stacks, many tasks (a million alive at once), and the fatal reports
+ * (deadlock, stack overflow with and without guard pages, misuse).
  *
  * Nothing here measures time: every test checks an outcome that a broken
  * runtime would get wrong (wrong order, lost items, a hang caught by the
@@ -564,6 +564,65 @@ START_TEST(test_million_tasks)
 }
 END_TEST
 
+/* ---- a million tasks alive at once ---------------------------------------- */
+
+typedef struct crowd {
+    long size;
+    atomic_long started, finished;
+    atomic_int all_started; /* set once the mappings have been counted */
+    long mappings;          /* the process's memory mappings at that moment */
+} crowd;
+
+static long count_mappings(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return -1;
+    long lines = 0;
+    int c;
+    while ((c = getc(f)) != EOF)
+        lines += c == '\n';
+    fclose(f);
+    return lines;
+}
+
+/* Every member starts, then waits (yielding) until all have started: at
+ * that moment `size` tasks are alive, each with a stack in use. On one
+ * worker that takes two rounds of the ready queue: one to start them all,
+ * one to end them. */
+static void crowd_member(void *arg)
+{
+    crowd *c = arg;
+    if (atomic_fetch_add(&c->started, 1) + 1 == c->size) {
+        c->mappings = count_mappings();
+        atomic_store(&c->all_started, 1);
+    }
+    while (!atomic_load(&c->all_started))
+        lpel_task_yield();
+    atomic_fetch_add(&c->finished, 1);
+}
+
+START_TEST(test_million_live_tasks)
+{
+    crowd c = {.size = 1000000};
+    const char *env = getenv("LPEL_TEST_LIVE_TASKS");
+    if (env)
+        c.size = atol(env);
+    lpel_runtime *rt = make_runtime(1);
+    lpel_task_attr attr = {.name = "crowd", .stack_size = 16 * 1024, .worker = 0};
+    for (long i = 0; i < c.size; i++)
+        ck_assert_int_gt(lpel_task_create(rt, &attr, crowd_member, &c), 0);
+    ck_assert_int_eq(lpel_run(rt), LPEL_OK);
+    ck_assert_int_eq(atomic_load(&c.started), c.size);
+    ck_assert_int_eq(atomic_load(&c.finished), c.size);
+    /* Far below the default vm.max_map_count (65,530), with room left for
+     * the rest of the process. */
+    ck_assert_msg(c.mappings > 0 && c.mappings < 32768,
+                  "%ld mappings with %ld tasks alive", c.mappings, c.size);
+    lpel_runtime_destroy(rt);
+}
+END_TEST
+
 /* ---- deadlock detection ------------------------------------------------- */
 
 typedef struct cycle {
@@ -685,13 +744,22 @@ static void overflowing_task(void *arg)
     overflow(0, (long)1 << 40);
 }
 
-static void overflow_in_a_task(void)
+static void overflow_in_a_task_with(bool guard_pages)
 {
-    lpel_runtime *rt = make_runtime(1);
+    lpel_config cfg = lpel_config_default();
+    cfg.num_workers = 1;
+    cfg.pin_workers = false;
+    cfg.stack_guard_pages = guard_pages;
+    lpel_runtime *rt;
+    if (lpel_runtime_create(&rt, &cfg, NULL, 0) != LPEL_OK)
+        return;
     lpel_task_attr attr = {.name = "glutton", .stack_size = 64 * 1024, .worker = 0};
     lpel_task_create(rt, &attr, overflowing_task, NULL);
     lpel_run(rt);
 }
+
+static void overflow_in_a_task(void) { overflow_in_a_task_with(true); }
+static void overflow_without_guard_page(void) { overflow_in_a_task_with(false); }
 
 START_TEST(test_stack_overflow_reported)
 {
@@ -700,6 +768,77 @@ START_TEST(test_stack_overflow_reported)
     ck_assert_msg(WIFSIGNALED(status), "child must die of a signal (status %d)", status);
     ck_assert_msg(strstr(buf, "stack overflow in task 'glutton'") != NULL,
                   "message names the task: %s", buf);
+}
+END_TEST
+
+/* Without a guard page of its own, an unbounded recursion runs into the
+ * guard below the worker's stacks and is still attributed to the task. */
+START_TEST(test_stack_overflow_without_guard_page)
+{
+    char buf[4096];
+    int status = run_in_child(overflow_without_guard_page, buf, sizeof buf);
+    ck_assert_msg(WIFSIGNALED(status), "child must die of a signal (status %d)", status);
+    ck_assert_msg(strstr(buf, "stack overflow in task 'glutton'") != NULL,
+                  "message names the task: %s", buf);
+}
+END_TEST
+
+/* Writes every byte from below its own frame down to `to`, then returns
+ * as if nothing happened. Not instrumented: the bytes below the stack
+ * pointer are nobody's frame. */
+static __attribute__((noinline, no_sanitize_address)) void scribble_down_to(char *to)
+{
+    for (volatile char *p = (char *)__builtin_frame_address(0) - 512; p >= to; p--)
+        *p = 0x5a;
+}
+
+/* A bounded overflow of the task's 16 KiB stack: down to the cache line
+ * just past the page below the stack (a guard page, or slack), where the
+ * stack below would begin to be harmed. The stack's top is page-aligned
+ * and the task's first frames lie in its top page, which locates the
+ * bottom. */
+static void scribbling_task(void *arg)
+{
+    (void)arg;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t top = ((uintptr_t)__builtin_frame_address(0) + page - 1) & ~(uintptr_t)(page - 1);
+    char *bottom = (char *)(top - 16 * 1024);
+    scribble_down_to(bottom - page - 64);
+    lpel_task_yield(); /* the check on switching away must notice */
+}
+
+static void scribble_in_a_task(bool guard_pages)
+{
+    lpel_config cfg = lpel_config_default();
+    cfg.num_workers = 1;
+    cfg.pin_workers = false;
+    cfg.stack_guard_pages = guard_pages;
+    lpel_runtime *rt;
+    if (lpel_runtime_create(&rt, &cfg, NULL, 0) != LPEL_OK)
+        return;
+    lpel_task_attr attr = {.name = "scribbler", .stack_size = 16 * 1024, .worker = 0};
+    lpel_task_create(rt, &attr, scribbling_task, NULL);
+    lpel_run(rt);
+}
+
+static void scribble_with_guard_page(void) { scribble_in_a_task(true); }
+static void scribble_without_guard_page(void) { scribble_in_a_task(false); }
+
+/* A bounded overflow that returns before the task switches: the guard page
+ * catches it at once (SIGSEGV); without one, the fence check at the next switch
+ * (abort). Both name the task. */
+START_TEST(test_stack_overflow_bounded)
+{
+    char buf[4096];
+    int status = run_in_child(scribble_with_guard_page, buf, sizeof buf);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV,
+                  "guard page: SIGSEGV expected (status %d)", status);
+    ck_assert_msg(strstr(buf, "stack overflow in task 'scribbler'") != NULL, "%s", buf);
+
+    status = run_in_child(scribble_without_guard_page, buf, sizeof buf);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+                  "fence: SIGABRT expected (status %d)", status);
+    ck_assert_msg(strstr(buf, "stack overflow in task 'scribbler'") != NULL, "%s", buf);
 }
 END_TEST
 
@@ -943,11 +1082,20 @@ static Suite *lpel_suite(void)
     tcase_add_test(tasks, test_million_tasks);
     suite_add_tcase(s, tasks);
 
+    /* ~4.5 GB of memory: its own CTest test (tag "large"), run alone. */
+    TCase *crowd = tcase_create("crowd");
+    tcase_set_tags(crowd, "large");
+    tcase_set_timeout(crowd, 600);
+    tcase_add_test(crowd, test_million_live_tasks);
+    suite_add_tcase(s, crowd);
+
     TCase *fatal = tcase_create("fatal");
     tcase_add_test(fatal, test_deadlock_one_worker);
     tcase_add_test(fatal, test_deadlock_two_workers);
     tcase_add_test(fatal, test_deadlock_full_stream);
     tcase_add_test(fatal, test_stack_overflow_reported);
+    tcase_add_test(fatal, test_stack_overflow_without_guard_page);
+    tcase_add_test(fatal, test_stack_overflow_bounded);
     tcase_add_test(fatal, test_second_reader_is_fatal);
     suite_add_tcase(s, fatal);
     return s;

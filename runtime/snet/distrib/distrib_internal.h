@@ -1,0 +1,207 @@
+/*
+ * distrib_internal.h - a run across MPI ranks: the job, the per-run state,
+ * channels (the two ends of a stream between ranks), the communication
+ * thread and its messages, and the detection of the end of a run (normal
+ * or deadlocked). docs/WIRE.md describes the messages byte by byte.
+ *
+ * Who does what on each rank:
+ *   - tasks (workers) encode and decode records: a sender task per
+ *     outgoing channel reads its local stream and hands frames of records
+ *     to the communication thread; a receiver task per incoming channel
+ *     writes the records of arrived frames into its local stream;
+ *   - the communication thread makes every MPI call (so workers never wait
+ *     for MPI), owns the table of channel ends, and runs the detection;
+ *   - the spawner task ("snet.spawn") instantiates the sub-networks other
+ *     ranks ask this rank to run (only tasks may create tasks during a run).
+ * Tasks wait for the communication thread with lpel_event (runtime/lpel).
+ *
+ * Flow control: a sender starts with `window` credits (records) and spends
+ * one per record sent; the receiver returns them frame by frame once the
+ * records are in its local stream. So at most `window` records per channel
+ * are in flight or waiting on the receiving side, on top of the two local
+ * streams: bounded like a local stream, never unbounded buffering.
+ */
+#ifndef SNET_DISTRIB_INTERNAL_H
+#define SNET_DISTRIB_INTERNAL_H
+
+#include "wire_internal.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* MPI tags: the message kinds (docs/WIRE.md). */
+enum {
+    SNET_TAG_DATA = 1,   /* a frame of records of one channel (counted) */
+    SNET_TAG_CREDIT = 2, /* room returned to a channel's sender (counted) */
+    SNET_TAG_SPAWN = 3,  /* run a sub-network here (counted) */
+    SNET_TAG_PROBE = 4,  /* detection: rank 0 asks for a snapshot */
+    SNET_TAG_REPLY = 5,  /* detection: the snapshot */
+    SNET_TAG_FINISH = 6, /* detection: the run is over */
+    SNET_TAG_DEADLOCK = 7 /* detection: the run is deadlocked */
+};
+
+/* DATA frame flags. */
+#define SNET_FRAME_EOS 1u /* end-of-stream after the records of this frame */
+
+/* Records per channel in flight by default (snet_distrib_set_window). */
+#define SNET_DEFAULT_WINDOW 64
+/* A sender puts at most this many bytes of records in one frame (one
+ * record is always sent, however large). */
+#define SNET_FRAME_BYTES ((size_t)64 * 1024)
+
+struct snet_distrib {
+    int rank, size;
+    bool started_mpi; /* snet_distrib_init called MPI_Init_thread */
+    unsigned window;
+};
+
+/* One message to send, queued for the communication thread. */
+typedef struct snet_msg {
+    struct snet_msg *next;
+    int dest, tag;
+    snet_bytes body;
+    struct snet_endpoint *reg; /* tag 0: add this channel end to the table */
+} snet_msg;
+
+/* A DATA frame received, waiting for its channel's receiver task. */
+typedef struct snet_frame {
+    struct snet_frame *next;
+    unsigned char *data; /* the whole message */
+    size_t len;
+} snet_frame;
+
+/* One end of a channel: (creator rank, index) names the channel on both
+ * ranks; this rank's end either sends (a sender task reads `stream`) or
+ * receives (a receiver task writes `stream`). */
+typedef struct snet_endpoint {
+    struct snet_dist *dist;
+    uint32_t creator, index;
+    int peer;
+    bool sends;
+    lpel_stream *stream;
+    lpel_event *event; /* credits arrived (sender) / a frame arrived (receiver) */
+    char *task;        /* the local task's name, for messages */
+    pthread_mutex_t lock;
+    long credits;              /* sender: records it may still send */
+    snet_frame *head, *tail;   /* receiver: frames not yet taken */
+} snet_endpoint;
+
+/* A sub-network another rank asked this rank to run. */
+typedef struct snet_spawn_req {
+    struct snet_spawn_req *next;
+    const snet_net *net;
+    int worker;
+    char *prefix;
+    snet_endpoint *in, *out; /* receives the input, sends the output */
+} snet_spawn_req;
+
+/* Rank 0's view of one rank in a detection wave. */
+typedef struct snet_snapshot {
+    bool passive;
+    uint64_t sent, received;
+    long live;
+} snet_snapshot;
+
+typedef struct snet_dist {
+    snet_run *run;
+    snet_distrib *job;
+    MPI_Comm comm;
+    int rank, size;
+    unsigned window;
+    unsigned *workers; /* worker count of each rank */
+    const snet_net **nodes; /* the network in preorder: a node's index names it */
+    size_t nnodes;
+    atomic_uint next_index; /* channels this rank creates */
+
+    /* The communication thread and its queue (lock). */
+    pthread_t thread;
+    bool thread_started;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool sleeping;
+    snet_msg *head, *tail;
+    /* The spawner's requests (lock). */
+    lpel_event *spawn_event;
+    snet_spawn_req *spawns, *spawns_tail;
+    bool finished; /* FINISH seen: the spawner ends */
+
+    /* Every channel end made on this rank (ends_lock), freed with the run. */
+    pthread_mutex_t ends_lock;
+    snet_endpoint **ends;
+    size_t nends, capends;
+
+    /* Owned by the communication thread. */
+    snet_endpoint ***table; /* [creator][index] */
+    size_t *table_len;
+    uint64_t sent, received; /* counted messages */
+    MPI_Request *reqs;       /* sends in flight, and their buffers */
+    snet_msg **req_msgs;
+    size_t nreqs, capreqs;
+    bool done;               /* FINISH or DEADLOCK handled */
+    /* detection, rank 0 only */
+    uint32_t wave;
+    bool wave_open, prev_valid, active_since_wave;
+    int replies_missing;
+    snet_snapshot *cur, *prev;
+    double next_wave_at, wave_backoff;
+
+    /* Outcome (written by the communication thread before it ends). */
+    bool deadlocked;
+    char *report; /* this rank's waiting relation after a deadlock */
+    size_t report_len;
+    atomic_int local_over; /* lpel_run has returned */
+} snet_dist;
+
+/* ---- comm.c: the communication thread ---------------------------------------- */
+
+snet_msg *snet_msg_new(int dest, int tag);
+void snet_msg_free(snet_msg *m);
+/* Queue m for sending (any thread; ownership passes). */
+void snet_comm_post(snet_dist *d, snet_msg *m);
+/* Add the end e to the table before anything queued after this call. */
+void snet_comm_register(snet_dist *d, snet_endpoint *e);
+int snet_comm_start(snet_dist *d, char *err, size_t errlen);
+/* Wake a sleeping communication thread (e.g. lpel_run has returned). */
+void snet_comm_wake(snet_dist *d);
+void snet_comm_join(snet_dist *d);
+bool snet_comm_queue_empty(snet_dist *d);
+/* On the communication thread: send now (detection messages). */
+void snet_comm_send_now(snet_dist *d, int dest, int tag, const void *data, size_t len);
+
+/* ---- channel.c: channel ends and their tasks --------------------------------------- */
+
+/* A channel end of the sub-network at net path prefix; its task will be
+ * prefix + "to.r<peer>" (sends) or prefix + "from.r<peer>" (receives).
+ * Kept in d->ends until the run is freed. NULL if out of memory. */
+snet_endpoint *snet_endpoint_new(snet_dist *d, uint32_t creator, uint32_t index, int peer,
+                                 bool sends, const char *prefix);
+void snet_endpoint_free(snet_endpoint *e);
+/* Start the task of end e (its stream set) on worker (LPEL_ANY_WORKER:
+ * the mapper's choice). */
+int snet_endpoint_start(snet_endpoint *e, int worker);
+/* Bytes before the records of a DATA frame. */
+size_t snet_frame_header_bytes(void);
+/* The communication thread hands over what arrived for e. */
+void snet_endpoint_frame(snet_endpoint *e, snet_frame *f);
+void snet_endpoint_credit(snet_endpoint *e, long credits);
+
+/* ---- detect.c: the end of a run ----------------------------------------------------- */
+
+/* Rank 0: start a wave when due. Every rank: handle detection messages. */
+void snet_detect_step(snet_dist *d);
+void snet_detect_message(snet_dist *d, int src, int tag, const unsigned char *data, size_t len);
+
+/* ---- dist_run.c ----------------------------------------------------------------------- */
+
+/* Queue a spawn request for the spawner task (communication thread). */
+void snet_dist_spawn_request(snet_dist *d, snet_spawn_req *req);
+/* The run is over (FINISH): the spawner ends. */
+void snet_dist_finish(snet_dist *d);
+/* The spawner task of this rank (when the run is created). */
+int snet_dist_start_spawner(snet_dist *d, char *err, size_t errlen);
+/* SNET_OK if MPI's thread level `provided` is enough (job.c). */
+int snet_distrib_check_thread_level(int provided, char *err, size_t errlen);
+double snet_dist_now(void);
+
+#endif /* SNET_DISTRIB_INTERNAL_H */

@@ -1,0 +1,248 @@
+/*
+ * boxlibs.c - loading box libraries and finding boxes in them (boxlibs.h).
+ *
+ * A box is the C function of its name. dlsym on a library handle also
+ * searches the libraries it depends on, so a box missing from the box
+ * library could silently resolve to a C library function of the same name
+ * (merge, index, abs...); every symbol found is therefore checked with
+ * dladdr to live in the box library itself.
+ */
+#include "boxlibs.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef SNETRUN_BOX_DIR
+#define SNETRUN_BOX_DIR ""
+#endif
+
+typedef struct boxlib {
+    char *name; /* as given: a path or a metadata name */
+    char *path; /* the file loaded */
+    void *handle;
+    const snet_boxlib_app *app;
+} boxlib;
+
+struct boxlibs {
+    boxlib *libs;
+    size_t n;
+    char **dirs; /* search directories, in order */
+    size_t ndirs;
+    void *app_state;
+    bool given; /* libraries given with --boxes: they replace those the metadata names */
+};
+
+static int add_dir(boxlibs *b, const char *dir, size_t len)
+{
+    if (len == 0)
+        return 0;
+    char **grown = realloc(b->dirs, (b->ndirs + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    b->dirs = grown;
+    if (!(b->dirs[b->ndirs] = strndup(dir, len)))
+        return -1;
+    b->ndirs++;
+    return 0;
+}
+
+/* The directory of this executable joined with rel ("" when unknown). */
+static int add_exe_relative(boxlibs *b, const char *rel)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return 0;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return 0;
+    *slash = '\0';
+    char dir[PATH_MAX + 64];
+    int len = snprintf(dir, sizeof dir, "%s/%s", exe, rel);
+    return len > 0 && (size_t)len < sizeof dir ? add_dir(b, dir, (size_t)len) : 0;
+}
+
+boxlibs *boxlibs_new(const char *const *dirs, size_t ndirs, const char *snet_dir)
+{
+    boxlibs *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    int rc = 0;
+    for (size_t i = 0; i < ndirs; i++)
+        rc |= add_dir(b, dirs[i], strlen(dirs[i]));
+    const char *env = getenv("SNET_BOX_PATH");
+    while (env && *env) {
+        size_t len = strcspn(env, ":");
+        rc |= add_dir(b, env, len);
+        env += len + (env[len] == ':');
+    }
+    rc |= add_dir(b, snet_dir, strlen(snet_dir));
+    rc |= add_dir(b, SNETRUN_BOX_DIR, strlen(SNETRUN_BOX_DIR));
+    rc |= add_exe_relative(b, "../lib/snet-boxes");
+    if (rc != 0) {
+        boxlibs_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void boxlibs_free(boxlibs *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->n; i++) {
+        if (b->libs[i].handle)
+            dlclose(b->libs[i].handle);
+        free(b->libs[i].name);
+        free(b->libs[i].path);
+    }
+    free(b->libs);
+    for (size_t i = 0; i < b->ndirs; i++)
+        free(b->dirs[i]);
+    free(b->dirs);
+    free(b);
+}
+
+static int remember(boxlibs *b, const char *name, const char *path, void *handle, char *err,
+                    size_t errlen)
+{
+    boxlib *grown = realloc(b->libs, (b->n + 1) * sizeof *grown);
+    boxlib lib = {strdup(name), strdup(path), handle,
+                  dlsym(handle, SNET_BOXLIB_APP_SYMBOL)};
+    if (!grown || !lib.name || !lib.path) {
+        if (grown)
+            b->libs = grown;
+        free(lib.name);
+        free(lib.path);
+        dlclose(handle);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    b->libs = grown;
+    b->libs[b->n++] = lib;
+    return 0;
+}
+
+int boxlibs_load_path(boxlibs *b, const char *path, char *err, size_t errlen)
+{
+    b->given = true;
+    for (size_t i = 0; i < b->n; i++)
+        if (!strcmp(b->libs[i].name, path))
+            return 0;
+    /* "lib.so" alone would make dlopen search the system path: say ./ */
+    char local[PATH_MAX];
+    const char *file = path;
+    if (!strchr(path, '/') && snprintf(local, sizeof local, "./%s", path) < (int)sizeof local)
+        file = local;
+    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(err, errlen, "cannot load box library %s: %s", path, dlerror());
+        return -1;
+    }
+    return remember(b, path, file, h, err, errlen);
+}
+
+static void *try_open(const char *file)
+{
+    return access(file, F_OK) == 0 ? dlopen(file, RTLD_NOW | RTLD_LOCAL) : NULL;
+}
+
+int boxlibs_load_name(boxlibs *b, const char *name, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (!strcmp(b->libs[i].name, name))
+            return 0;
+    if (strchr(name, '/')) {
+        bool given = b->given;
+        int rc = boxlibs_load_path(b, name, err, errlen);
+        b->given = given;
+        return rc;
+    }
+    char file[PATH_MAX];
+    for (size_t i = 0; i < b->ndirs; i++) {
+        for (int form = 0; form < 2; form++) {
+            int len = snprintf(file, sizeof file, form ? "%s/%s.so" : "%s/lib%s.so", b->dirs[i], name);
+            if (len <= 0 || (size_t)len >= sizeof file)
+                continue;
+            void *h = try_open(file);
+            if (h)
+                return remember(b, name, file, h, err, errlen);
+            if (access(file, F_OK) == 0) {
+                snprintf(err, errlen, "cannot load box library %s: %s", file, dlerror());
+                return -1;
+            }
+        }
+    }
+    snprintf(file, sizeof file, "lib%s.so", name); /* the system's library path */
+    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (h)
+        return remember(b, name, file, h, err, errlen);
+    int used = snprintf(err, errlen, "box library '%s' not found (looked for lib%s.so in", name,
+                        name);
+    for (size_t i = 0; i < b->ndirs && used > 0 && (size_t)used < errlen; i++)
+        used += snprintf(err + used, errlen - (size_t)used, " %s", b->dirs[i]);
+    if (used > 0 && (size_t)used < errlen)
+        snprintf(err + used, errlen - (size_t)used,
+                 " and the system's library path); give it with --boxes FILE or -L DIR");
+    return -1;
+}
+
+const snet_boxlib_app *boxlibs_app(const boxlibs *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (b->libs[i].app)
+            return b->libs[i].app;
+    return NULL;
+}
+
+void boxlibs_set_app_state(boxlibs *b, void *state) { b->app_state = state; }
+
+/* symbol in lib itself (not in one of its dependencies), or NULL. */
+static void *own_symbol(const boxlib *lib, const char *symbol)
+{
+    void *sym = dlsym(lib->handle, symbol);
+    if (!sym)
+        return NULL;
+    Dl_info info;
+    struct link_map *map = NULL;
+    if (!dladdr(sym, &info) || dlinfo(lib->handle, RTLD_DI_LINKMAP, &map) != 0 || !map ||
+        !info.dli_fname || strcmp(info.dli_fname, map->l_name) != 0)
+        return NULL;
+    return sym;
+}
+
+int boxlibs_resolve(void *ctx, const snet_lang_box_query *box, snet_box_fn *fn, void **user,
+                    char *err, size_t errlen)
+{
+    boxlibs *b = ctx;
+    const char *library = b->given ? NULL : box->library;
+    if (library && boxlibs_load_name(b, library, err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < b->n; i++) {
+        const boxlib *lib = &b->libs[i];
+        if (library && strcmp(lib->name, library) != 0)
+            continue;
+        void *sym = own_symbol(lib, box->symbol);
+        if (!sym)
+            continue;
+        /* A box is a function: dlsym gives its address as an object pointer. */
+        _Static_assert(sizeof(void *) == sizeof(snet_box_fn), "function pointers fit");
+        memcpy(fn, &sym, sizeof sym);
+        *user = lib->app ? b->app_state : NULL;
+        return 0;
+    }
+    if (b->n == 0)
+        snprintf(err, errlen, "no box library is loaded (give one with --boxes FILE, or name "
+                 "it in the metadata: <boxdefault><library value=\"NAME\"/></boxdefault>)");
+    else if (library)
+        snprintf(err, errlen, "box library '%s' has no function '%s'", library, box->symbol);
+    else
+        snprintf(err, errlen, "no loaded box library has a function '%s'", box->symbol);
+    return -1;
+}

@@ -1,0 +1,35 @@
+/*
+ * boxlibs.h - snetrun's box libraries: shared objects loaded with dlopen,
+ * found by path (--boxes) or by the name the .snet metadata gives
+ * (<library value="NAME"/> -> libNAME.so, searched in -L directories,
+ * $SNET_BOX_PATH, the .snet file's directory, the build tree and the
+ * installed library directory, then the system's library path).
+ */
+#ifndef SNETRUN_BOXLIBS_H
+#define SNETRUN_BOXLIBS_H
+
+#include <snet_boxlib.h>
+#include <snet_lang.h>
+
+typedef struct boxlibs boxlibs;
+
+/* dirs: -L directories (borrowed); snet_dir: the .snet file's directory. */
+boxlibs *boxlibs_new(const char *const *dirs, size_t ndirs, const char *snet_dir);
+void boxlibs_free(boxlibs *b);
+
+/* Load a library by path (--boxes). 0, or -1 with a message. Libraries
+ * given this way replace the ones the metadata names. */
+int boxlibs_load_path(boxlibs *b, const char *path, char *err, size_t errlen);
+/* Load the library the metadata names, searching for it. */
+int boxlibs_load_name(boxlibs *b, const char *name, char *err, size_t errlen);
+
+/* The first loaded library's application hooks (NULL if none). */
+const snet_boxlib_app *boxlibs_app(const boxlibs *b);
+/* The pointer the app's boxes get (its state). */
+void boxlibs_set_app_state(boxlibs *b, void *state);
+
+/* A snet_lang_resolve_fn over the loaded libraries (ctx = boxlibs). */
+int boxlibs_resolve(void *ctx, const snet_lang_box_query *box, snet_box_fn *fn, void **user,
+                    char *err, size_t errlen);
+
+#endif

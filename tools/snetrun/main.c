@@ -1,0 +1,407 @@
+/*
+ * snetrun - run an S-Net network from its .snet file, without generating
+ * any code: parse and type-check it (snet_lang.h), build it through the
+ * builder API with boxes from shared libraries, and run it on LPEL with
+ * records in the original runtime's XML format (or our text format). The
+ * monitoring options are those of every program on the runtime (mon.h).
+ *
+ *     snetrun NET.snet [options] [INPUT] [application options]
+ *
+ * Exit status: 0 success, 1 a bad .snet file, bad input or a failed run,
+ * 2 a usage error (or what the box library's application decides).
+ */
+#include "boxlibs.h"
+
+#include <mon.h>
+#include <snet.h>
+#include <snet_lang.h>
+#include <snet_xml.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef SNETRUN_VERSION
+#define SNETRUN_VERSION "unknown"
+#endif
+
+typedef struct options {
+    const char *snet_file, *input, *output, *net;
+    const char **boxes, **dirs;
+    size_t nboxes, ndirs;
+    char **app_argv; /* options for the box library's application, app_argv[0] = program */
+    int app_argc;
+    unsigned workers;
+    bool parse_only, text;
+} options;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: snetrun NET.snet [options] [INPUT] [application options]\n"
+            "Runs the S-Net network of a .snet file on the LPEL runtime: checks its record\n"
+            "types, takes the boxes from shared libraries, reads records from INPUT (default:\n"
+            "standard input) in the original S-Net runtime's XML format and writes the\n"
+            "records that leave the network to standard output.\n"
+            "\n"
+            "  --parse-only     check the file, print the network with its record types, exit\n"
+            "  --net NAME       the net to run (default: the one named like the file, else\n"
+            "                   the last one defined)\n"
+            "  --boxes LIB.so   a box library (repeatable; replaces the libraries the\n"
+            "                   metadata names); box B is its C function B\n"
+            "  -L DIR           where to look for libraries the metadata names (repeatable;\n"
+            "                   also $SNET_BOX_PATH, the .snet file's directory, the build\n"
+            "                   tree and the system's library path)\n"
+            "  -i FILE          input records (the same as INPUT; - is standard input)\n"
+            "  -O FILE          output records to FILE (written only if the run succeeds)\n"
+            "  --text           records as text (docs/RECORDS.md) instead of XML\n"
+            "  -w N             workers (default: one per core)\n"
+            MON_OPTIONS_HELP
+            "  --help, --version\n"
+            "\n"
+            "Options snetrun does not know go to the box library's application (e.g.\n"
+            "--check for apps/mc/mc.snet); give INPUT before them. Without INPUT, an\n"
+            "application may make the input records itself.\n"
+            "docs/SNET-LANGUAGE.md describes the language, docs/SNET-XML.md the records.\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "snetrun: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see snetrun --help)\n");
+    return 2;
+}
+
+static int push_arg(const char ***list, size_t *n, const char *arg)
+{
+    const char **grown = realloc(*list, (*n + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    *list = grown;
+    (*list)[(*n)++] = arg;
+    return 0;
+}
+
+/* 0 ok, 1 help/version printed, 2 usage error. */
+static int parse_options(int argc, char **argv, options *o)
+{
+    o->app_argv = calloc((size_t)argc + 1, sizeof *o->app_argv);
+    if (!o->app_argv)
+        return usage_error("%s", "out of memory");
+    o->app_argv[o->app_argc++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes_value = !strcmp(a, "--net") || !strcmp(a, "--boxes") || !strcmp(a, "-L") ||
+                           !strcmp(a, "-i") || !strcmp(a, "-O") || !strcmp(a, "-w");
+        if (takes_value && !v)
+            return usage_error("%s needs a value", a);
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 1;
+        } else if (!strcmp(a, "--version")) {
+            printf("snetrun %s\n", SNETRUN_VERSION);
+            return 1;
+        } else if (!strcmp(a, "--parse-only")) {
+            o->parse_only = true;
+        } else if (!strcmp(a, "--text")) {
+            o->text = true;
+        } else if (!strcmp(a, "--net")) {
+            o->net = v;
+        } else if (!strcmp(a, "--boxes") || !strcmp(a, "-L")) {
+            if (a[1] == 'L' ? push_arg(&o->dirs, &o->ndirs, v) : push_arg(&o->boxes, &o->nboxes, v))
+                return usage_error("%s", "out of memory");
+        } else if (!strcmp(a, "-i")) {
+            o->input = v;
+        } else if (!strcmp(a, "-O")) {
+            o->output = v;
+        } else if (!strcmp(a, "-w")) {
+            char *end;
+            errno = 0;
+            long n = strtol(v, &end, 10);
+            if (errno || *end || n < 1 || n > 4096)
+                return usage_error("-w expects a worker count from 1 to 4096, got '%s'", v);
+            o->workers = (unsigned)n;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            o->app_argv[o->app_argc++] = argv[i]; /* the application's, with what follows */
+            continue;
+        } else if (o->app_argc > 1) {
+            o->app_argv[o->app_argc++] = argv[i];
+            continue;
+        } else if (!o->snet_file) {
+            o->snet_file = a;
+            continue;
+        } else if (!o->input) {
+            o->input = a;
+            continue;
+        } else {
+            return usage_error("unexpected argument '%s'", a);
+        }
+        if (takes_value)
+            i++;
+    }
+    if (!o->snet_file)
+        return usage_error("%s", "which .snet file? Give NET.snet");
+    return 0;
+}
+
+/* ---- input and output ------------------------------------------------------------ */
+
+typedef struct io_state {
+    snet_xml_reader *xml;
+    FILE *out;
+    bool write_failed;
+} io_state;
+
+static snet_record *next_xml_record(void *arg)
+{
+    io_state *io = arg;
+    snet_record *rec;
+    return snet_xml_read(io->xml, &rec) == 1 ? rec : NULL;
+}
+
+static void write_xml_record(void *arg, snet_record *rec)
+{
+    io_state *io = arg;
+    if (!io->write_failed && snet_xml_write(io->out, rec) != SNET_OK)
+        io->write_failed = true;
+    snet_record_free(rec);
+}
+
+/* ---- the run ------------------------------------------------------------------------ */
+
+typedef struct session {
+    options o;
+    snet_lang_program *prog;
+    boxlibs *libs;
+    const snet_boxlib_app *app;
+    void *app_state;
+    snet_net *net;
+    FILE *in, *out;
+    char *out_tmp;
+    io_state io;
+} session;
+
+static char *directory_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+}
+
+static int load_libraries(session *s)
+{
+    char err[1024];
+    char *dir = directory_of(s->o.snet_file);
+    s->libs = dir ? boxlibs_new(s->o.dirs, s->o.ndirs, dir) : NULL;
+    free(dir);
+    if (!s->libs) {
+        fprintf(stderr, "snetrun: out of memory\n");
+        return 1;
+    }
+    for (size_t i = 0; i < s->o.nboxes; i++)
+        if (boxlibs_load_path(s->libs, s->o.boxes[i], err, sizeof err) != 0) {
+            fprintf(stderr, "snetrun: %s\n", err);
+            return 1;
+        }
+    if (s->o.nboxes == 0)
+        for (size_t i = 0; i < snet_lang_library_count(s->prog); i++)
+            if (boxlibs_load_name(s->libs, snet_lang_library(s->prog, i), err, sizeof err) != 0) {
+                fprintf(stderr, "snetrun: %s: %s\n", s->o.snet_file, err);
+                return 1;
+            }
+    s->app = boxlibs_app(s->libs);
+    return 0;
+}
+
+/* 0 ok; else the exit status. */
+static int start_app(session *s)
+{
+    if (!s->app || !s->app->start) {
+        if (s->o.app_argc > 1) {
+            fprintf(stderr, "snetrun: unknown option '%s' (no box library takes options; see "
+                    "snetrun --help)\n", s->o.app_argv[1]);
+            return 2;
+        }
+        return 0;
+    }
+    int rc = s->app->start(s->o.app_argc, s->o.app_argv, &s->app_state);
+    if (rc != 0)
+        return rc > 0 ? -1 : 2; /* -1: help shown, exit 0 */
+    boxlibs_set_app_state(s->libs, s->app_state);
+    return 0;
+}
+
+static int open_files(session *s)
+{
+    const char *in = s->o.input;
+    if (!in && !(s->app && s->app->input))
+        in = "-";
+    if (in) {
+        s->in = strcmp(in, "-") ? fopen(in, "rb") : stdin;
+        if (!s->in) {
+            fprintf(stderr, "snetrun: cannot open %s: %s\n", in, strerror(errno));
+            return 1;
+        }
+    }
+    s->out = stdout;
+    if (s->o.output) {
+        size_t len = strlen(s->o.output) + 16;
+        s->out_tmp = malloc(len);
+        if (s->out_tmp)
+            snprintf(s->out_tmp, len, "%s.tmp%ld", s->o.output, (long)getpid());
+        s->out = s->out_tmp ? fopen(s->out_tmp, "w") : NULL;
+        if (!s->out) {
+            fprintf(stderr, "snetrun: cannot write %s: %s\n", s->o.output, strerror(errno));
+            return 1;
+        }
+    }
+    if (s->in && !s->o.text) {
+        char err[512];
+        const snet_field_type *const *types = s->app ? s->app->types : NULL;
+        if (snet_xml_reader_open(&s->io.xml, s->in, in, types, s->app ? s->app->ntypes : 0, err,
+                                 sizeof err) != SNET_OK) {
+            fprintf(stderr, "snetrun: %s\n", err);
+            return 1;
+        }
+    }
+    s->io.out = s->out;
+    return 0;
+}
+
+static int setup_run(session *s, snet_run *run)
+{
+    if (s->app)
+        for (size_t i = 0; i < s->app->ntypes; i++)
+            snet_run_register_field_type(run, s->app->types[i]);
+    if (s->io.xml)
+        snet_run_set_input_fn(run, next_xml_record, &s->io);
+    else if (s->in)
+        snet_run_set_input_file(run, s->in);
+    else
+        snet_run_set_input_fn(run, s->app->input, s->app_state);
+    if (s->app && s->app->output)
+        snet_run_set_output_fn(run, s->app->output, s->app_state);
+    else if (s->o.text)
+        snet_run_set_output_file(run, s->out);
+    else
+        snet_run_set_output_fn(run, write_xml_record, &s->io);
+    return 0;
+}
+
+static int run_network(session *s, const lpel_hooks *hooks)
+{
+    snet_config cfg = snet_config_default();
+    cfg.lpel.num_workers = s->o.workers;
+    cfg.lpel.hooks = hooks;
+    snet_run *run;
+    char err[1024];
+    if (snet_run_create(&run, s->net, &cfg, err, sizeof err) != SNET_OK) {
+        fprintf(stderr, "snetrun: %s\n", err);
+        return 1;
+    }
+    setup_run(s, run);
+    int rc = snet_run_execute(run);
+    int status = rc == SNET_OK ? 0 : 1;
+    if (rc != SNET_OK)
+        fprintf(stderr, "snetrun: the run failed (%s): %s\n", snet_strerror(rc),
+                snet_run_error(run));
+    if (s->io.xml && snet_xml_reader_error(s->io.xml)[0]) {
+        fprintf(stderr, "snetrun: %s (the %lu records before it were processed)\n",
+                snet_xml_reader_error(s->io.xml), snet_xml_records_read(s->io.xml));
+        status = 1;
+    }
+    snet_run_destroy(run);
+    return status;
+}
+
+/* Finish the output file: terminate record, flush, rename into place. */
+static int finish_output(session *s, int status)
+{
+    bool xml_out = !s->o.text && !(s->app && s->app->output);
+    if (status == 0 && xml_out && snet_xml_write_end(s->out) != SNET_OK)
+        s->io.write_failed = true;
+    if (fflush(s->out) != 0 || ferror(s->out) || s->io.write_failed) {
+        fprintf(stderr, "snetrun: cannot write the output records%s%s\n",
+                s->o.output ? " to " : "", s->o.output ? s->o.output : "");
+        status = status ? status : 1;
+    }
+    if (s->out_tmp) {
+        if (fclose(s->out) != 0 && status == 0)
+            status = 1;
+        s->out = NULL;
+        if (status == 0 && rename(s->out_tmp, s->o.output) != 0) {
+            fprintf(stderr, "snetrun: cannot write %s: %s\n", s->o.output, strerror(errno));
+            status = 1;
+        }
+        if (status != 0)
+            unlink(s->out_tmp);
+    }
+    return status;
+}
+
+static void session_free(session *s)
+{
+    snet_xml_reader_close(s->io.xml);
+    if (s->in && s->in != stdin)
+        fclose(s->in);
+    if (s->out && s->out != stdout)
+        fclose(s->out);
+    free(s->out_tmp);
+    snet_net_free(s->net);
+    snet_lang_free(s->prog);
+    boxlibs_free(s->libs);
+    free(s->o.boxes);
+    free(s->o.dirs);
+    free(s->o.app_argv);
+}
+
+static int run_session(session *s, int argc, char **argv)
+{
+    mon_options mo;
+    char err[1024];
+    if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
+        fprintf(stderr, "snetrun: %s\n", err);
+        return 2;
+    }
+    int rc = parse_options(argc, argv, &s->o);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
+    snet_lang_options lo = {s->o.net, 0};
+    rc = snet_lang_load_file(s->o.snet_file, &lo, stderr, &s->prog);
+    if (rc != SNET_LANG_OK)
+        return 1;
+    if (s->o.parse_only)
+        return snet_lang_print_tree(s->prog, stdout) == 0 && fflush(stdout) == 0 ? 0 : 1;
+    if ((rc = load_libraries(s)) != 0 || (rc = start_app(s)) != 0)
+        return rc < 0 ? 0 : rc;
+    s->net = snet_lang_build(s->prog, boxlibs_resolve, s->libs, err, sizeof err);
+    if (!s->net) {
+        fprintf(stderr, "snetrun: %s\n", err);
+        rc = 1;
+    } else if ((rc = open_files(s)) == 0) {
+        mon *m = NULL;
+        lpel_hooks hooks;
+        if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
+            fprintf(stderr, "snetrun: %s\n", err);
+            rc = 1;
+        } else {
+            rc = run_network(s, mon_lpel_hooks(m));
+            if (mon_close(m) != 0 && rc == 0)
+                rc = 1;
+        }
+        rc = finish_output(s, rc);
+    }
+    if (s->app && s->app->finish)
+        rc = s->app->finish(s->app_state, rc);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    session s = {0};
+    int status = run_session(&s, argc, argv);
+    session_free(&s);
+    return status;
+}
