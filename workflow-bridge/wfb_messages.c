@@ -302,8 +302,15 @@ int wfb_message_metrics_compute(const wfb_graph *g, const wfb_message_options *o
     }
     measure_lifelines(g, &w, r);
     run_figures(g, r, &w, 0, opt, scratch, &r->total);
-    for (uint32_t run = 1; run <= g->n_runs; run++)
-        run_figures(g, r, &w, run, opt, scratch, &r->runs[r->n_runs++]);
+    for (uint32_t run = 1; run <= g->n_runs; run++) {
+        wfb_run_figures *f = &r->runs[r->n_runs++];
+        if (g->n_runs == 1) { /* the one run is the whole input */
+            *f = r->total;
+            f->run = 1;
+        } else {
+            run_figures(g, r, &w, run, opt, scratch, f);
+        }
+    }
     flag_timeouts(r);
 out:
     walk_free(&w);

@@ -238,10 +238,13 @@ int wfb_activity_metrics_compute(const wfb_graph *g, wfb_activity_report *r, wfb
         n += is_activity(g, v);
         timed_input = timed_input || (is_activity(g, v) && !untimed(g, v));
     }
-    size_t scratch_n = n > g->ne ? n : g->ne;
+    size_t deps = 0;
+    for (uint32_t e = 0; e < g->ne; e++)
+        deps += g->e_kind[e] == WFB_EDGE_DEPEND;
+    size_t scratch_n = n > deps ? n : deps;
     r->activities = calloc(n ? n : 1, sizeof *r->activities);
     r->forks = calloc(n ? n : 1, sizeof *r->forks);
-    r->dependencies = calloc(g->ne ? g->ne : 1, sizeof *r->dependencies);
+    r->dependencies = calloc(deps ? deps : 1, sizeof *r->dependencies);
     double *scratch = malloc((scratch_n ? scratch_n : 1) * sizeof *scratch);
     if (!r->activities || !r->forks || !r->dependencies || !scratch) {
         free(scratch);
