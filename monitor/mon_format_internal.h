@@ -152,7 +152,9 @@ typedef enum mon_event_id {
     MON_ID_MESSAGE_WRITTEN = 19, /* u32 task, u64 msg */
     MON_ID_TASK_LOAD = 20,       /* u32 task, u32 dispatches, u64 exec_ns */
     MON_ID_WORKER_LOAD = 21,     /* u32 waits, u64 wait_ns, u64 busy_ns */
-    MON_ID_COUNT = 22
+    MON_ID_RUN_START = 22,       /* u32 run: the log's next events belong to runtime instance
+                                    `run` (from 1), whatever the flags */
+    MON_ID_COUNT = 23
 } mon_event_id;
 
 /* Little-endian stores and loads through memcpy: no alignment needed. */

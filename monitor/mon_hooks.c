@@ -69,6 +69,7 @@ struct mon_worker {
     uint64_t wait_ticks; /* durations in ticks; ns only in worker_load */
     uint64_t busy_ticks;
     uint64_t tasks_seen, tasks_selected; /* for the --mon-tasks warning */
+    uint64_t run_starts;                 /* run_start markers written */
     mon_worker *next; /* the monitor's list; set before publishing */
 };
 
@@ -93,6 +94,9 @@ struct mon {
     char host[256];
     _Atomic(mon_worker *) workers; /* read by the crash flush and the flusher */
     pthread_mutex_t lock;          /* worker_start registration only */
+    /* Runtime instances, numbered from 1 (run_start events); under lock. */
+    uint32_t run;
+    unsigned run_workers, run_started; /* its workers, and how many have started */
     mon_crash_entry crash;
     bool crash_registered;
     /* The flusher thread (flush_ms > 0). */
@@ -225,7 +229,34 @@ static mon_worker *earlier_worker(mon *m, unsigned worker_id)
     return NULL;
 }
 
-static void *hook_worker_start(void *ctx, unsigned worker_id)
+/* The runtime instance a starting worker belongs to. Runtimes run one
+ * after another, never at the same time, and each starts each of its
+ * num_workers workers once: a worker start after all workers of the
+ * current run have started begins the next run. Called under m->lock. */
+static uint32_t run_of_starting_worker(mon *m, unsigned num_workers)
+{
+    if (m->run == 0 || m->run_started >= m->run_workers) {
+        m->run++;
+        m->run_workers = num_workers;
+        m->run_started = 0;
+    }
+    m->run_started++;
+    return m->run;
+}
+
+/* Every run begins each worker's part of the log with run_start, whatever
+ * the flags: task, stream and message ids restart with each runtime, so
+ * readers need it to tell the runs apart. */
+static void begin_run(mon_worker *mw, uint32_t run)
+{
+    uint64_t ts = event_time(mw);
+    mon_emit_task(mw->w, MON_ID_RUN_START, ts, run);
+    mw->run_starts++;
+    if (mw->flags & MON_FLAG_WORKER)
+        mon_emit_bare(mw->w, MON_ID_WORKER_START, ts);
+}
+
+static void *hook_worker_start(void *ctx, unsigned worker_id, unsigned num_workers)
 {
     mon *m = ctx;
     /* A program may run several runtimes one after another with the same
@@ -234,13 +265,13 @@ static void *hook_worker_start(void *ctx, unsigned worker_id)
      * has been joined, so handing its writer to this thread is safe. */
     pthread_mutex_lock(&m->lock);
     mon_worker *old = earlier_worker(m, worker_id);
+    uint32_t run = run_of_starting_worker(m, num_workers);
     pthread_mutex_unlock(&m->lock);
     if (old) {
         this_thread_worker = old;
         old->waits = 0;
         old->wait_ticks = old->busy_ticks = 0;
-        if (old->flags & MON_FLAG_WORKER)
-            mon_emit_bare(old->w, MON_ID_WORKER_START, event_time(old));
+        begin_run(old, run);
         return old;
     }
     mon_worker *mw = calloc(1, sizeof *mw);
@@ -282,8 +313,7 @@ static void *hook_worker_start(void *ctx, unsigned worker_id)
     }
     pthread_mutex_unlock(&m->lock);
     this_thread_worker = mw;
-    if (mw->flags & MON_FLAG_WORKER)
-        mon_emit_bare(mw->w, MON_ID_WORKER_START, event_time(mw));
+    begin_run(mw, run);
     return mw;
 }
 
@@ -841,8 +871,9 @@ static uint64_t *losses_by_worker(const mon *m, unsigned *count)
     return v;
 }
 
-/* Options that left the trace empty are worth a line: the user expected
- * a picture. (With the hook calls compiled out, mon_open has said so.) */
+/* Options that left the trace empty (of everything but the run_start
+ * markers every run writes) are worth a line: the user expected a picture.
+ * (With the hook calls compiled out, mon_open has said so.) */
 static void warn_if_empty(const mon *m, uint64_t events, uint64_t tasks_seen,
                           uint64_t tasks_selected)
 {
@@ -869,15 +900,23 @@ int mon_close(mon *m)
     if (m->crash_registered)
         mon_crash_unregister(&m->crash);
     unsigned workers = 0;
-    uint64_t recorded = 0, lost = 0, tasks_seen = 0, tasks_selected = 0;
+    uint64_t recorded = 0, lost = 0, tasks_seen = 0, tasks_selected = 0, markers = 0;
     int rc = 0;
+    for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
+        workers++;
+    mon_log_count *logs = calloc(workers ? workers : 1, sizeof *logs);
+    unsigned nlogs = 0;
     for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next) {
         mon_writer_flush(mw->w);
-        workers++;
-        recorded += mon_writer_events(mw->w) - mon_writer_lost(mw->w);
+        uint64_t in_file = mon_writer_events(mw->w) - mon_writer_lost(mw->w);
+        recorded += in_file;
         lost += mon_writer_lost(mw->w);
         tasks_seen += mw->tasks_seen;
         tasks_selected += mw->tasks_selected;
+        markers += mw->run_starts;
+        if (logs)
+            logs[nlogs++] = (mon_log_count){mon_writer_worker(mw->w), in_file,
+                                            mon_writer_bytes(mw->w)};
     }
     report_losses(m);
     unsigned nlost = 0;
@@ -903,16 +942,19 @@ int mon_close(mon *m)
     m->info.events_discarded = lost;
     m->info.discarded_per_worker = per_worker;
     m->info.discarded_workers = per_worker ? nlost : 0;
+    m->info.logs = logs;
+    m->info.nlogs = nlogs;
     m->info.complete = true;
     if (mon_run_json_write(m->dir, &m->info, err, sizeof err) != 0) {
         fprintf(stderr, "mon: warning: %s\n", err);
         rc = -1;
     }
+    free(logs);
     if (lost)
         fprintf(stderr, "mon: warning: %llu events were lost writing the trace in %s\n",
                 (unsigned long long)lost, m->dir);
     free(per_worker);
-    warn_if_empty(m, recorded + lost, tasks_seen, tasks_selected);
+    warn_if_empty(m, recorded + lost - markers, tasks_seen, tasks_selected);
     mon_free(m);
     return rc;
 }

@@ -50,6 +50,7 @@ static const char *const event_fields[MON_ID_COUNT][2] = {
     [MON_ID_MESSAGE_WRITTEN] = {"message_written", "uint32_t task; uint64_t msg;"},
     [MON_ID_TASK_LOAD] = {"task_load", "uint32_t task; uint32_t dispatches; uint64_t exec_ns;"},
     [MON_ID_WORKER_LOAD] = {"worker_load", "uint32_t waits; uint64_t wait_ns; uint64_t busy_ns;"},
+    [MON_ID_RUN_START] = {"run_start", "uint32_t run;"},
 };
 
 static const char tsdl_head[] =
@@ -250,7 +251,18 @@ static void write_run_json(FILE *f, const mon_run_info *info)
             (unsigned long long)info->events_discarded);
     for (unsigned i = 0; i < info->discarded_workers; i++)
         fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)info->discarded_per_worker[i]);
-    fprintf(f, "],\n  \"complete\": %s\n}\n", info->complete ? "true" : "false");
+    fputs("],\n", f);
+    /* One line per log, so that the reader (mon_reader.c) needs no JSON
+     * parser to check each log against what was written. */
+    if (info->complete && info->nlogs) {
+        fputs("  \"logs\": [\n", f);
+        for (unsigned i = 0; i < info->nlogs; i++)
+            fprintf(f, "    {\"worker\": %u, \"events\": %llu, \"bytes\": %llu}%s\n",
+                    info->logs[i].worker, (unsigned long long)info->logs[i].events,
+                    (unsigned long long)info->logs[i].bytes, i + 1 < info->nlogs ? "," : "");
+        fputs("  ],\n", f);
+    }
+    fprintf(f, "  \"complete\": %s\n}\n", info->complete ? "true" : "false");
 }
 
 /* Rewrite DIR/run.json where it is, for a disk too full to hold a second

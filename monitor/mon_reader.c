@@ -23,6 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* run.json lists at most this many logs that the reader checks against. */
+#define MON_RUN_JSON_MAX_LOGS 4096
+
 enum { LOG_EVENT = 1, LOG_END = 0, LOG_ERROR = -1, LOG_TRUNCATED = -2 };
 
 /* The decoder of one worker log. */
@@ -45,12 +48,24 @@ typedef struct log_reader {
     bool in_packet;
     mon_event cur;
     char name[MON_NAME_MAX + 1];
+    /* What the status reports (mon_log_status). */
+    mon_log_state state;
+    uint64_t events_read;  /* events decoded (each is delivered) */
+    uint64_t good_end;     /* bytes read without fault */
+    uint64_t file_bytes;
+    uint64_t problem_off;  /* where a truncation or damage is */
+    uint64_t lost_to;      /* a cut packet's declared end */
+    int64_t expected_events, expected_bytes; /* run.json, -1 unknown */
+    uint32_t run;          /* from the last run_start */
+    bool ended;            /* the last event decoded is worker_end */
+    char *message;         /* the status line, once stopped */
 } log_reader;
 
 /* The tasks bound to a stream's ends, learnt from stream_open events; gives
  * stream_block its peer (the writer never records it: see mon_hooks.c). */
 typedef struct stream_ends {
     uint64_t stream; /* 0: empty slot */
+    uint32_t run;    /* stream ids restart with each run */
     uint64_t reader, writer;
 } stream_ends;
 
@@ -63,6 +78,8 @@ struct mon_trace {
     unsigned nheap;
     uint64_t clock_freq;   /* ticks per second, from metadata */
     uint64_t clock_offset; /* wall - trace clock, ns */
+    bool worker_events;    /* the W flag was on: every log ends with worker_end */
+    bool keep_going;       /* mon_trace_options.keep_going */
     bool truncated;
     bool failed;
     bool error_pending; /* an error to return on the next call */
@@ -79,7 +96,7 @@ static const uint8_t payload_bytes[MON_ID_COUNT] = {
     [MON_ID_STREAM_READ] = 8,     [MON_ID_STREAM_WRITE] = 8,     [MON_ID_STREAM_BLOCK] = 9,
     [MON_ID_STREAM_WAKE] = 12,    [MON_ID_COMPONENT_BEGIN] = 4,  [MON_ID_COMPONENT_END] = 4,
     [MON_ID_MESSAGE_READ] = 12,   [MON_ID_MESSAGE_WRITTEN] = 12, [MON_ID_TASK_LOAD] = 16,
-    [MON_ID_WORKER_LOAD] = 20,
+    [MON_ID_WORKER_LOAD] = 20,    [MON_ID_RUN_START] = 4,
 };
 
 static const char *const kind_names[MON_EV_KIND_COUNT] = {
@@ -87,7 +104,7 @@ static const char *const kind_names[MON_EV_KIND_COUNT] = {
     "task_destroy",  "worker_start",   "worker_wait",     "worker_resume", "worker_end",
     "stream_open",   "stream_close",   "stream_read",     "stream_write",  "stream_block",
     "stream_wake",   "component_begin", "component_end",  "message_read",  "message_written",
-    "task_load",     "worker_load",
+    "task_load",     "worker_load",    "run_start",
 };
 
 const char *mon_event_kind_name(mon_event_kind k)
@@ -99,11 +116,13 @@ const char *mon_event_kind_name(mon_event_kind k)
  * Messages
  * ------------------------------------------------------------------------- */
 
-/* "<path>: byte <offset>: <what>" into buf. */
-static void corrupt(char *buf, size_t len, const log_reader *r, uint64_t off, const char *fmt, ...)
+/* "<path>: byte <offset>: <what>" into buf; the offset is kept for the
+ * log's status. */
+static void corrupt(char *buf, size_t len, log_reader *r, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-static void corrupt(char *buf, size_t len, const log_reader *r, uint64_t off, const char *fmt, ...)
+static void corrupt(char *buf, size_t len, log_reader *r, uint64_t off, const char *fmt, ...)
 {
+    r->problem_off = off;
     int n = snprintf(buf, len, "%s: byte %" PRIu64 ": ", r->path, off);
     if (n < 0 || (size_t)n >= len)
         return;
@@ -136,6 +155,8 @@ static ssize_t read_full(int fd, uint8_t *buf, size_t len)
 
 static int truncated(log_reader *r, char *msg, size_t len)
 {
+    r->problem_off = r->pkt_off + r->avail;
+    r->lost_to = r->pkt_off + r->pkt_bytes;
     snprintf(msg, len,
              "%s: truncated: the file ends at byte %" PRIu64 ", inside the packet starting at "
              "byte %" PRIu64 " (%zu of its %zu bytes present, %" PRIu64 " events of it read)",
@@ -211,6 +232,7 @@ static int check_preamble(log_reader *r, char *msg, size_t len)
 static int load_packet(log_reader *r, char *msg, size_t len)
 {
     r->pkt_off += r->in_packet ? r->pkt_bytes : 0;
+    r->good_end = r->pkt_off; /* every earlier packet was read whole */
     r->in_packet = false;
     r->pkt_events = 0;
     r->pkt_bytes = MON_PACKET_PREAMBLE_BYTES;
@@ -419,6 +441,16 @@ static int decode_payload(log_reader *r, unsigned id, char *msg, size_t len)
         e->wait_ns = mon_get_u64(p + 4);
         e->busy_ns = mon_get_u64(p + 12);
         break;
+    case MON_ID_RUN_START: {
+        uint32_t run = mon_get_u32(p);
+        if (run == 0 || run < r->run) {
+            corrupt(msg, len, r, at, "run number %" PRIu32 " after run %" PRIu32
+                    " (runs count up from 1)", run, r->run);
+            return LOG_ERROR;
+        }
+        r->run = run;
+        break;
+    }
     case MON_ID_COUNT:
         break;
     }
@@ -448,10 +480,14 @@ static int log_next(log_reader *r, char *msg, size_t len)
         return rc;
     r->cur.kind = (mon_event_kind)id;
     r->cur.worker = r->worker;
+    r->cur.run = r->run;
     /* Logs are merged on ticks (before()), ns are for the consumers. */
     r->cur.time = mon_ticks_to_ns(r->clock, r->freq);
     r->cur.offset = at;
     r->pkt_events++;
+    r->events_read++;
+    r->good_end = r->pkt_off + r->pos;
+    r->ended = id == MON_ID_WORKER_END;
     return LOG_EVENT;
 }
 
@@ -462,6 +498,7 @@ static void log_free(log_reader *r)
     if (r->fd >= 0)
         close(r->fd);
     free(r->pkt);
+    free(r->message);
     free(r);
 }
 
@@ -501,8 +538,13 @@ static void heap_build(mon_trace *t)
         heap_sift_down(t, i);
 }
 
-/* The slot of stream s (created if missing); NULL when out of memory. */
-static stream_ends *ends_of(mon_trace *t, uint64_t s)
+static size_t ends_hash(uint32_t run, uint64_t stream, size_t cap)
+{
+    return (size_t)((stream ^ (uint64_t)run << 32) * 0x9E3779B97F4A7C15ull >> 16) & (cap - 1);
+}
+
+/* The slot of stream s of run (created if missing); NULL when out of memory. */
+static stream_ends *ends_of(mon_trace *t, uint32_t run, uint64_t s)
 {
     if (t->ends_used * 2 >= t->ends_cap) {
         size_t ncap = t->ends_cap ? t->ends_cap * 2 : 64;
@@ -512,7 +554,7 @@ static stream_ends *ends_of(mon_trace *t, uint64_t s)
         for (size_t i = 0; i < t->ends_cap; i++) {
             if (!t->ends[i].stream)
                 continue;
-            size_t j = t->ends[i].stream & (ncap - 1);
+            size_t j = ends_hash(t->ends[i].run, t->ends[i].stream, ncap);
             while (n[j].stream)
                 j = (j + 1) & (ncap - 1);
             n[j] = t->ends[i];
@@ -521,11 +563,12 @@ static stream_ends *ends_of(mon_trace *t, uint64_t s)
         t->ends = n;
         t->ends_cap = ncap;
     }
-    size_t j = s & (t->ends_cap - 1);
-    while (t->ends[j].stream && t->ends[j].stream != s)
+    size_t j = ends_hash(run, s, t->ends_cap);
+    while (t->ends[j].stream && (t->ends[j].stream != s || t->ends[j].run != run))
         j = (j + 1) & (t->ends_cap - 1);
     if (!t->ends[j].stream) {
         t->ends[j].stream = s;
+        t->ends[j].run = run;
         t->ends_used++;
     }
     return &t->ends[j];
@@ -536,7 +579,7 @@ static void track_stream_ends(mon_trace *t, mon_event *ev)
 {
     if (ev->stream == 0 || (ev->kind != MON_EV_STREAM_OPEN && ev->kind != MON_EV_STREAM_BLOCK))
         return;
-    stream_ends *e = ends_of(t, ev->stream);
+    stream_ends *e = ends_of(t, ev->run, ev->stream);
     if (!e)
         return;
     if (ev->kind == MON_EV_STREAM_OPEN) {
@@ -549,14 +592,80 @@ static void track_stream_ends(mon_trace *t, mon_event *ev)
     }
 }
 
-/* Note the outcome of advancing a log that is not LOG_EVENT. */
-static void log_stopped(mon_trace *t, int rc, const char *msg)
+/* ---------------------------------------------------------------------------
+ * Log states: what a log that stopped lacks
+ * ------------------------------------------------------------------------- */
+
+static const char *const state_names[] = {"reading",    "complete", "truncated", "damaged",
+                                          "unfinished", "missing",  "discarded"};
+
+const char *mon_log_state_name(mon_log_state s)
 {
-    if (rc == LOG_TRUNCATED && !t->truncated && !t->error_pending) {
-        t->truncated = true;
-        snprintf(t->msg, sizeof t->msg, "%s", msg);
-    } else if (rc == LOG_ERROR && !t->error_pending) {
+    return (unsigned)s < sizeof state_names / sizeof state_names[0] ? state_names[s] : "unknown";
+}
+
+/* A log that ended cleanly may still lack events: run.json (of a finished
+ * run) says how much the writer wrote, worker_end closes every run that
+ * recorded worker events, and the writer counts what it could not write. */
+static mon_log_state clean_end_state(const mon_trace *t, log_reader *r, char *msg, size_t len)
+{
+    if (r->expected_bytes >= 0 && r->file_bytes < (uint64_t)r->expected_bytes) {
+        r->problem_off = r->file_bytes;
+        snprintf(msg, len,
+                 "%s: truncated: the file ends at byte %" PRIu64 " at a packet boundary, but "
+                 "the writer wrote %" PRId64 " bytes (run.json)",
+                 r->path, r->file_bytes, r->expected_bytes);
+        return MON_LOG_TRUNCATED;
+    }
+    if (r->expected_events >= 0 && r->events_read != (uint64_t)r->expected_events) {
+        r->problem_off = r->file_bytes;
+        snprintf(msg, len,
+                 "%s: byte %" PRIu64 ": %" PRIu64 " events read, but the writer wrote %" PRId64
+                 " (run.json)",
+                 r->path, r->file_bytes, r->events_read, r->expected_events);
+        return MON_LOG_DAMAGED;
+    }
+    /* A writer that lost events lost worker_end too, most likely: the loss
+     * is the cause to name. */
+    if (r->discarded) {
+        snprintf(msg, len,
+                 "%s: the writer lost %" PRIu64 " events (events_discarded: disk full or a "
+                 "write error during the run)",
+                 r->path, r->discarded);
+        return MON_LOG_DISCARDED;
+    }
+    if (t->worker_events && !r->ended) {
+        r->problem_off = r->file_bytes;
+        snprintf(msg, len,
+                 "%s: unfinished: the log ends at byte %" PRIu64 " without worker_end, although "
+                 "worker events were recorded: the run did not finish (crash, kill) or the file "
+                 "was cut at a packet boundary",
+                 r->path, r->file_bytes);
+        return MON_LOG_UNFINISHED;
+    }
+    return MON_LOG_COMPLETE;
+}
+
+/* Note why a log stopped (rc is not LOG_EVENT); its events are all
+ * delivered. The trace remembers the first problem for mon_trace_error; a
+ * damaged log stops the trace unless it keeps going. */
+static void log_stopped(mon_trace *t, log_reader *r, int rc, const char *msg)
+{
+    char buf[sizeof t->msg];
+    mon_log_state st = rc == LOG_TRUNCATED ? MON_LOG_TRUNCATED
+                       : rc == LOG_ERROR   ? MON_LOG_DAMAGED
+                                           : clean_end_state(t, r, buf, sizeof buf);
+    if (rc == LOG_END)
+        msg = buf;
+    r->state = st;
+    if (st == MON_LOG_COMPLETE)
+        return;
+    r->message = strdup(msg);
+    if (st == MON_LOG_DAMAGED && !t->keep_going && !t->error_pending) {
         t->error_pending = true;
+        snprintf(t->msg, sizeof t->msg, "%s", msg);
+    } else if (!t->truncated && !t->error_pending) {
+        t->truncated = true;
         snprintf(t->msg, sizeof t->msg, "%s", msg);
     }
 }
@@ -581,7 +690,7 @@ int mon_trace_next(mon_trace *t, mon_event *ev)
     char msg[sizeof t->msg];
     int rc = log_next(r, msg, sizeof msg);
     if (rc != LOG_EVENT) {
-        log_stopped(t, rc, msg);
+        log_stopped(t, r, rc, msg);
         t->heap[0] = t->heap[--t->nheap];
     }
     heap_sift_down(t, 0);
@@ -626,7 +735,7 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
         snprintf(err, errlen, "%s: cannot open: %s (not a trace directory?)", path, strerror(errno));
         return -1;
     }
-    char line[512];
+    char line[512], flags[16] = "";
     bool first = true, ok = false;
     /* Traces of format 1.0 before the TSC clock have freq = 10^9 too. */
     unsigned long long off_s = 0, off = 0, freq = MON_NS_PER_S;
@@ -640,7 +749,9 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
         sscanf(line, " offset_s = %llu;", &off_s);
         sscanf(line, " offset = %llu;", &off);
         sscanf(line, " freq = %llu;", &freq);
+        sscanf(line, " monitor_flags = \"%15[A-Za-z]\";", flags);
     }
+    t->worker_events = strchr(flags, 'W') != NULL;
     fclose(f);
     if (!ok) {
         snprintf(err, errlen, "%s: not the metadata of an LPEL monitor trace (CTF 1.8, tracer snet-lpel-mon)",
@@ -676,24 +787,122 @@ static int add_log(mon_trace *t, const char *dir, const char *name, long worker,
         snprintf(err, errlen, "%s: out of memory", dir);
         return -1;
     }
-    if (snprintf(r->path, sizeof r->path, "%s/%s", dir, name) >= (int)sizeof r->path) {
+    char own[64];
+    snprintf(own, sizeof own, "%s%ld", MON_WORKER_FILE_PREFIX, worker);
+    if (snprintf(r->path, sizeof r->path, "%s/%s", dir, name ? name : own) >= (int)sizeof r->path) {
         snprintf(err, errlen, "%s: path too long", dir);
         free(r);
         return -1;
     }
     r->worker = (unsigned)worker;
     r->freq = t->clock_freq;
-    r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0) {
+    r->run = 1;
+    r->expected_events = r->expected_bytes = -1;
+    r->fd = name ? open(r->path, O_RDONLY | O_CLOEXEC) : -1;
+    struct stat st;
+    if (name && (r->fd < 0 || fstat(r->fd, &st) != 0)) {
         snprintf(err, errlen, "%s: cannot open: %s", r->path, strerror(errno));
-        free(r);
+        log_free(r);
         return -1;
     }
+    r->file_bytes = name ? (uint64_t)st.st_size : 0;
     t->logs[t->nlogs++] = r;
     return 0;
 }
 
-static int find_logs(mon_trace *t, const char *dir, char *err, size_t errlen)
+/* ---- run.json: what the writer wrote, when the run finished ---- */
+
+/* The log of worker w, NULL if none. */
+static log_reader *log_of_worker(const mon_trace *t, unsigned w)
+{
+    for (unsigned i = 0; i < t->nlogs; i++)
+        if (t->logs[i]->worker == w)
+            return t->logs[i];
+    return NULL;
+}
+
+/* One "logs" entry of run.json, {"worker": W, "events": E, "bytes": B}:
+ * the counts go to W's log; a log the file system lacks is added as
+ * missing. Returns -1 only when out of memory. */
+static int expect_log(mon_trace *t, const char *dir, unsigned w, unsigned long long events,
+                      unsigned long long bytes, unsigned *cap, char *err, size_t errlen)
+{
+    log_reader *r = log_of_worker(t, w);
+    if (!r) {
+        if (add_log(t, dir, NULL, w, cap, err, errlen) != 0)
+            return -1;
+        r = t->logs[t->nlogs - 1];
+        r->state = MON_LOG_MISSING;
+        char msg[sizeof r->path + 128];
+        snprintf(msg, sizeof msg, "%s: missing: run.json lists worker %u's log (%llu events)", r->path,
+                 w, events);
+        r->message = strdup(msg);
+        if (!r->message) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        if (!t->truncated) {
+            t->truncated = true;
+            snprintf(t->msg, sizeof t->msg, "%s", msg);
+        }
+    }
+    if (events > INT64_MAX || bytes > INT64_MAX)
+        return 0;
+    r->expected_events = (int64_t)events;
+    r->expected_bytes = (int64_t)bytes;
+    return 0;
+}
+
+/* The per-log counts of run.json, written when the run finished (mon_close):
+ * they tell a log cut at a packet boundary, or missing, from a whole one. A
+ * run.json that is absent, of an unfinished run, or without counts (older
+ * traces) gives no expectations. */
+static int read_run_json(mon_trace *t, const char *trace_dir, const char *ctf_dir, unsigned *cap,
+                         char *err, size_t errlen)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.json", trace_dir);
+    FILE *f = fopen(path, "r");
+    if (!f && strcmp(trace_dir, ctf_dir) == 0) {
+        snprintf(path, sizeof path, "%s/../run.json", trace_dir); /* given DIR/ctf */
+        f = fopen(path, "r");
+    }
+    if (!f)
+        return 0;
+    char line[512];
+    bool complete = false, in_logs = false;
+    unsigned long long(*entries)[3] = malloc(MON_RUN_JSON_MAX_LOGS * sizeof *entries);
+    unsigned n = 0;
+    while (entries && fgets(line, sizeof line, f)) {
+        unsigned w;
+        unsigned long long ev, by;
+        if (strstr(line, "\"complete\": true"))
+            complete = true;
+        if (strstr(line, "\"logs\": ["))
+            in_logs = true;
+        else if (in_logs && n < MON_RUN_JSON_MAX_LOGS &&
+                 sscanf(line, " {\"worker\": %u, \"events\": %llu, \"bytes\": %llu}", &w, &ev,
+                        &by) == 3 && w <= 1000000) {
+            entries[n][0] = w;
+            entries[n][1] = ev;
+            entries[n][2] = by;
+            n++;
+        } else if (in_logs && strchr(line, ']'))
+            in_logs = false;
+    }
+    fclose(f);
+    int rc = entries ? 0 : -1;
+    if (!entries)
+        snprintf(err, errlen, "out of memory");
+    for (unsigned i = 0; complete && rc == 0 && i < n; i++)
+        rc = expect_log(t, ctf_dir, (unsigned)entries[i][0], entries[i][1], entries[i][2], cap, err,
+                        errlen);
+    free(entries);
+    return rc;
+}
+
+static int find_logs(mon_trace *t, const char *trace_dir, const char *dir, char *err,
+                     size_t errlen)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -709,6 +918,8 @@ static int find_logs(mon_trace *t, const char *dir, char *err, size_t errlen)
             rc = add_log(t, dir, de->d_name, n, &cap, err, errlen);
     }
     closedir(d);
+    if (rc == 0)
+        rc = read_run_json(t, trace_dir, dir, &cap, err, errlen);
     /* No logs is an empty trace, not an error: a runtime built with its
      * hooks compiled out starts no worker log. */
     if (rc == 0)
@@ -726,14 +937,19 @@ static int prime(mon_trace *t, char *err, size_t errlen)
     }
     char msg[sizeof t->msg];
     for (unsigned i = 0; i < t->nlogs; i++) {
-        int rc = log_next(t->logs[i], msg, sizeof msg);
-        if (rc == LOG_EVENT)
-            t->heap[t->nheap++] = t->logs[i];
-        else if (rc == LOG_ERROR) {
+        log_reader *r = t->logs[i];
+        if (r->state == MON_LOG_MISSING)
+            continue;
+        int rc = log_next(r, msg, sizeof msg);
+        if (rc == LOG_EVENT) {
+            t->heap[t->nheap++] = r;
+            continue;
+        }
+        log_stopped(t, r, rc, msg);
+        if (rc == LOG_ERROR && !t->keep_going) {
             snprintf(err, errlen, "%s", msg);
             return -1;
-        } else
-            log_stopped(t, rc, msg);
+        }
     }
     heap_build(t);
     return 0;
@@ -750,7 +966,8 @@ static void ctf_dir_of(const char *dir, char *out, size_t len)
         snprintf(out, len, "%s", dir);
 }
 
-int mon_trace_open(mon_trace **out, const char *trace_dir, char *err, size_t errlen)
+int mon_trace_open_with(mon_trace **out, const char *trace_dir, const mon_trace_options *opt,
+                        char *err, size_t errlen)
 {
     *out = NULL;
     char dir[4096];
@@ -760,13 +977,53 @@ int mon_trace_open(mon_trace **out, const char *trace_dir, char *err, size_t err
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (read_metadata(t, dir, err, errlen) != 0 || find_logs(t, dir, err, errlen) != 0 ||
+    t->keep_going = opt && opt->keep_going;
+    if (read_metadata(t, dir, err, errlen) != 0 || find_logs(t, trace_dir, dir, err, errlen) != 0 ||
         prime(t, err, errlen) != 0) {
         mon_trace_close(t);
         return -1;
     }
     *out = t;
     return 0;
+}
+
+int mon_trace_open(mon_trace **out, const char *trace_dir, char *err, size_t errlen)
+{
+    return mon_trace_open_with(out, trace_dir, NULL, err, errlen);
+}
+
+void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out)
+{
+    memset(out, 0, sizeof *out);
+    if (i >= t->nlogs)
+        return;
+    const log_reader *r = t->logs[i];
+    out->worker = r->worker;
+    out->path = r->path;
+    out->state = r->state;
+    out->offset = r->problem_off;
+    out->events_read = r->events_read;
+    out->bytes_read = r->state == MON_LOG_COMPLETE ? r->file_bytes : r->good_end;
+    out->file_bytes = r->file_bytes;
+    out->events_expected = r->expected_events;
+    out->bytes_expected = r->expected_bytes;
+    out->events_discarded = r->discarded;
+    out->message = r->message;
+    bool whole = r->state == MON_LOG_COMPLETE || r->state == MON_LOG_DISCARDED;
+    if (r->expected_events >= 0)
+        out->events_lost = r->expected_events > (int64_t)r->events_read
+                               ? r->expected_events - (int64_t)r->events_read
+                               : 0;
+    else
+        out->events_lost = whole || r->state == MON_LOG_READING ? 0 : -1;
+    /* Bytes the writer wrote, as far as anything tells: run.json, else the
+     * file and the declared end of a packet it cuts. */
+    uint64_t written = r->file_bytes > r->lost_to ? r->file_bytes : r->lost_to;
+    if (r->expected_bytes >= 0 && (uint64_t)r->expected_bytes > written)
+        written = (uint64_t)r->expected_bytes;
+    out->bytes_lost = r->state == MON_LOG_READING || written < out->bytes_read
+                          ? 0
+                          : written - out->bytes_read;
 }
 
 const char *mon_trace_error(const mon_trace *t) { return t->msg; }
@@ -846,6 +1103,8 @@ int mon_event_format(const mon_event *e, char *buf, size_t len)
     case MON_EV_WORKER_LOAD:
         return snprintf(buf, len, "%s waits=%" PRIu32 " wait_ns=%" PRIu64 " busy_ns=%" PRIu64, head,
                         e->waits, e->wait_ns, e->busy_ns);
+    case MON_EV_RUN_START:
+        return snprintf(buf, len, "%s run=%" PRIu32, head, e->run);
     default:
         return snprintf(buf, len, "%s", head);
     }

@@ -43,7 +43,8 @@ typedef enum mon_event_kind {
     MON_EV_MESSAGE_WRITTEN = 19,
     MON_EV_TASK_LOAD = 20,
     MON_EV_WORKER_LOAD = 21,
-    MON_EV_KIND_COUNT = 22
+    MON_EV_RUN_START = 22,
+    MON_EV_KIND_COUNT = 23
 } mon_event_kind;
 
 /* Why a task blocked (task_block.cause). */
@@ -64,10 +65,16 @@ enum { MON_BLOCK_INPUT = 0, MON_BLOCK_OUTPUT = 1, MON_BLOCK_ANY = 2 };
  *   message_*          task, msg
  *   task_load          task, dispatches, exec_ns
  *   worker_load        waits, wait_ns, busy_ns
+ *   run_start          (run only: the run the log's next events belong to)
+ * Every event has `run`: the runtime instance it belongs to, numbered from
+ * 1 in the order the program created them (from the log's last run_start;
+ * 1 in traces without run_start events). Task, stream and message ids are
+ * unique only within a run.
  */
 typedef struct mon_event {
     mon_event_kind kind;
     unsigned worker;   /* whose log it is in */
+    uint32_t run;      /* the runtime instance, from 1 */
     uint64_t time;     /* ns on the trace clock (0 without the t flag): CLOCK_MONOTONIC,
                           or TSC ticks converted exactly with the clock's frequency;
                           + mon_trace_clock_offset_ns = wall-clock time */
@@ -95,13 +102,25 @@ enum {
     MON_TRACE_EVENT = 1,     /* *ev holds the next event */
     MON_TRACE_END = 0,       /* every log read completely */
     MON_TRACE_ERROR = -1,    /* corruption or I/O error: mon_trace_error */
-    MON_TRACE_TRUNCATED = -2 /* every event there is was delivered, but a log
-                                ends inside a packet: mon_trace_error says
-                                which, where, and how much of it was read */
+    MON_TRACE_TRUNCATED = -2 /* every readable event was delivered, but some
+                                log is incomplete (truncated, damaged with
+                                keep_going, unfinished, missing, or the
+                                writer lost events): mon_trace_error has the
+                                first problem, mon_trace_log_status each */
 };
+
+typedef struct mon_trace_options {
+    /* Damage in one log stops only that log (its status says where and
+     * what); the other logs are read to their end. Default (false): the
+     * trace stops with MON_TRACE_ERROR at the first damage. */
+    bool keep_going;
+} mon_trace_options;
 
 /* Open a trace directory. Returns 0, or -1 with a one-line message. */
 int mon_trace_open(mon_trace **out, const char *dir, char *err, size_t errlen);
+/* The same with options (NULL = defaults). */
+int mon_trace_open_with(mon_trace **out, const char *dir, const mon_trace_options *opt, char *err,
+                        size_t errlen);
 
 /* The next event in time order (ties: lower worker first, then log order). */
 int mon_trace_next(mon_trace *t, mon_event *ev);
@@ -109,9 +128,55 @@ int mon_trace_next(mon_trace *t, mon_event *ev);
 /* The message for the last MON_TRACE_ERROR / MON_TRACE_TRUNCATED. */
 const char *mon_trace_error(const mon_trace *t);
 
+/* The worker logs: those present, and those run.json lists but which are
+ * missing (state MON_LOG_MISSING), sorted by worker number. */
 unsigned mon_trace_num_workers(const mon_trace *t);
 /* The worker number of log i (0 <= i < mon_trace_num_workers). */
 unsigned mon_trace_worker_id(const mon_trace *t, unsigned i);
+
+/* How far a worker log has been read, and what of it could not be. */
+typedef enum mon_log_state {
+    MON_LOG_READING = 0,  /* not at its end yet */
+    MON_LOG_COMPLETE,     /* read to the end: every event the writer wrote */
+    MON_LOG_TRUNCATED,    /* the file ends inside a packet, or is shorter than the
+                             run.json of a finished run says */
+    MON_LOG_DAMAGED,      /* something that cannot be a valid log (offset: where) */
+    MON_LOG_UNFINISHED,   /* ends cleanly but without worker_end although the run
+                             recorded worker events: the run did not finish
+                             (crash, kill) or the file was cut at a packet end */
+    MON_LOG_MISSING,      /* run.json lists this worker's log; the file is not there */
+    MON_LOG_DISCARDED     /* read completely, but the writer lost events
+                             (events_discarded: disk full, I/O error) */
+} mon_log_state;
+
+/* "reading", "complete", "truncated", "damaged", "unfinished", "missing",
+ * "discarded". */
+const char *mon_log_state_name(mon_log_state s);
+
+typedef struct mon_log_status {
+    unsigned worker;
+    const char *path;          /* the log file */
+    mon_log_state state;
+    uint64_t offset;           /* truncated/damaged: the byte offset of the problem */
+    uint64_t events_read;      /* events delivered from this log */
+    uint64_t bytes_read;       /* bytes of the log read without fault */
+    uint64_t file_bytes;       /* the file's size */
+    int64_t events_expected;   /* what run.json says the writer wrote, -1 unknown */
+    int64_t bytes_expected;    /* likewise in bytes, -1 unknown */
+    int64_t events_lost;       /* events written but not read: expected - read;
+                                  -1 when unknown (no counts in run.json) */
+    uint64_t bytes_lost;       /* bytes the writer wrote (run.json, else what
+                                  the file and its last packet declare) minus
+                                  bytes_read */
+    uint64_t events_discarded; /* events the writer itself lost (events_discarded) */
+    const char *message;       /* one line naming file, offset and problem; NULL
+                                  while reading or complete */
+} mon_log_status;
+
+/* Status of log i (0 <= i < mon_trace_num_workers); valid until the next
+ * mon_trace_next or mon_trace_close. */
+void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out);
+
 /* Events the writer reported lost (events_discarded), over all logs read. */
 uint64_t mon_trace_events_discarded(const mon_trace *t);
 /* What to add to mon_event.time for wall-clock ns since the Unix epoch

@@ -60,6 +60,14 @@ const char *mon_writer_error(const mon_writer *w);
  * Trace-level files (mon_metadata.c)
  * ------------------------------------------------------------------------- */
 
+/* What one worker's writer put into its log, for run.json: a reader
+ * compares the log with it to find a log cut at a packet boundary. */
+typedef struct mon_log_count {
+    unsigned worker;
+    uint64_t events; /* events in the file (recorded, not lost) */
+    uint64_t bytes;  /* bytes written to the file */
+} mon_log_count;
+
 typedef struct mon_run_info {
     int argc;
     char *const *argv;
@@ -72,6 +80,8 @@ typedef struct mon_run_info {
     uint64_t events_discarded;
     const uint64_t *discarded_per_worker; /* events lost, by worker number */
     unsigned discarded_workers;           /* its length (0: not known yet) */
+    const mon_log_count *logs; /* per worker log, when complete */
+    unsigned nlogs;
     bool complete; /* false in the run.json written at open */
 } mon_run_info;
 

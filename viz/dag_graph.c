@@ -373,6 +373,7 @@ int viz_dag_collapsed_size(viz_dag *dag, size_t *nodes)
 typedef struct group_info {
     size_t first; /* a representative vertex */
     size_t count;
+    size_t timed;   /* vertices with a known duration */
     viz_time total; /* summed known durations */
     bool on_path;
 } group_info;
@@ -392,9 +393,11 @@ static void node_label(const viz_dag *dag, const group_info *g, char *buf, size_
             snprintf(buf, len, "%s\n%s", label, total);
         else
             snprintf(buf, len, "%s", label);
-    } else {
-        viz_format_duration(g->total / (viz_time)g->count, mean, sizeof mean);
+    } else if (g->timed) {
+        viz_format_duration(g->total / (viz_time)g->timed, mean, sizeof mean);
         snprintf(buf, len, "%s ×%zu\nmean %s", label, g->count, mean);
+    } else {
+        snprintf(buf, len, "%s ×%zu", label, g->count);
     }
 }
 
@@ -488,8 +491,10 @@ static void draw_nodes(const viz_dag *dag, const dag_work *w, Agraph_t *g, Agnod
         if (!gi->count)
             gi->first = v;
         gi->count++;
-        if (dag->vertices[v].duration > 0)
+        if (dag->vertices[v].duration >= 0) {
             gi->total += dag->vertices[v].duration;
+            gi->timed++;
+        }
         gi->on_path |= w->on_path[v];
     }
     for (size_t k = 0; k < w->groups; k++) {
@@ -511,16 +516,17 @@ static void draw_nodes(const viz_dag *dag, const dag_work *w, Agraph_t *g, Agnod
 
 static int build_dag_graph(viz_dag *dag, dag_work *w, Agraph_t *g, const viz_dag_config *cfg)
 {
-    char title[400], total[32];
+    char title[1200], total[32], summary[200];
     viz_time path_time = 0;
     for (size_t i = 0; i < dag->path_len; i++)
         if (dag->vertices[dag->path[i]].duration > 0)
             path_time += dag->vertices[dag->path[i]].duration;
     viz_format_duration(path_time, total, sizeof total);
-    snprintf(title, sizeof title,
-             "%s%scritical path (red): %zu vertices, %s; %zu vertices shown as %zu nodes",
-             cfg->title ? cfg->title : "", cfg->title ? "\n" : "", dag->path_len, total,
-             dag->vertices_len, w->groups);
+    snprintf(summary, sizeof summary, "critical path (red): %zu vertices, %s", dag->path_len,
+             total);
+    snprintf(title, sizeof title, "%s%s%s; %zu vertices shown as %zu nodes",
+             cfg->title ? cfg->title : "", cfg->title ? "\n" : "",
+             cfg->path_summary ? cfg->path_summary : summary, dag->vertices_len, w->groups);
     declare_dag_defaults(g, title, w->groups);
     Agnode_t **nodes = calloc(w->groups + 1, sizeof *nodes);
     group_info *info = calloc(w->groups + 1, sizeof *info);

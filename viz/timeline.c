@@ -95,6 +95,18 @@ int viz_timeline_create(viz_timeline **out, const viz_timeline_config *config, c
     return VIZ_OK;
 }
 
+int viz_timeline_set_title(viz_timeline *tl, const char *title)
+{
+    char *copy = viz_strdup(title ? title : "Worker utilisation");
+    if (!copy) {
+        viz_set_error(tl->error, sizeof tl->error, "out of memory");
+        return VIZ_ENOMEM;
+    }
+    free(tl->title);
+    tl->title = copy;
+    return VIZ_OK;
+}
+
 static void free_worker(viz_worker *w)
 {
     free(w->name);

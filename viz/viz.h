@@ -86,6 +86,8 @@ typedef struct viz_timeline_config {
 int viz_timeline_create(viz_timeline **out, const viz_timeline_config *config, char *err,
                         size_t errlen);
 void viz_timeline_destroy(viz_timeline *tl);
+/* Replaces the title (e.g. once the input says it was only partly read). */
+int viz_timeline_set_title(viz_timeline *tl, const char *title);
 /* The message of the last failed call on tl. */
 const char *viz_timeline_error(const viz_timeline *tl);
 
@@ -197,6 +199,8 @@ typedef struct viz_dag viz_dag;
 typedef struct viz_dag_config {
     bool collapse;       /* merge repeated structure (default in the CLI) */
     const char *title;   /* NULL = none */
+    const char *path_summary; /* the title's line about the path; NULL = "critical
+                                 path (red): N vertices, <sum of their durations>" */
 } viz_dag_config;
 
 int viz_dag_create(viz_dag **out, char *err, size_t errlen);

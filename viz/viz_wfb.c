@@ -5,11 +5,16 @@
  * the path; all drawing decisions stay in dag_graph.c. The graph must have
  * been through wfb_graph_finish (its adjacency is what is drawn).
  *
+ * The picture is the path `snetmon wcp` prints: the same vertices, each
+ * labelled with its step (wfb_path_step: the time the path spends there,
+ * in readable units), and the same length in the title. Nothing of the
+ * path is left out; what is left out is context.
+ *
  * Graphviz's layout grows faster than linearly, so a graph that is still
  * large after collapsing (an LPEL message graph has a vertex per message)
- * is drawn as the critical path with its direct neighbours only, and the
- * title says how much was left out: a picture in bounded time, with the
- * path still in its immediate context.
+ * is drawn as the critical path with its direct neighbours only (the path
+ * alone when even those are too many), and the title says how much was
+ * left out: a picture in bounded time.
  */
 #include "viz_wfb.h"
 #include "viz_internal.h"
@@ -19,12 +24,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Collapsed nodes above which only the path's neighbourhood is drawn. */
-#define VIZ_WFB_MAX_NODES 600
+/* Collapsed nodes above which only the path's neighbourhood is drawn (and
+ * twice that: the path alone). Graphviz lays out a few hundred nodes in
+ * about a second; the main job draws one such picture. */
+#define VIZ_WFB_MAX_NODES 150
 /* Vertices above which collapsing is not even tried: go to the path. */
 #define VIZ_WFB_MAX_FULL_VERTICES 20000
-/* Path vertices drawn at each end of a longer path; the middle is elided. */
-#define VIZ_WFB_PATH_END 60
+
+static viz_time to_ns(double seconds)
+{
+    return isfinite(seconds) && seconds >= 0 ? (viz_time)llround(seconds * 1e9) : -1;
+}
 
 static const char *vertex_label(const wfb_graph *g, uint32_t v)
 {
@@ -36,20 +46,41 @@ static const char *vertex_label(const wfb_graph *g, uint32_t v)
     return label ? label : "?";
 }
 
+/* The duration drawn on each vertex: a path vertex's step, another's
+ * weight when it has one (-1: none). */
+static viz_time *vertex_durations(const wfb_graph *g, const wfb_path *path)
+{
+    size_t nv = wfb_vertex_count(g);
+    viz_time *ns = malloc((nv ? nv : 1) * sizeof *ns);
+    if (!ns)
+        return NULL;
+    for (size_t v = 0; v < nv; v++) {
+        double w = wfb_vertex_weight(g, (uint32_t)v);
+        ns[v] = w > 0 ? to_ns(w) : -1;
+    }
+    for (size_t i = 0; path && path->valid && i < path->n; i++)
+        ns[path->vertices[i]] = to_ns(wfb_path_step(g, path, i));
+    return ns;
+}
+
 /* Copy g into dag; with keep, only the vertices it marks (and the edges
  * between them). */
 static int copy_graph(viz_dag *dag, const wfb_graph *g, const wfb_path *path, const bool *keep)
 {
     size_t nv = wfb_vertex_count(g);
+    viz_time *ns = vertex_durations(g, path);
+    if (!ns)
+        return VIZ_ENOMEM;
     for (size_t v = 0; v < nv; v++) {
         if (keep && !keep[v])
             continue;
-        double seconds = wfb_vertex_weight(g, (uint32_t)v);
-        viz_time ns = isfinite(seconds) && seconds >= 0 ? (viz_time)llround(seconds * 1e9) : -1;
-        int rc = viz_dag_add_vertex(dag, v, vertex_label(g, (uint32_t)v), ns);
-        if (rc != VIZ_OK)
+        int rc = viz_dag_add_vertex(dag, v, vertex_label(g, (uint32_t)v), ns[v]);
+        if (rc != VIZ_OK) {
+            free(ns);
             return rc;
+        }
     }
+    free(ns);
     /* the finished graph's adjacency: duplicates already dropped */
     for (size_t v = 0; v < nv; v++) {
         if (keep && !keep[v])
@@ -64,8 +95,8 @@ static int copy_graph(viz_dag *dag, const wfb_graph *g, const wfb_path *path, co
                 return rc;
         }
     }
-    if (!path || !path->valid || !path->n || keep)
-        return VIZ_OK; /* with keep, set_drawn_path does it after the elision */
+    if (!path || !path->valid || !path->n)
+        return VIZ_OK;
     uint64_t *ids = malloc(path->n * sizeof *ids);
     if (!ids)
         return VIZ_ENOMEM;
@@ -74,14 +105,6 @@ static int copy_graph(viz_dag *dag, const wfb_graph *g, const wfb_path *path, co
     int rc = viz_dag_set_critical_path(dag, ids, path->n);
     free(ids);
     return rc;
-}
-
-/* Whether path vertex i is drawn: all of a short path, the two ends of a
- * long one (the middle becomes one "... N more ..." vertex). */
-static bool path_index_drawn(const wfb_path *path, size_t i)
-{
-    return path->n <= 2 * VIZ_WFB_PATH_END || i < VIZ_WFB_PATH_END ||
-           i >= path->n - VIZ_WFB_PATH_END;
 }
 
 static void mark_neighbours(const wfb_graph *g, uint32_t v, bool *keep)
@@ -103,8 +126,8 @@ static size_t count_kept(const bool *keep, size_t nv)
     return kept;
 }
 
-/* The drawn part of the path and, while that stays small enough to lay
- * out, their direct predecessors and successors. */
+/* The whole path and, while that stays small enough to lay out, its
+ * vertices' direct predecessors and successors. */
 static bool *path_neighbourhood(const wfb_graph *g, const wfb_path *path, size_t *kept)
 {
     size_t nv = wfb_vertex_count(g);
@@ -112,66 +135,40 @@ static bool *path_neighbourhood(const wfb_graph *g, const wfb_path *path, size_t
     if (!keep)
         return NULL;
     for (size_t i = 0; path && path->valid && i < path->n; i++)
-        if (path_index_drawn(path, i))
-            keep[path->vertices[i]] = true;
+        keep[path->vertices[i]] = true;
     size_t path_only = count_kept(keep, nv);
     for (size_t i = 0; path && path->valid && i < path->n; i++)
-        if (path_index_drawn(path, i))
-            mark_neighbours(g, path->vertices[i], keep);
+        mark_neighbours(g, path->vertices[i], keep);
     *kept = count_kept(keep, nv);
     if (*kept > 2 * VIZ_WFB_MAX_NODES) { /* too many neighbours: the path alone */
         memset(keep, 0, nv * sizeof *keep);
         for (size_t i = 0; path && path->valid && i < path->n; i++)
-            if (path_index_drawn(path, i))
-                keep[path->vertices[i]] = true;
+            keep[path->vertices[i]] = true;
         *kept = path_only;
     }
     return keep;
 }
 
-/* The elided middle of a long path: one vertex between the two ends. */
-static int add_elision(viz_dag *dag, const wfb_graph *g, const wfb_path *path)
+/* "as-executed path (red): 303 vertices, 275 ms", as wcp prints it. */
+static void path_summary(const wfb_path *path, char *buf, size_t len)
 {
-    if (!path || !path->valid || path->n <= 2 * VIZ_WFB_PATH_END)
-        return VIZ_OK;
-    uint64_t id = wfb_vertex_count(g);
-    char label[80];
-    snprintf(label, sizeof label, "... %zu more vertices of the path ...",
-             path->n - 2 * VIZ_WFB_PATH_END);
-    int rc = viz_dag_add_vertex(dag, id, label, -1);
-    if (rc == VIZ_OK)
-        rc = viz_dag_add_edge(dag, path->vertices[VIZ_WFB_PATH_END - 1], id);
-    if (rc == VIZ_OK)
-        rc = viz_dag_add_edge(dag, id, path->vertices[path->n - VIZ_WFB_PATH_END]);
-    return rc;
-}
-
-/* The critical path as drawn: its two ends, with the elision vertex
- * (id = vertex count) between them when the middle is left out. */
-static int set_drawn_path(viz_dag *dag, const wfb_graph *g, const wfb_path *path)
-{
-    if (!path || !path->valid || !path->n)
-        return VIZ_OK;
-    uint64_t *ids = malloc((path->n + 1) * sizeof *ids);
-    if (!ids)
-        return VIZ_ENOMEM;
-    size_t n = 0;
-    for (size_t i = 0; i < path->n; i++) {
-        if (path_index_drawn(path, i))
-            ids[n++] = path->vertices[i];
-        else if (i == VIZ_WFB_PATH_END)
-            ids[n++] = wfb_vertex_count(g);
+    if (!path || !path->valid) {
+        snprintf(buf, len, "no critical path (the input has no times or durations)");
+        return;
     }
-    int rc = viz_dag_set_critical_path(dag, ids, n);
-    free(ids);
-    return rc;
+    char length[32];
+    viz_format_duration(to_ns(path->length_s), length, sizeof length);
+    snprintf(buf, len, "%s (red): %zu vertices, %s (%.9g s)", wfb_path_kind_name(path->kind),
+             path->n, length, path->length_s);
 }
 
 /* Render dag; returns VIZ_OK or an error with err set. */
-static int render_dag(viz_dag *dag, const char *out, const char *title, bool collapse, char *err,
-                      size_t errlen)
+static int render_dag(viz_dag *dag, const wfb_path *path, const char *out, const char *title,
+                      bool collapse, char *err, size_t errlen)
 {
-    viz_dag_config cfg = {.collapse = collapse, .title = title};
+    char summary[200];
+    path_summary(path, summary, sizeof summary);
+    viz_dag_config cfg = {.collapse = collapse, .title = title, .path_summary = summary};
     int rc = viz_dag_render(dag, out, &cfg);
     if (rc != VIZ_OK)
         viz_set_error(err, errlen, "%s", rc == VIZ_ENOMEM ? "out of memory" : viz_dag_error(dag));
@@ -193,15 +190,15 @@ static int render_neighbourhood(const wfb_graph *g, const wfb_path *path, const 
     viz_dag *dag = NULL;
     int rc = long_title ? viz_dag_create(&dag, err, errlen) : VIZ_ENOMEM;
     if (rc == VIZ_OK) {
-        snprintf(long_title, len, "%s%sthe critical path and its direct neighbours: %zu of %zu "
-                 "vertices", title ? title : "", title ? "\n" : "", kept, wfb_vertex_count(g));
+        bool alone = path && path->valid && kept == path->n;
+        snprintf(long_title, len, "%s%sthe critical path %s: %zu of %zu vertices",
+                 title ? title : "", title ? "\n" : "",
+                 alone ? "alone (its neighbours are too many to lay out)"
+                       : "and its direct neighbours",
+                 kept, wfb_vertex_count(g));
         rc = copy_graph(dag, g, path, keep);
         if (rc == VIZ_OK)
-            rc = add_elision(dag, g, path);
-        if (rc == VIZ_OK)
-            rc = set_drawn_path(dag, g, path);
-        if (rc == VIZ_OK)
-            rc = render_dag(dag, out, long_title, collapse, err, errlen);
+            rc = render_dag(dag, path, out, long_title, collapse, err, errlen);
         else
             viz_set_error(err, errlen, "out of memory");
     } else if (!long_title) {
@@ -217,8 +214,7 @@ int viz_wfb_render(const wfb_graph *g, const wfb_path *path, const char *out, co
                    bool collapse, char *err, size_t errlen)
 {
     bool has_path = path && path->valid && path->n > 0;
-    if (has_path && (wfb_vertex_count(g) > VIZ_WFB_MAX_FULL_VERTICES ||
-                     path->n > 2 * VIZ_WFB_PATH_END))
+    if (has_path && wfb_vertex_count(g) > VIZ_WFB_MAX_FULL_VERTICES)
         return render_neighbourhood(g, path, out, title, collapse, err, errlen);
     viz_dag *dag;
     int rc = viz_dag_create(&dag, err, errlen);
@@ -235,7 +231,7 @@ int viz_wfb_render(const wfb_graph *g, const wfb_path *path, const char *out, co
         return render_neighbourhood(g, path, out, title, collapse, err, errlen);
     }
     if (rc == VIZ_OK)
-        rc = render_dag(dag, out, title, collapse, err, errlen);
+        rc = render_dag(dag, path, out, title, collapse, err, errlen);
     else
         viz_set_error(err, errlen, "%s", rc == VIZ_ENOMEM ? "out of memory" : viz_dag_error(dag));
     viz_dag_destroy(dag);

@@ -75,6 +75,10 @@ typedef struct wfb_graph wfb_graph;
 wfb_graph *wfb_graph_new(void);
 void wfb_graph_free(wfb_graph *g);
 
+/* The makespan the input states (WfCommons makespanInSeconds), NAN if none. */
+void wfb_graph_set_makespan(wfb_graph *g, double seconds);
+double wfb_graph_makespan(const wfb_graph *g);
+
 /* Source name used in error messages (the file being imported). */
 void wfb_graph_set_source(wfb_graph *g, const char *file);
 const char *wfb_graph_source(const wfb_graph *g);
@@ -163,16 +167,27 @@ const uint32_t *wfb_topo_order(const wfb_graph *g);
 /* Approximate bytes held by the graph (for benchmarks and reports). */
 size_t wfb_graph_bytes(const wfb_graph *g);
 
-/* Runtime side tables, filled by the LPEL lifter (empty otherwise). */
+/* Runtime side tables, filled by the LPEL lifter (empty otherwise). A
+ * trace may hold several runs (runtime instances, numbered from 1); task,
+ * stream and message ids are unique only within a run, so every row names
+ * its run. docs/METRICS.md defines each figure. */
 typedef struct wfb_worker_stats {
+    uint32_t run;
     uint32_t worker;
+    double start_s, end_s; /* worker_start, worker_end; NAN when not recorded */
     double busy_s;         /* sum of dispatch..block intervals */
     double wait_s;         /* sum of waited..resumed intervals */
     uint64_t waits;        /* waiting events */
     double first_s, last_s;/* first and last event time on this worker */
 } wfb_worker_stats;
 
+/* end_s - start_s: the worker's execution time of eq. 1; NAN unknown. */
+double wfb_worker_span(const wfb_worker_stats *w);
+/* span - busy - waiting; NAN when the span is unknown. */
+double wfb_worker_unaccounted(const wfb_worker_stats *w);
+
 typedef struct wfb_task_stats {
+    uint32_t run;
     uint64_t task;
     const char *name;      /* interned, owned by the graph; may be NULL */
     uint32_t worker;
@@ -199,6 +214,7 @@ size_t wfb_exec_count(const wfb_graph *g);
  * written by B (on_empty) or on a full stream read by B; how often and how
  * long (block until A's next dispatch). Filled by the LPEL lifter. */
 typedef struct wfb_wait_relation {
+    uint32_t run;
     uint64_t waiter, waited_for, stream;
     int on_empty;
     uint64_t count;
@@ -207,6 +223,19 @@ typedef struct wfb_wait_relation {
 size_t wfb_wait_relation_count(const wfb_graph *g);
 const wfb_wait_relation *wfb_wait_relation_at(const wfb_graph *g, size_t i);
 const wfb_exec *wfb_exec_at(const wfb_graph *g, size_t i);
+
+/* LPEL traces: the runs (0 for event files) and the run a vertex belongs
+ * to (0: none). */
+uint32_t wfb_run_count(const wfb_graph *g);
+uint32_t wfb_vertex_run(const wfb_graph *g, uint32_t v);
+int wfb_vertex_set_run(wfb_graph *g, uint32_t v, uint32_t run);
+/* 1 when a data state was only read, never written by a monitored task
+ * (an input from outside them, or a loss in a partial trace). */
+int wfb_vertex_only_read(const wfb_graph *g, uint32_t v);
+/* 0 when the trace has component executions but no task periods
+ * (dispatch/block, flag T) to measure their execution time with: the
+ * mutation costs are then unknown, not zero. 1 otherwise. */
+int wfb_exec_costs_known(const wfb_graph *g);
 
 /* --------------------------------------------------------------- import */
 
@@ -251,7 +280,10 @@ typedef enum wfb_bp_action {
     WFB_BP_COMPLETED, /* "end": completed, or failed when status field != 0 */
     WFB_BP_FAILED,
     WFB_BP_DEPENDENCY,/* id_field = parent field, child_field = child field */
-    WFB_BP_ALIAS      /* id_field is an alias of child_field's value */
+    WFB_BP_ALIAS,     /* id_field is an alias of child_field's value */
+    WFB_BP_DECLARED   /* the job exists (it may never start); a mapping with
+                         such a rule makes dependencies on jobs it never
+                         names an error */
 } wfb_bp_action;
 
 typedef struct wfb_bp_mapping wfb_bp_mapping;
@@ -303,8 +335,14 @@ int wfb_write_jsonl(const wfb_graph *g, FILE *out);
 
 /* ------------------------------------------------------- critical path */
 
+typedef enum wfb_path_kind {
+    WFB_PATH_LONGEST = 0,   /* wfb_longest_path */
+    WFB_PATH_AS_EXECUTED    /* wfb_as_executed_path */
+} wfb_path_kind;
+
 typedef struct wfb_path {
     int valid;          /* 0 = not available (e.g. no times) */
+    wfb_path_kind kind;
     double length_s;
     size_t n;           /* vertices on the path */
     uint32_t *vertices; /* in path order, n entries */
@@ -312,6 +350,14 @@ typedef struct wfb_path {
 } wfb_path;
 
 void wfb_path_free(wfb_path *p);
+/* The time the path spends at its i-th vertex, so that the steps of all its
+ * vertices add up to length_s (docs/METRICS.md): on the longest path the
+ * vertex's weight plus the cost of the edge into it; on the as-executed
+ * path its end minus the previous vertex's end (the first vertex: its end
+ * minus its start). What the text report and the picture print per vertex. */
+double wfb_path_step(const wfb_graph *g, const wfb_path *p, size_t i);
+/* "longest path" or "as-executed path". */
+const char *wfb_path_kind_name(wfb_path_kind kind);
 
 /* Weighted longest path: maximises the sum of vertex weights and edge costs.
  * Ties go to the smaller vertex index (first seen in the input). O(V+E). */
@@ -347,32 +393,50 @@ void wfb_histogram_add(wfb_histogram *h, double value);
 /* Upper bound of the bucket holding the p-th percentile (0 < p <= 100). */
 double wfb_histogram_percentile(const wfb_histogram *h, double p);
 
-/* Per-activity figures (NAN where the needed times are missing). */
+/* Activity DAG metrics after the Grid workflow performance analysis of
+ * Truong, Dustdar and Fahringer (docs/METRICS.md). NAN where the needed
+ * times are missing. */
 typedef struct wfb_activity_metrics {
     uint32_t vertex;
     double response_s;   /* end - submitted */
     double waiting_s;    /* active - submitted */
     double processing_s; /* end - active (or the explicit duration) */
-    double sync_delay_s; /* active - max(parent end); NAN without parents */
-    double slowdown;     /* response / processing */
+    int not_started;     /* declared only (e.g. NetLogger job.info): no event at
+                            all, in an input whose other activities have times */
 } wfb_activity_metrics;
 
-/* Fork-join siblings: the children of one fork vertex. */
+/* The synchronisation delay of one dependency a_i -> a_j:
+ * submitted(a_j) - completed(a_i). */
+typedef struct wfb_dependency_metrics {
+    uint32_t parent, child;
+    double sync_delay_s;
+} wfb_dependency_metrics;
+
+/* A fork-join region: the n >= 2 activity children (branches) of one
+ * activity, with processing times T_1..T_n. */
 typedef struct wfb_fork_metrics {
-    uint32_t fork;       /* the parent with >= 2 activity children */
-    size_t siblings;
+    uint32_t fork;
+    size_t branches;          /* n */
     double max_s, mean_s, min_s;
-    double imbalance_pct;/* (max / mean - 1) * 100 */
+    double load_imbalance_s;  /* max_i T_i - mean T: the slowest branch's excess */
+    double imbalance_pct;     /* variant: (max / mean - 1) * 100 */
+    double slowdown_factor;   /* n * max T_i / sum T_i: 1 balanced, n all in one */
 } wfb_fork_metrics;
 
 typedef struct wfb_activity_report {
     size_t n_activities;
     wfb_activity_metrics *activities; /* n_activities entries */
+    size_t n_dependencies;
+    wfb_dependency_metrics *dependencies;
     size_t n_forks;
     wfb_fork_metrics *forks;
-    wfb_summary response, waiting, processing, sync_delay, slowdown;
-    size_t n_failed;
-    double makespan_s;   /* max end - min submitted/active; NAN if no times */
+    wfb_summary response, waiting, processing;
+    wfb_summary sync_delay;            /* over the dependencies */
+    wfb_summary load_imbalance, slowdown_factor; /* over the forks */
+    size_t n_failed, n_not_started;
+    double makespan_s;          /* the input's own (makespan_declared) or measured */
+    int makespan_declared;      /* 1: given by the input (WfCommons makespanInSeconds) */
+    double makespan_measured_s; /* latest end - earliest submitted (or active) */
 } wfb_activity_report;
 
 int wfb_activity_metrics_compute(const wfb_graph *g, wfb_activity_report *out, wfb_error *err);
@@ -389,30 +453,64 @@ int wfb_speedup(const wfb_graph *base, const wfb_graph *other, double *speedup,
 int wfb_speedup_subgraph(const wfb_graph *base, const wfb_graph *other, const char *id_pattern,
                          double *speedup, size_t *common, wfb_error *err);
 
-/* Message-graph metrics (data states: LPEL messages or data events). */
+/* Message-graph metrics (data states: LPEL messages or data events),
+ * defined in docs/METRICS.md: eq. 1 throughput, eq. 2 latency, eq. 3
+ * jitter of the monitoring paper, and variants beside them under their own
+ * names. */
 typedef struct wfb_lifeline {
     uint32_t input;      /* a data state with no predecessor */
-    double latency_s;    /* execution time on it and all its descendants */
+    uint32_t run;        /* its run (LPEL traces), 0 otherwise */
+    double latency_s;    /* eq. 2: execution time spent on it and its
+                            descendants (shared executions split evenly) */
     double end_to_end_s; /* last descendant time - input time (NAN if unknown) */
     size_t descendants;
     int missing_events;  /* descendants lacking their time (never written) */
     int timed_out;       /* latency above the percentile timeout */
 } wfb_lifeline;
 
+/* The figures of one run, or of all runs together: one plain struct (no
+ * pointers) that can be stored, compared, and printed. NAN = unknown; the
+ * reason is in *_unknown_why when the input cannot give the figure. */
+typedef struct wfb_run_figures {
+    uint32_t run;                 /* 0: the whole input */
+    size_t inputs;                /* N_input: counted (data states without
+                                     predecessor), or given (--inputs) */
+    int inputs_given;             /* 1: inputs is the user's N */
+    size_t inputs_only_read;      /* of the counted: read, never written */
+    double span_s;                /* eq. 1's denominator: the longest worker
+                                     execution time, worker_start to worker_end
+                                     (summed over runs for the whole input) */
+    uint32_t span_worker;
+    double throughput_per_s;      /* eq. 1: inputs / span_s */
+    double busy_max_s;            /* the largest worker busy time (dispatched) */
+    uint32_t busy_worker;
+    double throughput_busy_per_s; /* variant: inputs / busy_max_s */
+    double exec_s;                /* all task execution time (every worker's busy time) */
+    wfb_summary latency;          /* eq. 2 over the inputs */
+    wfb_summary end_to_end;       /* variant: last descendant - input time */
+    double jitter_s;              /* eq. 3: population standard deviation of latency */
+    const char *span_unknown_why;    /* NULL, or why span_s is NAN */
+    const char *latency_unknown_why; /* NULL, or why latencies are NAN */
+} wfb_run_figures;
+
+typedef struct wfb_message_options {
+    double timeout_percentile; /* (0,100]; 0 selects 99 */
+    size_t inputs;             /* N_input of eq. 1 for each run; 0 = count them */
+} wfb_message_options;
+
 typedef struct wfb_message_report {
     size_t n_inputs;
     wfb_lifeline *lifelines;   /* n_inputs entries */
-    double max_worker_exec_s;
-    double throughput_per_s;   /* inputs / max worker execution time */
-    wfb_summary latency, end_to_end;
-    double jitter_s;           /* stddev of latency */
+    wfb_run_figures total;     /* the whole input */
+    size_t n_runs;             /* LPEL traces: one entry per run, else 0 */
+    wfb_run_figures *runs;
     double timeout_percentile; /* e.g. 99 */
     double timeout_s;          /* from the histogram */
     size_t n_missing, n_timed_out;
 } wfb_message_report;
 
-/* timeout_percentile in (0,100]; 0 selects 99. */
-int wfb_message_metrics_compute(const wfb_graph *g, double timeout_percentile,
+/* opt may be NULL (defaults). */
+int wfb_message_metrics_compute(const wfb_graph *g, const wfb_message_options *opt,
                                 wfb_message_report *out, wfb_error *err);
 void wfb_message_report_free(wfb_message_report *r);
 
@@ -439,8 +537,10 @@ typedef enum wfb_lpel_kind {
                               1 = blocked on an empty stream, 0 = on a full one */
     WFB_LPEL_TASK_LOAD,    /* load summary of a task: load_count dispatches,
                               load_busy_s execution time */
-    WFB_LPEL_WORKER_LOAD   /* load summary of a worker: load_count waits,
+    WFB_LPEL_WORKER_LOAD,  /* load summary of a worker: load_count waits,
                               load_wait_s waiting, load_busy_s busy time */
+    WFB_LPEL_WORKER_START, /* the worker started (its run's part of the log begins) */
+    WFB_LPEL_WORKER_END    /* the worker ended */
 } wfb_lpel_kind;
 
 typedef enum wfb_block_cause {
@@ -453,6 +553,7 @@ typedef enum wfb_block_cause {
 typedef struct wfb_lpel_event {
     wfb_lpel_kind kind;
     double time;      /* seconds */
+    uint32_t run;     /* runtime instance, from 1 (0 is taken as 1) */
     uint32_t worker;
     uint64_t task;
     uint64_t msg;     /* MSG_READ / MSG_WRITTEN */
@@ -469,6 +570,11 @@ typedef struct wfb_lifter wfb_lifter;
 /* The lifter adds to g (which must not be finished yet). */
 wfb_lifter *wfb_lifter_new(wfb_graph *g);
 int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err);
+/* Feeds one event of the monitor's trace reader (mon_reader.h), in the
+ * order mon_trace_next delivers them; events the lifter does not use are
+ * skipped. Only in a bridge built with the monitor's reader. */
+struct mon_event;
+int wfb_lifter_feed_mon(wfb_lifter *l, const struct mon_event *ev, wfb_error *err);
 /* Closes open executions and dispatches at the last event's time, stores the
  * runtime tables in the graph, finishes the graph (wfb_graph_finish) and
  * frees the lifter, also on error. Messages read but never written are
@@ -486,6 +592,46 @@ int wfb_lpel_trace_supported(void);
 /* -------------------------------------------------------------- reports */
 
 typedef enum wfb_output { WFB_OUT_TEXT = 0, WFB_OUT_JSON, WFB_OUT_CSV } wfb_output;
+
+/* ----------------------------------------------------------- input loss */
+
+/* What could not be read of one log of an LPEL trace that was analysed
+ * anyway (snetmon --partial). Figures computed from such a graph cover the
+ * events that were read; every report of the graph says what was lost. */
+typedef struct wfb_log_loss {
+    const char *file;
+    uint32_t worker;
+    const char *state;         /* truncated, damaged, unfinished, missing, discarded */
+    uint64_t offset;           /* byte offset of the problem in the file */
+    uint64_t events_read;
+    int64_t events_lost;       /* written but not read; -1 unknown */
+    uint64_t events_discarded; /* lost by the writer during the run */
+    uint64_t bytes_read;
+    uint64_t bytes_lost;
+    const char *message;       /* the reader's line: file, offset, problem */
+} wfb_log_loss;
+
+typedef struct wfb_input_loss {
+    size_t n_logs;             /* the logs with a loss */
+    const wfb_log_loss *logs;
+    uint64_t events_read;      /* over the whole trace */
+    uint64_t events_lost;      /* the known losses, discarded ones included */
+    int events_lost_known;     /* 0: some log's loss is unknown, events_lost is
+                                  then a lower bound */
+    uint64_t bytes_lost;
+} wfb_input_loss;
+
+/* Attach a copy of loss to g (NULL: the input is complete); the reports of
+ * g then include it in every format. -1 when out of memory. */
+int wfb_graph_set_input_loss(wfb_graph *g, const wfb_input_loss *loss);
+/* NULL when the input was read completely. */
+const wfb_input_loss *wfb_graph_input_loss(const wfb_graph *g);
+/* The loss on its own: text lines, one JSON object (docs/EVENTS.md), or a
+ * CSV table (log,worker,state,...). */
+int wfb_report_input_loss(const wfb_input_loss *loss, wfb_output fmt, FILE *out);
+/* "N events and M bytes lost" ("at least N events", "an unknown number of
+ * events" when some log cannot tell) into buf. */
+void wfb_input_loss_summary(const wfb_input_loss *loss, char *buf, size_t len);
 
 /* Both critical paths (either may be invalid) as a text report or as the
  * JSON object documented in docs/EVENTS.md. */

@@ -81,7 +81,10 @@ int wfb_edge_kind_parse(const char *name, wfb_edge_kind *out)
 
 wfb_graph *wfb_graph_new(void)
 {
-    return calloc(1, sizeof(wfb_graph));
+    wfb_graph *g = calloc(1, sizeof(wfb_graph));
+    if (g)
+        g->makespan_s = NAN;
+    return g;
 }
 
 static void free_adjacency(wfb_graph *g)
@@ -108,6 +111,7 @@ void wfb_graph_free(wfb_graph *g)
         free(g->v_time[i]);
     free(g->v_duration);
     free(g->v_size);
+    free(g->v_run);
     for (int i = 0; i < WFB_ATTR_COUNT; i++)
         free(g->v_attr[i]);
     free(g->e_src);
@@ -117,6 +121,7 @@ void wfb_graph_free(wfb_graph *g)
     free(g->e_exec);
     free(g->e_label);
     free_adjacency(g);
+    wfb_loss_free(g->loss);
     free(g->workers);
     free(g->tasks);
     free(g->execs);
@@ -132,6 +137,9 @@ void wfb_graph_set_source(wfb_graph *g, const char *file)
     free(g->source);
     g->source = copy;
 }
+
+void wfb_graph_set_makespan(wfb_graph *g, double seconds) { g->makespan_s = seconds; }
+double wfb_graph_makespan(const wfb_graph *g) { return g->makespan_s; }
 
 const char *wfb_graph_source(const wfb_graph *g)
 {
@@ -180,6 +188,8 @@ static int grow_vertex_columns(wfb_graph *g, size_t need)
     if (g->v_duration && grow_column((void **)&g->v_duration, old, n, 8, 'n'))
         return -1;
     if (g->v_size && grow_column((void **)&g->v_size, old, n, 8, 0))
+        return -1;
+    if (g->v_run && grow_column((void **)&g->v_run, old, n, 4, 0))
         return -1;
     for (int i = 0; i < WFB_ATTR_COUNT; i++)
         if (g->v_attr[i] && grow_column((void **)&g->v_attr[i], old, n, 4, 0xff))
@@ -236,6 +246,33 @@ int wfb_vertex_set_time(wfb_graph *g, uint32_t v, wfb_time_kind which, double t)
         return -1;
     g->v_time[which][v] = t;
     return 0;
+}
+
+int wfb_activity_event(wfb_graph *g, uint32_t v, wfb_time_kind kind, double t, char *why,
+                       size_t whylen)
+{
+    const char *const names[] = {"submitted", "active", "end"};
+    double sub = wfb_vertex_time(g, v, WFB_T_SUBMITTED), act = wfb_vertex_time(g, v, WFB_T_ACTIVE),
+           end = wfb_vertex_time(g, v, WFB_T_END);
+    if (kind == WFB_T_ACTIVE && !isnan(end) && t >= end) {
+        g->v_time[WFB_T_END][v] = NAN; /* a new attempt */
+        end = NAN;
+    }
+    const double other[3][2] = {{act, end}, {sub, end}, {sub, act}};
+    const wfb_time_kind other_kind[3][2] = {{WFB_T_ACTIVE, WFB_T_END},
+                                            {WFB_T_SUBMITTED, WFB_T_END},
+                                            {WFB_T_SUBMITTED, WFB_T_ACTIVE}};
+    for (int i = 0; i < 2; i++) {
+        double o = other[kind][i];
+        wfb_time_kind ok = other_kind[kind][i];
+        if (!isnan(o) && (ok < kind ? t < o : t > o)) {
+            snprintf(why, whylen, "activity '%s': %s at %.9g is %s its %s at %.9g",
+                     wfb_vertex_id(g, v), names[kind], t, ok < kind ? "before" : "after",
+                     names[ok], o);
+            return -2;
+        }
+    }
+    return wfb_vertex_set_time(g, v, kind, t);
 }
 
 int wfb_vertex_set_failed(wfb_graph *g, uint32_t v, int failed)
@@ -311,6 +348,34 @@ double wfb_vertex_weight(const wfb_graph *g, uint32_t v)
 }
 
 uint64_t wfb_vertex_size(const wfb_graph *g, uint32_t v) { return g->v_size ? g->v_size[v] : 0; }
+
+int wfb_vertex_set_run(wfb_graph *g, uint32_t v, uint32_t run)
+{
+    if (need_column((void **)&g->v_run, g->cap_v, 4, 0))
+        return -1;
+    g->v_run[v] = run;
+    if (run > g->n_runs)
+        g->n_runs = run;
+    return 0;
+}
+
+uint32_t wfb_vertex_run(const wfb_graph *g, uint32_t v) { return g->v_run ? g->v_run[v] : 0; }
+uint32_t wfb_run_count(const wfb_graph *g) { return g->n_runs; }
+int wfb_vertex_only_read(const wfb_graph *g, uint32_t v)
+{
+    return (g->v_flags[v] & WFB_VF_ONLY_READ) != 0;
+}
+int wfb_exec_costs_known(const wfb_graph *g) { return !g->exec_costs_unknown; }
+
+double wfb_worker_span(const wfb_worker_stats *w)
+{
+    return w->end_s - w->start_s; /* NAN when either is */
+}
+
+double wfb_worker_unaccounted(const wfb_worker_stats *w)
+{
+    return wfb_worker_span(w) - w->busy_s - w->wait_s;
+}
 
 const char *wfb_vertex_attr(const wfb_graph *g, uint32_t v, wfb_attr attr)
 {

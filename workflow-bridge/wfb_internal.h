@@ -37,6 +37,7 @@ enum {
     WFB_VF_ACTIVITY = 1u << 0,
     WFB_VF_DEFINED = 1u << 1,
     WFB_VF_FAILED = 1u << 2,
+    WFB_VF_ONLY_READ = 1u << 3, /* LPEL: read, never written by a monitored task */
 };
 
 struct wfb_graph {
@@ -51,6 +52,7 @@ struct wfb_graph {
     double *v_time[WFB_T_KIND_COUNT]; /* NAN = unknown */
     double *v_duration;               /* NAN = not given */
     uint64_t *v_size;
+    uint32_t *v_run;                  /* LPEL run of each vertex */
     uint32_t *v_attr[WFB_ATTR_COUNT]; /* index into strs, WFB_NONE = unset */
 
     size_t ne, cap_e;
@@ -71,6 +73,10 @@ struct wfb_graph {
     size_t n_execs, cap_execs;
     wfb_wait_relation *waits;
     size_t n_waits;
+    struct wfb_loss_copy *loss; /* what the input lacked; NULL when complete */
+    uint32_t n_runs;            /* LPEL runs (0: not a trace) */
+    double makespan_s;          /* stated by the input, NAN when not */
+    bool exec_costs_unknown;    /* executions without task periods to measure */
 };
 
 /* Formats an error message; file from `file` (may be NULL). */
@@ -134,6 +140,26 @@ void wfb_record_free(wfb_record *rec);
  * total = 0: the number of events is not known in advance). */
 int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_options *opt,
                               wfb_error *err);
+
+/* Report helpers (wfb_report.c): a number (null when NAN or infinite), a
+ * string (null when NULL), a whole document dumped with stable key order
+ * and freed, an RFC 4180 CSV field. */
+struct json_t;
+struct json_t *wfb_json_num(double x);
+struct json_t *wfb_json_str(const char *s);
+int wfb_json_dump(struct json_t *root, FILE *out);
+void wfb_csv_field(FILE *out, const char *s);
+
+/* The input loss as a JSON object (jansson), for the reports. */
+struct json_t *wfb_input_loss_json(const wfb_input_loss *loss);
+void wfb_loss_free(struct wfb_loss_copy *copy);
+
+/* One event of an activity's life, checked against the others: submitted
+ * <= active <= end. An active time at or after the current end begins a
+ * new attempt (the end is forgotten until the attempt ends). Returns 0, -1
+ * when out of memory, or -2 with why set when the time goes backwards. */
+int wfb_activity_event(wfb_graph *g, uint32_t v, wfb_time_kind kind, double t, char *why,
+                       size_t whylen);
 
 /* Appends one execution; returns its index or WFB_NONE. */
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x);

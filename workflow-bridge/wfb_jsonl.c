@@ -116,18 +116,28 @@ static int add_dependency(line_ctx *c, const char *parent, const char *child)
     return 0;
 }
 
+/* An activity event at time t, in order with the activity's others. */
 static int activity_event(line_ctx *c, uint32_t v, const char *event, double t)
 {
-    wfb_graph *g = c->g;
+    wfb_time_kind kind;
     if (!strcmp(event, "submitted"))
-        return wfb_vertex_set_time(g, v, WFB_T_SUBMITTED, t) ? oom(c) : 0;
-    if (!strcmp(event, "active"))
-        return wfb_vertex_set_time(g, v, WFB_T_ACTIVE, t) ? oom(c) : 0;
-    if (!strcmp(event, "completed") || !strcmp(event, "failed")) {
-        wfb_vertex_set_failed(g, v, event[0] == 'f');
-        return wfb_vertex_set_time(g, v, WFB_T_END, t) ? oom(c) : 0;
-    }
-    return fail(c, "unknown activity event \"%s\" (submitted, active, completed, failed)", event);
+        kind = WFB_T_SUBMITTED;
+    else if (!strcmp(event, "active"))
+        kind = WFB_T_ACTIVE;
+    else if (!strcmp(event, "completed") || !strcmp(event, "failed"))
+        kind = WFB_T_END;
+    else
+        return fail(c, "unknown activity event \"%s\" (submitted, active, completed, failed)",
+                    event);
+    char why[300];
+    int rc = wfb_activity_event(c->g, v, kind, t, why, sizeof why);
+    if (rc == -2)
+        return fail(c, "%s (times go backwards)", why);
+    if (rc)
+        return oom(c);
+    if (kind == WFB_T_END)
+        wfb_vertex_set_failed(c->g, v, event[0] == 'f');
+    return 0;
 }
 
 static int import_activity(line_ctx *c, const wfb_record *obj)
@@ -157,8 +167,12 @@ static int import_activity(line_ctx *c, const wfb_record *obj)
     }
     double d = 0;
     int has_d = opt_number(c, obj, "duration", &d);
-    if (has_d < 0 || (has_d && wfb_vertex_set_duration(c->g, v, d)))
-        return has_d < 0 ? -1 : oom(c);
+    if (has_d < 0)
+        return -1;
+    if (has_d && !(d >= 0))
+        return fail(c, "%s", "field \"duration\" must not be negative");
+    if (has_d && wfb_vertex_set_duration(c->g, v, d))
+        return oom(c);
     static const char *const keys[] = {"name", "resources", "trace"};
     static const wfb_attr attrs[] = {WFB_ATTR_LABEL, WFB_ATTR_RESOURCES, WFB_ATTR_TRACE};
     if (set_attrs(c, obj, v, keys, attrs, 3))

@@ -11,6 +11,13 @@
  * "deleted" state. A message read but never written is an input from outside
  * the monitored tasks, timed at its first read. Tasks and workers are kept
  * for the runtime metrics.
+ *
+ * Execution cost (docs/METRICS.md, eq. 2): the time the task was
+ * dispatched during the component execution, never the time it sat
+ * blocked inside it. A trace may hold several runs (runtime instances):
+ * task, stream and message ids restart with each, so tasks are keyed by
+ * (run, id), messages of run r > 1 are named r<r>.m<id>, and each worker
+ * gets one row per run.
  */
 #include "wfb_internal.h"
 
@@ -23,6 +30,7 @@
 typedef struct open_exec {
     bool open, implicit, wrote;
     double begin;
+    double exec_at_begin; /* the task's execution time when it began */
     uint32_t *reads, *writes; /* vertices */
     size_t n_reads, n_writes, cap_reads, cap_writes;
 } open_exec;
@@ -36,6 +44,7 @@ typedef struct pending_wait {
 
 typedef struct task_state {
     wfb_task_stats stats;
+    uint64_t key;     /* run << 32 | task id */
     uint32_t name;    /* in g->strs */
     double running_since; /* NAN when not running */
     open_exec exec;
@@ -45,6 +54,7 @@ typedef struct task_state {
     double load_exec_s;
 } task_state;
 
+/* A worker in its current run; a row per (run, worker) when it moves on. */
 typedef struct worker_state {
     wfb_worker_stats stats;
     double wait_since;
@@ -61,6 +71,10 @@ struct wfb_lifter {
     size_t n_slots;
     worker_state *workers;
     size_t n_workers;
+    wfb_worker_stats *rows; /* finished (run, worker) rows */
+    size_t n_rows, cap_rows;
+    bool periods_seen;  /* any dispatch: execution costs can be measured */
+    bool execs_seen;
     uint32_t *v_worker; /* writer worker per vertex (WFB_NONE unknown) */
     size_t cap_v_worker;
     double last_time;
@@ -89,6 +103,7 @@ void wfb_lifter_free(wfb_lifter *l)
     free(l->tasks);
     free(l->task_slots);
     free(l->workers);
+    free(l->rows);
     free(l->v_worker);
     free(l->waits);
     free(l->wait_slots);
@@ -103,9 +118,14 @@ static int oom(const wfb_lifter *l, wfb_error *err)
 
 /* ---- tables ---- */
 
-static size_t slot_of(uint64_t task, size_t n_slots)
+static size_t slot_of(uint64_t key, size_t n_slots)
 {
-    return (size_t)((task * 0x9e3779b97f4a7c15ull) >> 20) & (n_slots - 1);
+    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (n_slots - 1);
+}
+
+static uint64_t task_key(uint32_t run, uint64_t task)
+{
+    return (uint64_t)run << 32 | (task & 0xffffffffu);
 }
 
 static int rehash_tasks(wfb_lifter *l)
@@ -115,7 +135,7 @@ static int rehash_tasks(wfb_lifter *l)
     if (!slots)
         return -1;
     for (size_t i = 0; i < l->n_tasks; i++) {
-        size_t k = slot_of(l->tasks[i].stats.task, n);
+        size_t k = slot_of(l->tasks[i].key, n);
         while (slots[k])
             k = (k + 1) & (n - 1);
         slots[k] = (uint32_t)i + 1;
@@ -127,14 +147,15 @@ static int rehash_tasks(wfb_lifter *l)
 }
 
 /* Finds the task, creating it when first seen. NULL when out of memory. */
-static task_state *task_of(wfb_lifter *l, uint64_t task, uint32_t worker)
+static task_state *task_of(wfb_lifter *l, uint32_t run, uint64_t task, uint32_t worker)
 {
+    uint64_t key = task_key(run, task);
     if (l->n_slots) {
-        for (size_t k = slot_of(task, l->n_slots);; k = (k + 1) & (l->n_slots - 1)) {
+        for (size_t k = slot_of(key, l->n_slots);; k = (k + 1) & (l->n_slots - 1)) {
             uint32_t s = l->task_slots[k];
             if (!s)
                 break;
-            if (l->tasks[s - 1].stats.task == task)
+            if (l->tasks[s - 1].key == key)
                 return &l->tasks[s - 1];
         }
     }
@@ -144,19 +165,41 @@ static task_state *task_of(wfb_lifter *l, uint64_t task, uint32_t worker)
         return NULL;
     task_state *t = &l->tasks[l->n_tasks];
     memset(t, 0, sizeof *t);
+    t->key = key;
+    t->stats.run = run;
     t->stats.task = task;
     t->stats.worker = worker;
     t->name = WFB_NONE;
     t->running_since = NAN;
     t->wait.since = NAN;
-    size_t k = slot_of(task, l->n_slots);
+    size_t k = slot_of(key, l->n_slots);
     while (l->task_slots[k])
         k = (k + 1) & (l->n_slots - 1);
     l->task_slots[k] = (uint32_t)++l->n_tasks;
     return t;
 }
 
-static worker_state *worker_of(wfb_lifter *l, uint32_t worker, double time)
+/* Keeps the row of w's finished run (its load summaries applied). */
+static int keep_row(wfb_lifter *l, worker_state *w)
+{
+    if (!w->seen)
+        return 0;
+    if (w->has_load && w->stats.busy_s == 0)
+        w->stats.busy_s = w->load.busy_s;
+    if (w->has_load && w->stats.waits == 0) {
+        w->stats.waits = w->load.waits;
+        w->stats.wait_s = w->load.wait_s;
+    }
+    if (wfb_grow((void **)&l->rows, &l->cap_rows, l->n_rows + 1, sizeof *l->rows))
+        return -1;
+    l->rows[l->n_rows++] = w->stats;
+    memset(w, 0, sizeof *w);
+    return 0;
+}
+
+/* The worker in the run of the event: a worker's log holds its runs one
+ * after the other, so a later run closes the row of the earlier one. */
+static worker_state *worker_of(wfb_lifter *l, uint32_t run, uint32_t worker, double time)
 {
     if (worker >= l->n_workers) {
         if (worker > 1u << 20)
@@ -169,10 +212,14 @@ static worker_state *worker_of(wfb_lifter *l, uint32_t worker, double time)
         l->n_workers = worker + 1;
     }
     worker_state *w = &l->workers[worker];
+    if (w->seen && w->stats.run != run && keep_row(l, w))
+        return NULL;
     if (!w->seen) {
         w->seen = true;
+        w->stats.run = run;
         w->stats.worker = worker;
         w->stats.first_s = time;
+        w->stats.start_s = w->stats.end_s = NAN;
         w->wait_since = NAN;
     }
     w->stats.last_s = time;
@@ -207,14 +254,19 @@ static int push_vertex(uint32_t **list, size_t *n, size_t *cap, uint32_t v)
 
 /* ---- vertices ---- */
 
-static uint32_t message_vertex(wfb_lifter *l, uint64_t msg, const char *suffix, uint32_t worker)
+/* m<id>, or r<run>.m<id> after the first run; moved: @w<worker>. */
+static uint32_t message_vertex(wfb_lifter *l, uint32_t run, uint64_t msg, bool moved,
+                               uint32_t worker)
 {
-    char id[64];
-    if (suffix)
-        snprintf(id, sizeof id, "m%" PRIu64 "@w%" PRIu32, msg, worker);
+    char id[80], prefix[24] = "";
+    if (run > 1)
+        snprintf(prefix, sizeof prefix, "r%" PRIu32 ".", run);
+    if (moved)
+        snprintf(id, sizeof id, "%sm%" PRIu64 "@w%" PRIu32, prefix, msg, worker);
     else
-        snprintf(id, sizeof id, "m%" PRIu64, msg);
-    return wfb_vertex_ref(l->g, id, strlen(id), 0);
+        snprintf(id, sizeof id, "%sm%" PRIu64, prefix, msg);
+    uint32_t v = wfb_vertex_ref(l->g, id, strlen(id), 0);
+    return v == WFB_NONE || wfb_vertex_set_run(l->g, v, run) ? WFB_NONE : v;
 }
 
 static int set_location(wfb_graph *g, uint32_t v, uint32_t worker)
@@ -253,7 +305,7 @@ static int lift_delete(wfb_lifter *l, task_state *t, uint32_t exec, double end, 
     char id[48];
     snprintf(id, sizeof id, "x%" PRIu32 ".deleted", exec);
     uint32_t sink = wfb_vertex_ref(l->g, id, strlen(id), 0);
-    if (sink == WFB_NONE)
+    if (sink == WFB_NONE || wfb_vertex_set_run(l->g, sink, t->stats.run))
         return -1;
     wfb_vertex_define(l->g, sink, WFB_VERTEX_DATA, 0);
     if (wfb_vertex_set_time(l->g, sink, WFB_T_END, end) ||
@@ -275,6 +327,13 @@ static wfb_edge_kind execution_kind(size_t parents, size_t children)
     return WFB_EDGE_MERGE;
 }
 
+/* The task's execution time up to `time`: its finished periods and the
+ * running one. */
+static double exec_time_at(const task_state *t, double time)
+{
+    return t->stats.exec_s + (isnan(t->running_since) ? 0.0 : exec_cost(t->running_since, time));
+}
+
 static int close_exec(wfb_lifter *l, task_state *t, double end)
 {
     open_exec *x = &t->exec;
@@ -286,7 +345,10 @@ static int close_exec(wfb_lifter *l, task_state *t, double end)
     if (exec == WFB_NONE)
         return -1;
     t->stats.executions++;
-    double cost = exec_cost(x->begin, end);
+    l->execs_seen = true;
+    /* Dispatched time only: blocked inside the execution (a full output
+     * stream) the task does not execute. */
+    double cost = exec_cost(x->exec_at_begin, exec_time_at(t, end));
     int rc = 0;
     if (x->n_reads && !x->n_writes) {
         rc = lift_delete(l, t, exec, end, cost);
@@ -308,6 +370,7 @@ static int open_exec_at(wfb_lifter *l, task_state *t, double time, bool implicit
     t->exec.open = true;
     t->exec.implicit = implicit;
     t->exec.begin = time;
+    t->exec.exec_at_begin = exec_time_at(t, time);
     return 0;
 }
 
@@ -316,14 +379,15 @@ static int open_exec_at(wfb_lifter *l, task_state *t, double time, bool implicit
 static size_t wait_slot(const wfb_wait_relation *w, size_t n_slots)
 {
     uint64_t h = w->waiter * 0x9e3779b97f4a7c15ull ^ w->waited_for * 0xc2b2ae3d27d4eb4full ^
-                 w->stream * 0x165667b19e3779f9ull ^ (uint64_t)w->on_empty;
+                 w->stream * 0x165667b19e3779f9ull ^ (uint64_t)w->on_empty ^
+                 (uint64_t)w->run << 40;
     return (size_t)(h ^ (h >> 29)) & (n_slots - 1);
 }
 
 static bool same_relation(const wfb_wait_relation *a, const wfb_wait_relation *b)
 {
-    return a->waiter == b->waiter && a->waited_for == b->waited_for && a->stream == b->stream &&
-           a->on_empty == b->on_empty;
+    return a->run == b->run && a->waiter == b->waiter && a->waited_for == b->waited_for &&
+           a->stream == b->stream && a->on_empty == b->on_empty;
 }
 
 static int rehash_waits(wfb_lifter *l)
@@ -373,7 +437,8 @@ static int end_wait(wfb_lifter *l, task_state *t, double time)
 {
     if (isnan(t->wait.since))
         return 0;
-    wfb_wait_relation key = {t->stats.task, t->wait.peer, t->wait.stream, t->wait.empty, 0, 0};
+    wfb_wait_relation key = {t->stats.run, t->stats.task, t->wait.peer, t->wait.stream,
+                             t->wait.empty, 0, 0};
     double seconds = exec_cost(t->wait.since, time);
     t->wait.since = NAN;
     return add_wait(l, &key, seconds);
@@ -388,13 +453,14 @@ static int on_read(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
     if (!t->exec.open || (t->exec.implicit && t->exec.wrote))
         if (open_exec_at(l, t, ev->time, true))
             return -1;
-    uint32_t v = message_vertex(l, ev->msg, NULL, 0);
+    uint32_t v = message_vertex(l, t->stats.run, ev->msg, false, 0);
     if (v == WFB_NONE)
         return -1;
     if (!wfb_vertex_defined(g, v)) {
         /* Never written by a monitored task: an input from outside, which
          * exists from its first read on, where it was read. */
         wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
+        g->v_flags[v] |= WFB_VF_ONLY_READ;
         if (wfb_vertex_set_time(g, v, WFB_T_END, ev->time) || set_location(g, v, ev->worker) ||
             wfb_vertex_set_attr(g, v, WFB_ATTR_LABEL, "external input") ||
             remember_worker(l, v, ev->worker))
@@ -402,7 +468,7 @@ static int on_read(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
     }
     uint32_t from = writer_worker(l, v);
     if (from != WFB_NONE && from != ev->worker) {
-        uint32_t moved = message_vertex(l, ev->msg, "@", ev->worker);
+        uint32_t moved = message_vertex(l, t->stats.run, ev->msg, true, ev->worker);
         if (moved == WFB_NONE)
             return -1;
         wfb_vertex_define(g, moved, WFB_VERTEX_DATA, 0);
@@ -418,10 +484,11 @@ static int on_read(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
 static int on_written(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
 {
     wfb_graph *g = l->g;
-    uint32_t v = message_vertex(l, ev->msg, NULL, 0);
+    uint32_t v = message_vertex(l, t->stats.run, ev->msg, false, 0);
     if (v == WFB_NONE)
         return -1;
     wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
+    g->v_flags[v] &= (uint8_t)~WFB_VF_ONLY_READ;
     const char *name = wfb_strtab_get(&g->strs, t->name);
     char origin[256];
     snprintf(origin, sizeof origin, "%s", name ? name : "");
@@ -458,6 +525,7 @@ static int on_task_event(wfb_lifter *l, task_state *t, worker_state *w, const wf
     case WFB_LPEL_DISPATCH:
         t->stats.dispatches++;
         t->running_since = ev->time;
+        l->periods_seen = true;
         return end_wait(l, t, ev->time);
     case WFB_LPEL_STREAM_BLOCK:
         t->wait = (pending_wait){ev->time, ev->peer, ev->stream, ev->empty ? 1 : 0};
@@ -485,12 +553,26 @@ static int on_task_event(wfb_lifter *l, task_state *t, worker_state *w, const wf
 
 int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err)
 {
-    worker_state *w = worker_of(l, ev->worker, ev->time);
+    uint32_t run = ev->run ? ev->run : 1;
+    if (ev->kind == WFB_LPEL_TASK_MAP) {
+        /* Its worker is the one the task is placed on, not necessarily the
+         * log it is in: it says nothing about that worker's run. */
+        task_state *t = task_of(l, run, ev->task, ev->worker);
+        if (!t || on_task_event(l, t, NULL, ev))
+            return oom(l, err);
+        return 0;
+    }
+    worker_state *w = worker_of(l, run, ev->worker, ev->time);
     if (!w) {
-        wfb_set_error(err, l->g->source, 0, "bad worker id %" PRIu32, ev->worker);
+        wfb_set_error(err, l->g->source, 0, "bad worker id %" PRIu32 " (or out of memory)",
+                      ev->worker);
         return -1;
     }
     l->last_time = fmax(l->last_time, ev->time);
+    if (ev->kind == WFB_LPEL_WORKER_START || ev->kind == WFB_LPEL_WORKER_END) {
+        *(ev->kind == WFB_LPEL_WORKER_START ? &w->stats.start_s : &w->stats.end_s) = ev->time;
+        return 0;
+    }
     if (ev->kind == WFB_LPEL_WORKER_WAIT) {
         w->stats.waits++;
         w->wait_since = ev->time;
@@ -509,14 +591,15 @@ int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err)
         w->wait_since = NAN;
         return 0;
     }
-    task_state *t = task_of(l, ev->task, ev->worker);
+    task_state *t = task_of(l, run, ev->task, ev->worker);
     if (!t || on_task_event(l, t, w, ev))
         return oom(l, err);
     return 0;
 }
 
 /* Traces recorded with load summaries only (no dispatch or wait events)
- * still get execution and waiting times, from the summaries. */
+ * still get execution and waiting times, from the summaries (the workers'
+ * in keep_row). */
 static void apply_load_summaries(wfb_lifter *l)
 {
     for (size_t i = 0; i < l->n_tasks; i++) {
@@ -526,25 +609,26 @@ static void apply_load_summaries(wfb_lifter *l)
             t->stats.exec_s = t->load_exec_s;
         }
     }
-    for (size_t i = 0; i < l->n_workers; i++) {
-        worker_state *w = &l->workers[i];
-        if (!w->has_load)
-            continue;
-        if (w->stats.busy_s == 0)
-            w->stats.busy_s = w->load.busy_s;
-        if (w->stats.waits == 0) {
-            w->stats.waits = w->load.waits;
-            w->stats.wait_s = w->load.wait_s;
-        }
-    }
+}
+
+static int by_run_and_worker(const void *a, const void *b)
+{
+    const wfb_worker_stats *x = a, *y = b;
+    if (x->run != y->run)
+        return x->run < y->run ? -1 : 1;
+    return (x->worker > y->worker) - (x->worker < y->worker);
 }
 
 /* Copies the task and worker tables into the graph. */
 static int store_tables(wfb_lifter *l)
 {
     wfb_graph *g = l->g;
+    for (size_t i = 0; i < l->n_workers; i++)
+        if (keep_row(l, &l->workers[i]))
+            return -1;
+    qsort(l->rows, l->n_rows, sizeof *l->rows, by_run_and_worker);
     g->tasks = calloc(l->n_tasks ? l->n_tasks : 1, sizeof *g->tasks);
-    g->workers = calloc(l->n_workers ? l->n_workers : 1, sizeof *g->workers);
+    g->workers = calloc(l->n_rows ? l->n_rows : 1, sizeof *g->workers);
     if (!g->tasks || !g->workers)
         return -1;
     for (size_t i = 0; i < l->n_tasks; i++) {
@@ -559,9 +643,12 @@ static int store_tables(wfb_lifter *l)
         memcpy(g->waits, l->waits, l->n_waits * sizeof *g->waits);
         g->n_waits = l->n_waits;
     }
-    for (size_t i = 0; i < l->n_workers; i++)
-        if (l->workers[i].seen)
-            g->workers[g->n_workers++] = l->workers[i].stats;
+    memcpy(g->workers, l->rows, l->n_rows * sizeof *g->workers);
+    g->n_workers = l->n_rows;
+    for (size_t i = 0; i < l->n_rows; i++)
+        if (l->rows[i].run > g->n_runs)
+            g->n_runs = l->rows[i].run;
+    g->exec_costs_unknown = l->execs_seen && !l->periods_seen;
     return 0;
 }
 
@@ -571,14 +658,16 @@ int wfb_lifter_finish(wfb_lifter *l, wfb_error *err)
     for (size_t i = 0; i < l->n_tasks && !rc; i++) {
         task_state *t = &l->tasks[i];
         /* Open executions end with the trace; open dispatches count up to it. */
+        if (t->exec.open)
+            rc = close_exec(l, t, l->last_time);
         if (!isnan(t->running_since)) {
             double d = exec_cost(t->running_since, l->last_time);
             t->stats.exec_s += d;
-            if (t->stats.worker < l->n_workers)
-                l->workers[t->stats.worker].stats.busy_s += d;
+            worker_state *w = t->stats.worker < l->n_workers ? &l->workers[t->stats.worker] : NULL;
+            if (w && w->seen && w->stats.run == t->stats.run)
+                w->stats.busy_s += d;
+            t->running_since = NAN;
         }
-        if (t->exec.open)
-            rc = close_exec(l, t, l->last_time);
     }
     apply_load_summaries(l);
     if (rc || store_tables(l))

@@ -117,22 +117,14 @@ static double processing_time(const wfb_graph *g, uint32_t v)
     return p;
 }
 
-/* Start of v minus the latest end among its activity parents. */
-static double sync_delay(const wfb_graph *g, uint32_t v)
+static bool untimed(const wfb_graph *g, uint32_t v)
 {
-    double start = wfb_vertex_start(g, v), latest = NAN;
-    for (uint32_t i = g->in_off[v]; i < g->in_off[v + 1]; i++) {
-        uint32_t p = g->e_src[g->in_list[i]];
-        double end = wfb_vertex_end(g, p);
-        if (!is_activity(g, p) || isnan(end))
-            return NAN; /* an untimed parent makes the delay unknown */
-        if (isnan(latest) || end > latest)
-            latest = end;
-    }
-    return start - latest;
+    return isnan(wfb_vertex_time(g, v, WFB_T_SUBMITTED)) &&
+           isnan(wfb_vertex_time(g, v, WFB_T_ACTIVE)) && isnan(wfb_vertex_time(g, v, WFB_T_END));
 }
 
-static void measure_activity(const wfb_graph *g, uint32_t v, wfb_activity_metrics *m)
+static void measure_activity(const wfb_graph *g, uint32_t v, bool timed_input,
+                             wfb_activity_metrics *m)
 {
     double sub = wfb_vertex_time(g, v, WFB_T_SUBMITTED);
     double act = wfb_vertex_start(g, v), end = wfb_vertex_end(g, v);
@@ -140,11 +132,11 @@ static void measure_activity(const wfb_graph *g, uint32_t v, wfb_activity_metric
     m->response_s = end - sub;
     m->waiting_s = act - sub;
     m->processing_s = processing_time(g, v);
-    m->sync_delay_s = sync_delay(g, v);
-    m->slowdown = m->processing_s > 0 ? m->response_s / m->processing_s : NAN;
+    m->not_started = timed_input && untimed(g, v);
 }
 
-/* Children of v that are activities: their weights' max, mean and min. */
+/* The activity children (branches) of v: n, and their processing times'
+ * max, mean, min, the load imbalance and the slowdown factor. */
 static bool measure_fork(const wfb_graph *g, uint32_t v, wfb_fork_metrics *f)
 {
     size_t n = 0;
@@ -162,29 +154,30 @@ static bool measure_fork(const wfb_graph *g, uint32_t v, wfb_fork_metrics *f)
     if (n < 2)
         return false;
     f->fork = v;
-    f->siblings = n;
+    f->branches = n;
     f->max_s = mx;
     f->min_s = mn;
     f->mean_s = sum / (double)n;
-    f->imbalance_pct = f->mean_s > 0 ? (mx / f->mean_s - 1.0) * 100.0 : 0.0;
+    f->load_imbalance_s = mx - f->mean_s;
+    f->imbalance_pct = f->mean_s > 0 ? (mx / f->mean_s - 1.0) * 100.0 : NAN;
+    f->slowdown_factor = sum > 0 ? (double)n * mx / sum : NAN;
     return true;
 }
 
-/* Summary of one field over the activities where it is known. */
-static int summarise_field(const wfb_activity_report *r, size_t offset, double *scratch,
-                           wfb_summary *out)
+/* Summary of one field of n records of `size` bytes, where it is known. */
+static void summarise_field(const void *records, size_t n, size_t size, size_t offset,
+                            double *scratch, wfb_summary *out)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_activities; i++) {
-        double x = *(const double *)((const char *)&r->activities[i] + offset);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = *(const double *)((const char *)records + i * size + offset);
         if (!isnan(x))
-            scratch[n++] = x;
+            scratch[k++] = x;
     }
-    wfb_summarise(scratch, n, out);
-    return 0;
+    wfb_summarise(scratch, k, out);
 }
 
-static double makespan(const wfb_graph *g, const wfb_activity_report *r)
+static double measured_makespan(const wfb_graph *g, const wfb_activity_report *r)
 {
     double first = NAN, last = NAN;
     for (size_t i = 0; i < r->n_activities; i++) {
@@ -201,6 +194,37 @@ static double makespan(const wfb_graph *g, const wfb_activity_report *r)
     return last - first;
 }
 
+/* Dependencies between activities: submitted(child) - completed(parent). */
+static void measure_dependencies(const wfb_graph *g, wfb_activity_report *r)
+{
+    for (uint32_t e = 0; e < g->ne; e++) {
+        uint32_t p = g->e_src[e], c = g->e_dst[e];
+        if (g->e_kind[e] != WFB_EDGE_DEPEND || !is_activity(g, p) || !is_activity(g, c))
+            continue;
+        wfb_dependency_metrics *d = &r->dependencies[r->n_dependencies++];
+        d->parent = p;
+        d->child = c;
+        d->sync_delay_s = wfb_vertex_time(g, c, WFB_T_SUBMITTED) - wfb_vertex_end(g, p);
+    }
+}
+
+static void summarise_activities(wfb_activity_report *r, double *scratch)
+{
+    const size_t a = sizeof *r->activities, f = sizeof *r->forks;
+    summarise_field(r->activities, r->n_activities, a, offsetof(wfb_activity_metrics, response_s),
+                    scratch, &r->response);
+    summarise_field(r->activities, r->n_activities, a, offsetof(wfb_activity_metrics, waiting_s),
+                    scratch, &r->waiting);
+    summarise_field(r->activities, r->n_activities, a,
+                    offsetof(wfb_activity_metrics, processing_s), scratch, &r->processing);
+    summarise_field(r->dependencies, r->n_dependencies, sizeof *r->dependencies,
+                    offsetof(wfb_dependency_metrics, sync_delay_s), scratch, &r->sync_delay);
+    summarise_field(r->forks, r->n_forks, f, offsetof(wfb_fork_metrics, load_imbalance_s), scratch,
+                    &r->load_imbalance);
+    summarise_field(r->forks, r->n_forks, f, offsetof(wfb_fork_metrics, slowdown_factor), scratch,
+                    &r->slowdown_factor);
+}
+
 int wfb_activity_metrics_compute(const wfb_graph *g, wfb_activity_report *r, wfb_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -209,12 +233,20 @@ int wfb_activity_metrics_compute(const wfb_graph *g, wfb_activity_report *r, wfb
         return -1;
     }
     size_t nv = g->ids.count, n = 0;
-    for (uint32_t v = 0; v < nv; v++)
+    bool timed_input = false;
+    for (uint32_t v = 0; v < nv; v++) {
         n += is_activity(g, v);
+        timed_input = timed_input || (is_activity(g, v) && !untimed(g, v));
+    }
+    size_t deps = 0;
+    for (uint32_t e = 0; e < g->ne; e++)
+        deps += g->e_kind[e] == WFB_EDGE_DEPEND;
+    size_t scratch_n = n > deps ? n : deps;
     r->activities = calloc(n ? n : 1, sizeof *r->activities);
     r->forks = calloc(n ? n : 1, sizeof *r->forks);
-    double *scratch = malloc((n ? n : 1) * sizeof *scratch);
-    if (!r->activities || !r->forks || !scratch) {
+    r->dependencies = calloc(deps ? deps : 1, sizeof *r->dependencies);
+    double *scratch = malloc((scratch_n ? scratch_n : 1) * sizeof *scratch);
+    if (!r->activities || !r->forks || !r->dependencies || !scratch) {
         free(scratch);
         wfb_activity_report_free(r);
         wfb_set_error(err, g->source, 0, "out of memory computing activity metrics");
@@ -223,17 +255,18 @@ int wfb_activity_metrics_compute(const wfb_graph *g, wfb_activity_report *r, wfb
     for (uint32_t v = 0; v < nv; v++) {
         if (!is_activity(g, v))
             continue;
-        measure_activity(g, v, &r->activities[r->n_activities++]);
+        wfb_activity_metrics *m = &r->activities[r->n_activities++];
+        measure_activity(g, v, timed_input, m);
         r->n_failed += wfb_vertex_failed(g, v);
+        r->n_not_started += (size_t)m->not_started;
         if (measure_fork(g, v, &r->forks[r->n_forks]))
             r->n_forks++;
     }
-    summarise_field(r, offsetof(wfb_activity_metrics, response_s), scratch, &r->response);
-    summarise_field(r, offsetof(wfb_activity_metrics, waiting_s), scratch, &r->waiting);
-    summarise_field(r, offsetof(wfb_activity_metrics, processing_s), scratch, &r->processing);
-    summarise_field(r, offsetof(wfb_activity_metrics, sync_delay_s), scratch, &r->sync_delay);
-    summarise_field(r, offsetof(wfb_activity_metrics, slowdown), scratch, &r->slowdown);
-    r->makespan_s = makespan(g, r);
+    measure_dependencies(g, r);
+    summarise_activities(r, scratch);
+    r->makespan_measured_s = measured_makespan(g, r);
+    r->makespan_declared = !isnan(g->makespan_s);
+    r->makespan_s = r->makespan_declared ? g->makespan_s : r->makespan_measured_s;
     free(scratch);
     return 0;
 }
@@ -242,6 +275,7 @@ void wfb_activity_report_free(wfb_activity_report *r)
 {
     free(r->activities);
     free(r->forks);
+    free(r->dependencies);
     memset(r, 0, sizeof *r);
 }
 
@@ -372,175 +406,6 @@ int wfb_speedup(const wfb_graph *base, const wfb_graph *other, double *speedup, 
                 wfb_error *err)
 {
     return wfb_speedup_subgraph(base, other, NULL, speedup, common, err);
-}
-
-/* ---- message-graph metrics ---- */
-
-typedef struct walk {
-    uint32_t *stack;
-    uint32_t *seen_v;    /* stamp per vertex */
-    uint32_t *seen_exec; /* stamp per execution group */
-    size_t n_exec_ids;
-} walk;
-
-static uint32_t max_exec_id(const wfb_graph *g)
-{
-    uint32_t mx = 0;
-    for (size_t e = 0; g->e_exec && e < g->ne; e++)
-        if (g->e_exec[e] != WFB_NONE && g->e_exec[e] + 1 > mx)
-            mx = g->e_exec[e] + 1;
-    return mx;
-}
-
-/* Latency of one input: each execution reachable from it counted once. */
-static void measure_lifeline(const wfb_graph *g, walk *w, uint32_t stamp, wfb_lifeline *l)
-{
-    uint32_t in = l->input;
-    size_t top = 0;
-    double t0 = wfb_vertex_end(g, in), last = t0, lat = 0;
-    w->stack[top++] = in;
-    w->seen_v[in] = stamp;
-    while (top) {
-        uint32_t v = w->stack[--top];
-        double t = wfb_vertex_end(g, v);
-        if (isnan(t))
-            l->missing_events = 1;
-        else if (t > last || isnan(last))
-            last = t;
-        for (uint32_t i = g->out_off[v]; i < g->out_off[v + 1]; i++) {
-            uint32_t e = g->out_list[i], d = g->e_dst[e];
-            uint32_t x = g->e_exec ? g->e_exec[e] : WFB_NONE;
-            if (x == WFB_NONE) {
-                lat += g->e_cost[e];
-            } else if (w->seen_exec[x] != stamp) {
-                w->seen_exec[x] = stamp;
-                lat += g->e_cost[e];
-            }
-            if (w->seen_v[d] != stamp) {
-                w->seen_v[d] = stamp;
-                w->stack[top++] = d;
-                l->descendants++;
-            }
-        }
-    }
-    l->latency_s = lat;
-    l->end_to_end_s = last - t0;
-}
-
-/* Worker execution time: the runtime's busy time when the trace has it,
- * else execution costs summed per location of the produced state. */
-static double max_worker_exec(const wfb_graph *g, const walk *w)
-{
-    double mx = 0;
-    bool runtime = false;
-    for (size_t i = 0; i < g->n_workers; i++) {
-        runtime = runtime || g->workers[i].busy_s > 0;
-        mx = fmax(mx, g->workers[i].busy_s);
-    }
-    if (runtime)
-        return mx;
-    size_t nloc = g->strs.count + 1; /* last slot: no location */
-    double *per = calloc(nloc, sizeof *per);
-    uint8_t *counted = calloc(w->n_exec_ids ? w->n_exec_ids : 1, 1);
-    if (!per || !counted) {
-        free(per), free(counted);
-        return NAN;
-    }
-    const uint32_t *loc = g->v_attr[WFB_ATTR_LOCATION];
-    for (size_t e = 0; e < g->ne; e++) {
-        uint32_t x = g->e_exec ? g->e_exec[e] : WFB_NONE;
-        if (x != WFB_NONE && counted[x]++)
-            continue;
-        uint32_t l = loc ? loc[g->e_dst[e]] : WFB_NONE;
-        per[l == WFB_NONE ? nloc - 1 : l] += g->e_cost[e];
-    }
-    for (size_t i = 0; i < nloc; i++)
-        mx = fmax(mx, per[i]);
-    free(per), free(counted);
-    return mx;
-}
-
-static void summarise_lifelines(wfb_message_report *r, double *scratch)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_inputs; i++)
-        scratch[n++] = r->lifelines[i].latency_s;
-    wfb_summarise(scratch, n, &r->latency);
-    r->jitter_s = r->latency.stddev;
-    n = 0;
-    for (size_t i = 0; i < r->n_inputs; i++)
-        if (!isnan(r->lifelines[i].end_to_end_s))
-            scratch[n++] = r->lifelines[i].end_to_end_s;
-    wfb_summarise(scratch, n, &r->end_to_end);
-}
-
-static void flag_timeouts(wfb_message_report *r)
-{
-    wfb_histogram *h = malloc(sizeof *h);
-    if (!h)
-        return;
-    wfb_histogram_init(h, 1e-9);
-    for (size_t i = 0; i < r->n_inputs; i++)
-        wfb_histogram_add(h, r->lifelines[i].latency_s);
-    r->timeout_s = wfb_histogram_percentile(h, r->timeout_percentile);
-    for (size_t i = 0; i < r->n_inputs; i++) {
-        wfb_lifeline *l = &r->lifelines[i];
-        l->timed_out = l->latency_s > r->timeout_s;
-        r->n_timed_out += (size_t)l->timed_out;
-        r->n_missing += (size_t)l->missing_events;
-    }
-    free(h);
-}
-
-int wfb_message_metrics_compute(const wfb_graph *g, double pct, wfb_message_report *r,
-                                wfb_error *err)
-{
-    memset(r, 0, sizeof *r);
-    r->timeout_percentile = pct > 0 && pct <= 100 ? pct : 99;
-    if (!g->finished) {
-        wfb_set_error(err, g->source, 0, "graph not finished");
-        return -1;
-    }
-    size_t nv = g->ids.count, n = 0;
-    for (uint32_t v = 0; v < nv; v++)
-        n += !is_activity(g, v) && g->in_off[v] == g->in_off[v + 1];
-    walk w = {0};
-    w.n_exec_ids = max_exec_id(g);
-    w.stack = malloc((nv ? nv : 1) * sizeof *w.stack);
-    w.seen_v = calloc(nv ? nv : 1, sizeof *w.seen_v);
-    w.seen_exec = calloc(w.n_exec_ids ? w.n_exec_ids : 1, sizeof *w.seen_exec);
-    r->lifelines = calloc(n ? n : 1, sizeof *r->lifelines);
-    double *scratch = malloc((n ? n : 1) * sizeof *scratch);
-    int rc = 0;
-    if (!w.stack || !w.seen_v || !w.seen_exec || !r->lifelines || !scratch) {
-        wfb_set_error(err, g->source, 0, "out of memory computing message metrics");
-        rc = -1;
-        goto out;
-    }
-    for (uint32_t v = 0; v < nv; v++) {
-        if (is_activity(g, v) || g->in_off[v] != g->in_off[v + 1])
-            continue;
-        wfb_lifeline *l = &r->lifelines[r->n_inputs++];
-        l->input = v;
-        measure_lifeline(g, &w, (uint32_t)r->n_inputs, l);
-    }
-    r->max_worker_exec_s = max_worker_exec(g, &w);
-    r->throughput_per_s = r->max_worker_exec_s > 0 ? (double)r->n_inputs / r->max_worker_exec_s
-                                                   : NAN;
-    summarise_lifelines(r, scratch);
-    flag_timeouts(r);
-out:
-    free(w.stack), free(w.seen_v), free(w.seen_exec), free(scratch);
-    if (rc)
-        wfb_message_report_free(r);
-    return rc;
-}
-
-void wfb_message_report_free(wfb_message_report *r)
-{
-    free(r->lifelines);
-    r->lifelines = NULL;
-    r->n_inputs = 0;
 }
 
 /* ---- activity anomalies ---- */

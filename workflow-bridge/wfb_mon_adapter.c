@@ -17,6 +17,7 @@ static int translate(const mon_event *ev, wfb_lpel_event *out)
 {
     memset(out, 0, sizeof *out);
     out->time = (double)ev->time * 1e-9;
+    out->run = ev->run;
     out->worker = ev->worker;
     out->task = ev->task;
     out->msg = ev->msg;
@@ -40,6 +41,12 @@ static int translate(const mon_event *ev, wfb_lpel_event *out)
     case MON_EV_TASK_DESTROY:
         out->kind = WFB_LPEL_BLOCK;
         out->cause = WFB_BLOCK_OTHER;
+        return 1;
+    case MON_EV_WORKER_START:
+        out->kind = WFB_LPEL_WORKER_START;
+        return 1;
+    case MON_EV_WORKER_END:
+        out->kind = WFB_LPEL_WORKER_END;
         return 1;
     case MON_EV_WORKER_WAIT:
         out->kind = WFB_LPEL_WORKER_WAIT;
@@ -81,6 +88,14 @@ static int translate(const mon_event *ev, wfb_lpel_event *out)
     }
 }
 
+int wfb_lifter_feed_mon(wfb_lifter *l, const struct mon_event *ev, wfb_error *err)
+{
+    wfb_lpel_event out;
+    return translate(ev, &out) ? wfb_lifter_feed(l, &out, err) : 0;
+}
+
+/* The library's own reading of a trace directory: strict, any loss is an
+ * error (snetmon reads traces through its loader, which offers --partial). */
 int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_options *opt,
                               wfb_error *err)
 {
@@ -98,24 +113,22 @@ int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_op
         return -1;
     }
     mon_event ev;
-    wfb_lpel_event out;
     int rc;
     uint64_t events = 0;
     while ((rc = mon_trace_next(t, &ev)) == MON_TRACE_EVENT) {
         if (opt && opt->progress && (++events & 0xfffff) == 0)
             opt->progress(opt->progress_ctx, events, 0);
-        if (translate(&ev, &out) && wfb_lifter_feed(l, &out, err)) {
+        if (wfb_lifter_feed_mon(l, &ev, err)) {
             rc = -100;
             break;
         }
     }
-    if (rc == MON_TRACE_ERROR)
-        wfb_set_error(err, dir, 0, "%s", mon_trace_error(t));
+    if (rc == MON_TRACE_ERROR || rc == MON_TRACE_TRUNCATED)
+        wfb_set_error(err, NULL, 0, "%s", mon_trace_error(t));
     mon_trace_close(t);
-    if (rc != MON_TRACE_END && rc != MON_TRACE_TRUNCATED) {
+    if (rc != MON_TRACE_END) {
         wfb_lifter_free(l);
         return -1;
     }
-    /* A truncated log still delivered every complete event: analyse those. */
     return wfb_lifter_finish(l, err);
 }

@@ -99,6 +99,7 @@ wfb_bp_mapping *wfb_bp_mapping_pegasus(wfb_error *err)
         wfb_bp_action action;
         const char *id, *child, *status;
     } rules[] = {
+        {"^stampede\\.job\\.info$", WFB_BP_DECLARED, "job.id", NULL, NULL},
         {"^stampede\\.job_inst\\.submit\\.start$", WFB_BP_SUBMITTED, "job.id", NULL, NULL},
         {"^stampede\\.job_inst\\.main\\.start$", WFB_BP_ACTIVE, "job.id", NULL, NULL},
         {"^stampede\\.job_inst\\.main\\.end$", WFB_BP_COMPLETED, "job.id", NULL, "status"},
@@ -122,9 +123,9 @@ wfb_bp_mapping *wfb_bp_mapping_pegasus(wfb_error *err)
 
 static int parse_action(const char *s, wfb_bp_action *out)
 {
-    static const char *const names[] = {"submitted", "active", "completed", "failed",
-                                        "dependency", "alias"};
-    for (int i = 0; i < 6; i++)
+    static const char *const names[] = {"submitted", "active",    "completed", "failed",
+                                        "dependency", "alias",    "declared"};
+    for (int i = 0; i < 7; i++)
         if (!strcmp(s, names[i])) {
             *out = (wfb_bp_action)i;
             return 0;
@@ -145,8 +146,8 @@ static int mapping_line(wfb_bp_mapping *m, char *line, const char *path, long li
     wfb_bp_action action;
     if (n < 3 || parse_action(words[1], &action)) {
         wfb_set_error(err, path, lineno,
-                      "expected 'PATTERN submitted|active|completed|failed|dependency|alias "
-                      "ID_FIELD [CHILD_FIELD] [status=FIELD]'");
+                      "expected 'PATTERN submitted|active|completed|failed|dependency|alias|"
+                      "declared ID_FIELD [CHILD_FIELD] [status=FIELD]'");
         return -1;
     }
     const char *child = NULL, *status = NULL;
@@ -308,7 +309,8 @@ static int record_alias(bp_ctx *c, const char *from, const char *to)
     return 0;
 }
 
-/* Submitted keeps the first attempt; active and end keep the last. */
+/* Submitted keeps the first attempt; active and end keep the last. A
+ * declared job exists from its declaration on, without any time. */
 static int activity_event(bp_ctx *c, const bp_rule *r, const char *id, double ts,
                           const wfb_bp_pair *pairs, int n)
 {
@@ -317,21 +319,30 @@ static int activity_event(bp_ctx *c, const bp_rule *r, const char *id, double ts
     if (v == WFB_NONE)
         return fail(c, "%s", "out of memory");
     wfb_vertex_define(g, v, WFB_VERTEX_ACTIVITY, c->line);
+    char why[300];
     int rc = 0;
     switch (r->action) {
+    case WFB_BP_DECLARED:
+        break;
     case WFB_BP_SUBMITTED:
         if (isnan(wfb_vertex_time(g, v, WFB_T_SUBMITTED)))
-            rc = wfb_vertex_set_time(g, v, WFB_T_SUBMITTED, ts);
+            rc = wfb_activity_event(g, v, WFB_T_SUBMITTED, ts, why, sizeof why);
         break;
     case WFB_BP_ACTIVE:
-        rc = wfb_vertex_set_time(g, v, WFB_T_ACTIVE, ts);
+        rc = wfb_activity_event(g, v, WFB_T_ACTIVE, ts, why, sizeof why);
         break;
     default: {
         const char *status = r->status_field ? field(pairs, n, r->status_field) : NULL;
         bool failed = r->action == WFB_BP_FAILED || (status && strtol(status, NULL, 10) != 0);
-        wfb_vertex_set_failed(g, v, failed);
-        rc = wfb_vertex_set_time(g, v, WFB_T_END, ts);
+        rc = wfb_activity_event(g, v, WFB_T_END, ts, why, sizeof why);
+        if (rc == 0)
+            wfb_vertex_set_failed(g, v, failed);
     }
+    }
+    if (rc == -2) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s (times go backwards)", why);
+        return fail(c, "%s", msg);
     }
     return rc ? fail(c, "%s", "out of memory") : 0;
 }
@@ -433,6 +444,13 @@ int wfb_import_bp(wfb_graph *g, FILE *in, const char *name, const wfb_import_opt
     free(c.alias_to);
     wfb_strtab_free(&c.alias_keys);
     pcre2_match_data_free(c.md);
+    /* With declarations (Pegasus' job.info) every job is known: a
+     * dependency on an unknown one is an error, not a silent new job. */
+    bool declares = false;
+    for (size_t i = 0; i < map->n && !declares; i++)
+        declares = map->rules[i].action == WFB_BP_DECLARED;
     wfb_bp_mapping_free(own);
-    return rc ? rc : wfb_graph_finish_lenient(g, err);
+    if (rc)
+        return rc;
+    return declares ? wfb_graph_finish(g, err) : wfb_graph_finish_lenient(g, err);
 }

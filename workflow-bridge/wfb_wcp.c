@@ -110,6 +110,7 @@ int wfb_longest_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
     if (collect_path(g, chosen_in, last, out))
         goto oom;
     out->valid = 1;
+    out->kind = WFB_PATH_LONGEST;
     out->length_s = dist[last];
     free(dist);
     free(chosen_in);
@@ -162,6 +163,35 @@ static uint32_t latest_predecessor_edge(const wfb_graph *g, uint32_t v, bool *un
     return best_e;
 }
 
+/* Where an as-executed path starts: the first vertex's active time (a
+ * data state's time), else its submitted time, else its end minus its
+ * weight. */
+static double path_start(const wfb_graph *g, uint32_t first)
+{
+    double start = wfb_vertex_start(g, first);
+    if (isnan(start))
+        start = wfb_vertex_time(g, first, WFB_T_SUBMITTED);
+    if (isnan(start))
+        start = wfb_vertex_end(g, first) - wfb_vertex_weight(g, first);
+    return start;
+}
+
+double wfb_path_step(const wfb_graph *g, const wfb_path *p, size_t i)
+{
+    if (!p->valid || i >= p->n)
+        return NAN;
+    uint32_t v = p->vertices[i];
+    if (p->kind == WFB_PATH_LONGEST)
+        return wfb_vertex_weight(g, v) + (i ? wfb_edge_cost(g, p->edges[i - 1]) : 0.0);
+    double before = i ? wfb_vertex_end(g, p->vertices[i - 1]) : path_start(g, v);
+    return wfb_vertex_end(g, v) - before;
+}
+
+const char *wfb_path_kind_name(wfb_path_kind kind)
+{
+    return kind == WFB_PATH_AS_EXECUTED ? "as-executed path" : "longest path";
+}
+
 int wfb_as_executed_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -190,13 +220,9 @@ int wfb_as_executed_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
     }
     if (collect_path(g, chosen_in, last, out))
         goto oom;
-    double start = wfb_vertex_start(g, first);
-    if (isnan(start))
-        start = wfb_vertex_time(g, first, WFB_T_SUBMITTED);
-    if (isnan(start))
-        start = wfb_vertex_end(g, first) - wfb_vertex_weight(g, first);
     out->valid = 1;
-    out->length_s = wfb_vertex_end(g, last) - start;
+    out->kind = WFB_PATH_AS_EXECUTED;
+    out->length_s = wfb_vertex_end(g, last) - path_start(g, first);
     free(chosen_in);
     return 0;
 oom:

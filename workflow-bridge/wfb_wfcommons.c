@@ -211,6 +211,24 @@ static int index_files(wfc_ctx *c, json_t *files)
     return 0;
 }
 
+/* The makespan the instance states: execution.makespanInSeconds (1.5), or
+ * makespanInSeconds / makespan of the older flat layout. */
+static int import_makespan(wfc_ctx *c, json_t *wf, json_t *exec)
+{
+    json_t *m = exec ? json_object_get(exec, "makespanInSeconds") : NULL;
+    if (!m)
+        m = json_object_get(wf, "makespanInSeconds");
+    if (!m)
+        m = json_object_get(wf, "makespan");
+    if (!m)
+        return 0;
+    if (!json_is_number(m) || json_number_value(m) < 0)
+        return fail(c, "makespanInSeconds", "%s",
+                    "makespanInSeconds must be a non-negative number of seconds");
+    wfb_graph_set_makespan(c->g, json_number_value(m));
+    return 0;
+}
+
 static int import_document(wfc_ctx *c, json_t *root)
 {
     json_t *wf = json_object_get(root, "workflow");
@@ -222,7 +240,7 @@ static int import_document(wfc_ctx *c, json_t *root)
     json_t *exec_tasks = exec ? json_object_get(exec, "tasks") : spec_tasks;
     if (!json_is_array(spec_tasks))
         return fail(c, NULL, "%s", "not a WfFormat instance: no task array");
-    if (index_files(c, json_object_get(spec, "files")))
+    if (index_files(c, json_object_get(spec, "files")) || import_makespan(c, wf, exec))
         return -1;
     size_t i;
     json_t *t;

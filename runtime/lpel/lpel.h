@@ -125,8 +125,10 @@ typedef enum lpel_stream_mode {
 typedef struct lpel_hooks {
     void *ctx; /* given to worker_start */
 
-    /* Worker events (WMO). worker_start returns the per-worker context. */
-    void *(*worker_start)(void *ctx, unsigned worker_id);
+    /* Worker events (WMO). worker_start returns the per-worker context;
+     * num_workers is the runtime's worker count (each runtime starts each
+     * of its workers once, so a monitor can tell runtimes apart). */
+    void *(*worker_start)(void *ctx, unsigned worker_id, unsigned num_workers);
     void (*worker_wait)(void *wctx);   /* nothing ready: the worker sleeps */
     void (*worker_resume)(void *wctx); /* woken with work */
     void (*worker_end)(void *wctx);

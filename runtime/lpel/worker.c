@@ -228,7 +228,7 @@ void *lpel_worker_main(void *arg)
                         "stack overflows will not be named\n", w->id);
 #if LPEL_HOOKS_ENABLED
     if (w->hooks.worker_start)
-        w->hook_ctx = w->hooks.worker_start(w->hooks.ctx, w->id);
+        w->hook_ctx = w->hooks.worker_start(w->hooks.ctx, w->id, w->rt->num_workers);
 #endif
     schedule(w);
     LPEL_HOOK0(w, worker_end);

@@ -41,6 +41,8 @@ static wfb_graph *lifted_network(void)
     map_task(l, 0, 0, 2, "S2:box");
     map_task(l, 0, 1, 3, "S3:merge");
     map_task(l, 0, 1, 4, "S4:sink");
+    feed(l, WFB_LPEL_WORKER_START, 0, 0, 0, 0);
+    feed(l, WFB_LPEL_WORKER_START, 0.25, 1, 0, 0);
     feed(l, WFB_LPEL_WORKER_WAIT, 0.5, 1, 0, 0);
     feed(l, WFB_LPEL_DISPATCH, 1, 0, 1, 0);
     feed(l, WFB_LPEL_MSG_WRITTEN, 1, 0, 1, 1);
@@ -76,6 +78,8 @@ static wfb_graph *lifted_network(void)
     feed(l, WFB_LPEL_MSG_WRITTEN, 10.5, 0, 2, 6);
     feed(l, WFB_LPEL_COMP_END, 11, 0, 2, 0);
     feed(l, WFB_LPEL_BLOCK, 11, 0, 2, 0);
+    feed(l, WFB_LPEL_WORKER_END, 9.75, 1, 0, 0);
+    feed(l, WFB_LPEL_WORKER_END, 12, 0, 0, 0);
     wfb_error err;
     ck_assert_msg(wfb_lifter_finish(l, &err) == 0, "%s", err.msg);
     return g;
@@ -161,13 +165,15 @@ START_TEST(test_lifting_runtime_tables)
     ck_assert_uint_eq(wfb_worker_stats_count(g), 2);
     const wfb_worker_stats *w1 = wfb_worker_stats_at(g, 1);
     ck_assert_uint_eq(w1->worker, 1);
+    ck_assert_uint_eq(w1->run, 1);
     ck_assert_uint_eq(w1->waits, 1);
     assert_near(w1->wait_s, 4.5);
     assert_near(w1->busy_s, 3); /* 5..7 and 8..9 */
-    /* unaccounted = (last - first) - busy - waiting = 9 - 3 - 4.5 */
-    assert_near(w1->first_s, 0);
-    assert_near(w1->last_s, 9);
-    assert_near((w1->last_s - w1->first_s) - w1->busy_s - w1->wait_s, 1.5);
+    /* unaccounted = (end - start) - busy - waiting = (9.75 - 0.25) - 3 - 4.5 */
+    assert_near(w1->start_s, 0.25);
+    assert_near(w1->end_s, 9.75);
+    assert_near(wfb_worker_span(w1), 9.5);
+    assert_near(wfb_worker_unaccounted(w1), 2);
     const wfb_worker_stats *w0 = wfb_worker_stats_at(g, 0);
     assert_near(w0->busy_s, 0.5 + 2 + 0 + 1);
     wfb_graph_free(g);
@@ -179,16 +185,21 @@ START_TEST(test_lifted_metrics_and_path)
     wfb_graph *g = lifted_network();
     wfb_message_report r;
     wfb_error err;
-    ck_assert_int_eq(wfb_message_metrics_compute(g, 0, &r, &err), 0);
+    ck_assert_int_eq(wfb_message_metrics_compute(g, NULL, &r, &err), 0);
     ck_assert_uint_eq(r.n_inputs, 2); /* m1 and m5, written outside executions */
     const wfb_lifeline *m1 = &r.lifelines[0];
     ck_assert_str_eq(wfb_vertex_id(g, m1->input), "m1");
     assert_near(m1->latency_s, 2 + 2 + 1); /* split, merge (once), delete */
     assert_near(m1->end_to_end_s, 9 - 1);
     assert_near(r.lifelines[1].latency_s, 1);
-    /* throughput from the runtime's busy time: 2 inputs / 3.5 s on worker 0 */
-    assert_near(r.max_worker_exec_s, 3.5);
-    assert_near(r.throughput_per_s, 2 / 3.5);
+    /* eq. 1: 2 inputs / 12 s, worker 0's span (0 to 12); worker 1 spans 9.5 s */
+    assert_near(r.total.span_s, 12);
+    ck_assert_uint_eq(r.total.span_worker, 0);
+    assert_near(r.total.throughput_per_s, 2 / 12.0);
+    /* beside it: 2 inputs / 3.5 s, worker 0's busy time */
+    assert_near(r.total.busy_max_s, 3.5);
+    assert_near(r.total.throughput_busy_per_s, 2 / 3.5);
+    ck_assert_uint_eq(r.n_runs, 1);
     wfb_message_report_free(&r);
     wfb_path lp, ae;
     ck_assert_int_eq(wfb_longest_path(g, &lp, &err), 0);
@@ -233,8 +244,9 @@ START_TEST(test_implicit_executions_and_external_inputs)
     assert_near(wfb_vertex_end(g, m99), 6);
     ck_assert_str_eq(wfb_vertex_attr(g, m99, WFB_ATTR_LABEL), "external input");
     wfb_message_report r;
-    ck_assert_int_eq(wfb_message_metrics_compute(g, 0, &r, &err), 0);
+    ck_assert_int_eq(wfb_message_metrics_compute(g, NULL, &r, &err), 0);
     ck_assert_uint_eq(r.n_inputs, 3); /* m1, m3, m99 */
+    ck_assert_uint_eq(r.total.inputs_only_read, 1); /* m99 */
     ck_assert_uint_eq(r.n_missing, 0);
     assert_near(r.lifelines[2].end_to_end_s, 1); /* m100 written at 7 */
     wfb_message_report_free(&r);
@@ -281,6 +293,57 @@ START_TEST(test_trace_import_errors)
 }
 END_TEST
 
+/* Two runtimes in one trace reuse task and message ids: run 1 converts
+ * message 1 into 2, run 2 message 2 into 1. Taken as one graph that is a
+ * cycle; lifted per run it is two small graphs, each with its own rows. */
+START_TEST(test_runs_reusing_ids_stay_apart)
+{
+    wfb_graph *g = wfb_graph_new();
+    wfb_lifter *l = wfb_lifter_new(g);
+    wfb_error err;
+    for (uint32_t run = 1; run <= 2; run++) {
+        double t = 100.0 * run;
+        uint64_t in = run == 1 ? 1 : 2, out = run == 1 ? 2 : 1;
+        wfb_lpel_event evs[] = {
+            {.kind = WFB_LPEL_WORKER_START, .time = t},
+            {.kind = WFB_LPEL_DISPATCH, .time = t + 1, .task = 1},
+            {.kind = WFB_LPEL_MSG_WRITTEN, .time = t + 1, .task = 1, .msg = in},
+            {.kind = WFB_LPEL_BLOCK, .time = t + 2, .task = 1},
+            {.kind = WFB_LPEL_DISPATCH, .time = t + 2, .task = 2},
+            {.kind = WFB_LPEL_COMP_BEGIN, .time = t + 2, .task = 2},
+            {.kind = WFB_LPEL_MSG_READ, .time = t + 2, .task = 2, .msg = in},
+            {.kind = WFB_LPEL_MSG_WRITTEN, .time = t + 2 + run, .task = 2, .msg = out},
+            {.kind = WFB_LPEL_COMP_END, .time = t + 2 + run, .task = 2},
+            {.kind = WFB_LPEL_BLOCK, .time = t + 2 + run, .task = 2},
+            {.kind = WFB_LPEL_WORKER_END, .time = t + 10},
+        };
+        for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+            evs[i].run = run;
+            ck_assert_int_eq(wfb_lifter_feed(l, &evs[i], &err), 0);
+        }
+    }
+    ck_assert_msg(wfb_lifter_finish(l, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(wfb_run_count(g), 2);
+    ck_assert_uint_eq(wfb_vertex_run(g, vertex(g, "r2.m2")), 2);
+    ck_assert_uint_eq(wfb_vertex_run(g, vertex(g, "m2")), 1);
+    ck_assert_uint_eq(wfb_worker_stats_count(g), 2); /* worker 0 in runs 1 and 2 */
+    ck_assert_uint_eq(wfb_worker_stats_at(g, 1)->run, 2);
+    ck_assert_uint_eq(wfb_task_stats_count(g), 4);
+    wfb_message_report r;
+    ck_assert_int_eq(wfb_message_metrics_compute(g, NULL, &r, &err), 0);
+    ck_assert_uint_eq(r.n_runs, 2);
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_uint_eq(r.runs[i].inputs, 1);
+        assert_near(r.runs[i].span_s, 10);
+        assert_near(r.runs[i].latency.mean, (double)(i + 1)); /* the conversion: 1 s, 2 s */
+    }
+    assert_near(r.total.span_s, 20); /* worker 0's spans added up */
+    assert_near(r.total.throughput_per_s, 2 / 20.0);
+    wfb_message_report_free(&r);
+    wfb_graph_free(g);
+}
+END_TEST
+
 static Suite *lpel_suite(void)
 {
     Suite *s = suite_create("wfb_lpel");
@@ -292,6 +355,7 @@ static Suite *lpel_suite(void)
     tcase_add_test(t, test_implicit_executions_and_external_inputs);
     tcase_add_test(t, test_load_summaries_only);
     tcase_add_test(t, test_trace_import_errors);
+    tcase_add_test(t, test_runs_reusing_ids_stay_apart);
     suite_add_tcase(s, t);
     return s;
 }

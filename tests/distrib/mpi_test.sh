@@ -69,11 +69,12 @@ kill)
     cat "$work/err"
     [ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "exit status $rc (124: it hung)"
     grep -q "rank 1" "$work/err" || fail "the failing rank is not named"
-    # Rank 0 was ended by mpirun: what it recorded is still readable.
-    "$SNETMON" dump "$work/trace/rank-0" >"$work/dump" 2>"$work/dump.err"
+    # Rank 0 was ended by mpirun: what it recorded is still readable (as a
+    # partial trace: its run did not finish, which snetmon says).
+    "$SNETMON" dump --partial "$work/trace/rank-0" >"$work/dump" 2>"$work/dump.err"
     drc=$?
     cat "$work/dump.err"
-    [ $drc -eq 0 ] || grep -q "truncated" "$work/dump.err" || fail "rank 0's trace is unreadable"
+    [ $drc -eq 0 ] || fail "rank 0's trace is unreadable"
     grep -q "task_map" "$work/dump" || fail "rank 0's trace has no events"
     ;;
 *)

@@ -150,9 +150,9 @@ typedef struct block_counts {
     atomic_long input, output, any, wakes;
 } block_counts;
 
-static void *count_worker_start(void *ctx, unsigned id)
+static void *count_worker_start(void *ctx, unsigned id, unsigned workers)
 {
-    (void)id;
+    (void)id, (void)workers;
     return ctx;
 }
 
@@ -1061,7 +1061,7 @@ static void check_task_args(void *c, void **slot, uint64_t task)
         atomic_fetch_add(&((hook_counts *)c)->bad_args, 1);
 }
 
-static void *h_start(void *ctx, unsigned id) { (void)id; atomic_fetch_add(&((hook_counts *)ctx)->started, 1); return ctx; }
+static void *h_start(void *ctx, unsigned id, unsigned workers) { (void)id, (void)workers; atomic_fetch_add(&((hook_counts *)ctx)->started, 1); return ctx; }
 static void h_end(void *c) { atomic_fetch_add(&((hook_counts *)c)->ended, 1); }
 static void h_map(void *c, void **slot, uint64_t t, const char *name, unsigned w) { (void)w; check_task_args(c, slot, t); if (!name || !*name) atomic_fetch_add(&((hook_counts *)c)->bad_args, 1); atomic_fetch_add(&((hook_counts *)c)->mapped, 1); }
 static void h_create(void *c, void **slot, uint64_t t) { (void)slot, (void)t; atomic_fetch_add(&((hook_counts *)c)->created, 1); }

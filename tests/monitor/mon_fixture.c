@@ -57,13 +57,13 @@ long fixture_file_size(const char *path)
     return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
 
-static int create_dir(const char *dir, unsigned workers, char *ctf, size_t len)
+int fixture_trace_dir(const char *dir, unsigned workers, unsigned flags, char *ctf, size_t len)
 {
-    static char *const argv[] = {"fixture", "-m", "A", NULL};
+    static char *const argv[] = {"fixture", NULL};
     mon_run_info info = {0};
-    info.argc = 3;
+    info.argc = 1;
     info.argv = argv;
-    info.flags = MON_FLAG_ALL;
+    info.flags = flags;
     info.host = "fixture-host";
     info.workers = workers;
     mon_run_info_clock(&info);
@@ -75,12 +75,13 @@ static int create_dir(const char *dir, unsigned workers, char *ctf, size_t len)
     return 0;
 }
 
-/* 23 events per worker, one of each kind; worker w's values are offset by
+/* 24 events per worker, one of each kind; worker w's values are offset by
  * 100*w so the tests can tell them apart. Gaps of 2^27 ns and more force
  * extended headers. */
 static void write_kinds(mon_writer *wr, unsigned w, uint64_t t0)
 {
     uint64_t o = 100u * w, t = t0;
+    mon_emit_task(wr, MON_ID_RUN_START, t, 1);
     mon_emit_bare(wr, MON_ID_WORKER_START, t += 1);
     mon_emit_task_map(wr, t += 1, 1 + o, w, w ? "S1:P1:box.b" : "S1:P0:box.a");
     mon_emit_task(wr, MON_ID_TASK_CREATE, t += 1, 1 + o);
@@ -109,7 +110,7 @@ static void write_kinds(mon_writer *wr, unsigned w, uint64_t t0)
 int fixture_write_all_kinds(const char *dir, size_t packet_bytes)
 {
     char ctf[4200], err[512];
-    if (create_dir(dir, 2, ctf, sizeof ctf) != 0)
+    if (fixture_trace_dir(dir, 2, MON_FLAG_ALL, ctf, sizeof ctf) != 0)
         return -1;
     for (unsigned w = 0; w < 2; w++) {
         mon_writer *wr = mon_writer_open(ctf, w, packet_bytes, err, sizeof err);
@@ -128,7 +129,7 @@ int fixture_write_all_kinds(const char *dir, size_t packet_bytes)
 int fixture_write_many(const char *dir, unsigned workers, unsigned n, size_t packet_bytes)
 {
     char ctf[4200], err[512];
-    if (create_dir(dir, workers, ctf, sizeof ctf) != 0)
+    if (fixture_trace_dir(dir, workers, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf) != 0)
         return -1;
     for (unsigned w = 0; w < workers; w++) {
         mon_writer *wr = mon_writer_open(ctf, w, packet_bytes, err, sizeof err);

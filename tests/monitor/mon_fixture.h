@@ -16,7 +16,7 @@ void fixture_tmpdir(char *buf, size_t len);
 void fixture_rmdir(const char *dir);
 
 /* The number of events fixture_write_all_kinds writes. */
-#define FIXTURE_ALL_KINDS_EVENTS 48u
+#define FIXTURE_ALL_KINDS_EVENTS 50u
 
 /* Write a trace into dir: two workers, every event kind on each with
  * distinct field values (see the .c for the exact events), times spaced
@@ -25,8 +25,13 @@ void fixture_rmdir(const char *dir);
 int fixture_write_all_kinds(const char *dir, size_t packet_bytes);
 
 /* Write a trace of n events per worker (dispatch/block pairs) on workers
- * workers. Returns 0 or -1. */
+ * workers, recorded with flags tT (no worker events). Returns 0 or -1. */
 int fixture_write_many(const char *dir, unsigned workers, unsigned n, size_t packet_bytes);
+
+/* Create the trace directory dir (metadata and a first run.json, recorded
+ * with flags on a CLOCK_MONOTONIC clock: ticks are ns) for workers worker
+ * logs; the CTF directory's path goes into ctf. Returns 0 or -1. */
+int fixture_trace_dir(const char *dir, unsigned workers, unsigned flags, char *ctf, size_t len);
 
 /* Path of worker w's log inside trace dir. */
 void fixture_log_path(const char *dir, unsigned w, char *buf, size_t len);

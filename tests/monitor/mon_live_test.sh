@@ -76,11 +76,16 @@ grep -q '"complete": true' "$work/full-trace/run.json" || fail "full disk: run.j
 lost=$(sed -n 's/.*"events_discarded": \([0-9]*\).*/\1/p' "$work/full-trace/run.json")
 [ "$lost" -gt 0 ] || fail "full disk: run.json reports no lost events"
 grep -q '"events_discarded_per_worker": \[[0-9]' "$work/full-trace/run.json" || fail "full disk: no per-worker losses in run.json"
-"$snetmon" dump --count "$work/full-trace" >"$work/full-count" 2>"$work/full-dump.err" ||
-    fail "full disk: dump failed: $(cat "$work/full-dump.err")"
+# A lossy trace is refused whole, naming the loss; --partial reads what fitted.
+! "$snetmon" dump --count "$work/full-trace" >/dev/null 2>"$work/full-dump.err" ||
+    fail "full disk: dump of a lossy trace succeeded without --partial"
+grep -q "the writer lost [0-9]* events" "$work/full-dump.err" ||
+    fail "full disk: the refusal does not name the loss: $(cat "$work/full-dump.err")"
+"$snetmon" dump --count --partial "$work/full-trace" >"$work/full-count" 2>"$work/full-dump.err" ||
+    fail "full disk: dump --partial failed: $(cat "$work/full-dump.err")"
 "$babeltrace" "$work/full-trace" >/dev/null 2>"$work/full-bt.err" ||
     fail "full disk: babeltrace2 failed: $(head -3 "$work/full-bt.err")"
-[ "$(cat "$work/full-count")" -gt 0 ] || fail "full disk: nothing of what fitted is readable"
+[ "$(head -1 "$work/full-count")" -gt 0 ] || fail "full disk: nothing of what fitted is readable"
 echo "ok: full disk ($method): exit 0, $lost events lost and reported, $(cat "$work/full-count") readable"
 
 rm -rf "$work"

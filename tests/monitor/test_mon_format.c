@@ -39,7 +39,7 @@ static mon_event *read_all(const char *dir, size_t *n, int *rc, char *msg, size_
 }
 
 static const mon_event_kind expected_kinds[] = {
-    MON_EV_WORKER_START,   MON_EV_TASK_MAP,        MON_EV_TASK_CREATE,     MON_EV_TASK_DISPATCH,
+    MON_EV_RUN_START,      MON_EV_WORKER_START,   MON_EV_TASK_MAP,        MON_EV_TASK_CREATE,     MON_EV_TASK_DISPATCH,
     MON_EV_STREAM_OPEN,    MON_EV_STREAM_OPEN,     MON_EV_STREAM_READ,     MON_EV_COMPONENT_BEGIN, MON_EV_MESSAGE_READ,
     MON_EV_MESSAGE_WRITTEN, MON_EV_COMPONENT_END,  MON_EV_STREAM_WRITE,    MON_EV_STREAM_WAKE,
     MON_EV_STREAM_BLOCK,   MON_EV_TASK_BLOCK,      MON_EV_WORKER_WAIT,     MON_EV_WORKER_RESUME,
@@ -115,6 +115,10 @@ static void check_worker_events(const mon_event *all, size_t n, unsigned w)
             break;
         case MON_EV_WORKER_START:
             ck_assert_uint_eq(e->time, 1000001 + w * 10);
+            break;
+        case MON_EV_RUN_START:
+            ck_assert_uint_eq(e->run, 1);
+            ck_assert_uint_eq(e->task, 0);
             break;
         case MON_EV_WORKER_WAIT:
             ck_assert_uint_eq(e->task, 0);
@@ -536,7 +540,7 @@ static void tsc_trace_dir(const char *dir, mon_run_info *info, char *ctf, size_t
     memset(info, 0, sizeof *info);
     info->argc = 1;
     info->argv = argv;
-    info->flags = MON_FLAG_ALL;
+    info->flags = MON_FLAG_TIMESTAMPS | MON_FLAG_TASK; /* dispatches only, no worker_end */
     info->host = "fixture-host";
     info->workers = 2;
     info->clock.tsc = true;

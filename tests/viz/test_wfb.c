@@ -1,7 +1,8 @@
 /*
  * test_wfb.c - the workflow-bridge adapter: a bridge graph (a job fanning
  * out to ten identical jobs and back) drawn with the bridge's own longest
- * path: the path is red, the nine other jobs collapse into one node.
+ * path: the path is red, the nine other jobs collapse into one node, and
+ * the title gives the path as `snetmon wcp` does.
  */
 #include "viz_wfb.h"
 #include "viz_test_util.h"
@@ -43,6 +44,8 @@ START_TEST(bridge_path_drawn_in_context)
     ck_assert_ptr_nonnull(doc);
     ck_assert_msg(strstr(doc, "sim ×9"), "no collapsed node:\n%s", doc);
     ck_assert_msg(strstr(doc, "3.00 s"), "the path's sim should show its duration:\n%s", doc);
+    /* the title: the path as wcp prints it, its kind, vertices and length */
+    ck_assert_msg(strstr(doc, "longest path (red): 3 vertices, 5.00 s (5 s)"), "title:\n%s", doc);
     size_t red = 0;
     for (const char *p = doc; (p = strstr(p, "#d01010")); p++)
         red++;

@@ -20,7 +20,9 @@ if(NOT out MATCHES "3 workers, 4500 periods")
   message(FATAL_ERROR "full trace: ${out}")
 endif()
 
-# cut worker-1's log in the middle: renders what is there, warns, exit 0
+# cut worker-1's log in the middle: refused (exit 1, file and offset, no
+# image); with --partial it renders what is there, warns, and says so in
+# the title
 file(COPY ${WORK}/many/ DESTINATION ${WORK}/cut)
 file(SIZE ${WORK}/cut/ctf/worker-1 size)
 math(EXPR half "${size} / 2")
@@ -28,9 +30,19 @@ execute_process(COMMAND truncate -s ${half} ${WORK}/cut/ctf/worker-1 RESULT_VARI
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cannot truncate the copy")
 endif()
-run_ok(out err ${SNETMON} render ${WORK}/cut -o ${WORK}/cut.svg)
-if(NOT err MATCHES "warning: .*worker-1.*truncated")
+execute_process(COMMAND ${SNETMON} render ${WORK}/cut -o ${WORK}/refused.svg
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "worker-1: truncated: the file ends at byte ${half}"
+   OR EXISTS ${WORK}/refused.svg)
+  message(FATAL_ERROR "truncated trace without --partial: exit ${rc}: ${err}")
+endif()
+run_ok(out err ${SNETMON} render --partial ${WORK}/cut -o ${WORK}/cut.svg)
+if(NOT err MATCHES "warning: partial trace: .*worker-1: truncated")
   message(FATAL_ERROR "truncated trace: no warning naming worker-1: ${err}")
+endif()
+file(READ ${WORK}/cut.svg svg)
+if(NOT svg MATCHES "partial trace: [a-z0-9 ]+ events and [0-9]+ bytes lost \\(worker 1 truncated\\)")
+  message(FATAL_ERROR "the partial image does not say what was lost")
 endif()
 string(REGEX MATCH "3 workers, ([0-9]+) periods" m "${out}")
 if(NOT m OR CMAKE_MATCH_1 LESS 3000 OR NOT CMAKE_MATCH_1 LESS 4500)

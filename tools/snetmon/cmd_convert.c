@@ -17,7 +17,9 @@
  *             the period (opened/in use/closed, items moved, blocked on it,
  *             woke the other side through it, moved anything)
  *   messages: <ts><R|W><node>.<seq>; per message read or written
- * Times are ns since the first event of the trace.
+ * Times are ns since the first event of the trace. With --partial, a
+ * damaged or incomplete trace is converted as far as it can be read and
+ * OUT/partial.txt says what was lost.
  *
  * Why per-task state: the old format writes one entry when a task stops,
  * summarising its whole execution period, whereas our trace has one event
@@ -31,7 +33,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "mon_reader.h"
+#include "out_file.h"
+#include "trace_input.h"
 
 const char snetmon_summary_convert[] =
     "convert a trace to another format (--to snet-logformat: S-Net LOGFORMAT 2.2 text)";
@@ -122,6 +125,12 @@ static conv_stream *touch_stream(conv_task *t, uint64_t sid, bool write_end)
     return s;
 }
 
+/* Tasks are keyed by run and id: task ids restart with each run. */
+static uint64_t task_key(const mon_event *e)
+{
+    return (uint64_t)e->run << 32 | (e->task & 0xffffffffu);
+}
+
 static bool append_msg(conv_task *t, const char *text)
 {
     size_t n = strlen(text);
@@ -148,7 +157,7 @@ static FILE *log_of(converter *c, unsigned worker)
 /* Write the entry for a task that stops running, and reset its period. */
 static void task_stop(converter *c, const mon_event *e, char state)
 {
-    conv_task *t = find_task(c, e->task);
+    conv_task *t = find_task(c, task_key(e));
     FILE *f = log_of(c, e->worker);
     if (!t || !f)
         return;
@@ -172,7 +181,7 @@ static void task_stop(converter *c, const mon_event *e, char state)
 
 static void stream_event(converter *c, const mon_event *e)
 {
-    conv_task *t = find_task(c, e->task);
+    conv_task *t = find_task(c, task_key(e));
     if (!t)
         return;
     bool write_end = e->kind == MON_EV_STREAM_WRITE ||
@@ -218,7 +227,7 @@ static void stream_event(converter *c, const mon_event *e)
 
 static void message_event(converter *c, const mon_event *e)
 {
-    conv_task *t = find_task(c, e->task);
+    conv_task *t = find_task(c, task_key(e));
     if (!t)
         return;
     char buf[96];
@@ -262,11 +271,11 @@ static void convert_event(converter *c, const mon_event *e)
         fprintf(c->map, "%" PRIu64 " %u %s#", e->task, e->worker_mapped, e->name);
         break;
     case MON_EV_TASK_CREATE:
-        if ((t = find_task(c, e->task)) != NULL)
+        if ((t = find_task(c, task_key(e))) != NULL)
             t->created = e->time;
         break;
     case MON_EV_TASK_DISPATCH:
-        if ((t = find_task(c, e->task)) != NULL) {
+        if ((t = find_task(c, task_key(e))) != NULL) {
             t->dispatched = e->time;
             t->running = true;
         }
@@ -317,11 +326,6 @@ static FILE *create_file(const char *dir, const char *name)
 
 static int open_outputs(converter *c, const mon_trace *t)
 {
-    if (mkdir(c->out_dir, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "snetmon convert: %s: cannot create directory: %s\n", c->out_dir,
-                strerror(errno));
-        return -1;
-    }
     c->map = create_file(c->out_dir, "mon_n00_tasks.map");
     if (!c->map)
         return -1;
@@ -372,45 +376,70 @@ static void free_converter(converter *c)
 static void convert_usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon convert --to snet-logformat DIR OUT\n\n"
+            "usage: snetmon convert --to snet-logformat [--partial] DIR OUT\n\n"
             "Rewrites the LPEL monitor trace in DIR as the original S-Net LOGFORMAT 2.2 text in\n"
             "directory OUT: mon_n00_tasks.map (<tid> <worker> <name>#) and one\n"
-            "mon_n00_worker<NN>.log per worker of '#'-terminated entries (see docs/LOGFORMAT.md).\n");
+            "mon_n00_worker<NN>.log per worker of '#'-terminated entries (see docs/LOGFORMAT.md).\n"
+            "The files appear only when the whole conversion succeeded.\n"
+            TRACE_INPUT_HELP
+            "                   (OUT/partial.txt then says what was lost)\n");
 }
 
-static int run_convert(const char *dir, const char *out)
+/* With --partial: what was lost, in a text file beside the logs. */
+static int write_loss(const converter *c, const wfb_input_loss *loss)
 {
-    char err[4608];
-    mon_trace *t;
-    if (mon_trace_open(&t, dir, err, sizeof err) != 0) {
-        fprintf(stderr, "snetmon convert: %s\n", err);
+    if (!loss)
+        return 0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/partial.txt", c->out_dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "snetmon convert: %s: cannot create: %s\n", path, strerror(errno));
+        return -1;
+    }
+    int rc = wfb_report_input_loss(loss, WFB_OUT_TEXT, f);
+    if (fclose(f) != 0 || rc != 0) {
+        fprintf(stderr, "snetmon convert: %s: write error\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_convert(const char *dir, const char *out, bool partial)
+{
+    trace_input *in = trace_input_open("convert", dir, partial);
+    if (!in)
+        return 1;
+    out_dir od;
+    if (out_dir_open(&od, "convert", out) != 0) {
+        trace_input_close(in);
         return 1;
     }
     converter c;
     memset(&c, 0, sizeof c);
-    c.out_dir = out;
+    c.out_dir = od.tmp;
     int rc = 1;
-    if (open_outputs(&c, t) == 0) {
+    if (open_outputs(&c, trace_input_trace(in)) == 0) {
         mon_event ev;
         int st;
-        while ((st = mon_trace_next(t, &ev)) == MON_TRACE_EVENT) {
+        while ((st = trace_input_next(in, &ev)) == 1) {
             if (!c.have_t0) {
                 c.t0 = ev.time;
                 c.have_t0 = true;
             }
             convert_event(&c, &ev);
         }
-        if (st != MON_TRACE_END)
-            fprintf(stderr, "snetmon convert: %s\n", mon_trace_error(t));
-        else if (c.failed)
+        if (st == 0 && c.failed)
             fprintf(stderr, "snetmon convert: out of memory\n");
-        else
-            rc = 0;
+        else if (st == 0)
+            rc = write_loss(&c, trace_input_loss(in)) == 0 ? 0 : 1;
     }
     if (close_outputs(&c) != 0)
         rc = 1;
+    if (out_dir_finish(&od, rc == 0) != 0)
+        rc = 1;
     free_converter(&c);
-    mon_trace_close(t);
+    trace_input_close(in);
     return rc;
 }
 
@@ -418,10 +447,13 @@ int snetmon_cmd_convert(int argc, char **argv)
 {
     const char *to = NULL, *paths[2] = {NULL, NULL};
     int npaths = 0;
+    bool partial = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             convert_usage(stdout);
             return 0;
+        } else if (!strcmp(argv[i], "--partial")) {
+            partial = true;
         } else if (!strcmp(argv[i], "--to") && i + 1 < argc) {
             to = argv[++i];
         } else if (!strncmp(argv[i], "--to=", 5)) {
@@ -444,5 +476,5 @@ int snetmon_cmd_convert(int argc, char **argv)
                         "(see 'snetmon convert --help')\n");
         return 2;
     }
-    return run_convert(paths[0], paths[1]);
+    return run_convert(paths[0], paths[1], partial);
 }

@@ -16,25 +16,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mon_reader.h"
+#include "trace_input.h"
 
 const char snetmon_summary_dump[] = "print every event of a trace directory, one line each";
 
 static void dump_usage(FILE *out)
 {
-    fprintf(out, "usage: snetmon dump [--count] DIR\n\n"
+    fprintf(out, "usage: snetmon dump [--count] [--partial] DIR\n\n"
                  "Prints the events of the LPEL monitor trace in DIR merged in time order, one line\n"
                  "per event: <time ns> w<worker> <event> field=value ...\n"
                  "A message_written line ends with parents=ID,... (the messages its task read\n"
                  "in the same component execution) or parents=none (a record from outside).\n"
-                 "Exits 1 with a one-line message (file and byte offset) if a log is corrupt or\n"
-                 "truncated; the events before that point are printed.\n"
-                 "  --count   print only the number of events (reads the whole trace)\n");
+                 "Exits 1 with a one-line message (file and byte offset) if a log is corrupt,\n"
+                 "truncated or incomplete; the events before that point are printed.\n"
+                 "With --partial every readable event is printed, then the loss as lines\n"
+                 "starting with '# '.\n"
+                 "  --count          print only the number of events (reads the whole trace)\n"
+                 TRACE_INPUT_HELP);
 }
 
-/* The reads of one task's open component execution. */
+/* The reads of one task's open component execution. Task ids restart with
+ * each run, so the key is the task id and its run. */
 typedef struct open_execution {
-    uint64_t task; /* 0: free slot */
+    uint64_t task; /* (run << 32 | task id); 0: free slot */
     uint64_t *reads;
     size_t n, cap;
     bool open;
@@ -105,7 +109,7 @@ static int note_message_event(execution_table *tb, const mon_event *ev, bool pri
     if (ev->kind != MON_EV_COMPONENT_BEGIN && ev->kind != MON_EV_COMPONENT_END &&
         ev->kind != MON_EV_MESSAGE_READ && ev->kind != MON_EV_MESSAGE_WRITTEN)
         return 0;
-    open_execution *e = execution_of(tb, ev->task);
+    open_execution *e = execution_of(tb, (uint64_t)ev->run << 32 | (ev->task & 0xffffffffu));
     if (!e)
         return -1;
     if (ev->kind == MON_EV_COMPONENT_BEGIN || ev->kind == MON_EV_COMPONENT_END) {
@@ -132,17 +136,63 @@ static int note_message_event(execution_table *tb, const mon_event *ev, bool pri
     return 0;
 }
 
+/* With --partial, the loss as "# " lines after the events. */
+static void print_loss(const wfb_input_loss *loss)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return;
+    wfb_report_input_loss(loss, WFB_OUT_TEXT, mem);
+    fclose(mem);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        printf("# %s\n", line);
+    free(text);
+}
+
+/* Prints the trace; 0, or 1 when it could not be read. */
+static int dump_trace(trace_input *in, bool count_only)
+{
+    mon_event ev;
+    char line[512];
+    int rc;
+    unsigned long long n = 0;
+    execution_table executions = {NULL, 0, 0};
+    while ((rc = trace_input_next(in, &ev)) == 1) {
+        n++;
+        if (count_only)
+            continue;
+        mon_event_format(&ev, line, sizeof line);
+        fputs(line, stdout);
+        if (note_message_event(&executions, &ev, true) != 0) {
+            fprintf(stderr, "snetmon dump: out of memory tracking component executions\n");
+            rc = -1;
+            break;
+        }
+        putchar('\n');
+    }
+    execution_table_free(&executions);
+    if (rc != 0)
+        return 1;
+    if (count_only)
+        printf("%llu\n", n);
+    if (trace_input_loss(in))
+        print_loss(trace_input_loss(in));
+    return 0;
+}
+
 int snetmon_cmd_dump(int argc, char **argv)
 {
     const char *dir = NULL;
-    bool count_only = false;
+    bool count_only = false, partial = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             dump_usage(stdout);
             return 0;
         }
-        if (!strcmp(argv[i], "--count")) {
-            count_only = true;
+        if (!strcmp(argv[i], "--count") || !strcmp(argv[i], "--partial")) {
+            *(argv[i][2] == 'c' ? &count_only : &partial) = true;
             continue;
         }
         if (argv[i][0] == '-' || dir) {
@@ -156,45 +206,12 @@ int snetmon_cmd_dump(int argc, char **argv)
         dump_usage(stderr);
         return 2;
     }
-    char err[4608];
-    mon_trace *t;
-    if (mon_trace_open(&t, dir, err, sizeof err) != 0) {
-        fprintf(stderr, "snetmon dump: %s\n", err);
+    trace_input *in = trace_input_open("dump", dir, partial);
+    if (!in)
         return 1;
-    }
-    mon_event ev;
-    char line[512];
-    int rc;
-    unsigned long long n = 0;
-    execution_table executions = {NULL, 0, 0};
-    bool out_of_memory = false;
-    while ((rc = mon_trace_next(t, &ev)) == MON_TRACE_EVENT) {
-        n++;
-        if (count_only)
-            continue;
-        mon_event_format(&ev, line, sizeof line);
-        fputs(line, stdout);
-        if (note_message_event(&executions, &ev, true) != 0) {
-            out_of_memory = true;
-            break;
-        }
-        putchar('\n');
-    }
-    execution_table_free(&executions);
-    if (out_of_memory) {
-        fprintf(stderr, "snetmon dump: out of memory tracking component executions\n");
-        mon_trace_close(t);
-        return 1;
-    }
-    if (count_only)
-        printf("%llu\n", n);
-    if (rc != MON_TRACE_END)
-        fprintf(stderr, "snetmon dump: %s\n", mon_trace_error(t));
-    uint64_t lost = mon_trace_events_discarded(t);
-    if (lost)
-        fprintf(stderr, "snetmon dump: warning: the writer lost %llu events\n", (unsigned long long)lost);
-    mon_trace_close(t);
+    int rc = dump_trace(in, count_only);
+    trace_input_close(in);
     if (fflush(stdout) != 0)
         return 1;
-    return rc == MON_TRACE_END ? 0 : 1;
+    return rc;
 }

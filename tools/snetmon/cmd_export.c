@@ -5,6 +5,9 @@
  * to block, yield or destroy), waiting periods of the worker, and flow
  * arrows from each message-written to the message-read of the same id.
  *
+ * With --partial, what could not be read goes into "otherData":
+ * {"input_loss": {...}} (the object of docs/EVENTS.md).
+ *
  * Why complete ("X") events written at the end of each period: the trace
  * is streamed once, the slice's length is known only then, and X events
  * need no matching begin/end pairs that a crash-truncated trace could break.
@@ -14,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mon_reader.h"
+#include "out_file.h"
+#include "trace_input.h"
 
 const char snetmon_summary_export[] =
     "export a trace for other viewers (--chrome: Chrome Trace Event JSON for Perfetto)";
@@ -59,6 +63,12 @@ static export_task *table_find(task_table *t, uint64_t id)
         t->used++;
     }
     return &t->slots[j];
+}
+
+/* Tasks are keyed by run and id: task ids restart with each run. */
+static uint64_t task_key(const mon_event *e)
+{
+    return (uint64_t)e->run << 32 | (e->task & 0xffffffffu);
 }
 
 static void table_free(task_table *t)
@@ -125,7 +135,7 @@ static void flow(exporter *x, const mon_event *e, bool start)
 
 static void end_period(exporter *x, const mon_event *e, const char *ended)
 {
-    export_task *t = table_find(&x->tasks, e->task);
+    export_task *t = table_find(&x->tasks, task_key(e));
     if (!t || !t->running)
         return;
     char fallback[32];
@@ -145,13 +155,13 @@ static void export_event(exporter *x, const mon_event *e)
     export_task *t;
     switch (e->kind) {
     case MON_EV_TASK_MAP:
-        if ((t = table_find(&x->tasks, e->task)) != NULL) {
+        if ((t = table_find(&x->tasks, task_key(e))) != NULL) {
             free(t->name);
             t->name = strdup(e->name);
         }
         break;
     case MON_EV_TASK_DISPATCH:
-        if ((t = table_find(&x->tasks, e->task)) != NULL) {
+        if ((t = table_find(&x->tasks, task_key(e))) != NULL) {
             t->dispatched = e->time;
             t->running = true;
         }
@@ -202,47 +212,55 @@ static void track_names(exporter *x, const mon_trace *t)
 
 static void export_usage(FILE *out)
 {
-    fprintf(out, "usage: snetmon export --chrome DIR [-o FILE]\n\n"
+    fprintf(out, "usage: snetmon export --chrome [--partial] DIR [-o FILE]\n\n"
                  "Writes the LPEL monitor trace in DIR as Chrome Trace Event Format JSON (open it\n"
                  "in ui.perfetto.dev or chrome://tracing): a track per worker, a slice per task\n"
                  "execution period (dispatch to block/yield/destroy; needs the T flag), worker\n"
                  "waiting periods (W), and flow arrows from message-written to message-read (M).\n"
-                 "  -o FILE   output file (default: standard output)\n");
+                 "  -o FILE          output file (default: standard output); it appears only\n"
+                 "                   when the export succeeded\n"
+                 TRACE_INPUT_HELP
+                 "                   (in \"otherData\": {\"input_loss\": ...})\n");
 }
 
 /* Stream the trace into x; returns the exit code. */
-static int export_trace(mon_trace *t, exporter *x, const char *dir)
+static int export_trace(trace_input *in, exporter *x)
 {
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", x->out);
-    track_names(x, t);
+    track_names(x, trace_input_trace(in));
     mon_event ev;
     int rc;
-    while ((rc = mon_trace_next(t, &ev)) == MON_TRACE_EVENT) {
+    while ((rc = trace_input_next(in, &ev)) == 1) {
         if (!x->have_t0) {
             x->t0 = ev.time;
             x->have_t0 = true;
         }
         export_event(x, &ev);
     }
-    fputs("\n]}\n", x->out);
-    if (rc != MON_TRACE_END) {
-        fprintf(stderr, "snetmon export: %s\n", mon_trace_error(t));
+    if (rc != 0)
         return 1;
+    fputs("\n]", x->out);
+    if (trace_input_loss(in)) {
+        fputs(",\"otherData\":{\"input_loss\":", x->out);
+        wfb_report_input_loss(trace_input_loss(in), WFB_OUT_JSON, x->out);
+        fputc('}', x->out);
     }
-    (void)dir;
+    fputs("}\n", x->out);
     return 0;
 }
 
 int snetmon_cmd_export(int argc, char **argv)
 {
-    const char *dir = NULL, *out_path = NULL;
-    bool chrome = false;
+    const char *dir = NULL, *out_path = "-";
+    bool chrome = false, partial = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             export_usage(stdout);
             return 0;
         } else if (!strcmp(argv[i], "--chrome")) {
             chrome = true;
+        } else if (!strcmp(argv[i], "--partial")) {
+            partial = true;
         } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out_path = argv[++i];
         } else if (argv[i][0] == '-' || dir) {
@@ -258,34 +276,29 @@ int snetmon_cmd_export(int argc, char **argv)
                 !chrome ? "say which format: --chrome" : "no trace directory given");
         return 2;
     }
-    char err[4608];
-    mon_trace *t;
-    if (mon_trace_open(&t, dir, err, sizeof err) != 0) {
-        fprintf(stderr, "snetmon export: %s\n", err);
+    trace_input *in = trace_input_open("export", dir, partial);
+    if (!in)
         return 1;
-    }
     exporter x;
     memset(&x, 0, sizeof x);
     x.first = true;
     x.nworkers = 1;
+    const mon_trace *t = trace_input_trace(in);
     for (unsigned i = 0; i < mon_trace_num_workers(t); i++)
         if (mon_trace_worker_id(t, i) + 1 > x.nworkers)
             x.nworkers = mon_trace_worker_id(t, i) + 1;
     x.wait_since = calloc(x.nworkers, sizeof *x.wait_since);
-    x.out = out_path ? fopen(out_path, "w") : stdout;
+    out_file of;
     int rc = 1;
-    if (!x.out)
-        fprintf(stderr, "snetmon export: %s: cannot create: %m\n", out_path);
-    else if (!x.wait_since)
+    if (!x.wait_since)
         fprintf(stderr, "snetmon export: out of memory\n");
-    else
-        rc = export_trace(t, &x, dir);
-    if (x.out && x.out != stdout && fclose(x.out) != 0 && rc == 0) {
-        fprintf(stderr, "snetmon export: %s: write error\n", out_path);
-        rc = 1;
+    else if ((x.out = out_file_open(&of, "export", out_path)) != NULL) {
+        rc = export_trace(in, &x);
+        if (out_file_finish(&of, rc == 0) != 0)
+            rc = 1;
     }
     free(x.wait_since);
     table_free(&x.tasks);
-    mon_trace_close(t);
+    trace_input_close(in);
     return rc;
 }

@@ -3,6 +3,8 @@
  * log or a JSON Lines file into the bridge's JSON Lines events, so that all
  * workflow inputs can be kept and exchanged in one documented form.
  */
+#include "out_file.h"
+#include "trace_input.h"
 #include "wfb.h"
 
 #include <stdio.h>
@@ -15,7 +17,8 @@ static void import_usage(FILE *out)
     fprintf(out,
             "usage: snetmon import --from wfcommons|bp|jsonl FILE -o EVENTS.jsonl [--map FILE]\n\n"
             "Reads FILE, checks it (references, cycles) and writes the bridge's JSON Lines\n"
-            "events (schema in docs/EVENTS.md). '-o -' writes to standard output.\n\n"
+            "events (schema in docs/EVENTS.md). '-o -' writes to standard output; a file\n"
+            "appears only when the import succeeded.\n\n"
             "options:\n"
             "  --from FORMAT  wfcommons | bp | jsonl (required)\n"
             "  -o FILE        output file (required)\n"
@@ -71,24 +74,20 @@ int snetmon_cmd_import(int argc, char **argv)
     int rc = import_parse(argc, argv, &a);
     if (rc)
         return rc == 1 ? 0 : 2;
-    wfb_error err;
-    wfb_graph *g;
-    if (wfb_load_input(a.input, a.format, a.map, 1, &g, &err)) {
-        wfb_error_print(&err, stderr);
+    wfb_graph *g = input_load_graph("import", a.input, a.format, a.map, false, NULL, 0);
+    if (!g)
         return 1;
-    }
-    int to_stdout = !strcmp(a.output, "-");
-    FILE *out = to_stdout ? stdout : fopen(a.output, "w");
+    out_file of;
+    FILE *out = out_file_open(&of, "import", a.output);
     if (!out) {
-        perror(a.output);
         wfb_graph_free(g);
         return 1;
     }
     rc = wfb_write_jsonl(g, out);
-    if (!to_stdout && fclose(out))
-        rc = -1;
     if (rc)
         fprintf(stderr, "snetmon import: error writing %s\n", a.output);
+    if (out_file_finish(&of, rc == 0) != 0)
+        rc = -1;
     wfb_graph_free(g);
     return rc ? 1 : 0;
 }

@@ -5,8 +5,12 @@
  * run; message throughput, latency, jitter and lifeline anomalies; per-worker
  * and per-task runtime figures.
  */
+#include "trace_input.h"
 #include "wfb.h"
 
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +20,9 @@ const char snetmon_summary_metrics[] = "throughput, latency, jitter, activity an
 static void metrics_usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon metrics INPUT [--json|--csv] [--from FORMAT] [--map FILE]\n"
-            "                       [--compare OTHER [--subgraph RE]] [--timeout-pct P]\n\n"
+            "usage: snetmon metrics INPUT [--json|--csv] [--from FORMAT] [--map FILE] [--partial]\n"
+            "                       [--compare OTHER [--subgraph RE]] [--timeout-pct P]\n"
+            "                       [--inputs N]\n\n"
             "INPUT is an event file (jsonl, wfcommons or bp, detected from its content)\n"
             "or an LPEL trace directory.\n\n"
             "options:\n"
@@ -28,7 +33,11 @@ static void metrics_usage(FILE *out)
             "  --compare OTHER  speedup of INPUT over run OTHER on their common activities\n"
             "  --subgraph RE    only the common activities whose id matches RE (pcre2)\n"
             "  --timeout-pct P  latency percentile used as lifeline timeout (default 99)\n"
-            "  -h, --help       this text\n");
+            "  --inputs N       the input count N of the throughput (eq. 1) of each run,\n"
+            "                   instead of the data states without predecessor\n"
+            TRACE_INPUT_HELP
+            "  -h, --help       this text\n"
+            "\nEvery figure is defined in docs/METRICS.md.\n");
 }
 
 typedef struct metrics_args {
@@ -36,6 +45,8 @@ typedef struct metrics_args {
     wfb_format format;
     wfb_output output;
     double timeout_pct;
+    size_t inputs;
+    bool partial;
 } metrics_args;
 
 static int metrics_option(metrics_args *a, const char *opt, const char *val)
@@ -46,6 +57,16 @@ static int metrics_option(metrics_args *a, const char *opt, const char *val)
         a->compare = val;
     } else if (!strcmp(opt, "--subgraph")) {
         a->subgraph = val;
+    } else if (!strcmp(opt, "--inputs")) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(val, &end, 10);
+        if (errno || end == val || *end || n == 0 || val[0] == '-' || n > SIZE_MAX) {
+            fprintf(stderr, "snetmon metrics: --inputs needs a positive whole number, not '%s'\n",
+                    val);
+            return 2;
+        }
+        a->inputs = (size_t)n;
     } else if (!strcmp(opt, "--timeout-pct")) {
         char *end;
         a->timeout_pct = strtod(val, &end);
@@ -72,9 +93,11 @@ static int metrics_parse(int argc, char **argv, metrics_args *a)
             a->output = WFB_OUT_JSON;
         } else if (!strcmp(arg, "--csv")) {
             a->output = WFB_OUT_CSV;
+        } else if (!strcmp(arg, "--partial")) {
+            a->partial = true;
         } else if ((!strcmp(arg, "--from") || !strcmp(arg, "--map") ||
                     !strcmp(arg, "--compare") || !strcmp(arg, "--subgraph") ||
-                    !strcmp(arg, "--timeout-pct")) &&
+                    !strcmp(arg, "--timeout-pct") || !strcmp(arg, "--inputs")) &&
                    i + 1 < argc) {
             int rc = metrics_option(a, arg, argv[++i]);
             if (rc)
@@ -100,9 +123,13 @@ static int metrics_parse(int argc, char **argv, metrics_args *a)
 static int compare_runs(const wfb_graph *g, const metrics_args *a, wfb_metrics_input *in,
                         wfb_error *err)
 {
-    wfb_graph *other;
-    if (wfb_load_input(a->compare, WFB_FORMAT_UNKNOWN, a->map, 1, &other, err))
+    wfb_graph *other = input_load_graph("metrics", a->compare, WFB_FORMAT_UNKNOWN, a->map,
+                                        a->partial, err->msg, sizeof err->msg);
+    if (!other) {
+        err->file[0] = '\0';
+        err->line = 0;
         return -1;
+    }
     int rc = wfb_speedup_subgraph(g, other, a->subgraph, &in->speedup, &in->speedup_common, err);
     in->has_speedup = rc == 0;
     in->compare_source = a->compare;
@@ -117,7 +144,8 @@ static int run_metrics(const wfb_graph *g, const metrics_args *a, wfb_error *err
     wfb_metrics_input in = {0};
     if (wfb_activity_metrics_compute(g, &act, err))
         return -1;
-    if (wfb_message_metrics_compute(g, a->timeout_pct, &msg, err)) {
+    wfb_message_options mo = {a->timeout_pct, a->inputs};
+    if (wfb_message_metrics_compute(g, &mo, &msg, err)) {
         wfb_activity_report_free(&act);
         return -1;
     }
@@ -144,15 +172,15 @@ int snetmon_cmd_metrics(int argc, char **argv)
     int rc = metrics_parse(argc, argv, &a);
     if (rc)
         return rc == 1 ? 0 : 2;
-    wfb_error err;
-    wfb_graph *g;
-    if (wfb_load_input(a.input, a.format, a.map, 1, &g, &err)) {
-        wfb_error_print(&err, stderr);
+    wfb_graph *g = input_load_graph("metrics", a.input, a.format, a.map, a.partial, NULL, 0);
+    if (!g)
         return 1;
-    }
+    wfb_error err;
     rc = run_metrics(g, &a, &err);
-    if (rc)
+    if (rc) {
+        fputs("snetmon metrics: ", stderr);
         wfb_error_print(&err, stderr);
+    }
     wfb_graph_free(g);
     return rc ? 1 : 0;
 }

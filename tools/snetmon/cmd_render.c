@@ -8,21 +8,14 @@
  * visualiser's text timeline format (--input-format timeline; documented in
  * --help and viz/timeline_text.c) and, for --dag, the small DAG text format.
  */
+#include "out_file.h"
+#include "trace_input.h"
 #include "viz.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* The trace-directory adapter is compiled when the monitor's reader is
- * there (snetmon links the mon library whenever it is built). */
-#if defined(__has_include)
-#if __has_include("mon_reader.h")
-#define RENDER_HAVE_MON_READER 1
-#include "mon_reader.h"
-#endif
-#endif
 
 const char snetmon_summary_render[] =
     "draw the worker-utilisation image (PNG/SVG), the network graph or a DAG's critical path";
@@ -34,9 +27,11 @@ typedef struct render_options {
     render_mode mode;
     input_format format;
     const char *input, *output;
+    const char *target; /* the file the visualiser writes: output's temporary name */
     viz_timeline_config timeline;
     bool has_from, has_to;
     bool collapse; /* --dag: merge repeated structure */
+    bool partial;
 } render_options;
 
 static void usage(FILE *out)
@@ -60,6 +55,9 @@ static void usage(FILE *out)
             "  --title TEXT         title of the image\n"
             "  --graph              draw the network: tasks by worker, streams with message counts\n"
             "  --dag                draw a DAG with its critical path (collapsing repeats)\n"
+            "  --partial            draw a damaged or truncated trace as far as it can be read;\n"
+            "                       the image's title says what was lost\n"
+            "The output file appears only when the command succeeded.\n"
             "\n"
             "Text timeline format (one record per line, each ending in a newline; times in ns):\n"
             "  origin T | worker W [NAME] | task ID WORKER|- NAME [KIND]\n"
@@ -112,6 +110,8 @@ static int parse_options(int argc, char **argv, render_options *o, bool *done)
             o->mode = MODE_DAG;
         } else if (!strcmp(a, "--no-collapse")) {
             o->collapse = false;
+        } else if (!strcmp(a, "--partial")) {
+            o->partial = true;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             o->output = value;
         } else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
@@ -152,7 +152,6 @@ static int parse_options(int argc, char **argv, render_options *o, bool *done)
     return 0;
 }
 
-#if defined(RENDER_HAVE_MON_READER)
 /* ---- trace directories: one monitor event -> one viz call ---- */
 
 static viz_period_end block_cause(unsigned cause)
@@ -162,23 +161,31 @@ static viz_period_end block_cause(unsigned cause)
                                      : VIZ_END_BLOCKED_INPUT;
 }
 
+/* Task and stream ids restart with each run (docs/LOGFORMAT.md): after the
+ * first run they are told apart by the run in their high bits. */
+static uint64_t run_key(const mon_event *ev, uint64_t id)
+{
+    return ev->run > 1 && id ? (uint64_t)ev->run << 32 | (id & 0xffffffffu) : id;
+}
+
 static int feed_timeline(viz_timeline *tl, const mon_event *ev)
 {
+    uint64_t task = run_key(ev, ev->task);
     int w = (int)ev->worker;
     viz_time t = (viz_time)ev->time;
     switch (ev->kind) {
     case MON_EV_TASK_MAP:
-        return viz_timeline_add_task(tl, ev->task, ev->name && *ev->name ? ev->name : "?", NULL);
+        return viz_timeline_add_task(tl, task, ev->name && *ev->name ? ev->name : "?", NULL);
     case MON_EV_WORKER_START:
         return viz_timeline_add_worker(tl, w, NULL);
     case MON_EV_TASK_DISPATCH:
-        return viz_timeline_dispatch(tl, w, ev->task, t);
+        return viz_timeline_dispatch(tl, w, task, t);
     case MON_EV_TASK_BLOCK:
-        return viz_timeline_stop(tl, w, ev->task, t, block_cause(ev->cause));
+        return viz_timeline_stop(tl, w, task, t, block_cause(ev->cause));
     case MON_EV_TASK_YIELD:
-        return viz_timeline_stop(tl, w, ev->task, t, VIZ_END_YIELDED);
+        return viz_timeline_stop(tl, w, task, t, VIZ_END_YIELDED);
     case MON_EV_TASK_DESTROY:
-        return viz_timeline_stop(tl, w, ev->task, t, VIZ_END_DESTROYED);
+        return viz_timeline_stop(tl, w, task, t, VIZ_END_DESTROYED);
     case MON_EV_WORKER_WAIT:
         return viz_timeline_waited(tl, w, t);
     case MON_EV_WORKER_RESUME:
@@ -194,59 +201,69 @@ static int feed_timeline(viz_timeline *tl, const mon_event *ev)
 
 static int feed_net(viz_net *net, const mon_event *ev)
 {
+    uint64_t task = run_key(ev, ev->task), stream = run_key(ev, ev->stream);
     switch (ev->kind) {
     case MON_EV_TASK_MAP:
-        return viz_net_add_task(net, ev->task, ev->name && *ev->name ? ev->name : "?",
+        return viz_net_add_task(net, task, ev->name && *ev->name ? ev->name : "?",
                                 (int)ev->worker_mapped);
     case MON_EV_TASK_DISPATCH:
-        return viz_net_task_ran_on(net, ev->task, (int)ev->worker);
+        return viz_net_task_ran_on(net, task, (int)ev->worker);
     case MON_EV_STREAM_OPEN:
-        return viz_net_add_stream(net, ev->stream, ev->write_end ? ev->task : VIZ_NO_TASK,
-                                  ev->write_end ? VIZ_NO_TASK : ev->task, 0);
+        return viz_net_add_stream(net, stream, ev->write_end ? task : VIZ_NO_TASK,
+                                  ev->write_end ? VIZ_NO_TASK : task, 0);
     case MON_EV_STREAM_WRITE: /* the writing task is the writer end, opened or not */
-        return viz_net_add_stream(net, ev->stream, ev->task, VIZ_NO_TASK, 0) != VIZ_OK
+        return viz_net_add_stream(net, stream, task, VIZ_NO_TASK, 0) != VIZ_OK
                    ? VIZ_ENOMEM
-                   : viz_net_count_traffic(net, ev->stream, 1, 0);
+                   : viz_net_count_traffic(net, stream, 1, 0);
     case MON_EV_STREAM_READ:
-        return viz_net_add_stream(net, ev->stream, VIZ_NO_TASK, ev->task, 0) != VIZ_OK
+        return viz_net_add_stream(net, stream, VIZ_NO_TASK, task, 0) != VIZ_OK
                    ? VIZ_ENOMEM
-                   : viz_net_count_traffic(net, ev->stream, 0, 1);
+                   : viz_net_count_traffic(net, stream, 0, 1);
     default:
         return VIZ_OK;
     }
 }
 
-/* Returns 0 (err may hold a truncation warning) or -1 with err set. */
-static int read_trace_dir(const char *dir, viz_timeline *tl, viz_net *net, char *err,
-                          size_t errlen)
+/* "partial trace: N events and M bytes lost (worker 0 truncated, ...)" */
+static void loss_note(const wfb_input_loss *loss, char *buf, size_t len)
 {
-    mon_trace *trace;
-    if (mon_trace_open(&trace, dir, err, errlen) != 0)
-        return -1;
+    char summary[160];
+    wfb_input_loss_summary(loss, summary, sizeof summary);
+    size_t used = (size_t)snprintf(buf, len, "partial trace: %s (", summary);
+    for (size_t i = 0; i < loss->n_logs && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%sworker %u %s", i ? ", " : "",
+                                 (unsigned)loss->logs[i].worker, loss->logs[i].state);
+    if (used < len)
+        snprintf(buf + used, len - used, ")");
+}
+
+/* Feeds the trace into tl and/or net. Returns 0 or an exit code; with
+ * --partial, note gets what was lost ("" when nothing). */
+static int read_trace_dir(const render_options *o, viz_timeline *tl, viz_net *net, char *note,
+                          size_t notelen)
+{
+    trace_input *in = trace_input_open("render", o->input, o->partial);
+    if (!in)
+        return 1;
     mon_event ev;
     int r, rc = 0;
-    while ((r = mon_trace_next(trace, &ev)) == MON_TRACE_EVENT) {
+    while (rc == 0 && (r = trace_input_next(in, &ev)) == 1) {
         if (tl && feed_timeline(tl, &ev) != VIZ_OK) {
-            snprintf(err, errlen, "%s: %s", dir, viz_timeline_error(tl));
-            rc = -1;
-            break;
-        }
-        if (net && feed_net(net, &ev) != VIZ_OK) {
-            snprintf(err, errlen, "%s: %s", dir, viz_net_error(net));
-            rc = -1;
-            break;
+            fprintf(stderr, "snetmon render: %s: %s\n", o->input, viz_timeline_error(tl));
+            rc = 1;
+        } else if (net && feed_net(net, &ev) != VIZ_OK) {
+            fprintf(stderr, "snetmon render: %s: %s\n", o->input, viz_net_error(net));
+            rc = 1;
         }
     }
-    if (rc == 0 && r == MON_TRACE_ERROR) {
-        snprintf(err, errlen, "%s", mon_trace_error(trace));
-        rc = -1;
-    } else if (rc == 0 && r == MON_TRACE_TRUNCATED) {
-        snprintf(err, errlen, "%s (rendered up to there)", mon_trace_error(trace));
-    }
-    mon_trace_close(trace);
+    if (rc == 0 && r != 0)
+        rc = 1;
+    note[0] = '\0';
+    if (rc == 0 && trace_input_loss(in))
+        loss_note(trace_input_loss(in), note, notelen);
+    trace_input_close(in);
     return rc;
 }
-#endif
 
 static input_format resolve_format(const render_options *o)
 {
@@ -256,27 +273,15 @@ static input_format resolve_format(const render_options *o)
     return stat(o->input, &st) == 0 && S_ISDIR(st.st_mode) ? INPUT_TRACE : INPUT_TIMELINE;
 }
 
-/* Feeds the input into tl and/or net. Returns 0 or an exit code. */
-static int read_input(const render_options *o, viz_timeline *tl, viz_net *net)
+/* Feeds the input into tl and/or net. Returns 0 or an exit code; note as
+ * for read_trace_dir. */
+static int read_input(const render_options *o, viz_timeline *tl, viz_net *net, char *note,
+                      size_t notelen)
 {
     char err[512] = "";
-    if (resolve_format(o) == INPUT_TRACE) {
-#if defined(RENDER_HAVE_MON_READER)
-        if (read_trace_dir(o->input, tl, net, err, sizeof err) != 0) {
-            fprintf(stderr, "snetmon render: %s\n", err);
-            return 1;
-        }
-        if (err[0])
-            fprintf(stderr, "snetmon render: warning: %s\n", err);
-        return 0;
-#else
-        fprintf(stderr,
-                "snetmon render: %s: reading trace directories needs the monitor's reader, "
-                "which is not built; use a text timeline (--input-format timeline)\n",
-                o->input);
-        return 1;
-#endif
-    }
+    note[0] = '\0';
+    if (resolve_format(o) == INPUT_TRACE)
+        return read_trace_dir(o, tl, net, note, notelen);
     FILE *in = fopen(o->input, "r");
     if (!in) {
         fprintf(stderr, "snetmon render: %s: %s\n", o->input, strerror(errno));
@@ -324,8 +329,16 @@ static int render_timeline(render_options *o)
         fprintf(stderr, "snetmon render: %s\n", err);
         return 2;
     }
-    int rc = read_input(o, tl, NULL);
-    if (rc == 0 && viz_timeline_render(tl, o->output) != VIZ_OK) {
+    char note[600];
+    int rc = read_input(o, tl, NULL, note, sizeof note);
+    char title[900];
+    if (rc == 0 && note[0]) {
+        snprintf(title, sizeof title, "%s - %s",
+                 o->timeline.title ? o->timeline.title : "Worker utilisation", note);
+        if (viz_timeline_set_title(tl, title) != VIZ_OK)
+            rc = 1;
+    }
+    if (rc == 0 && viz_timeline_render(tl, o->target) != VIZ_OK) {
         fprintf(stderr, "snetmon render: %s\n", viz_timeline_error(tl));
         rc = 1;
     }
@@ -349,8 +362,9 @@ static int render_graph(const render_options *o)
         fprintf(stderr, "snetmon render: %s\n", err);
         return 1;
     }
-    int rc = read_input(o, NULL, net);
-    if (rc == 0 && viz_net_render(net, o->output) != VIZ_OK) {
+    char note[600];
+    int rc = read_input(o, NULL, net, note, sizeof note);
+    if (rc == 0 && viz_net_render(net, o->target) != VIZ_OK) {
         fprintf(stderr, "snetmon render: %s\n", viz_net_error(net));
         rc = 1;
     }
@@ -379,7 +393,7 @@ static int render_dag(const render_options *o)
         fclose(in);
     }
     viz_dag_config cfg = {.collapse = o->collapse, .title = o->timeline.title};
-    if (rc == 0 && viz_dag_render(dag, o->output, &cfg) != VIZ_OK) {
+    if (rc == 0 && viz_dag_render(dag, o->target, &cfg) != VIZ_OK) {
         fprintf(stderr, "snetmon render: %s\n", viz_dag_error(dag));
         rc = 1;
     }
@@ -398,14 +412,22 @@ int snetmon_cmd_render(int argc, char **argv)
         return fail_usage("no input given", NULL);
     if (!o.output)
         return fail_usage("no output file given (-o FILE)", NULL);
+    out_file of;
+    if (!(o.target = out_file_reserve(&of, "render", o.output)))
+        return 1;
     switch (o.mode) {
     case MODE_GRAPH:
-        return render_graph(&o);
+        rc = render_graph(&o);
+        break;
     case MODE_DAG:
-        return render_dag(&o);
+        rc = render_dag(&o);
+        break;
     default:
         rc = render_timeline(&o);
         viz_release_font_caches(); /* the process is done drawing */
-        return rc;
+        break;
     }
+    if (out_file_finish(&of, rc == 0) != 0 && rc == 0)
+        rc = 1;
+    return rc;
 }

@@ -3,6 +3,8 @@
  * workflow event file, both definitions (longest path by durations and the
  * as-executed path), as text, JSON, and optionally Graphviz dot.
  */
+#include "out_file.h"
+#include "trace_input.h"
 #include "wfb.h"
 #ifdef VIZ_HAVE_WFB
 #include "viz_wfb.h"
@@ -20,7 +22,7 @@ static void wcp_usage(FILE *out)
 {
     fprintf(out,
             "usage: snetmon wcp INPUT [--from FORMAT] [--json] [--dot FILE] [--render FILE]\n"
-            "                   [--no-collapse] [--map FILE] [--nested]\n\n"
+            "                   [--no-collapse] [--map FILE] [--nested] [--partial]\n\n"
             "Computes the workflow critical path of INPUT exactly, in O(V+E):\n"
             "  longest path   the path with the largest sum of durations and costs\n"
             "  as-executed    from the last-finishing sink back through the predecessor\n"
@@ -39,13 +41,15 @@ static void wcp_usage(FILE *out)
             "  --map FILE     NetLogger event mapping (default: Pegasus stampede)\n"
             "  --nested       also analyse the LPEL traces of activities on the paths\n"
             "                 (the activity's \"trace\"; relative to INPUT's directory)\n"
-            "  -h, --help     this text\n");
+            TRACE_INPUT_HELP
+            "  -h, --help     this text\n"
+            "Files (--dot, --render) appear only when the command succeeded.\n");
 }
 
 typedef struct wcp_args {
     const char *input, *dot, *render, *map;
     wfb_format format;
-    int json, nested, no_collapse;
+    int json, nested, no_collapse, partial;
 } wcp_args;
 
 /* Returns 0 to run, 1 when help was printed, 2 on a usage error. */
@@ -63,6 +67,8 @@ static int wcp_parse(int argc, char **argv, wcp_args *a)
             a->nested = 1;
         } else if (!strcmp(arg, "--no-collapse")) {
             a->no_collapse = 1;
+        } else if (!strcmp(arg, "--partial")) {
+            a->partial = 1;
         } else if ((!strcmp(arg, "--dot") || !strcmp(arg, "--from") || !strcmp(arg, "--map") ||
                     !strcmp(arg, "--render")) &&
                    i + 1 < argc) {
@@ -95,36 +101,36 @@ static int wcp_parse(int argc, char **argv, wcp_args *a)
 }
 
 static int write_dot_file(const wfb_graph *g, const wfb_path *lp, const wfb_path *ae,
-                          const char *path)
+                          out_file *of, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
+    FILE *f = out_file_open(of, "wcp", path);
+    if (!f)
+        return -1;
+    if (wfb_write_dot(g, lp, ae, f) != 0) {
+        fprintf(stderr, "snetmon wcp: cannot write %s\n", path);
         return -1;
     }
-    int rc = wfb_write_dot(g, lp, ae, f);
-    if (fclose(f))
-        rc = -1;
-    if (rc)
-        fprintf(stderr, "snetmon wcp: cannot write %s\n", path);
-    return rc;
+    return 0;
 }
 
 /* Draw g with path highlighted (the viz library does the drawing). */
-static int render_path(const wfb_graph *g, const wfb_path *path, const char *out,
+static int render_path(const wfb_graph *g, const wfb_path *path, out_file *of, const char *out,
                        const char *input, bool collapse)
 {
 #ifdef VIZ_HAVE_WFB
+    const char *tmp = out_file_reserve(of, "wcp", out);
+    if (!tmp)
+        return -1;
     char msg[512];
     char title[600];
     snprintf(title, sizeof title, "Critical path of %s", input);
-    if (viz_wfb_render(g, path, out, title, collapse, msg, sizeof msg) != VIZ_OK) {
+    if (viz_wfb_render(g, path, tmp, title, collapse, msg, sizeof msg) != VIZ_OK) {
         fprintf(stderr, "snetmon wcp: %s\n", msg);
         return -1;
     }
     return 0;
 #else
-    (void)g, (void)path, (void)input, (void)collapse;
+    (void)g, (void)path, (void)of, (void)input, (void)collapse;
     fprintf(stderr, "snetmon wcp: cannot write %s: built without the visualiser\n", out);
     return -1;
 #endif
@@ -156,14 +162,17 @@ static char *resolve_trace(const char *input, const char *trace)
     return path;
 }
 
-static void analyse_nested(const char *input, const wfb_graph *g, uint32_t v, nested_run *r)
+static void analyse_nested(const char *input, const wfb_graph *g, uint32_t v, bool partial,
+                           nested_run *r)
 {
     memset(r, 0, sizeof *r);
     r->report.activity = wfb_vertex_id(g, v);
     r->trace_path = resolve_trace(input, wfb_vertex_attr(g, v, WFB_ATTR_TRACE));
     r->report.trace = r->trace_path ? r->trace_path : "?";
-    if (!r->trace_path ||
-        wfb_load_input(r->trace_path, WFB_FORMAT_UNKNOWN, NULL, 1, &r->graph, &r->err) ||
+    if (r->trace_path)
+        r->graph = input_load_graph("wcp", r->trace_path, WFB_FORMAT_UNKNOWN, NULL, partial,
+                                    r->err.msg, sizeof r->err.msg);
+    if (!r->trace_path || !r->graph ||
         wfb_longest_path(r->graph, &r->longest, &r->err) ||
         wfb_as_executed_path(r->graph, &r->as_executed, &r->err)) {
         if (!r->trace_path)
@@ -190,7 +199,7 @@ static bool wants_nested(const wfb_graph *g, uint32_t v, const nested_run *runs,
 
 /* Analyses the traces of activities on either path, then reports all. */
 static int report_with_nested(const char *input, const wfb_graph *g, const wfb_path *lp,
-                              const wfb_path *ae, int json)
+                              const wfb_path *ae, int json, bool partial)
 {
     size_t cap = lp->n + ae->n, n = 0;
     nested_run *runs = calloc(cap ? cap : 1, sizeof *runs);
@@ -203,7 +212,7 @@ static int report_with_nested(const char *input, const wfb_graph *g, const wfb_p
     for (int p = 0; p < 2; p++)
         for (size_t i = 0; paths[p]->valid && i < paths[p]->n; i++)
             if (wants_nested(g, paths[p]->vertices[i], runs, n))
-                analyse_nested(input, g, paths[p]->vertices[i], &runs[n++]);
+                analyse_nested(input, g, paths[p]->vertices[i], partial, &runs[n++]);
     for (size_t i = 0; i < n; i++)
         reports[i] = runs[i].report;
     int rc = wfb_report_wcp_nested(g, lp, ae, reports, n, json ? WFB_OUT_JSON : WFB_OUT_TEXT,
@@ -224,27 +233,34 @@ int snetmon_cmd_wcp(int argc, char **argv)
     int rc = wcp_parse(argc, argv, &a);
     if (rc)
         return rc == 1 ? 0 : 2;
-    wfb_error err;
-    wfb_graph *g;
-    if (wfb_load_input(a.input, a.format, a.map, 1, &g, &err)) {
-        wfb_error_print(&err, stderr);
+    wfb_graph *g = input_load_graph("wcp", a.input, a.format, a.map, a.partial, NULL, 0);
+    if (!g)
         return 1;
-    }
+    wfb_error err;
     wfb_path lp, ae;
     if (wfb_longest_path(g, &lp, &err) || wfb_as_executed_path(g, &ae, &err)) {
+        fputs("snetmon wcp: ", stderr);
         wfb_error_print(&err, stderr);
         wfb_path_free(&lp);
         wfb_graph_free(g);
         return 1;
     }
-    if (a.nested)
-        rc = report_with_nested(a.input, g, &lp, &ae, a.json);
-    else
-        rc = wfb_report_wcp(g, &lp, &ae, a.json ? WFB_OUT_JSON : WFB_OUT_TEXT, stdout);
-    if (!rc && a.dot)
-        rc = write_dot_file(g, &lp, &ae, a.dot);
+    /* The files first, under temporary names: the report goes out only
+     * when they could be made, and they appear only with it. */
+    out_file dot = {0}, picture = {0};
+    rc = 0;
+    if (a.dot)
+        rc = write_dot_file(g, &lp, &ae, &dot, a.dot);
     if (!rc && a.render)
-        rc = render_path(g, ae.valid ? &ae : &lp, a.render, a.input, !a.no_collapse);
+        rc = render_path(g, ae.valid ? &ae : &lp, &picture, a.render, a.input, !a.no_collapse);
+    if (!rc && a.nested)
+        rc = report_with_nested(a.input, g, &lp, &ae, a.json, a.partial);
+    else if (!rc)
+        rc = wfb_report_wcp(g, &lp, &ae, a.json ? WFB_OUT_JSON : WFB_OUT_TEXT, stdout);
+    if (a.dot && out_file_finish(&dot, rc == 0) != 0)
+        rc = -1;
+    if (a.render && out_file_finish(&picture, rc == 0) != 0)
+        rc = -1;
     wfb_path_free(&lp);
     wfb_path_free(&ae);
     wfb_graph_free(g);

@@ -1,0 +1,330 @@
+/*
+ * test_wfb_oracle.c - the paper's metrics against figures known exactly:
+ *
+ *  - the oracle: a trace written by hand through the monitor's writer
+ *    (oracle_trace.c, whose comment works out every figure on paper),
+ *    read back through the trace reader and lifted: every metric equals
+ *    the paper value;
+ *  - properties on random traces fed to the lifter: the latencies of all
+ *    inputs never add up to more than the execution time there was, no
+ *    latency is negative, throughput is N_input over the longest worker
+ *    span (worker_start to worker_end), and runs that reuse task and
+ *    message ids stay apart.
+ */
+#include "oracle_trace.h"
+#include "wfb_test_util.h"
+
+#include <stdbool.h>
+#include <unistd.h>
+
+#define NS 1e-9
+
+static void remove_tree(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static wfb_graph *oracle_graph(void)
+{
+    char dir[] = "/tmp/wfb_oracle.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(oracle_trace_write(dir), 0);
+    wfb_graph *g = wfb_graph_new();
+    wfb_error err;
+    ck_assert_msg(wfb_import_lpel_trace(g, dir, &err) == 0, "%s", err.msg);
+    remove_tree(dir);
+    return g;
+}
+
+static const wfb_lifeline *lifeline(const wfb_graph *g, const wfb_message_report *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_inputs; i++)
+        if (!strcmp(wfb_vertex_id(g, r->lifelines[i].input), id))
+            return &r->lifelines[i];
+    ck_abort_msg("no input %s", id);
+    return NULL;
+}
+
+START_TEST(oracle_eq1_eq2_eq3)
+{
+    wfb_graph *g = oracle_graph();
+    wfb_message_report r;
+    wfb_error err;
+    ck_assert_int_eq(wfb_message_metrics_compute(g, NULL, &r, &err), 0);
+    const uint64_t A = UINT64_C(1), B = UINT64_C(2); /* 0.1 and 0.2 */
+    char a[32], b[32];
+    snprintf(a, sizeof a, "m%llu", (unsigned long long)A);
+    snprintf(b, sizeof b, "m%llu", (unsigned long long)B);
+    ck_assert_uint_eq(r.n_inputs, 2);
+    ck_assert_uint_eq(r.total.inputs, 2);
+    ck_assert_uint_eq(r.total.inputs_only_read, 0);
+    /* eq. 2: the merge's 7 ns shared by both inputs */
+    assert_near(lifeline(g, &r, a)->latency_s, 21.5 * NS);
+    assert_near(lifeline(g, &r, b)->latency_s, 15.5 * NS);
+    assert_near(lifeline(g, &r, a)->end_to_end_s, 30 * NS);
+    assert_near(lifeline(g, &r, b)->end_to_end_s, 28 * NS);
+    assert_near(r.total.latency.mean, 18.5 * NS);
+    /* eq. 3: population standard deviation */
+    assert_near(r.total.jitter_s, 3 * NS);
+    /* eq. 1 over the longest span, worker 0's 72 ns; busy time beside it */
+    assert_near(r.total.span_s, 72 * NS);
+    ck_assert_uint_eq(r.total.span_worker, 0);
+    assert_near(r.total.throughput_per_s, 2 / (72 * NS));
+    assert_near(r.total.busy_max_s, 23 * NS);
+    assert_near(r.total.throughput_busy_per_s, 2 / (23 * NS));
+    assert_near(r.total.exec_s, 43 * NS);
+    ck_assert_uint_eq(r.n_runs, 1);
+    ck_assert_uint_eq(r.runs[0].run, 1);
+    assert_near(r.runs[0].throughput_per_s, r.total.throughput_per_s);
+    wfb_message_report_free(&r);
+    wfb_graph_free(g);
+}
+END_TEST
+
+START_TEST(oracle_runtime_tables)
+{
+    wfb_graph *g = oracle_graph();
+    ck_assert_uint_eq(wfb_run_count(g), 1);
+    ck_assert_uint_eq(wfb_worker_stats_count(g), 2);
+    const double span[2] = {72, 43}, busy[2] = {23, 20}, wait[2] = {24, 18},
+                 unaccounted[2] = {25, 5};
+    const uint64_t waits[2] = {1, 2};
+    for (size_t i = 0; i < 2; i++) {
+        const wfb_worker_stats *w = wfb_worker_stats_at(g, i);
+        ck_assert_uint_eq(w->worker, i);
+        assert_near(wfb_worker_span(w), span[i] * NS);
+        assert_near(w->busy_s, busy[i] * NS);
+        assert_near(w->wait_s, wait[i] * NS);
+        ck_assert_uint_eq(w->waits, waits[i]);
+        assert_near(wfb_worker_unaccounted(w), unaccounted[i] * NS);
+    }
+    const double exec[5] = {0, 4, 19, 13, 7};
+    ck_assert_uint_eq(wfb_task_stats_count(g), 4);
+    for (size_t i = 0; i < 4; i++) {
+        const wfb_task_stats *t = wfb_task_stats_at(g, i);
+        assert_near(t->exec_s, exec[t->task] * NS);
+        ck_assert_uint_eq(t->dispatches, 2);
+        ck_assert_uint_eq(t->executions, t->task == 1 ? 0 : 1);
+    }
+    /* W(waiter, waited for): stream, state, total */
+    const struct {
+        uint64_t waiter, waited_for, stream;
+        int empty;
+        double total;
+    } want[] = {{1, 2, 5, 0, 27}, {2, 1, 5, 1, 7}, {3, 1, 6, 1, 16}, {4, 2, 7, 1, 8}};
+    ck_assert_uint_eq(wfb_wait_relation_count(g), 4);
+    for (size_t k = 0; k < 4; k++) {
+        bool found = false;
+        for (size_t i = 0; i < wfb_wait_relation_count(g); i++) {
+            const wfb_wait_relation *w = wfb_wait_relation_at(g, i);
+            if (w->waiter != want[k].waiter)
+                continue;
+            found = true;
+            ck_assert_uint_eq(w->waited_for, want[k].waited_for);
+            ck_assert_uint_eq(w->stream, want[k].stream);
+            ck_assert_int_eq(w->on_empty, want[k].empty);
+            ck_assert_uint_eq(w->count, 1);
+            assert_near(w->total_s, want[k].total * NS);
+        }
+        ck_assert_msg(found, "no waiting relation of task %llu",
+                      (unsigned long long)want[k].waiter);
+    }
+    wfb_graph_free(g);
+}
+END_TEST
+
+START_TEST(oracle_critical_paths)
+{
+    wfb_graph *g = oracle_graph();
+    wfb_path lp, ae;
+    wfb_error err;
+    ck_assert_int_eq(wfb_longest_path(g, &lp, &err), 0);
+    ck_assert_int_eq(wfb_as_executed_path(g, &ae, &err), 0);
+    char c_moved[64];
+    snprintf(c_moved, sizeof c_moved, "m1,m3,m3@w1,m%llu",
+             (unsigned long long)((UINT64_C(1) << 48) | 2));
+    assert_path(g, &lp, c_moved);
+    assert_near(lp.length_s, 25 * NS);
+    ck_assert(ae.valid);
+    assert_path(g, &ae, c_moved);
+    assert_near(ae.length_s, 30 * NS);
+    wfb_path_free(&lp);
+    wfb_path_free(&ae);
+    wfb_graph_free(g);
+}
+END_TEST
+
+/* ---- properties on random traces ---- */
+
+/* xorshift64*: reproducible without global state. */
+static uint64_t next_random(uint64_t *s)
+{
+    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static unsigned below(uint64_t *s, unsigned n) { return (unsigned)(next_random(s) % n); }
+
+static void feed_event(wfb_lifter *l, wfb_lpel_kind kind, double t, uint32_t run, uint32_t worker,
+                       uint64_t task, uint64_t msg)
+{
+    wfb_lpel_event ev = {.kind = kind, .time = t, .run = run, .worker = worker, .task = task,
+                         .msg = msg};
+    wfb_error err;
+    ck_assert_msg(wfb_lifter_feed(l, &ev, &err) == 0, "%s", err.msg);
+}
+
+typedef struct generated {
+    double span[8];  /* per worker, summed over runs */
+    double busy[8];
+    unsigned workers;
+} generated;
+
+/* One run: workers start and end; tasks are dispatched one period at a
+ * time; executions read messages written before they began (or never
+ * written: from outside), write new ones, may block inside, may be left
+ * open. Ids restart with every run, as in the runtime. */
+static void generate_run(wfb_lifter *l, uint64_t *rng, uint32_t run, double *t, generated *gen)
+{
+    unsigned tasks = 2 + below(rng, 8);
+    uint64_t written[64];
+    unsigned n_written = 0;
+    uint64_t next_msg = 1;
+    bool exec_open[12] = {false};
+    unsigned exec_first_msg[12];
+    double start[8];
+    for (unsigned w = 0; w < gen->workers; w++) {
+        start[w] = *t;
+        feed_event(l, WFB_LPEL_WORKER_START, *t, run, w, 0, 0);
+    }
+    double busy[8] = {0};
+    unsigned periods = 5 + below(rng, 40);
+    for (unsigned p = 0; p < periods; p++) {
+        unsigned task = 1 + below(rng, tasks), w = task % gen->workers;
+        *t += 1 + below(rng, 5);
+        double from = *t;
+        feed_event(l, WFB_LPEL_DISPATCH, *t, run, w, task, 0);
+        unsigned steps = 1 + below(rng, 4);
+        for (unsigned k = 0; k < steps; k++) {
+            *t += below(rng, 3);
+            if (!exec_open[task] && below(rng, 3)) {
+                feed_event(l, WFB_LPEL_COMP_BEGIN, *t, run, w, task, 0);
+                exec_open[task] = true;
+                exec_first_msg[task] = n_written;
+            }
+            unsigned reads = below(rng, 3);
+            for (unsigned i = 0; i < reads && exec_open[task]; i++) {
+                uint64_t m = exec_first_msg[task] && below(rng, 4)
+                                 ? written[below(rng, exec_first_msg[task])]
+                                 : 1000 + below(rng, 5); /* from outside */
+                feed_event(l, WFB_LPEL_MSG_READ, *t, run, w, task, m);
+            }
+            unsigned writes = below(rng, 3);
+            for (unsigned i = 0; i < writes && n_written < 64; i++) {
+                written[n_written++] = next_msg;
+                feed_event(l, WFB_LPEL_MSG_WRITTEN, *t, run, w, task, next_msg++);
+            }
+            if (exec_open[task] && below(rng, 2)) {
+                feed_event(l, WFB_LPEL_COMP_END, *t, run, w, task, 0);
+                exec_open[task] = false;
+            }
+        }
+        *t += 1 + below(rng, 3);
+        wfb_lpel_event block = {.kind = WFB_LPEL_BLOCK, .time = *t, .run = run, .worker = w,
+                                .task = task, .cause = (wfb_block_cause)below(rng, 4)};
+        wfb_error err;
+        ck_assert_int_eq(wfb_lifter_feed(l, &block, &err), 0);
+        busy[w] += *t - from;
+        if (below(rng, 3) == 0) {
+            feed_event(l, WFB_LPEL_WORKER_WAIT, *t, run, w, 0, 0);
+            *t += below(rng, 7);
+            feed_event(l, WFB_LPEL_WORKER_RESUME, *t, run, w, 0, 0);
+        }
+    }
+    for (unsigned w = 0; w < gen->workers; w++) {
+        *t += below(rng, 2);
+        feed_event(l, WFB_LPEL_WORKER_END, *t, run, w, 0, 0);
+        gen->span[w] += *t - start[w];
+        gen->busy[w] += busy[w];
+    }
+    *t += 1;
+}
+
+START_TEST(random_traces_keep_the_paper_properties)
+{
+    uint64_t rng = 0x9E3779B97F4A7C15ULL;
+    for (int trial = 0; trial < 300; trial++) {
+        generated gen = {.workers = 1 + below(&rng, 4)};
+        uint32_t runs = 1 + below(&rng, 3);
+        wfb_graph *g = wfb_graph_new();
+        wfb_lifter *l = wfb_lifter_new(g);
+        double t = 0;
+        for (uint32_t run = 1; run <= runs; run++)
+            generate_run(l, &rng, run, &t, &gen);
+        wfb_error err;
+        ck_assert_msg(wfb_lifter_finish(l, &err) == 0, "trial %d: %s", trial, err.msg);
+        ck_assert_uint_eq(wfb_run_count(g), runs);
+        wfb_message_report r;
+        ck_assert_int_eq(wfb_message_metrics_compute(g, NULL, &r, &err), 0);
+        double exec = 0, sum = 0;
+        for (size_t i = 0; i < wfb_task_stats_count(g); i++)
+            exec += wfb_task_stats_at(g, i)->exec_s;
+        for (size_t i = 0; i < r.n_inputs; i++) {
+            ck_assert_msg(r.lifelines[i].latency_s >= 0, "trial %d: negative latency", trial);
+            sum += r.lifelines[i].latency_s;
+        }
+        ck_assert_msg(sum <= exec * (1 + 1e-12) + 1e-12, "trial %d: latencies %.17g > execution %.17g",
+                      trial, sum, exec);
+        /* eq. 1: N_input / the longest worker span, over all runs */
+        double span = 0, busy = 0;
+        for (unsigned w = 0; w < gen.workers; w++) {
+            span = fmax(span, gen.span[w]);
+            busy = fmax(busy, gen.busy[w]);
+        }
+        assert_near(r.total.span_s, span);
+        assert_near(r.total.throughput_per_s, (double)r.n_inputs / span);
+        assert_near(r.total.busy_max_s, busy);
+        ck_assert_uint_eq(r.n_runs, runs);
+        size_t per_run = 0;
+        for (size_t i = 0; i < r.n_runs; i++)
+            per_run += r.runs[i].inputs;
+        ck_assert_uint_eq(per_run, r.total.inputs);
+        wfb_message_report_free(&r);
+        wfb_graph_free(g);
+    }
+}
+END_TEST
+
+START_TEST(inputs_option_sets_n_of_eq1)
+{
+    wfb_graph *g = oracle_graph();
+    wfb_message_options opt = {.inputs = 1000};
+    wfb_message_report r;
+    wfb_error err;
+    ck_assert_int_eq(wfb_message_metrics_compute(g, &opt, &r, &err), 0);
+    ck_assert_uint_eq(r.total.inputs, 1000);
+    ck_assert(r.total.inputs_given);
+    assert_near(r.total.throughput_per_s, 1000 / (72 * NS));
+    wfb_message_report_free(&r);
+    wfb_graph_free(g);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("wfb_oracle");
+    TCase *t = tcase_create("oracle");
+    tcase_add_test(t, oracle_eq1_eq2_eq3);
+    tcase_add_test(t, oracle_runtime_tables);
+    tcase_add_test(t, oracle_critical_paths);
+    tcase_add_test(t, inputs_option_sets_n_of_eq1);
+    tcase_add_test(t, random_traces_keep_the_paper_properties);
+    suite_add_tcase(s, t);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

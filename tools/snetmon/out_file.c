@@ -1,0 +1,212 @@
+/*
+ * out_file.c - temporary name, then rename on success (see out_file.h).
+ */
+#include "out_file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* "DIR/.BASE.tmp-XXXXXX" + BASE's extension; *suffix_len its length. */
+static char *temp_name(const char *path, int *suffix_len)
+{
+    char *copy = strdup(path), *copy2 = strdup(path);
+    char *name = NULL;
+    if (copy && copy2) {
+        const char *dir = dirname(copy), *base = basename(copy2);
+        const char *ext = strrchr(base, '.');
+        if (!ext || ext == base)
+            ext = "";
+        size_t n = strlen(dir) + strlen(base) + strlen(ext) + 16;
+        name = malloc(n);
+        if (name)
+            snprintf(name, n, "%s/.%s.tmp-XXXXXX%s", dir, base, ext);
+        *suffix_len = (int)strlen(ext);
+    }
+    free(copy);
+    free(copy2);
+    return name;
+}
+
+/* Creates the temporary file; its descriptor, or -1 with a message. */
+static int create_temp(out_file *o, const char *cmd, const char *path)
+{
+    o->cmd = cmd;
+    o->path = path;
+    o->f = NULL;
+    int suffix = 0;
+    o->tmp = temp_name(path, &suffix);
+    if (!o->tmp) {
+        fprintf(stderr, "snetmon %s: out of memory\n", cmd);
+        return -1;
+    }
+    int fd = mkstemps(o->tmp, suffix);
+    if (fd < 0) {
+        fprintf(stderr, "snetmon %s: %s: cannot create: %s\n", cmd, path, strerror(errno));
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    return fd;
+}
+
+/* Standard output ("-"), or a path that is not a regular file (a
+ * terminal, a pipe, /dev/stdout): written directly, nothing to rename. */
+static bool direct(const char *path)
+{
+    struct stat st;
+    return !strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode));
+}
+
+FILE *out_file_open(out_file *o, const char *cmd, const char *path)
+{
+    if (direct(path)) {
+        FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+        *o = (out_file){cmd, path, NULL, f};
+        if (!f)
+            fprintf(stderr, "snetmon %s: %s: %s\n", cmd, path, strerror(errno));
+        return f;
+    }
+    int fd = create_temp(o, cmd, path);
+    if (fd < 0)
+        return NULL;
+    o->f = fdopen(fd, "w");
+    if (!o->f) {
+        fprintf(stderr, "snetmon %s: %s: %s\n", cmd, path, strerror(errno));
+        close(fd);
+        unlink(o->tmp);
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    return o->f;
+}
+
+const char *out_file_reserve(out_file *o, const char *cmd, const char *path)
+{
+    if (direct(path) && strcmp(path, "-")) {
+        *o = (out_file){cmd, path, NULL, NULL};
+        return path;
+    }
+    int fd = create_temp(o, cmd, path);
+    if (fd < 0)
+        return NULL;
+    close(fd);
+    return o->tmp;
+}
+
+int out_file_finish(out_file *o, bool ok)
+{
+    int rc = 0;
+    if (o->f && o->f != stdout) {
+        bool failed = ferror(o->f) != 0;
+        if (fclose(o->f) != 0 || failed) {
+            if (ok)
+                fprintf(stderr, "snetmon %s: %s: write error\n", o->cmd, o->path);
+            ok = false;
+            rc = -1;
+        }
+    } else if (o->f == stdout && fflush(stdout) != 0) {
+        rc = -1;
+    }
+    o->f = NULL;
+    if (!o->tmp)
+        return rc;
+    if (ok) {
+        struct stat st;
+        /* mkstemps made it 0600; give it what a plain fopen would. */
+        mode_t mask = umask(0);
+        umask(mask);
+        chmod(o->tmp, 0666 & ~mask);
+        if (rename(o->tmp, o->path) != 0 || stat(o->path, &st) != 0) {
+            fprintf(stderr, "snetmon %s: %s: cannot rename into place: %s\n", o->cmd, o->path,
+                    strerror(errno));
+            rc = -1;
+            ok = false;
+        }
+    }
+    if (!ok)
+        unlink(o->tmp);
+    free(o->tmp);
+    o->tmp = NULL;
+    return rc;
+}
+
+int out_dir_open(out_dir *o, const char *cmd, const char *path)
+{
+    o->cmd = cmd;
+    o->path = path;
+    int suffix = 0;
+    o->tmp = temp_name(path, &suffix);
+    if (o->tmp)
+        o->tmp[strlen(o->tmp) - (size_t)suffix] = '\0'; /* directories keep no extension */
+    if (!o->tmp || !mkdtemp(o->tmp)) {
+        fprintf(stderr, "snetmon %s: %s: cannot create: %s\n", cmd, path,
+                o->tmp ? strerror(errno) : "out of memory");
+        free(o->tmp);
+        o->tmp = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Moves (ok) or removes every file of the temporary directory. */
+static int move_files(out_dir *o, bool ok)
+{
+    DIR *d = opendir(o->tmp);
+    if (!d)
+        return -1;
+    int rc = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        size_t n = strlen(o->tmp) + strlen(o->path) + strlen(de->d_name) + 2;
+        char *from = malloc(n), *to = malloc(n);
+        if (from && to) {
+            snprintf(from, n, "%s/%s", o->tmp, de->d_name);
+            snprintf(to, n, "%s/%s", o->path, de->d_name);
+            if (ok && rename(from, to) != 0) {
+                fprintf(stderr, "snetmon %s: %s: cannot move into place: %s\n", o->cmd, to,
+                        strerror(errno));
+                ok = false;
+                rc = -1;
+            }
+            if (!ok)
+                unlink(from);
+        } else {
+            rc = -1;
+        }
+        free(from);
+        free(to);
+    }
+    closedir(d);
+    return rc;
+}
+
+int out_dir_finish(out_dir *o, bool ok)
+{
+    if (!o->tmp)
+        return -1;
+    int rc = 0;
+    if (ok && rename(o->tmp, o->path) == 0) {
+        /* A new directory: renamed as a whole. */
+        free(o->tmp);
+        o->tmp = NULL;
+        return 0;
+    }
+    if (ok && errno != EEXIST && errno != ENOTEMPTY) {
+        fprintf(stderr, "snetmon %s: %s: cannot create: %s\n", o->cmd, o->path, strerror(errno));
+        ok = false;
+        rc = -1;
+    }
+    /* An existing directory: its files are replaced one by one. */
+    if (move_files(o, ok) != 0)
+        rc = -1;
+    rmdir(o->tmp);
+    free(o->tmp);
+    o->tmp = NULL;
+    return rc;
+}

@@ -1,0 +1,253 @@
+/*
+ * trace_input.c - reading a trace for any snetmon subcommand: the policy
+ * for damaged and incomplete traces, the loss report, and graphs for the
+ * analysing commands. See trace_input.h.
+ *
+ * Why one place: each subcommand used to decide alone what a truncated log
+ * meant, and some printed figures of half a trace with exit status 0.
+ */
+#include "trace_input.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct trace_input {
+    const char *cmd;
+    char *err;       /* messages go here instead of stderr (nested inputs) */
+    size_t errlen;
+    mon_trace *trace;
+    bool partial;
+    bool at_end;
+    wfb_input_loss loss;
+    wfb_log_loss *logs;
+    bool has_loss;
+};
+
+/* One line: "snetmon CMD: ..." on stderr, or the text into the caller's
+ * buffer. */
+static void say(const char *cmd, char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void say(const char *cmd, char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (buf) {
+        vsnprintf(buf, len, fmt, ap);
+    } else {
+        fprintf(stderr, "snetmon %s: ", cmd);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+    }
+    va_end(ap);
+}
+
+static trace_input *open_input(const char *cmd, const char *dir, bool partial, char *errbuf,
+                               size_t errlen)
+{
+    trace_input *in = calloc(1, sizeof *in);
+    if (!in) {
+        say(cmd, errbuf, errlen, "out of memory");
+        return NULL;
+    }
+    in->cmd = cmd;
+    in->err = errbuf;
+    in->errlen = errlen;
+    in->partial = partial;
+    char err[4608];
+    mon_trace_options opt = {.keep_going = partial};
+    if (mon_trace_open_with(&in->trace, dir, &opt, err, sizeof err) != 0) {
+        say(cmd, errbuf, errlen, "%s", err);
+        free(in);
+        return NULL;
+    }
+    return in;
+}
+
+trace_input *trace_input_open(const char *cmd, const char *dir, bool partial)
+{
+    return open_input(cmd, dir, partial, NULL, 0);
+}
+
+/* The loss of every log that has one, from the reader's statuses. */
+static int collect_loss(trace_input *in)
+{
+    unsigned n = mon_trace_num_workers(in->trace);
+    in->logs = calloc(n ? n : 1, sizeof *in->logs);
+    if (!in->logs)
+        return -1;
+    wfb_input_loss *loss = &in->loss;
+    loss->events_lost_known = 1;
+    for (unsigned i = 0; i < n; i++) {
+        mon_log_status st;
+        mon_trace_log_status(in->trace, i, &st);
+        loss->events_read += st.events_read;
+        if (st.state == MON_LOG_COMPLETE)
+            continue;
+        wfb_log_loss *l = &in->logs[loss->n_logs++];
+        *l = (wfb_log_loss){st.path,          st.worker,           mon_log_state_name(st.state),
+                            st.offset,        st.events_read,      st.events_lost,
+                            st.events_discarded, st.bytes_read,    st.bytes_lost,
+                            st.message};
+        loss->events_lost += st.events_discarded + (st.events_lost > 0 ? (uint64_t)st.events_lost : 0);
+        loss->events_lost_known &= st.events_lost >= 0;
+        loss->bytes_lost += st.bytes_lost;
+    }
+    loss->logs = in->logs;
+    in->has_loss = loss->n_logs > 0;
+    return 0;
+}
+
+/* Without --partial: the first problem in one line, and how to go on. */
+static void refuse(const trace_input *in, const char *problem)
+{
+    unsigned more = 0;
+    for (size_t i = 0; i < in->loss.n_logs; i++)
+        more += strcmp(in->loss.logs[i].message, problem) != 0;
+    char others[80] = "";
+    if (more)
+        snprintf(others, sizeof others, " (and %u more damaged or incomplete log%s)", more,
+                 more == 1 ? "" : "s");
+    say(in->cmd, in->err, in->errlen, "%s%s; --partial analyses what can be read", problem,
+        others);
+}
+
+/* With --partial: one warning, then the loss goes into the output. */
+static void warn_loss(const trace_input *in)
+{
+    const wfb_input_loss *l = &in->loss;
+    char summary[160];
+    wfb_input_loss_summary(l, summary, sizeof summary);
+    fprintf(stderr, "snetmon %s: warning: partial trace: %s in %zu log%s (first: %s)\n", in->cmd,
+            summary, l->n_logs, l->n_logs == 1 ? "" : "s", l->logs[0].message);
+}
+
+int trace_input_next(trace_input *in, mon_event *ev)
+{
+    if (in->at_end)
+        return 0;
+    int rc = mon_trace_next(in->trace, ev);
+    if (rc == MON_TRACE_EVENT)
+        return 1;
+    in->at_end = true;
+    if (collect_loss(in) != 0) {
+        say(in->cmd, in->err, in->errlen, "out of memory");
+        return -1;
+    }
+    if (rc == MON_TRACE_END)
+        return 0;
+    if (rc == MON_TRACE_ERROR || !in->partial) {
+        refuse(in, mon_trace_error(in->trace));
+        return -1;
+    }
+    if (!in->err)
+        warn_loss(in);
+    return 0;
+}
+
+const wfb_input_loss *trace_input_loss(const trace_input *in)
+{
+    return in->has_loss ? &in->loss : NULL;
+}
+
+const mon_trace *trace_input_trace(const trace_input *in) { return in->trace; }
+
+void trace_input_close(trace_input *in)
+{
+    if (!in)
+        return;
+    mon_trace_close(in->trace);
+    free(in->logs);
+    free(in);
+}
+
+/* ---- graphs for the analysing commands ---- */
+
+static void print_error(const char *cmd, const wfb_error *err, char *buf, size_t len)
+{
+    char where[300] = "";
+    if (err->file[0] && err->line > 0)
+        snprintf(where, sizeof where, "%s:%ld: ", err->file, err->line);
+    else if (err->file[0])
+        snprintf(where, sizeof where, "%s: ", err->file);
+    say(cmd, buf, len, "%s%s", where, err->msg);
+}
+
+/* Feeds the whole trace to the lifter; 0, or -1 (message printed). A
+ * progress bar shows on a terminal for long traces. */
+static int feed_trace(const char *cmd, trace_input *in, wfb_lifter *l)
+{
+    char *buf = in->err;
+    size_t len = in->errlen;
+    wfb_progress_bar bar;
+    wfb_progress_bar_init(&bar, stderr);
+    wfb_error err;
+    mon_event ev;
+    int rc;
+    uint64_t events = 0;
+    while ((rc = trace_input_next(in, &ev)) == 1) {
+        if ((++events & 0xfffff) == 0)
+            wfb_progress_bar_update(&bar, events, 0);
+        if (wfb_lifter_feed_mon(l, &ev, &err) != 0) {
+            print_error(cmd, &err, buf, len);
+            rc = -1;
+            break;
+        }
+    }
+    wfb_progress_bar_end(&bar);
+    return rc;
+}
+
+/* The analysis graph of a trace directory, its loss attached. */
+static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, char *buf,
+                             size_t len)
+{
+    trace_input *in = open_input(cmd, dir, partial, buf, len);
+    if (!in)
+        return NULL;
+    wfb_graph *g = wfb_graph_new();
+    wfb_lifter *l = g ? wfb_lifter_new(g) : NULL;
+    int rc = l ? 0 : -1;
+    if (rc)
+        say(cmd, buf, len, "out of memory");
+    else
+        wfb_graph_set_source(g, dir);
+    if (rc == 0)
+        rc = feed_trace(cmd, in, l);
+    if (rc == 0 && wfb_graph_set_input_loss(g, trace_input_loss(in)) != 0) {
+        say(cmd, buf, len, "out of memory");
+        rc = -1;
+    }
+    wfb_error err;
+    if (rc == 0 && wfb_lifter_finish(l, &err) != 0) {
+        print_error(cmd, &err, buf, len);
+        l = NULL; /* finish frees it, also on error */
+        rc = -1;
+    } else if (rc != 0) {
+        wfb_lifter_free(l);
+    }
+    trace_input_close(in);
+    if (rc != 0) {
+        wfb_graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format,
+                            const char *bp_map, bool partial, char *errbuf, size_t errlen)
+{
+    struct stat st;
+    if (format == WFB_FORMAT_LPEL_TRACE ||
+        (format == WFB_FORMAT_UNKNOWN && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+        return lift_trace(cmd, path, partial, errbuf, errlen);
+    wfb_graph *g;
+    wfb_error err;
+    if (wfb_load_input(path, format, bp_map, 1, &g, &err) != 0) {
+        print_error(cmd, &err, errbuf, errlen);
+        return NULL;
+    }
+    return g;
+}

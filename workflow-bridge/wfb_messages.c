@@ -1,0 +1,330 @@
+/*
+ * wfb_messages.c - the message-graph metrics of the monitoring paper, per
+ * run and for the whole input (docs/METRICS.md is their definition):
+ *
+ *   eq. 1  throughput T = N_input / max over workers of the worker's
+ *          execution time, worker_start to worker_end;
+ *   eq. 2  latency L(I) = execution time of the component executions that
+ *          handle input I and its descendants (dispatched time only);
+ *   eq. 3  jitter J = standard deviation of L over the inputs.
+ *
+ * Beside them, under their own names: throughput over the busiest
+ * worker's busy time, and end-to-end latency (last descendant - input).
+ *
+ * Why shared executions are split: an execution reached from k inputs (a
+ * merge of their descendants) did the work of all k; counting it whole in
+ * each would make the latencies of all inputs add up to more than the
+ * execution time there was. Each input is charged 1/k of it.
+ */
+#include "wfb_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Depth-first walks from each input, with per-walk stamps instead of
+ * clearing the marks between walks. */
+typedef struct walk {
+    uint32_t *stack;
+    uint32_t *seen_v;   /* stamp per vertex */
+    uint32_t *seen_x;   /* stamp per execution key */
+    uint32_t *share;    /* per execution key: inputs whose walks reach it */
+    size_t n_exec_ids;  /* keys below: execution groups; above: single edges */
+    bool shared;        /* some execution is reached from two inputs or more */
+} walk;
+
+static bool is_input(const wfb_graph *g, uint32_t v)
+{
+    return !(g->v_flags[v] & WFB_VF_ACTIVITY) && g->in_off[v] == g->in_off[v + 1];
+}
+
+static uint32_t max_exec_id(const wfb_graph *g)
+{
+    uint32_t mx = 0;
+    for (size_t e = 0; g->e_exec && e < g->ne; e++)
+        if (g->e_exec[e] != WFB_NONE && g->e_exec[e] + 1 > mx)
+            mx = g->e_exec[e] + 1;
+    return mx;
+}
+
+/* The execution an edge belongs to; an edge without one is its own. */
+static size_t exec_key(const wfb_graph *g, const walk *w, uint32_t e)
+{
+    uint32_t x = g->e_exec ? g->e_exec[e] : WFB_NONE;
+    return x != WFB_NONE ? x : w->n_exec_ids + e;
+}
+
+/* One walk from l->input. The first (counting) notes for each execution
+ * that this input reaches it, and measures the lifeline with every
+ * execution charged whole; the second, needed only where executions are
+ * shared, charges each its share. */
+static void walk_lifeline(const wfb_graph *g, walk *w, uint32_t stamp, bool counting,
+                          wfb_lifeline *l)
+{
+    uint32_t in = l->input;
+    size_t top = 0;
+    double t0 = wfb_vertex_end(g, in), last = t0, lat = 0;
+    w->stack[top++] = in;
+    w->seen_v[in] = stamp;
+    while (top) {
+        uint32_t v = w->stack[--top];
+        double t = wfb_vertex_end(g, v);
+        if (isnan(t))
+            l->missing_events = 1;
+        else if (t > last || isnan(last))
+            last = t;
+        for (uint32_t i = g->out_off[v]; i < g->out_off[v + 1]; i++) {
+            uint32_t e = g->out_list[i], d = g->e_dst[e];
+            size_t k = exec_key(g, w, e);
+            if (w->seen_x[k] != stamp) {
+                w->seen_x[k] = stamp;
+                if (counting && w->share[k]++)
+                    w->shared = true;
+                lat += counting ? g->e_cost[e] : g->e_cost[e] / (double)w->share[k];
+            }
+            if (w->seen_v[d] != stamp) {
+                w->seen_v[d] = stamp;
+                w->stack[top++] = d;
+                if (counting)
+                    l->descendants++;
+            }
+        }
+    }
+    l->latency_s = g->exec_costs_unknown ? NAN : lat;
+    if (counting)
+        l->end_to_end_s = last - t0;
+}
+
+/* ---- per run ---- */
+
+/* Busy time per location of the produced states: the workers of an event
+ * file, which has no worker table. The largest into *max (location index
+ * in *at), the sum into *total. */
+static int busy_by_location(const wfb_graph *g, const walk *w, double *max, double *total)
+{
+    size_t nloc = g->strs.count + 1; /* last slot: no location */
+    size_t nkeys = w->n_exec_ids + g->ne;
+    double *per = calloc(nloc, sizeof *per);
+    uint8_t *counted = calloc(nkeys ? nkeys : 1, 1);
+    if (!per || !counted) {
+        free(per), free(counted);
+        return -1;
+    }
+    const uint32_t *loc = g->v_attr[WFB_ATTR_LOCATION];
+    *max = 0;
+    *total = 0;
+    for (uint32_t e = 0; e < g->ne; e++) {
+        size_t k = exec_key(g, w, e);
+        if (counted[k]++)
+            continue;
+        uint32_t l = loc ? loc[g->e_dst[e]] : WFB_NONE;
+        per[l == WFB_NONE ? nloc - 1 : l] += g->e_cost[e];
+        *total += g->e_cost[e];
+    }
+    for (size_t i = 0; i < nloc; i++)
+        *max = fmax(*max, per[i]);
+    free(per), free(counted);
+    return 0;
+}
+
+/* The workers of run (0: all runs, each worker's runs added up): the
+ * longest span (eq. 1), the largest busy time, the busy times summed. */
+static void worker_figures(const wfb_graph *g, uint32_t run, wfb_run_figures *f)
+{
+    size_t max_worker = 0;
+    for (size_t i = 0; i < g->n_workers; i++)
+        if (g->workers[i].worker + (size_t)1 > max_worker)
+            max_worker = g->workers[i].worker + (size_t)1;
+    f->span_s = f->busy_max_s = NAN;
+    f->exec_s = 0;
+    bool any = false, spans_known = true;
+    for (uint32_t w = 0; w < max_worker; w++) {
+        double span = 0, busy = 0;
+        bool seen = false;
+        for (size_t i = 0; i < g->n_workers; i++) {
+            const wfb_worker_stats *s = &g->workers[i];
+            if (s->worker != w || (run && s->run != run))
+                continue;
+            seen = true;
+            span += wfb_worker_span(s);
+            busy += s->busy_s;
+            if (isnan(wfb_worker_span(s)))
+                spans_known = false;
+        }
+        if (!seen)
+            continue;
+        f->exec_s += busy;
+        if (!any || span > f->span_s) {
+            f->span_s = span;
+            f->span_worker = w;
+        }
+        if (!any || busy > f->busy_max_s) {
+            f->busy_max_s = busy;
+            f->busy_worker = w;
+        }
+        any = true;
+    }
+    if (!any)
+        f->span_unknown_why = "no worker spans: eq. 1 needs an LPEL trace's worker_start "
+                              "and worker_end events";
+    else if (!spans_known)
+        f->span_unknown_why = "some worker lacks worker_start or worker_end (record with -m W; "
+                              "a partial trace may have lost them)";
+    if (f->span_unknown_why)
+        f->span_s = NAN;
+}
+
+/* The latencies (and end-to-end latencies) of the inputs of run, summarised. */
+static void latency_figures(const wfb_message_report *r, uint32_t run, double *scratch,
+                            wfb_run_figures *f)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_inputs; i++)
+        if ((!run || r->lifelines[i].run == run) && !isnan(r->lifelines[i].latency_s))
+            scratch[n++] = r->lifelines[i].latency_s;
+    wfb_summarise(scratch, n, &f->latency);
+    f->jitter_s = f->latency.stddev;
+    n = 0;
+    for (size_t i = 0; i < r->n_inputs; i++)
+        if ((!run || r->lifelines[i].run == run) && !isnan(r->lifelines[i].end_to_end_s))
+            scratch[n++] = r->lifelines[i].end_to_end_s;
+    wfb_summarise(scratch, n, &f->end_to_end);
+}
+
+static void run_figures(const wfb_graph *g, const wfb_message_report *r, const walk *w,
+                        uint32_t run, const wfb_message_options *opt, double *scratch,
+                        wfb_run_figures *f)
+{
+    memset(f, 0, sizeof *f);
+    f->run = run;
+    for (size_t i = 0; i < r->n_inputs; i++) {
+        const wfb_lifeline *l = &r->lifelines[i];
+        if (run && l->run != run)
+            continue;
+        f->inputs++;
+        f->inputs_only_read += wfb_vertex_only_read(g, l->input) != 0;
+    }
+    if (opt && opt->inputs) {
+        f->inputs = run || !g->n_runs ? opt->inputs : opt->inputs * g->n_runs;
+        f->inputs_given = 1;
+    }
+    worker_figures(g, run, f);
+    if (!g->n_workers) {
+        double total;
+        if (busy_by_location(g, w, &f->busy_max_s, &total) == 0)
+            f->exec_s = total;
+    }
+    f->throughput_per_s = f->span_s > 0 ? (double)f->inputs / f->span_s : NAN;
+    f->throughput_busy_per_s = f->busy_max_s > 0 ? (double)f->inputs / f->busy_max_s : NAN;
+    if (g->exec_costs_unknown)
+        f->latency_unknown_why = "the trace has component executions but no task periods to "
+                                 "time them (record with -m T)";
+    latency_figures(r, run, scratch, f);
+}
+
+static void flag_timeouts(wfb_message_report *r)
+{
+    wfb_histogram *h = malloc(sizeof *h);
+    if (!h)
+        return;
+    wfb_histogram_init(h, 1e-9);
+    for (size_t i = 0; i < r->n_inputs; i++)
+        if (!isnan(r->lifelines[i].latency_s))
+            wfb_histogram_add(h, r->lifelines[i].latency_s);
+    r->timeout_s = wfb_histogram_percentile(h, r->timeout_percentile);
+    for (size_t i = 0; i < r->n_inputs; i++) {
+        wfb_lifeline *l = &r->lifelines[i];
+        l->timed_out = l->latency_s > r->timeout_s;
+        r->n_timed_out += (size_t)l->timed_out;
+        r->n_missing += (size_t)l->missing_events;
+    }
+    free(h);
+}
+
+static int walk_alloc(const wfb_graph *g, walk *w)
+{
+    size_t nv = g->ids.count;
+    w->n_exec_ids = max_exec_id(g);
+    size_t nkeys = w->n_exec_ids + g->ne;
+    w->stack = malloc((nv ? nv : 1) * sizeof *w->stack);
+    w->seen_v = calloc(nv ? nv : 1, sizeof *w->seen_v);
+    w->seen_x = calloc(nkeys ? nkeys : 1, sizeof *w->seen_x);
+    w->share = calloc(nkeys ? nkeys : 1, sizeof *w->share);
+    return w->stack && w->seen_v && w->seen_x && w->share ? 0 : -1;
+}
+
+static void walk_free(walk *w)
+{
+    free(w->stack), free(w->seen_v), free(w->seen_x), free(w->share);
+}
+
+/* The lifelines: every input walked once, counting who reaches each
+ * execution; a second time, to charge the shares, when some execution is
+ * shared. */
+static void measure_lifelines(const wfb_graph *g, walk *w, wfb_message_report *r)
+{
+    size_t nv = g->ids.count;
+    for (uint32_t v = 0; v < nv; v++) {
+        if (!is_input(g, v))
+            continue;
+        wfb_lifeline *l = &r->lifelines[r->n_inputs++];
+        l->input = v;
+        l->run = wfb_vertex_run(g, v);
+    }
+    for (size_t i = 0; i < r->n_inputs; i++)
+        walk_lifeline(g, w, (uint32_t)i + 1, true, &r->lifelines[i]);
+    for (size_t i = 0; w->shared && i < r->n_inputs; i++)
+        walk_lifeline(g, w, (uint32_t)(r->n_inputs + i) + 1, false, &r->lifelines[i]);
+}
+
+int wfb_message_metrics_compute(const wfb_graph *g, const wfb_message_options *opt,
+                                wfb_message_report *r, wfb_error *err)
+{
+    memset(r, 0, sizeof *r);
+    double pct = opt ? opt->timeout_percentile : 0;
+    r->timeout_percentile = pct > 0 && pct <= 100 ? pct : 99;
+    if (!g->finished) {
+        wfb_set_error(err, g->source, 0, "graph not finished");
+        return -1;
+    }
+    size_t nv = g->ids.count, n = 0;
+    for (uint32_t v = 0; v < nv; v++)
+        n += is_input(g, v);
+    walk w = {0};
+    r->lifelines = calloc(n ? n : 1, sizeof *r->lifelines);
+    r->runs = calloc(g->n_runs ? g->n_runs : 1, sizeof *r->runs);
+    double *scratch = malloc((n ? n : 1) * sizeof *scratch);
+    int rc = 0;
+    if (walk_alloc(g, &w) || !r->lifelines || !r->runs || !scratch) {
+        wfb_set_error(err, g->source, 0, "out of memory computing message metrics");
+        rc = -1;
+        goto out;
+    }
+    measure_lifelines(g, &w, r);
+    run_figures(g, r, &w, 0, opt, scratch, &r->total);
+    for (uint32_t run = 1; run <= g->n_runs; run++) {
+        wfb_run_figures *f = &r->runs[r->n_runs++];
+        if (g->n_runs == 1) { /* the one run is the whole input */
+            *f = r->total;
+            f->run = 1;
+        } else {
+            run_figures(g, r, &w, run, opt, scratch, f);
+        }
+    }
+    flag_timeouts(r);
+out:
+    walk_free(&w);
+    free(scratch);
+    if (rc)
+        wfb_message_report_free(r);
+    return rc;
+}
+
+void wfb_message_report_free(wfb_message_report *r)
+{
+    free(r->lifelines);
+    free(r->runs);
+    r->lifelines = NULL;
+    r->runs = NULL;
+    r->n_inputs = r->n_runs = 0;
+}

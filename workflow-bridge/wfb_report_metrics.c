@@ -1,0 +1,577 @@
+/*
+ * wfb_report_metrics.c - `snetmon metrics` reports: the activity, message
+ * and runtime figures as readable text, stable JSON (docs/EVENTS.md) or
+ * CSV tables. Every figure printed is defined in docs/METRICS.md, under the
+ * name printed here; a figure the input cannot give is printed as n/a (JSON
+ * null) with the reason, never as a number.
+ */
+#include "wfb_internal.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define num wfb_json_num
+#define str_or_null wfb_json_str
+
+/* ---- JSON ---- */
+
+static json_t *summary_json(const wfb_summary *s)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "n", json_integer((json_int_t)s->n));
+    json_object_set_new(o, "min", num(s->min));
+    json_object_set_new(o, "median", num(s->median));
+    json_object_set_new(o, "p95", num(s->p95));
+    json_object_set_new(o, "p99", num(s->p99));
+    json_object_set_new(o, "max", num(s->max));
+    json_object_set_new(o, "mean", num(s->mean));
+    json_object_set_new(o, "stddev", num(s->stddev));
+    return o;
+}
+
+static json_t *forks_json(const wfb_graph *g, const wfb_activity_report *r)
+{
+    json_t *forks = json_array();
+    for (size_t i = 0; i < r->n_forks; i++) {
+        const wfb_fork_metrics *f = &r->forks[i];
+        json_t *fj = json_object();
+        json_object_set_new(fj, "fork", json_string(wfb_vertex_id(g, f->fork)));
+        json_object_set_new(fj, "branches", json_integer((json_int_t)f->branches));
+        json_object_set_new(fj, "max_s", num(f->max_s));
+        json_object_set_new(fj, "mean_s", num(f->mean_s));
+        json_object_set_new(fj, "min_s", num(f->min_s));
+        json_object_set_new(fj, "load_imbalance_s", num(f->load_imbalance_s));
+        json_object_set_new(fj, "imbalance_pct", num(f->imbalance_pct));
+        json_object_set_new(fj, "slowdown_factor", num(f->slowdown_factor));
+        json_array_append_new(forks, fj);
+    }
+    return forks;
+}
+
+static json_t *activities_json(const wfb_graph *g, const wfb_activity_report *r)
+{
+    json_t *o = json_object(), *deps = json_array(), *per = json_array();
+    json_object_set_new(o, "count", json_integer((json_int_t)r->n_activities));
+    json_object_set_new(o, "failed", json_integer((json_int_t)r->n_failed));
+    json_object_set_new(o, "not_started", json_integer((json_int_t)r->n_not_started));
+    json_object_set_new(o, "makespan_s", num(r->makespan_s));
+    json_object_set_new(o, "makespan_declared", json_boolean(r->makespan_declared));
+    json_object_set_new(o, "makespan_measured_s", num(r->makespan_measured_s));
+    json_object_set_new(o, "response_s", summary_json(&r->response));
+    json_object_set_new(o, "waiting_s", summary_json(&r->waiting));
+    json_object_set_new(o, "processing_s", summary_json(&r->processing));
+    json_object_set_new(o, "sync_delay_s", summary_json(&r->sync_delay));
+    json_object_set_new(o, "load_imbalance_s", summary_json(&r->load_imbalance));
+    json_object_set_new(o, "slowdown_factor", summary_json(&r->slowdown_factor));
+    json_object_set_new(o, "forks", forks_json(g, r));
+    for (size_t i = 0; i < r->n_dependencies; i++) {
+        const wfb_dependency_metrics *d = &r->dependencies[i];
+        json_t *dj = json_object();
+        json_object_set_new(dj, "parent", json_string(wfb_vertex_id(g, d->parent)));
+        json_object_set_new(dj, "child", json_string(wfb_vertex_id(g, d->child)));
+        json_object_set_new(dj, "sync_delay_s", num(d->sync_delay_s));
+        json_array_append_new(deps, dj);
+    }
+    json_object_set_new(o, "dependencies", deps);
+    for (size_t i = 0; i < r->n_activities; i++) {
+        const wfb_activity_metrics *m = &r->activities[i];
+        json_t *aj = json_object();
+        json_object_set_new(aj, "id", json_string(wfb_vertex_id(g, m->vertex)));
+        json_object_set_new(aj, "response_s", num(m->response_s));
+        json_object_set_new(aj, "waiting_s", num(m->waiting_s));
+        json_object_set_new(aj, "processing_s", num(m->processing_s));
+        json_object_set_new(aj, "failed", json_boolean(wfb_vertex_failed(g, m->vertex)));
+        json_object_set_new(aj, "not_started", json_boolean(m->not_started));
+        json_array_append_new(per, aj);
+    }
+    json_object_set_new(o, "per_activity", per);
+    return o;
+}
+
+/* The figures of a run (or of all runs: run 0) as JSON members of o. */
+static void figures_json(json_t *o, const wfb_run_figures *f)
+{
+    json_object_set_new(o, "inputs", json_integer((json_int_t)f->inputs));
+    json_object_set_new(o, "inputs_given", json_boolean(f->inputs_given));
+    json_object_set_new(o, "inputs_only_read", json_integer((json_int_t)f->inputs_only_read));
+    json_object_set_new(o, "throughput_per_s", num(f->throughput_per_s));
+    json_object_set_new(o, "span_s", num(f->span_s));
+    json_object_set_new(o, "span_worker", isnan(f->span_s) ? json_null()
+                                                           : json_integer(f->span_worker));
+    json_object_set_new(o, "span_unknown_why", str_or_null(f->span_unknown_why));
+    json_object_set_new(o, "throughput_busy_per_s", num(f->throughput_busy_per_s));
+    json_object_set_new(o, "busy_max_s", num(f->busy_max_s));
+    json_object_set_new(o, "exec_s", num(f->exec_s));
+    json_object_set_new(o, "latency_s", summary_json(&f->latency));
+    json_object_set_new(o, "latency_unknown_why", str_or_null(f->latency_unknown_why));
+    json_object_set_new(o, "end_to_end_s", summary_json(&f->end_to_end));
+    json_object_set_new(o, "jitter_s", num(f->jitter_s));
+}
+
+static json_t *messages_json(const wfb_graph *g, const wfb_message_report *r)
+{
+    json_t *o = json_object(), *anom = json_array(), *runs = json_array();
+    figures_json(o, &r->total);
+    json_object_set_new(o, "timeout_percentile", num(r->timeout_percentile));
+    json_object_set_new(o, "timeout_s", num(r->timeout_s));
+    json_object_set_new(o, "missing_events", json_integer((json_int_t)r->n_missing));
+    json_object_set_new(o, "timed_out", json_integer((json_int_t)r->n_timed_out));
+    for (size_t i = 0; i < r->n_inputs; i++) {
+        const wfb_lifeline *l = &r->lifelines[i];
+        if (!l->missing_events && !l->timed_out)
+            continue;
+        json_t *a = json_object();
+        json_object_set_new(a, "input", json_string(wfb_vertex_id(g, l->input)));
+        json_object_set_new(a, "latency_s", num(l->latency_s));
+        json_object_set_new(a, "missing_events", json_boolean(l->missing_events));
+        json_object_set_new(a, "timed_out", json_boolean(l->timed_out));
+        json_array_append_new(anom, a);
+    }
+    json_object_set_new(o, "anomalies", anom);
+    for (size_t i = 0; i < r->n_runs; i++) {
+        json_t *rj = json_object();
+        json_object_set_new(rj, "run", json_integer(r->runs[i].run));
+        figures_json(rj, &r->runs[i]);
+        json_array_append_new(runs, rj);
+    }
+    json_object_set_new(o, "runs", runs);
+    return o;
+}
+
+static json_t *workers_json(const wfb_graph *g)
+{
+    json_t *workers = json_array();
+    for (size_t i = 0; i < wfb_worker_stats_count(g); i++) {
+        const wfb_worker_stats *w = wfb_worker_stats_at(g, i);
+        json_t *o = json_object();
+        json_object_set_new(o, "run", json_integer(w->run));
+        json_object_set_new(o, "worker", json_integer(w->worker));
+        json_object_set_new(o, "start_s", num(w->start_s));
+        json_object_set_new(o, "end_s", num(w->end_s));
+        json_object_set_new(o, "span_s", num(wfb_worker_span(w)));
+        json_object_set_new(o, "busy_s", num(w->busy_s));
+        json_object_set_new(o, "wait_s", num(w->wait_s));
+        json_object_set_new(o, "waits", json_integer((json_int_t)w->waits));
+        json_object_set_new(o, "unaccounted_s", num(wfb_worker_unaccounted(w)));
+        json_array_append_new(workers, o);
+    }
+    return workers;
+}
+
+static json_t *tasks_json(const wfb_graph *g)
+{
+    json_t *tasks = json_array();
+    for (size_t i = 0; i < wfb_task_stats_count(g); i++) {
+        const wfb_task_stats *t = wfb_task_stats_at(g, i);
+        json_t *o = json_object(), *b = json_object();
+        json_object_set_new(o, "run", json_integer(t->run));
+        json_object_set_new(o, "task", json_integer((json_int_t)t->task));
+        json_object_set_new(o, "name", str_or_null(t->name));
+        json_object_set_new(o, "worker", json_integer(t->worker));
+        json_object_set_new(o, "exec_s", num(t->exec_s));
+        json_object_set_new(o, "dispatches", json_integer((json_int_t)t->dispatches));
+        json_object_set_new(o, "executions", json_integer((json_int_t)t->executions));
+        json_object_set_new(b, "input", json_integer((json_int_t)t->blocks[0]));
+        json_object_set_new(b, "output", json_integer((json_int_t)t->blocks[1]));
+        json_object_set_new(b, "any", json_integer((json_int_t)t->blocks[2]));
+        json_object_set_new(b, "other", json_integer((json_int_t)t->blocks[3]));
+        json_object_set_new(o, "blocks", b);
+        json_array_append_new(tasks, o);
+    }
+    return tasks;
+}
+
+/* Name of a task of a run from the runtime table, NULL when unknown. */
+static const char *task_name(const wfb_graph *g, uint32_t run, uint64_t task)
+{
+    for (size_t i = 0; i < wfb_task_stats_count(g); i++) {
+        const wfb_task_stats *t = wfb_task_stats_at(g, i);
+        if (t->task == task && t->run == run)
+            return t->name;
+    }
+    return NULL;
+}
+
+static json_t *waits_json(const wfb_graph *g)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < wfb_wait_relation_count(g); i++) {
+        const wfb_wait_relation *w = wfb_wait_relation_at(g, i);
+        json_t *o = json_object();
+        json_object_set_new(o, "run", json_integer(w->run));
+        json_object_set_new(o, "waiter", json_integer((json_int_t)w->waiter));
+        json_object_set_new(o, "waiter_name", str_or_null(task_name(g, w->run, w->waiter)));
+        json_object_set_new(o, "waited_for", json_integer((json_int_t)w->waited_for));
+        json_object_set_new(o, "waited_for_name",
+                            str_or_null(task_name(g, w->run, w->waited_for)));
+        json_object_set_new(o, "stream", json_integer((json_int_t)w->stream));
+        json_object_set_new(o, "on", json_string(w->on_empty ? "empty" : "full"));
+        json_object_set_new(o, "count", json_integer((json_int_t)w->count));
+        json_object_set_new(o, "total_s", num(w->total_s));
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
+static int metrics_json(const wfb_graph *g, const wfb_metrics_input *in, FILE *out)
+{
+    json_t *root = json_object(), *anom = json_array();
+    json_object_set_new(root, "input", json_string(wfb_graph_source(g)));
+    json_object_set_new(root, "vertices", json_integer((json_int_t)wfb_vertex_count(g)));
+    json_object_set_new(root, "edges", json_integer((json_int_t)wfb_edge_count(g)));
+    json_object_set_new(root, "runs", json_integer(wfb_run_count(g)));
+    json_object_set_new(root, "input_loss", wfb_input_loss_json(wfb_graph_input_loss(g)));
+    json_object_set_new(root, "activity_metrics", in->activities && in->activities->n_activities
+                                                      ? activities_json(g, in->activities)
+                                                      : json_null());
+    json_object_set_new(root, "message_metrics", in->messages && in->messages->n_inputs
+                                                     ? messages_json(g, in->messages)
+                                                     : json_null());
+    for (size_t i = 0; i < in->n_anomalies; i++)
+        json_array_append_new(anom, json_string(wfb_vertex_id(g, in->anomalies[i])));
+    json_object_set_new(root, "activity_anomalies", anom);
+    json_object_set_new(root, "workers", workers_json(g));
+    json_object_set_new(root, "tasks", tasks_json(g));
+    json_object_set_new(root, "waiting_relations", waits_json(g));
+    if (in->has_speedup) {
+        json_t *s = json_object();
+        json_object_set_new(s, "other", str_or_null(in->compare_source));
+        json_object_set_new(s, "common_activities", json_integer((json_int_t)in->speedup_common));
+        json_object_set_new(s, "factor", num(in->speedup));
+        json_object_set_new(root, "speedup", s);
+    } else {
+        json_object_set_new(root, "speedup", json_null());
+    }
+    return wfb_json_dump(root, out);
+}
+
+/* ---- CSV ---- */
+
+static void csv_num(FILE *out, double x)
+{
+    if (isnan(x))
+        fputs(",", out);
+    else
+        fprintf(out, ",%.9g", x);
+}
+
+static void activities_csv(const wfb_graph *g, const wfb_activity_report *a, FILE *out)
+{
+    fprintf(out, "activity,response_s,waiting_s,processing_s,failed,not_started\n");
+    for (size_t i = 0; i < a->n_activities; i++) {
+        const wfb_activity_metrics *x = &a->activities[i];
+        wfb_csv_field(out, wfb_vertex_id(g, x->vertex));
+        csv_num(out, x->response_s);
+        csv_num(out, x->waiting_s);
+        csv_num(out, x->processing_s);
+        fprintf(out, ",%d,%d\n", wfb_vertex_failed(g, x->vertex), x->not_started);
+    }
+    if (a->n_dependencies) {
+        fprintf(out, "\nparent,child,sync_delay_s\n");
+        for (size_t i = 0; i < a->n_dependencies; i++) {
+            const wfb_dependency_metrics *d = &a->dependencies[i];
+            wfb_csv_field(out, wfb_vertex_id(g, d->parent));
+            fputc(',', out);
+            wfb_csv_field(out, wfb_vertex_id(g, d->child));
+            csv_num(out, d->sync_delay_s);
+            fputc('\n', out);
+        }
+    }
+    if (a->n_forks) {
+        fprintf(out, "\nfork,branches,max_s,mean_s,min_s,load_imbalance_s,imbalance_pct,"
+                     "slowdown_factor\n");
+        for (size_t i = 0; i < a->n_forks; i++) {
+            const wfb_fork_metrics *f = &a->forks[i];
+            wfb_csv_field(out, wfb_vertex_id(g, f->fork));
+            fprintf(out, ",%zu", f->branches);
+            csv_num(out, f->max_s);
+            csv_num(out, f->mean_s);
+            csv_num(out, f->min_s);
+            csv_num(out, f->load_imbalance_s);
+            csv_num(out, f->imbalance_pct);
+            csv_num(out, f->slowdown_factor);
+            fputc('\n', out);
+        }
+    }
+}
+
+static void figures_csv(const char *run, const wfb_run_figures *f, FILE *out)
+{
+    fprintf(out, "%s,%zu", run, f->inputs);
+    csv_num(out, f->throughput_per_s);
+    csv_num(out, f->span_s);
+    csv_num(out, f->throughput_busy_per_s);
+    csv_num(out, f->busy_max_s);
+    csv_num(out, f->exec_s);
+    csv_num(out, f->latency.mean);
+    csv_num(out, f->latency.max);
+    csv_num(out, f->end_to_end.mean);
+    csv_num(out, f->jitter_s);
+    fputc('\n', out);
+}
+
+static void messages_csv(const wfb_graph *g, const wfb_message_report *m, FILE *out)
+{
+    fprintf(out, "run,inputs,throughput_per_s,span_s,throughput_busy_per_s,busy_max_s,exec_s,"
+                 "latency_mean_s,latency_max_s,end_to_end_mean_s,jitter_s\n");
+    for (size_t i = 0; i < m->n_runs; i++) {
+        char run[16];
+        snprintf(run, sizeof run, "%" PRIu32, m->runs[i].run);
+        figures_csv(run, &m->runs[i], out);
+    }
+    figures_csv("all", &m->total, out);
+    fprintf(out, "\ninput,run,latency_s,end_to_end_s,descendants,missing_events,timed_out\n");
+    for (size_t i = 0; i < m->n_inputs; i++) {
+        const wfb_lifeline *l = &m->lifelines[i];
+        wfb_csv_field(out, wfb_vertex_id(g, l->input));
+        fprintf(out, ",%" PRIu32, l->run);
+        csv_num(out, l->latency_s);
+        csv_num(out, l->end_to_end_s);
+        fprintf(out, ",%zu,%d,%d\n", l->descendants, l->missing_events, l->timed_out);
+    }
+}
+
+/* Tables separated by a blank line: the loss (if any), the activities,
+ * the runs, the inputs. */
+static int metrics_csv(const wfb_graph *g, const wfb_metrics_input *in, FILE *out)
+{
+    const wfb_activity_report *a = in->activities;
+    const wfb_message_report *m = in->messages;
+    const wfb_input_loss *loss = wfb_graph_input_loss(g);
+    bool first = true;
+    if (loss) {
+        wfb_report_input_loss(loss, WFB_OUT_CSV, out);
+        first = false;
+    }
+    if (a && a->n_activities) {
+        if (!first)
+            fputc('\n', out);
+        activities_csv(g, a, out);
+        first = false;
+    }
+    if (m && m->n_inputs) {
+        if (!first)
+            fputc('\n', out);
+        messages_csv(g, m, out);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+/* ---- text ---- */
+
+static void summary_text(FILE *out, const char *name, const wfb_summary *s, const char *why)
+{
+    if (!s->n) {
+        fprintf(out, "  %-24s n/a%s%s\n", name, why ? ": " : "", why ? why : "");
+        return;
+    }
+    fprintf(out, "  %-24s min %.6g  median %.6g  p95 %.6g  p99 %.6g  max %.6g  mean %.6g  (n=%zu)\n",
+            name, s->min, s->median, s->p95, s->p99, s->max, s->mean, s->n);
+}
+
+static void makespan_text(const wfb_activity_report *r, FILE *out)
+{
+    if (r->makespan_declared)
+        fprintf(out, "makespan %.6g s (stated by the input)", r->makespan_s);
+    else if (isnan(r->makespan_s))
+        fprintf(out, "makespan n/a (no start/end times)");
+    else
+        fprintf(out, "makespan %.6g s", r->makespan_s);
+    if (r->makespan_declared && !isnan(r->makespan_measured_s))
+        fprintf(out, ", measured %.6g s", r->makespan_measured_s);
+    fputc('\n', out);
+}
+
+static void activities_text(const wfb_graph *g, const wfb_activity_report *r, FILE *out)
+{
+    fprintf(out, "Activities: %zu (%zu failed, %zu not started), ", r->n_activities, r->n_failed,
+            r->n_not_started);
+    makespan_text(r, out);
+    summary_text(out, "response [s]", &r->response, NULL);
+    summary_text(out, "waiting [s]", &r->waiting, NULL);
+    summary_text(out, "processing [s]", &r->processing, NULL);
+    summary_text(out, "sync delay [s]", &r->sync_delay,
+                 r->n_dependencies ? "no submitted/completed times" : "no dependencies");
+    for (size_t i = 0; i < r->n_forks; i++) {
+        const wfb_fork_metrics *f = &r->forks[i];
+        fprintf(out, "  fork %s: %zu branches, max %.6g s, mean %.6g s, load imbalance %.6g s "
+                     "(%.1f%%), slowdown factor %.6g\n",
+                wfb_vertex_id(g, f->fork), f->branches, f->max_s, f->mean_s, f->load_imbalance_s,
+                f->imbalance_pct, f->slowdown_factor);
+    }
+    size_t shown = 0;
+    for (size_t i = 0; i < r->n_activities && shown < 20; i++)
+        if (r->activities[i].not_started) {
+            fprintf(out, "%s%s", shown++ ? ", " : "  not started (declared, no event): ",
+                    wfb_vertex_id(g, r->activities[i].vertex));
+        }
+    if (shown)
+        fprintf(out, "%s\n", r->n_not_started > shown ? ", ..." : "");
+    fputc('\n', out);
+}
+
+/* "N inputs" and, when some were only read, where they may come from. */
+static void inputs_text(const wfb_graph *g, const wfb_run_figures *f, FILE *out)
+{
+    fprintf(out, "%zu input%s%s", f->inputs, f->inputs == 1 ? "" : "s",
+            f->inputs_given ? " (given with --inputs)" : "");
+    if (f->inputs_only_read && !f->inputs_given)
+        fprintf(out, " (%zu of them only read, never written: %s)", f->inputs_only_read,
+                wfb_graph_input_loss(g) ? "their writers' events may be among the lost"
+                                        : "from outside the monitored tasks");
+}
+
+/* The throughputs, latencies and jitter of one run or of all. */
+static void figures_text(const wfb_run_figures *f, FILE *out)
+{
+    if (isnan(f->throughput_per_s))
+        fprintf(out, "  %-24s n/a: %s\n", "throughput (eq. 1)",
+                f->span_unknown_why ? f->span_unknown_why : "no worker span");
+    else
+        fprintf(out, "  %-24s %.6g inputs/s = %zu / %.6g s, the longest worker span "
+                     "(worker %" PRIu32 ", worker_start to worker_end)\n",
+                "throughput (eq. 1)", f->throughput_per_s, f->inputs, f->span_s, f->span_worker);
+    if (isnan(f->throughput_busy_per_s))
+        fprintf(out, "  %-24s n/a: no busy time\n", "throughput (busy time)");
+    else
+        fprintf(out, "  %-24s %.6g inputs/s = %zu / %.6g s, the largest busy time\n",
+                "throughput (busy time)", f->throughput_busy_per_s, f->inputs, f->busy_max_s);
+    summary_text(out, "latency (eq. 2) [s]", &f->latency, f->latency_unknown_why);
+    summary_text(out, "end-to-end latency [s]", &f->end_to_end, NULL);
+    if (isnan(f->jitter_s))
+        fprintf(out, "  %-24s n/a\n", "jitter (eq. 3)");
+    else
+        fprintf(out, "  %-24s %.6g s (population standard deviation of the latencies)\n",
+                "jitter (eq. 3)", f->jitter_s);
+}
+
+static const char *number_or_na(double x, char *buf, size_t len)
+{
+    if (isnan(x))
+        return "n/a";
+    snprintf(buf, len, "%.6g", x);
+    return buf;
+}
+
+static void runs_table(const wfb_message_report *r, FILE *out)
+{
+    fprintf(out, "Runs: %zu (each runtime instance of the trace; 'all' is the whole trace)\n",
+            r->n_runs);
+    fprintf(out, "  %5s %7s %14s %14s %14s %12s\n", "run", "inputs", "thr. eq. 1/s",
+            "thr. busy/s", "latency mean", "jitter");
+    for (size_t i = 0; i <= r->n_runs; i++) {
+        const wfb_run_figures *f = i < r->n_runs ? &r->runs[i] : &r->total;
+        char run[16], a[32], b[32], c[32], d[32];
+        snprintf(run, sizeof run, i < r->n_runs ? "%" PRIu32 : "all", f->run);
+        fprintf(out, "  %5s %7zu %14s %14s %14s %12s\n", run, f->inputs,
+                number_or_na(f->throughput_per_s, a, sizeof a),
+                number_or_na(f->throughput_busy_per_s, b, sizeof b),
+                number_or_na(f->latency.mean, c, sizeof c), number_or_na(f->jitter_s, d, sizeof d));
+    }
+    fputc('\n', out);
+}
+
+static void messages_text(const wfb_graph *g, const wfb_message_report *r, FILE *out)
+{
+    if (r->n_runs > 1)
+        runs_table(r, out);
+    fputs(r->n_runs > 1 ? "Messages of all runs: " : "Messages: ", out);
+    inputs_text(g, &r->total, out);
+    fputc('\n', out);
+    figures_text(&r->total, out);
+    fprintf(out, "  timeout (p%g) %.6g s: %zu timed out, %zu missing events\n",
+            r->timeout_percentile, r->timeout_s, r->n_timed_out, r->n_missing);
+    size_t shown = 0;
+    for (size_t i = 0; i < r->n_inputs && shown < 20; i++) {
+        const wfb_lifeline *l = &r->lifelines[i];
+        if (l->missing_events || l->timed_out) {
+            fprintf(out, "  anomaly: input %s%s%s\n", wfb_vertex_id(g, l->input),
+                    l->missing_events ? " (missing events)" : "",
+                    l->timed_out ? " (latency above timeout)" : "");
+            shown++;
+        }
+    }
+    fputc('\n', out);
+}
+
+/* "run 2 " before a row's name when the trace holds several runs. */
+static void run_prefix(const wfb_graph *g, uint32_t run, char *buf, size_t len)
+{
+    if (wfb_run_count(g) > 1)
+        snprintf(buf, len, "run %" PRIu32 " ", run);
+    else
+        buf[0] = '\0';
+}
+
+static void runtime_text(const wfb_graph *g, FILE *out)
+{
+    char run[32];
+    for (size_t i = 0; i < wfb_worker_stats_count(g); i++) {
+        const wfb_worker_stats *w = wfb_worker_stats_at(g, i);
+        run_prefix(g, w->run, run, sizeof run);
+        fprintf(out, "%sworker %" PRIu32 ": ", run, w->worker);
+        if (isnan(wfb_worker_span(w)))
+            fputs("span n/a (no worker_start/worker_end), ", out);
+        else
+            fprintf(out, "span %.6g s, ", wfb_worker_span(w));
+        fprintf(out, "busy %.6g s, waiting %.6g s in %llu waits, ", w->busy_s, w->wait_s,
+                (unsigned long long)w->waits);
+        double u = wfb_worker_unaccounted(w);
+        if (isnan(u))
+            fprintf(out, "unaccounted n/a\n");
+        else
+            fprintf(out, "unaccounted %.6g s\n", u);
+    }
+    for (size_t i = 0; i < wfb_task_stats_count(g); i++) {
+        const wfb_task_stats *t = wfb_task_stats_at(g, i);
+        run_prefix(g, t->run, run, sizeof run);
+        fprintf(out, "%stask %llu %s: exec %.6g s, %llu dispatches, %llu executions\n", run,
+                (unsigned long long)t->task, t->name ? t->name : "?", t->exec_s,
+                (unsigned long long)t->dispatches, (unsigned long long)t->executions);
+    }
+    for (size_t i = 0; i < wfb_wait_relation_count(g); i++) {
+        const wfb_wait_relation *w = wfb_wait_relation_at(g, i);
+        const char *a = task_name(g, w->run, w->waiter), *b = task_name(g, w->run, w->waited_for);
+        run_prefix(g, w->run, run, sizeof run);
+        fprintf(out, "%s%s (task %llu) waited for %s (task %llu) on stream %llu (%s): %llu times, "
+                     "%.6g s\n",
+                run, a ? a : "?", (unsigned long long)w->waiter, b ? b : "?",
+                (unsigned long long)w->waited_for, (unsigned long long)w->stream,
+                w->on_empty ? "empty" : "full", (unsigned long long)w->count, w->total_s);
+    }
+}
+
+static int metrics_text(const wfb_graph *g, const wfb_metrics_input *in, FILE *out)
+{
+    fprintf(out, "Metrics of %s (%zu vertices, %zu edges)\n", wfb_graph_source(g),
+            wfb_vertex_count(g), wfb_edge_count(g));
+    wfb_report_input_loss(wfb_graph_input_loss(g), WFB_OUT_TEXT, out);
+    fputc('\n', out);
+    if (in->activities && in->activities->n_activities)
+        activities_text(g, in->activities, out);
+    if (in->messages && in->messages->n_inputs)
+        messages_text(g, in->messages, out);
+    if (in->n_anomalies) {
+        fprintf(out, "Activities missing expected events: %zu\n", in->n_anomalies);
+        for (size_t i = 0; i < in->n_anomalies && i < 20; i++)
+            fprintf(out, "  %s\n", wfb_vertex_id(g, in->anomalies[i]));
+        fputc('\n', out);
+    }
+    runtime_text(g, out);
+    if (in->has_speedup)
+        fprintf(out, "Speedup over %s: %.6g (%zu common activities)\n", in->compare_source,
+                in->speedup, in->speedup_common);
+    return ferror(out) ? -1 : 0;
+}
+
+int wfb_report_metrics(const wfb_graph *g, const wfb_metrics_input *in, wfb_output fmt, FILE *out)
+{
+    if (fmt == WFB_OUT_JSON)
+        return metrics_json(g, in, out);
+    if (fmt == WFB_OUT_CSV)
+        return metrics_csv(g, in, out);
+    return metrics_text(g, in, out);
+}
