@@ -192,19 +192,16 @@ static uint64_t task_key(const mon_event *e)
     return (uint64_t)e->run << 32 | (e->task & 0xffffffffu);
 }
 
-/* The task of e; created (named "task N" until its task_map) when new. */
-static task_node *find_task(otf2_export *x, const mon_event *e)
+/* A new task, named name (NULL: "task N", until its task_map comes). */
+static task_node *add_task(otf2_export *x, const mon_event *e, const char *name)
 {
-    task_node key = {.key = task_key(e)};
-    void *node = tfind(&key, &x->tasks, compare_tasks);
-    if (node)
-        return *(task_node **)node;
-    task_node *t = malloc(sizeof *t);
     char fallback[40];
     snprintf(fallback, sizeof fallback, "task %" PRIu64, e->task);
+    task_node *t = malloc(sizeof *t);
     if (!t)
         return NULL;
-    *t = (task_node){key.key, add_string(x, fallback), kind_region(x, "(unnamed task)")};
+    *t = (task_node){task_key(e), add_string(x, name ? name : fallback),
+                     kind_region(x, name ? viz_task_kind_from_name(name) : "(unnamed task)")};
     if (t->name == OTF2_UNDEFINED_STRING || t->region == OTF2_UNDEFINED_REGION ||
         !tsearch(t, &x->tasks, compare_tasks)) {
         free(t);
@@ -213,12 +210,20 @@ static task_node *find_task(otf2_export *x, const mon_event *e)
     return t;
 }
 
+static task_node *find_task(otf2_export *x, const mon_event *e)
+{
+    task_node key = {.key = task_key(e)};
+    void *node = tfind(&key, &x->tasks, compare_tasks);
+    return node ? *(task_node **)node : NULL;
+}
+
+/* task_map: the task's name and kind (a task mapped again is renamed). */
 static bool name_task(otf2_export *x, const mon_event *e)
 {
-    task_node *t = find_task(x, e);
     const char *name = e->name && *e->name ? e->name : "?";
+    task_node *t = find_task(x, e);
     if (!t)
-        return false;
+        return add_task(x, e, name) != NULL;
     t->name = add_string(x, name);
     t->region = kind_region(x, viz_task_kind_from_name(name));
     return t->name != OTF2_UNDEFINED_STRING && t->region != OTF2_UNDEFINED_REGION;
@@ -246,7 +251,7 @@ static void leave(otf2_export *x, location *l, uint64_t time)
 static void enter_task(otf2_export *x, location *l, const mon_event *e)
 {
     task_node *t = find_task(x, e);
-    if (!t) {
+    if (!t && !(t = add_task(x, e, NULL))) {
         fail(x, "out of memory");
         return;
     }
