@@ -48,6 +48,10 @@ void trace_input_close(trace_input *in);
  * message printed (the trace changed under us); close it either way. */
 int trace_input_rewind(trace_input *in);
 
+/* For a second reading of a trace another trace_input (or input_load_graph)
+ * has read already: its --partial warning has been printed; not again. */
+void trace_input_no_warning(trace_input *in);
+
 /* The option every trace-reading subcommand takes, for its --help. */
 #define TRACE_INPUT_HELP                                                                      \
     "  --partial        analyse a damaged or truncated trace as far as it can be read,\n"      \
