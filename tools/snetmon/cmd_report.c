@@ -193,9 +193,8 @@ static int add_facts(viz_report *r, const report_args *a, const wfb_graph *g)
     char buf[256];
     int rc = viz_report_add_meta(r, "trace", a->trace);
     rc = add_run_facts(r, a->trace, rc);
-    snprintf(buf, sizeof buf, "%zu runs, %zu worker logs, %zu tasks, %zu messages and copies "
-                              "(%zu edges)",
-             (size_t)wfb_run_count(g), wfb_worker_stats_count(g), wfb_task_stats_count(g),
+    snprintf(buf, sizeof buf, "%zu run%s, %zu tasks; analysis graph of %zu vertices and %zu edges",
+             (size_t)wfb_run_count(g), wfb_run_count(g) == 1 ? "" : "s", wfb_task_stats_count(g),
              wfb_vertex_count(g), wfb_edge_count(g));
     meta(r, "analysed", buf, &rc);
     if (wfb_graph_input_loss(g)) {
