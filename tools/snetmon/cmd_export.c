@@ -322,11 +322,12 @@ static int export_trace(trace_input *in, exporter *x)
     if (rc != 0)
         return 1;
     fputs("\n],\"otherData\":{", x->out);
-    message_counts(x);
     if (trace_input_loss(in)) {
-        fputs(",\"input_loss\":", x->out);
+        fputs("\"input_loss\":", x->out);
         wfb_report_input_loss(trace_input_loss(in), WFB_OUT_JSON, x->out);
+        fputc(',', x->out);
     }
+    message_counts(x);
     fputs("}}\n", x->out);
     return 0;
 }
