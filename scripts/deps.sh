@@ -21,11 +21,17 @@
 #   libxml2-dev                        S-Net records in the original runtime's XML format and the
 #                                      <metadata> blocks of .snet files (a real XML parser: entities,
 #                                      encodings, errors with line numbers)
+#   libopen-trace-format2-dev otf2-tools  `snetmon export --otf2` writes OTF2 archives (Vampir,
+#                                      Score-P) with the OTF2 library; otf2-print reads them back
+#                                      in the test that compares its counts with `snetmon dump`
+#   chromium                           the `browser` test: the HTML report of `snetmon report`
+#                                      loaded in headless Chromium (renders, no console errors)
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
           libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev
-          libopenmpi-dev openmpi-bin bison flex libxml2-dev)
+          libopenmpi-dev openmpi-bin bison flex libxml2-dev libopen-trace-format2-dev otf2-tools
+          chromium)
 
 missing=()
 for p in "${packages[@]}"; do
