@@ -1,0 +1,26 @@
+/*
+ * mc_app.h - the mc application (mc_app.c) as both of its hosts see it:
+ * the app_spec that mc_main.c runs as a C program and mc_boxlib.c hands to
+ * snetrun, and the boxes, exported by name so that apps/mc/mc.snet finds
+ * them in libmc_boxes.so (its metadata maps box png to mc_png, ...).
+ */
+#ifndef APPS_MC_APP_H
+#define APPS_MC_APP_H
+
+#include "app_main.h"
+
+typedef struct mc_app mc_app;
+
+extern const app_spec mc_app_spec;
+
+/* The mc options beyond the shared ones (--help lines). */
+#define MC_OPTIONS_HELP                                                                    \
+    "  --paths P        paths per request\n"                                               \
+    "  --batch B        paths per vcall batch\n"
+
+/* The boxes (snet.h box API; their user pointer is the mc_app). */
+int mc_png(snet_handle *h, snet_record *in);
+int mc_vcall(snet_handle *h, snet_record *in);
+int mc_acc(snet_handle *h, snet_record *in);
+
+#endif
