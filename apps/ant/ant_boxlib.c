@@ -6,4 +6,4 @@
 #include "ant_app.h"
 #include "app_boxlib.h"
 
-APP_BOXLIB(ant_app_spec, "ant", ANT_OPTIONS_HELP)
+APP_BOXLIB(ant_app_spec, "ant", ANT_ABOUT, ANT_OPTIONS_HELP)

@@ -390,10 +390,7 @@ static void des_init(void *arg)
 
 const app_spec des_app_spec = {
     .name = "des",
-    .about = "DES (ECB) encryption of a stream of messages of generated data on the S-Net\n"
-             "network  gen .. (ip .. round1 .. ... .. round16 .. fp) !! <lane>\n"
-             "default: 128 messages, 64 KB in all; --paper: 500 messages, 500 KB in all (the\n"
-             "paper: 500 KB)\n",
+    .about = DES_ABOUT,
     .options = DES_OPTIONS_HELP,
     .size = sizeof(des_app),
     .init = des_init,

@@ -14,6 +14,13 @@ typedef struct des_app des_app;
 
 extern const app_spec des_app_spec;
 
+/* What the program does and its network (--help). */
+#define DES_ABOUT \
+    "DES (ECB) encryption of a stream of messages of generated data on the S-Net\n" \
+    "network  gen .. (ip .. round1 .. ... .. round16 .. fp) !! <lane>\n" \
+    "default: 128 messages, 64 KB in all; --paper: 500 messages, 500 KB in all (the\n" \
+    "paper: 500 KB)\n"
+
 /* The des options beyond the shared ones (--help lines). */
 #define DES_OPTIONS_HELP                                                                   \
     "  --kb N           kilobytes in all the messages together\n"                          \

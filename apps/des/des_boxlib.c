@@ -6,4 +6,4 @@
 #include "app_boxlib.h"
 #include "des_app.h"
 
-APP_BOXLIB(des_app_spec, "des", DES_OPTIONS_HELP)
+APP_BOXLIB(des_app_spec, "des", DES_ABOUT, DES_OPTIONS_HELP)

@@ -306,11 +306,7 @@ static int mc_report(void *arg, const app_ctx *ctx, int run)
 
 const app_spec mc_app_spec = {
     .name = "mc",
-    .about = "Monte-Carlo prices of a stream of European calls (S=100, r=5%, sigma=20%;\n"
-             "strike 90-110, maturity 0.25-2 years at 64 steps a year), each request on\n"
-             "  png .. ( ((vcall | []) .. [| {V},{Sum,<cnt>,<M>} |] .. (acc | [])) * {<CALL>} ) ! <job>\n"
-             "default: 32 requests of 2000 paths in batches of 500; --paper: 100 requests\n"
-             "of 10000 paths in batches of 1000 (10^6 paths, as in the paper)\n",
+    .about = MC_ABOUT,
     .options = MC_OPTIONS_HELP,
     .size = sizeof(mc_app),
     .option = mc_option_arg,

@@ -13,6 +13,14 @@ typedef struct mc_app mc_app;
 
 extern const app_spec mc_app_spec;
 
+/* What the program does and its network (--help). */
+#define MC_ABOUT \
+    "Monte-Carlo prices of a stream of European calls (S=100, r=5%, sigma=20%;\n" \
+    "strike 90-110, maturity 0.25-2 years at 64 steps a year), each request on\n" \
+    "  png .. ( ((vcall | []) .. [| {V},{Sum,<cnt>,<M>} |] .. (acc | [])) * {<CALL>} ) ! <job>\n" \
+    "default: 32 requests of 2000 paths in batches of 500; --paper: 100 requests\n" \
+    "of 10000 paths in batches of 1000 (10^6 paths, as in the paper)\n"
+
 /* The mc options beyond the shared ones (--help lines). */
 #define MC_OPTIONS_HELP                                                                    \
     "  --paths P        paths per request\n"                                               \

@@ -6,4 +6,4 @@
 #include "app_boxlib.h"
 #include "mc_app.h"
 
-APP_BOXLIB(mc_app_spec, "mc", MC_OPTIONS_HELP)
+APP_BOXLIB(mc_app_spec, "mc", MC_ABOUT, MC_OPTIONS_HELP)

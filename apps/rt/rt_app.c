@@ -305,10 +305,7 @@ static void rt_init(void *arg) { ((rt_app *)arg)->solvers = 4; }
 
 const app_spec rt_app_spec = {
     .name = "rt",
-    .about = "Ray tracing of a stream of scenes by N solver instances with dynamic load\n"
-             "balancing on the S-Net network  balance .. (solver !@ <node>)\n"
-             "default: 32 scenes of 160x120; --paper: 100 scenes of 320x240 (the paper: 100\n"
-             "scenes over 4 solvers)\n",
+    .about = RT_ABOUT,
     .options = RT_OPTIONS_HELP,
     .size = sizeof(rt_app),
     .init = rt_init,

@@ -13,6 +13,13 @@ typedef struct rt_app rt_app;
 
 extern const app_spec rt_app_spec;
 
+/* What the program does and its network (--help). */
+#define RT_ABOUT \
+    "Ray tracing of a stream of scenes by N solver instances with dynamic load\n" \
+    "balancing on the S-Net network  balance .. (solver !@ <node>)\n" \
+    "default: 32 scenes of 160x120; --paper: 100 scenes of 320x240 (the paper: 100\n" \
+    "scenes over 4 solvers)\n"
+
 /* The rt options beyond the shared ones (--help lines). */
 #define RT_OPTIONS_HELP                                                                    \
     "  --solvers N      solver instances (default 4, at most 64)\n"                        \

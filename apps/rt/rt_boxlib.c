@@ -6,4 +6,4 @@
 #include "app_boxlib.h"
 #include "rt_app.h"
 
-APP_BOXLIB(rt_app_spec, "rt", RT_OPTIONS_HELP)
+APP_BOXLIB(rt_app_spec, "rt", RT_ABOUT, RT_OPTIONS_HELP)
