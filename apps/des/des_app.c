@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <mon.h>
 #include <snet.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -38,7 +38,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <mon.h>
 #include <snet.h>
 #include <stdio.h>
 #include <stdlib.h>

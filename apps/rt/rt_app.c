@@ -26,7 +26,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <mon.h>
 #include <snet.h>
 #include <stdatomic.h>
 #include <stdio.h>
