@@ -50,4 +50,18 @@ if has_command render; then
     echo "   $out/utilisation.png (worker utilisation), $out/network.svg (network as run),"
     echo "   $out/critical-path.svg (message graph with the critical path)"
 fi
+# The same network from its S-Net file (apps/mc/mc.snet), run by snetrun with
+# the box library built from the same C code, monitored the same way.
+snetrun="$build/tools/snetrun/snetrun"
+if [ -x "$snetrun" ] && [ -f apps/mc/mc.snet ]; then
+    echo "== run: the same network from apps/mc/mc.snet with snetrun, monitoring -m A"
+    rm -rf "$out/trace-snet"
+    "$snetrun" apps/mc/mc.snet --check -m A -o "$out/trace-snet"
+    if has_command metrics; then
+        "$snetmon" metrics "$out/trace-snet" > "$out/metrics-snet.txt"
+        echo "   $(sed -n 's/^ *throughput (eq. 1) *//p' "$out/metrics-snet.txt" | head -1)"
+        echo "   (whole report in $out/metrics-snet.txt)"
+    fi
+fi
+
 echo "== done: everything is in $out/"
