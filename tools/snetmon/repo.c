@@ -13,6 +13,7 @@
 #include "repo.h"
 #include "repo_backend.h"
 
+#include <ctype.h>
 #include <libpq-fe.h>
 #include <limits.h>
 #include <math.h>
@@ -108,6 +109,20 @@ static const char *const migrations[REPO_SCHEMA_VERSION] = {schema_v1};
 
 /* ---------------------------------------------------- URL and opening */
 
+/* libpq checks a port only when connecting: a port that is not a number
+ * (or a comma-separated list of them) is a malformed URL. NULL when fine. */
+static const char *bad_port(const PQconninfoOption *opts)
+{
+    for (const PQconninfoOption *o = opts; o->keyword; o++) {
+        if (strcmp(o->keyword, "port") || !o->val)
+            continue;
+        for (const char *p = o->val; *p; p++)
+            if (!isdigit((unsigned char)*p) && *p != ',')
+                return o->val;
+    }
+    return NULL;
+}
+
 static int parse_url(const char *url, const repo_backend **be, char *target, size_t len,
                      char *err, size_t errlen)
 {
@@ -128,7 +143,12 @@ static int parse_url(const char *url, const repo_backend **be, char *target, siz
             PQfreemem(msg);
             return -1;
         }
+        const char *bad = bad_port(opts);
         PQconninfoFree(opts);
+        if (bad) {
+            snprintf(err, errlen, "malformed PostgreSQL URL '%s': the port is not a number", url);
+            return -1;
+        }
         *be = &repo_backend_postgresql;
         snprintf(target, len, "%s", url);
         return 0;
@@ -714,8 +734,6 @@ static int insert_paths(repo *r, int64_t id, const run_record *rec, char *err, s
 static int insert_activity_figures(repo *r, int64_t id, const run_record *rec, char *err,
                                    size_t errlen)
 {
-    if (rec->n_activities == 0)
-        return 0;
     static const table_spec t = {"activity_figures", sizeof(rr_activity_figures), 0, 0, false,
                                  activity_figures_cols, N(activity_figures_cols)};
     return insert_rows(r, id, &t, &rec->activity, 1, err, errlen);
