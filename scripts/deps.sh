@@ -21,11 +21,16 @@
 #   libxml2-dev                        S-Net records in the original runtime's XML format and the
 #                                      <metadata> blocks of .snet files (a real XML parser: entities,
 #                                      encodings, errors with line numbers)
+#   libsqlite3-dev                     the experiment repository's default database, one file, no
+#                                      server (snetmon store / runs / compare, docs/REPOSITORY.md)
+#   libpq-dev                          the same repository in PostgreSQL, for a team (--db postgresql://)
+#   postgresql                         a real server for the repository's PostgreSQL test, which
+#                                      starts its own in a temporary directory (tests/repo/pg_test.sh)
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
           libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev
-          libopenmpi-dev openmpi-bin bison flex libxml2-dev)
+          libopenmpi-dev openmpi-bin bison flex libxml2-dev libsqlite3-dev libpq-dev postgresql)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -902,14 +902,19 @@ static int path_tables(creport *r, const run_record *const runs[2])
 static char *describe(const run_record *rec)
 {
     const rr_meta *m = &rec->meta;
-    char id[32] = "";
+    char id[32] = "", workers[32] = "", git[80] = "", labels[512] = "";
     if (m->id > 0)
         snprintf(id, sizeof id, "run %lld, ", (long long)m->id);
-    char workers[32] = "";
     if (m->workers >= 0)
         snprintf(workers, sizeof workers, ", %lld workers", (long long)m->workers);
-    return xprintf("%s%s%s%s (%s)", id, m->program ? m->program : m->format ? m->format : "?",
-                   workers, m->git_revision ? "" : "", m->source ? m->source : "?");
+    if (m->git_revision)
+        snprintf(git, sizeof git, ", git %s", m->git_revision);
+    size_t used = 0;
+    for (size_t i = 0; i < m->n_labels && used < sizeof labels; i++)
+        used += (size_t)snprintf(labels + used, sizeof labels - used, ", %s=%s",
+                                 m->labels[i].key, m->labels[i].value);
+    return xprintf("%s%s%s%s%s (%s)", id, m->program ? m->program : m->format ? m->format : "?",
+                   workers, git, labels, m->source ? m->source : "?");
 }
 
 static json_t *meta_json(const run_record *rec)
