@@ -41,6 +41,8 @@ static void compare_usage(FILE *out)
             "  --json, --csv    machine-readable output\n"
             "  --depth N        sub-graphs: net-path prefixes of up to N components (default 2)\n"
             "  --top N          tasks listed as gaining or losing most (default 5)\n"
+            "  --subgraph RE    activities: also the speedup over the common activities\n"
+            "                   whose id matches RE (pcre2)\n"
             "  --series KEY     compare the stored runs along KEY\n"
             "  --where K=V      --series: only runs with label (or run field) K = V\n"
             "  -o FILE          --series: the plot, .svg or .png\n"
@@ -98,6 +100,7 @@ static int compare_option(compare_args *a, int c)
     case 's': a->series = optarg; break;
     case 'o': a->plot = optarg; break;
     case 'M': a->map = optarg; break;
+    case 'S': a->opt.subgraph = optarg; break;
     case 'p': a->partial = true; break;
     case 'w': return add_where(a, optarg);
     case 'D':
@@ -136,6 +139,7 @@ static int compare_parse(int argc, char **argv, compare_args *a)
         {"where", required_argument, NULL, 'w'},  {"depth", required_argument, NULL, 'D'},
         {"top", required_argument, NULL, 't'},    {"from", required_argument, NULL, 'f'},
         {"map", required_argument, NULL, 'M'},    {"partial", no_argument, NULL, 'p'},
+        {"subgraph", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     optind = 1;

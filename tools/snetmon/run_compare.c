@@ -1,10 +1,11 @@
 /*
  * run_compare.c - two runs side by side, and series of runs
- * (run_compare.h). The figures are gathered into small tables first, and
- * one writer prints every table as text, JSON or CSV, so the three formats
- * always say the same. Definitions: docs/METRICS.md section 7.
+ * (run_compare.h). The figures are gathered into small tables first
+ * (run_compare_table.h), whose one writer prints them as text, JSON or
+ * CSV. Definitions: docs/METRICS.md section 7.
  */
 #include "run_compare.h"
+#include "run_compare_table.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -13,224 +14,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------ tables */
-
-typedef struct cell {
-    char *text;   /* NULL: a number */
-    double num;   /* NAN prints n/a (JSON null) */
-} cell;
-
-typedef struct ctable {
-    const char *key;     /* JSON member, CSV section */
-    char *title;         /* text heading, may be NULL (no heading) */
-    size_t n_cols;
-    const char *const *cols;
-    cell *cells;         /* n_rows * n_cols */
-    size_t n_rows, cap;
-    char *note;          /* a line printed under the table, may be NULL */
-} ctable;
-
-typedef struct creport {
-    ctable *tables;
-    size_t n, cap;
-    bool oom;
-} creport;
-
-static char *xstrdup(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
-static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xprintf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
-
-static ctable *add_table(creport *r, const char *key, char *title, const char *const *cols,
-                         size_t n_cols)
-{
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 8;
-        ctable *grown = realloc(r->tables, cap * sizeof *grown);
-        if (!grown) {
-            r->oom = true;
-            free(title);
-            return NULL;
-        }
-        r->tables = grown, r->cap = cap;
-    }
-    ctable *t = &r->tables[r->n++];
-    *t = (ctable){.key = key, .title = title, .n_cols = n_cols, .cols = cols};
-    return t;
-}
-
-/* A new row; its cells are set with set_text / set_num. */
-static cell *add_row(creport *r, ctable *t)
-{
-    if (!t)
-        return NULL;
-    if (t->n_rows == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        cell *grown = realloc(t->cells, cap * t->n_cols * sizeof *grown);
-        if (!grown) {
-            r->oom = true;
-            return NULL;
-        }
-        t->cells = grown, t->cap = cap;
-    }
-    cell *row = &t->cells[t->n_rows++ * t->n_cols];
-    for (size_t i = 0; i < t->n_cols; i++)
-        row[i] = (cell){NULL, NAN};
-    return row;
-}
-
-static void set_text(creport *r, cell *row, size_t i, const char *text)
-{
-    if (!row)
-        return;
-    row[i].text = xstrdup(text ? text : "");
-    if (!row[i].text)
-        r->oom = true;
-}
-
-static void report_free(creport *r)
-{
-    for (size_t i = 0; i < r->n; i++) {
-        ctable *t = &r->tables[i];
-        for (size_t k = 0; k < t->n_rows * t->n_cols; k++)
-            free(t->cells[k].text);
-        free(t->cells);
-        free(t->title);
-        free(t->note);
-    }
-    free(r->tables);
-}
-
-static double ratio(double b, double a)
-{
-    return a != 0 && !isnan(a) && !isnan(b) ? b / a : NAN;
-}
-
-static void print_num(FILE *out, double v, int width)
-{
-    if (isnan(v))
-        fprintf(out, "%*s", width, "n/a");
-    else
-        fprintf(out, "%*.6g", width, v);
-}
-
-static void text_table(const ctable *t, FILE *out)
-{
-    if (t->title)
-        fprintf(out, "%s\n", t->title);
-    size_t w0 = strlen(t->cols[0]);
-    for (size_t r = 0; r < t->n_rows; r++) {
-        const cell *c = &t->cells[r * t->n_cols];
-        if (c->text && strlen(c->text) > w0)
-            w0 = strlen(c->text);
-    }
-    fprintf(out, "  %-*s", (int)w0, t->cols[0]);
-    for (size_t i = 1; i < t->n_cols; i++)
-        fprintf(out, " %13s", t->cols[i]);
-    fputc('\n', out);
-    for (size_t r = 0; r < t->n_rows; r++) {
-        const cell *row = &t->cells[r * t->n_cols];
-        fprintf(out, "  %-*s", (int)w0, row[0].text ? row[0].text : "");
-        for (size_t i = 1; i < t->n_cols; i++) {
-            fputc(' ', out);
-            if (row[i].text)
-                fprintf(out, "%13s", row[i].text);
-            else
-                print_num(out, row[i].num, 13);
-        }
-        fputc('\n', out);
-    }
-    if (t->n_rows == 0)
-        fprintf(out, "  (none)\n");
-    if (t->note)
-        fprintf(out, "  %s\n", t->note);
-    fputc('\n', out);
-}
-
-static void csv_field(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
-/* CSV: one table after the other, each with its header line prefixed by
- * the column "table". */
-static void csv_table(const ctable *t, FILE *out)
-{
-    fputs("table", out);
-    for (size_t i = 0; i < t->n_cols; i++) {
-        fputc(',', out);
-        csv_field(out, t->cols[i]);
-    }
-    fputc('\n', out);
-    for (size_t r = 0; r < t->n_rows; r++) {
-        const cell *row = &t->cells[r * t->n_cols];
-        fputs(t->key, out);
-        for (size_t i = 0; i < t->n_cols; i++) {
-            fputc(',', out);
-            if (row[i].text)
-                csv_field(out, row[i].text);
-            else if (!isnan(row[i].num))
-                fprintf(out, "%.9g", row[i].num);
-        }
-        fputc('\n', out);
-    }
-}
-
-static json_t *json_num(double v) { return isnan(v) || isinf(v) ? json_null() : json_real(v); }
-
-static json_t *json_table(const ctable *t)
-{
-    json_t *rows = json_array();
-    for (size_t r = 0; r < t->n_rows; r++) {
-        const cell *row = &t->cells[r * t->n_cols];
-        json_t *o = json_object();
-        for (size_t i = 0; i < t->n_cols; i++)
-            json_object_set_new(o, t->cols[i],
-                                row[i].text ? json_string(row[i].text) : json_num(row[i].num));
-        json_array_append_new(rows, o);
-    }
-    return rows;
-}
-
-static int write_report(const creport *r, json_t *head, wfb_output fmt, FILE *out)
-{
-    if (fmt == WFB_OUT_JSON) {
-        json_t *root = head ? head : json_object();
-        for (size_t i = 0; i < r->n; i++)
-            json_object_set_new(root, r->tables[i].key, json_table(&r->tables[i]));
-        int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
-        fputc('\n', out);
-        json_decref(root);
-        return rc;
-    }
-    json_decref(head);
-    for (size_t i = 0; i < r->n; i++)
-        (fmt == WFB_OUT_CSV ? csv_table : text_table)(&r->tables[i], out);
-    return 0;
-}
 
 /* ------------------------------------------- grouping tasks by a key */
 
@@ -426,6 +209,28 @@ static int group_tasks(agg *g, const run_record *const runs[2], group_by by, int
     return agg_finish(g);
 }
 
+/* Activities grouped by name (their label, else their id), as tasks: exec
+ * = processing time, span = latest end - earliest active, wait = waiting
+ * time (active - submitted), docs/METRICS.md sections 4 and 7. */
+static int group_activities(agg *g, const run_record *const runs[2])
+{
+    memset(g, 0, sizeof *g);
+    for (int side = 0; side < 2; side++)
+        for (size_t i = 0; i < runs[side]->n_activities; i++) {
+            const rr_activity *a = &runs[side]->activities[i];
+            const char *name = a->label ? a->label : a->id;
+            bool timed = !isnan(a->active_s) && !isnan(a->end_s);
+            rr_task t = {.exec_s = isnan(a->processing_s) ? 0 : a->processing_s,
+                         .executions = timed,
+                         .first_s = a->active_s,
+                         .last_s = a->end_s,
+                         .wait_s = isnan(a->waiting_s) ? 0 : a->waiting_s};
+            if (agg_add(g, name, strlen(name), side, &t))
+                return -1;
+        }
+    return agg_finish(g);
+}
+
 /* ------------------------------------------------------- whole runs */
 
 /* Worker figures summed over the instances of a run. */
@@ -558,9 +363,10 @@ fail:
     return NULL;
 }
 
-/* [GRID] speedup of B over A on their common activities: span(A)/span(B). */
-static int activity_speedup(const run_record *a, const run_record *b, double *s, size_t *common,
-                            char *err, size_t errlen)
+/* [GRID] speedup of B over A on their common activities (whose id matches
+ * pattern, NULL: all): span(A)/span(B). */
+static int activity_speedup(const run_record *a, const run_record *b, const char *pattern,
+                            double *s, size_t *common, char *err, size_t errlen)
 {
     *s = NAN;
     *common = 0;
@@ -568,7 +374,7 @@ static int activity_speedup(const run_record *a, const run_record *b, double *s,
         return 0;
     wfb_error e = {.msg = "out of memory"};
     wfb_graph *ga = activity_graph(a, &e), *gb = ga ? activity_graph(b, &e) : NULL;
-    int rc = ga && gb ? wfb_speedup(ga, gb, s, common, &e) : -1;
+    int rc = ga && gb ? wfb_speedup_subgraph(ga, gb, pattern, s, common, &e) : -1;
     if (rc)
         snprintf(err, errlen, "%s", e.msg);
     wfb_graph_free(ga);
@@ -638,6 +444,23 @@ static void whole_table(creport *r, const run_record *const runs[2], const worke
             row[1].num = act_speedup;
             row[2].num = ratio(1.0, act_speedup);
         }
+    }
+}
+
+/* The speedup over the common activities matching --subgraph RE. */
+static void subgraph_speedup_row(creport *r, const char *pattern, double s, size_t common)
+{
+    ctable *t = NULL;
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->tables[i].key, "speedup"))
+            t = &r->tables[i];
+    cell *row = add_row(r, t);
+    char *name = xprintf("common activities matching '%s' (%zu, [GRID])", pattern, common);
+    set_text(r, row, 0, name ? name : pattern);
+    free(name);
+    if (row) {
+        row[1].num = s;
+        row[2].num = ratio(1.0, s);
     }
 }
 
@@ -729,6 +552,19 @@ static int subgraph_tables(creport *r, const run_record *const runs[2], int dept
     }
     t = add_table(r, "kinds", xprintf("Entity kinds (the last net-path component)"), group_cols,
                   10);
+    for (size_t i = 0; i < g.n_out; i++)
+        group_row(r, t, &g.out[i]);
+    agg_free(&g);
+    if (!runs[0]->n_activities && !runs[1]->n_activities)
+        return 0;
+    if (group_activities(&g, runs)) {
+        agg_free(&g);
+        return -1;
+    }
+    t = add_table(r, "activity_names",
+                  xprintf("Activities by name (exec: processing time; wait: waiting time; "
+                          "seconds)"),
+                  group_cols, 10);
     for (size_t i = 0; i < g.n_out; i++)
         group_row(r, t, &g.out[i]);
     agg_free(&g);
@@ -944,9 +780,15 @@ int run_compare_write(const run_record *a, const run_record *b, const cmp_option
     worker_sum *w = sum_workers(runs, &nw);
     double act = NAN;
     size_t common = 0;
-    int rc = w ? activity_speedup(a, b, &act, &common, err, errlen) : -1;
+    int rc = w ? activity_speedup(a, b, NULL, &act, &common, err, errlen) : -1;
+    double sub = NAN;
+    size_t sub_common = 0;
+    if (rc == 0 && o.subgraph)
+        rc = activity_speedup(a, b, o.subgraph, &sub, &sub_common, err, errlen);
     if (rc == 0) {
         whole_table(&r, runs, w, nw, act, common);
+        if (o.subgraph)
+            subgraph_speedup_row(&r, o.subgraph, sub, sub_common);
         workers_table(&r, w, nw);
         rc = subgraph_tables(&r, runs, o.depth);
     }

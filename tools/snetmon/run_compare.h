@@ -21,6 +21,8 @@
 typedef struct cmp_options {
     int depth;  /* sub-graphs: net-path prefixes of at most this many components (default 2) */
     size_t top; /* tasks listed as gaining or losing most (default 5) */
+    const char *subgraph; /* activities: also the speedup over the common
+                             activities whose id matches this pcre2 pattern */
 } cmp_options;
 
 /* The comparison of run A (the baseline) with run B, as text, one JSON
