@@ -44,8 +44,8 @@ static void record_of(const char *path, run_record *rec, const char *label_value
 {
     wfb_graph *g;
     wfb_error e;
+    char dir[128];
     if (!strcmp(path, "oracle")) {
-        char dir[128];
         snprintf(dir, sizeof dir, "%s/oracle", tmp);
         if (access(dir, F_OK) != 0)
             ck_assert_int_eq(oracle_trace_write(dir), 0);
@@ -155,6 +155,7 @@ static void assert_round_trip(const char *path)
     ck_assert_int_eq(repo_load(r, id, true, &b, err, sizeof err), 0);
     assert_same_record(&a, &b);
     ck_assert_uint_eq(a.n_inputs, b.n_inputs);
+    run_record_free(&b);
     ck_assert_int_eq(repo_load(r, id + 100, false, &b, err, sizeof err), 1);
     repo_close(r);
     run_record_free(&a);

@@ -108,7 +108,8 @@ static int cmp_agg_in(const void *x, const void *y)
  * instance, added over the instances (as eq. 1 adds a worker's runs). */
 static int agg_finish(agg *g)
 {
-    qsort(g->in, g->n, sizeof *g->in, cmp_agg_in);
+    if (g->n)
+        qsort(g->in, g->n, sizeof *g->in, cmp_agg_in);
     g->out = calloc(g->n ? g->n : 1, sizeof *g->out);
     if (!g->out)
         return -1;
@@ -711,7 +712,8 @@ static int path_tables(creport *r, const run_record *const runs[2])
         }
     }
     if (rc == 0) {
-        qsort(sums, n, sizeof *sums, cmp_step_change);
+        if (n)
+            qsort(sums, n, sizeof *sums, cmp_step_change);
         t = add_table(r, "critical_path_kinds",
                       xprintf("Time on the %s by entity kind (the steps of the vertices each "
                               "kind produced; seconds), largest change first",
