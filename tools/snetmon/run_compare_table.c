@@ -5,6 +5,7 @@
  */
 #include "run_compare_table.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -173,15 +174,35 @@ static void csv_table(const ctable *t, FILE *out)
 
 static json_t *json_num(double v) { return isnan(v) || isinf(v) ? json_null() : json_real(v); }
 
+/* A column name as a JSON member: "WE A" -> "we_a", "B/A" -> "b_over_a",
+ * "B-A" -> "b_minus_a". */
+static void json_key(const char *col, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = col; *p && n + 8 < len; p++) {
+        const char *w = *p == '/' ? "_over_" : *p == '-' ? "_minus_" : NULL;
+        if (w) {
+            n += (size_t)snprintf(buf + n, len - n, "%s", w);
+        } else {
+            char c = *p == ' ' ? '_' : (char)tolower((unsigned char)*p);
+            buf[n++] = c;
+        }
+    }
+    buf[n] = '\0';
+}
+
 static json_t *json_table(const ctable *t)
 {
     json_t *rows = json_array();
     for (size_t r = 0; r < t->n_rows; r++) {
         const cell *row = &t->cells[r * t->n_cols];
         json_t *o = json_object();
-        for (size_t i = 0; i < t->n_cols; i++)
-            json_object_set_new(o, t->cols[i],
+        for (size_t i = 0; i < t->n_cols; i++) {
+            char key[64];
+            json_key(t->cols[i], key, sizeof key);
+            json_object_set_new(o, key,
                                 row[i].text ? json_string(row[i].text) : json_num(row[i].num));
+        }
         json_array_append_new(rows, o);
     }
     return rows;
