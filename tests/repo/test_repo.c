@@ -57,7 +57,7 @@ static void record_of(const char *path, run_record *rec, const char *label_value
                       e.msg);
     }
     rr_label labels[] = {{"series", (char *)label_value}};
-    rr_options opt = {path, "rev1", label_value ? 1 : 0, labels};
+    rr_options opt = {path, WFB_FORMAT_UNKNOWN, "rev1", label_value ? 1 : 0, labels};
     char err[512];
     ck_assert_msg(run_record_from_graph(rec, g, &opt, err, sizeof err) == 0, "%s", err);
     wfb_graph_free(g);

@@ -208,7 +208,7 @@ static int load_side(const compare_args *a, const char *arg, repo **r, run_recor
     wfb_graph *g = input_load_graph("compare", arg, a->format, a->map, a->partial, NULL, 0);
     if (!g)
         return -1;
-    rr_options opt = {.source = arg};
+    rr_options opt = {.source = arg, .format = a->format};
     int rc = run_record_from_graph(rec, g, &opt, err, sizeof err);
     if (rc)
         fprintf(stderr, "snetmon compare: %s\n", err);

@@ -127,7 +127,7 @@ static int store_run(const store_args *a, const wfb_graph *g)
 {
     char err[1024] = "";
     run_record rec;
-    rr_options opt = {a->input, a->git, a->n_labels, a->labels};
+    rr_options opt = {a->input, a->format, a->git, a->n_labels, a->labels};
     if (run_record_from_graph(&rec, g, &opt, err, sizeof err)) {
         fprintf(stderr, "snetmon store: %s\n", err);
         return 1;

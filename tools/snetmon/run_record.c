@@ -230,8 +230,10 @@ static int fill_meta(run_record *rec, const wfb_graph *g, const rr_options *opt,
     m->git_revision = rr_strdup(rec, opt->git_revision);
     struct stat st;
     bool is_dir = stat(opt->source, &st) == 0 && S_ISDIR(st.st_mode);
-    m->format = rr_strdup(rec, wfb_format_name(is_dir ? WFB_FORMAT_LPEL_TRACE
-                                                      : wfb_format_detect(opt->source)));
+    wfb_format format = opt->format != WFB_FORMAT_UNKNOWN ? opt->format
+                        : is_dir                           ? WFB_FORMAT_LPEL_TRACE
+                                                           : wfb_format_detect(opt->source);
+    m->format = rr_strdup(rec, wfb_format_name(format));
     m->instances = wfb_run_count(g);
     m->vertices = (int64_t)wfb_vertex_count(g);
     m->edges = (int64_t)wfb_edge_count(g);

@@ -146,6 +146,7 @@ typedef struct run_record {
 /* Options of run_record_from_graph. */
 typedef struct rr_options {
     const char *source;        /* the path given */
+    wfb_format format;         /* as given (--from); UNKNOWN: detected */
     const char *git_revision;  /* NULL: run.json's, if any */
     size_t n_labels;
     const rr_label *labels;    /* copied */
