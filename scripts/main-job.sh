@@ -64,4 +64,22 @@ if [ -x "$snetrun" ] && [ -f apps/mc/mc.snet ]; then
     fi
 fi
 
+if has_command store; then
+    # The experiment repository (docs/REPOSITORY.md): this run is remembered in
+    # out/runs.sqlite (not the user's default repository), and compared with
+    # the run the previous main job stored there.
+    db="$out/runs.sqlite"
+    prev=$("$snetmon" runs --db "$db" --csv 2>/dev/null | tail -n +2 | tail -1 | cut -d, -f1 || true)
+    rev=$(git rev-parse --short HEAD 2>/dev/null || true)
+    id=$("$snetmon" store "$out/trace" --db "$db" --label job=main ${rev:+--git "$rev"} --json \
+         | sed -n 's/.*"id": *\([0-9]*\).*/\1/p')
+    echo "== repository: stored as run $id in $db ('snetmon runs --db $db' lists them)"
+    if [ -n "$prev" ] && [ -n "$id" ]; then
+        echo "== comparison with the previous stored run $prev (whole report in $out/compare.txt)"
+        "$snetmon" compare --db "$db" "$prev" "$id" > "$out/compare.txt"
+        sed -n '1,/^Workers/p' "$out/compare.txt" | sed '$d'
+    else
+        echo "   (the first run stored there: the next main job compares itself with it)"
+    fi
+fi
 echo "== done: everything is in $out/"

@@ -272,6 +272,38 @@ int viz_report_set_advice(viz_report *r, const char *text);
 int viz_report_write(viz_report *r, FILE *out);
 
 /* ------------------------------------------------------------------------ */
+/* 5. Series plot: figures of many runs along one label                      */
+/* ------------------------------------------------------------------------ */
+
+/* One line of a panel: n_points values (NAN: missing, the line breaks). */
+typedef struct viz_series_line {
+    const char *name;
+    const double *values;
+} viz_series_line;
+
+/* One panel: its own y axis from 0, its lines in palette colours. */
+typedef struct viz_series_panel {
+    const char *title; /* with the unit, e.g. "latency [s]" */
+    size_t n_lines;
+    const viz_series_line *lines;
+} viz_series_panel;
+
+/* Panels stacked above one categorical x axis (x_labels, in order). */
+typedef struct viz_series_plot {
+    const char *title;
+    const char *x_title;
+    size_t n_points;
+    const char *const *x_labels;
+    size_t n_panels;
+    const viz_series_panel *panels;
+    int width, height; /* 0 = default 900 x 300 per panel */
+} viz_series_plot;
+
+/* Draws the plot to path, ".png" or ".svg" (cairo). VIZ_OK or an error with
+ * one line in err. */
+int viz_series_render(const viz_series_plot *plot, const char *path, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------ */
 /* Text timeline format (see docs in viz/timeline_text.c and --help)         */
 /* ------------------------------------------------------------------------ */
 
