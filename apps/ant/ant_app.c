@@ -4,9 +4,9 @@
  * network in a split by the instance's tag:
  *
  *   ( spawn
- *     .. ((ant !! <ant>) | [])
- *     .. ([| {col, <pending>}, {sol} |] .. (merge | [])) ** {<next>} | {<done>}
- *   ) ** {<done>}   ! <inst>
+ *     .. ((ant ! <ant>) | [])
+ *     .. ([| {col, <pending>}, {sol} |] .. (merge | [])) * {<next>} | {<done>}
+ *   ) * {<done>}   ! <inst>
  *
  * Each input record {col, <it>=0, <inst>} is one instance to solve (its
  * jobs differ in number, 0.75 to 1.25 times --jobs, so instances differ in

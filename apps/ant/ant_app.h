@@ -18,8 +18,8 @@ extern const app_spec ant_app_spec;
 #define ANT_ABOUT \
     "Ant-colony optimisation of a stream of single-machine weighted tardiness\n" \
     "scheduling instances, each on the S-Net network\n" \
-    "  ((spawn .. ((ant !! <ant>) | []) .. ([| {col,<pending>},{sol} |] ..\n" \
-    "   (merge | [])) ** {<next>}|{<done>}) ** {<done>}) ! <inst>\n" \
+    "  ((spawn .. ((ant ! <ant>) | []) .. ([| {col,<pending>},{sol} |] ..\n" \
+    "   (merge | [])) * {<next>}|{<done>}) * {<done>}) ! <inst>\n" \
     "default: 8 instances of about 40 jobs, 4 ants, 5 iterations; --paper: 2\n" \
     "instances of about 1000 jobs, 45 ants, 10 iterations (the paper: 1000 jobs, 45\n" \
     "ants, 1000 iterations, which would take hours on 2 cores and about 320000\n" \
