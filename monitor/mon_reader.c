@@ -384,10 +384,13 @@ static int refresh_packet(log_reader *r, char *msg, size_t len)
     }
     uint64_t content = mon_get_u64(pre + MON_OFF_CONTENT_SIZE) / 8;
     uint64_t size = mon_get_u64(pre + MON_OFF_PACKET_SIZE) / 8;
-    uint64_t end = mon_get_u64(pre + MON_OFF_TS_END);
+    uint64_t begin = mon_get_u64(pre + MON_OFF_TS_BEGIN), end = mon_get_u64(pre + MON_OFF_TS_END);
     uint64_t discarded = mon_get_u64(pre + MON_OFF_DISCARDED);
+    /* The writer sets timestamp_begin with the packet's first event: the
+     * compact headers that follow count from it. */
+    uint64_t clock = r->pkt_events == 0 && begin > r->clock ? begin : r->clock;
     bool sane = mon_get_u32(pre + MON_OFF_MAGIC) == MON_CTF_MAGIC && content >= r->content &&
-                content <= size && size <= r->pkt_bytes && end >= r->clock &&
+                content <= size && size <= r->pkt_bytes && end >= clock &&
                 discarded >= r->discarded;
     if (!sane) {
         if (r->live)
@@ -411,6 +414,7 @@ static int refresh_packet(log_reader *r, char *msg, size_t len)
         r->content = (size_t)content;
     }
     r->pkt_bytes = (size_t)size;
+    r->clock = clock;
     r->ts_end = end;
     r->discarded = discarded;
     return LOG_EVENT;
