@@ -46,8 +46,8 @@ static void say(const char *cmd, char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-static trace_input *open_input(const char *cmd, const char *dir, bool partial, char *errbuf,
-                               size_t errlen)
+static trace_input *open_input(const char *cmd, const char *dir, bool partial, bool follow,
+                               char *errbuf, size_t errlen)
 {
     trace_input *in = calloc(1, sizeof *in);
     if (!in) {
@@ -59,7 +59,7 @@ static trace_input *open_input(const char *cmd, const char *dir, bool partial, c
     in->errlen = errlen;
     in->partial = partial;
     char err[4608];
-    mon_trace_options opt = {.keep_going = partial};
+    mon_trace_options opt = {.keep_going = partial, .follow = follow};
     if (!(in->dir = strdup(dir))) {
         say(cmd, errbuf, errlen, "out of memory");
         free(in);
@@ -76,7 +76,12 @@ static trace_input *open_input(const char *cmd, const char *dir, bool partial, c
 
 trace_input *trace_input_open(const char *cmd, const char *dir, bool partial)
 {
-    return open_input(cmd, dir, partial, NULL, 0);
+    return open_input(cmd, dir, partial, false, NULL, 0);
+}
+
+trace_input *trace_input_open_follow(const char *cmd, const char *dir, bool partial)
+{
+    return open_input(cmd, dir, partial, true, NULL, 0);
 }
 
 /* The loss of every log that has one, from the reader's statuses. */
@@ -139,6 +144,8 @@ int trace_input_next(trace_input *in, mon_event *ev)
     int rc = mon_trace_next(in->trace, ev);
     if (rc == MON_TRACE_EVENT)
         return 1;
+    if (rc == MON_TRACE_AGAIN)
+        return TRACE_INPUT_AGAIN;
     in->at_end = true;
     if (collect_loss(in) != 0) {
         say(in->cmd, in->err, in->errlen, "out of memory");
@@ -235,7 +242,7 @@ static int feed_trace(const char *cmd, trace_input *in, wfb_lifter *l)
 static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, char *buf,
                              size_t len)
 {
-    trace_input *in = open_input(cmd, dir, partial, buf, len);
+    trace_input *in = open_input(cmd, dir, partial, false, buf, len);
     if (!in)
         return NULL;
     wfb_graph *g = wfb_graph_new();

@@ -9,8 +9,10 @@
  * format. Event files (JSONL, WfCommons, NetLogger) come through the same
  * door for the commands that analyse graphs (input_load_graph).
  *
- * Later inputs (packets flushed during a run, one trace per MPI rank) are
- * meant to be added here, behind the same three calls.
+ * A trace still being written (packets flushed during a run) is read in
+ * follow mode (trace_input_open_follow): the same calls, and
+ * TRACE_INPUT_AGAIN where what has been published so far ends.
+ * Later inputs (one trace per MPI rank) are meant to be added here too.
  */
 #ifndef SNETMON_TRACE_INPUT_H
 #define SNETMON_TRACE_INPUT_H
@@ -28,10 +30,22 @@ typedef struct trace_input trace_input;
  * "snetmon CMD: ..." on stderr and returns NULL (exit status 1). */
 trace_input *trace_input_open(const char *cmd, const char *dir, bool partial);
 
+/* The same for a trace whose run may still be going on (snetmon top):
+ * trace_input_next returns TRACE_INPUT_AGAIN at the end of what the run has
+ * published so far, and more events when called again after it published
+ * more (mon_trace_options.follow). Logs the run is still writing are "in
+ * progress" (mon_trace_log_status), not a loss. Once the run is complete,
+ * or for a finished trace, it reads as trace_input_open does. */
+trace_input *trace_input_open_follow(const char *cmd, const char *dir, bool partial);
+
+/* trace_input_next in follow mode: nothing more has been published yet. */
+#define TRACE_INPUT_AGAIN 2
+
 /* The next event in time order: 1 with *ev set; 0 at the end of what can
  * be used (with --partial the loss is then known: trace_input_loss); -1
  * when the trace is damaged or incomplete and --partial was not given (the
- * one-line message has been printed: exit status 1). */
+ * one-line message has been printed: exit status 1); in follow mode
+ * TRACE_INPUT_AGAIN (call again later). */
 int trace_input_next(trace_input *in, mon_event *ev);
 
 /* After the end: what was lost, NULL when nothing. Valid until close. */
