@@ -10,7 +10,7 @@
  * task (and the messages written but not read yet), and applies the same
  * definitions (docs/METRICS.md section 3) up to any moment T; on a finished
  * trace its figures are those of `snetmon metrics`. The windowed figures
- * ("over the last interval", docs/METRICS.md section 7) come from time bins
+ * ("over the last interval", docs/METRICS.md section 8) come from time bins
  * of a tenth of the interval.
  */
 #ifndef SNETMON_TOP_ACC_H
