@@ -654,7 +654,10 @@ typedef struct wfb_advice_wait {
 typedef struct wfb_advice {
     uint32_t run;
     unsigned workers;
-    double message_cost_s, min_gain;
+    double message_cost_s;       /* c used: the option's, or less where the measured
+                                    span shows items cannot have cost that much */
+    double message_cost_given_s; /* the option's c */
+    double min_gain;
     size_t n_tasks;              /* tasks of the run */
     size_t n_groups;
     wfb_advice_group *groups;    /* sorted by name */
@@ -675,13 +678,22 @@ typedef struct wfb_advice {
     double critical_path_s;      /* L: the longest path of the message graph */
     double measured_span_s;      /* the longest worker span (eq. 1); NAN unknown */
     double predicted_now_s;      /* the model on the current mapping */
-    double predicted_advised_s;  /* the model on the best mapping found */
+    double predicted_advised_s;  /* the model on the best mapping found (adopted
+                                    only when `change`) */
+    double unexplained_s;        /* measured span - predicted_now_s (>= 0; 0 when the
+                                    span is unknown): time the model does not see,
+                                    taken to be the same under any mapping */
     int change;                  /* 1: the advised mapping differs and is
                                     predicted faster by more than min_gain */
     size_t moved_groups;         /* names whose worker changes */
     double moved_exec_s;
     char partitioner[96];        /* what produced the advised placement */
 } wfb_advice;
+
+/* The predicted span of the current and of the best mapping found:
+ * model time plus the time the model does not explain. */
+double wfb_advice_span_now(const wfb_advice *a);
+double wfb_advice_span_advised(const wfb_advice *a);
 
 /* Computes the advice for the one run of g (an LPEL trace; a trace of
  * several runs is refused: the advice is for one run). opt may be NULL. */

@@ -232,9 +232,12 @@ static void measured_waits(advise_ctx *c, uint32_t run)
         wfb_advice_wait w = {c->task[x]->name, y == WFB_NONE ? NULL : c->task[y]->name,
                              c->now[x], y == WFB_NONE ? WFB_NONE : c->now[y], r->on_empty,
                              r->count, r->total_s};
-        if (y != WFB_NONE)
-            a->waited_s[(size_t)c->now[x] * a->workers + c->now[y]] += r->total_s;
-        /* keep the largest few: insert into the sorted short list */
+        if (y == WFB_NONE)
+            continue;
+        a->waited_s[(size_t)c->now[x] * a->workers + c->now[y]] += r->total_s;
+        if (c->now[x] == c->now[y])
+            continue;
+        /* the largest few across workers: insert into the sorted short list */
         if (a->n_top_waits < WFB_ADVICE_TOP_WAITS) {
             a->top_waits[a->n_top_waits++] = w;
         } else if (w.total_s > a->top_waits[WFB_ADVICE_TOP_WAITS - 1].total_s) {
@@ -553,6 +556,71 @@ static int metis(const csr *m, unsigned workers, int method, int ufactor, int co
     return rc == METIS_OK;
 }
 
+/* The number of placements of the names when scoring every one of them is
+ * cheap (at most 2^16 placements, 5 * 10^7 task and stream visits in all);
+ * 0 otherwise. */
+static double exhaustive_size(const advise_ctx *c)
+{
+    double placements = pow((double)c->a->workers, (double)c->a->n_groups);
+    if (placements > 65536 || placements * (double)(c->nt + c->ns) > 5e7)
+        return 0;
+    return placements;
+}
+
+/* The next placement in counting order (base `workers`); false after the last. */
+static bool next_placement(uint32_t *gw, size_t n, unsigned workers)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (++gw[i] < workers)
+            return true;
+        gw[i] = 0;
+    }
+    return false;
+}
+
+/* Few names: every placement is scored, and the best by the rule of
+ * choose() becomes the one candidate (an exact optimum of the model, where
+ * METIS, made for large graphs, can miss it). */
+static int exhaustive(const advise_ctx *c, uint32_t *gw, uint32_t *where, double *load,
+                      uint64_t *cross, candidates *l)
+{
+    const wfb_advice *a = c->a;
+    size_t n = a->n_groups;
+    double best = -1, pick_moved = 0;
+    uint64_t pick_cross = 0;
+    bool have = false;
+    uint32_t *pick = malloc((n ? n : 1) * sizeof *pick);
+    if (!pick)
+        return -1;
+    for (int pass = 0; pass < 2; pass++) {
+        memset(gw, 0, n * sizeof *gw);
+        do {
+            uint64_t x;
+            expand(c, gw, where);
+            double t = predict(c, where, load, cross, &x);
+            if (pass == 0) {
+                if (best < 0 || t < best)
+                    best = t;
+                continue;
+            }
+            if (t > best * (1 + WFB_ADVICE_NEAR_TIE))
+                continue;
+            double moved = moved_exec(a, gw);
+            if (have && (x > pick_cross || (x == pick_cross && moved >= pick_moved)))
+                continue;
+            have = true;
+            pick_cross = x;
+            pick_moved = moved;
+            memcpy(pick, gw, n * sizeof *gw);
+        } while (next_placement(gw, n, a->workers));
+    }
+    char what[96];
+    snprintf(what, sizeof what, "every placement of the %zu names scored", n);
+    int rc = consider(c, pick, what, where, load, cross, l);
+    free(pick);
+    return rc;
+}
+
 /* METIS, recursive bisection and k-way (also with contiguous parts), at
  * several imbalance tolerances; every partition is scored by the model. */
 static int partition(const advise_ctx *c, candidates *l, uint32_t *where, double *load,
@@ -566,6 +634,8 @@ static int partition(const advise_ctx *c, candidates *l, uint32_t *where, double
     int rc = 0;
     if (!gw || !part || build_csr(c, &m)) {
         rc = -1;
+    } else if (exhaustive_size(c) > 0) {
+        rc = exhaustive(c, gw, where, load, cross, l);
     } else if (n <= a->workers) {
         /* Fewer names than workers: each its own worker is optimal for the
          * load, and METIS cannot split such a graph. */
@@ -689,7 +759,10 @@ static void adopt(advise_ctx *c, const candidate *best, uint32_t *where, double 
     wfb_advice *a = c->a;
     a->predicted_advised_s = best->predicted;
     snprintf(a->partitioner, sizeof a->partitioner, "%s", best->what);
-    a->change = best->predicted < a->predicted_now_s * (1 - a->min_gain);
+    a->unexplained_s = isnan(a->measured_span_s)
+                           ? 0.0
+                           : fmax(0.0, a->measured_span_s - a->predicted_now_s);
+    a->change = wfb_advice_span_advised(a) < wfb_advice_span_now(a) * (1 - a->min_gain);
     const uint32_t *gw = best->group_worker;
     for (size_t i = 0; i < a->n_groups; i++) {
         wfb_advice_group *gr = &a->groups[i];
@@ -711,6 +784,25 @@ static void adopt(advise_ctx *c, const candidate *best, uint32_t *where, double 
     }
 }
 
+/* The evidence bounds c: a worker's items crossing cannot have cost more
+ * than its measured span leaves beside its execution time, so c is at most
+ * min over workers of (span - load) / crossing items (docs/METRICS.md). */
+static void calibrate_message_cost(advise_ctx *c, double *load, uint64_t *cross)
+{
+    wfb_advice *a = c->a;
+    a->message_cost_given_s = a->message_cost_s;
+    if (isnan(a->measured_span_s))
+        return;
+    predict(c, c->now, load, cross, NULL);
+    for (unsigned w = 0; w < a->workers; w++) {
+        if (!cross[w])
+            continue;
+        double room = fmax(0.0, a->measured_span_s - load[w]) / (double)cross[w];
+        if (room < a->message_cost_s)
+            a->message_cost_s = room;
+    }
+}
+
 static int advise(advise_ctx *c, wfb_error *err)
 {
     wfb_advice *a = c->a;
@@ -721,6 +813,7 @@ static int advise(advise_ctx *c, wfb_error *err)
     int rc = -1;
     if (!where || !load || !cross)
         goto out;
+    calibrate_message_cost(c, load, cross);
     a->predicted_now_s = predict(c, c->now, load, cross, &a->cross_now);
     for (unsigned w = 0; w < a->workers; w++) {
         a->per_worker[w].load_now_s = load[w];
@@ -772,6 +865,16 @@ int wfb_advise(const wfb_graph *g, const wfb_advice_options *opt, wfb_advice *ou
     if (rc)
         wfb_advice_free(out);
     return rc ? -1 : 0;
+}
+
+double wfb_advice_span_now(const wfb_advice *a)
+{
+    return a->predicted_now_s + a->unexplained_s;
+}
+
+double wfb_advice_span_advised(const wfb_advice *a)
+{
+    return a->predicted_advised_s + a->unexplained_s;
 }
 
 void wfb_advice_free(wfb_advice *a)

@@ -247,12 +247,13 @@ static void header(const wfb_advice *a, const char *source, FILE *out, size_t sk
 {
     fprintf(out,
             "# Mapping advised by `snetmon advise` from the trace %s (run %u, %u workers).\n"
-            "# The model of docs/METRICS.md (\"Mapping advice\") predicts %.6g s with this\n"
-            "# mapping, %.6g s with the trace's. Format: docs/MAPPING.md; run the same\n"
+            "# The model of docs/METRICS.md (\"Mapping advice\") predicts a span of %.6g s\n"
+            "# with this mapping, %.6g s with the trace's. Format: docs/MAPPING.md; run the same\n"
             "# program with -w %u --map FILE. Tasks the trace did not have keep their\n"
             "# default placement unless a line with a wildcard matches them.\n",
             source ? source : "(unnamed)", (unsigned)a->run, a->workers,
-            a->change ? a->predicted_advised_s : a->predicted_now_s, a->predicted_now_s,
+            a->change ? wfb_advice_span_advised(a) : wfb_advice_span_now(a),
+            wfb_advice_span_now(a),
             a->workers);
     if (skipped)
         fprintf(out, "# %zu task name(s) with an empty path component cannot be written as a\n"

@@ -61,30 +61,41 @@ static void report_traffic(const wfb_advice *a, FILE *out)
             pct((double)a->cross_now, (double)a->items));
 }
 
+/* W(A,B) summed over the tasks of each pair of workers: task time spent
+ * blocked, which overlaps (many tasks block at once), so it is no share of
+ * a span; across workers it says which worker's tasks hold up which. */
 static void report_waits(const wfb_advice *a, FILE *out)
 {
+    double same = 0;
     int any = 0;
     for (unsigned x = 0; x < a->workers; x++)
         for (unsigned y = 0; y < a->workers; y++) {
             double s = a->waited_s[(size_t)x * a->workers + y];
+            if (x == y) {
+                same += s;
+                continue;
+            }
             if (s <= 0)
                 continue;
-            fprintf(out, "  %s tasks on worker %u waited %.4g s for tasks on worker %u%s\n",
-                    any ? "   " : "waiting:", x, s, y, x == y ? " (the same worker)" : "");
+            fprintf(out, "  %s tasks on worker %u were blocked %.4g s (summed over tasks) "
+                         "waiting for tasks on worker %u\n",
+                    any ? "     " : "waiting:", x, s, y);
             any = 1;
         }
-    if (!any) {
+    if (!any && same <= 0) {
         fprintf(out, "  waiting: no waiting relations recorded (flag S)\n");
         return;
     }
-    fprintf(out, "  the largest waiting relations W(A,B), A waits for B:\n");
+    fprintf(out, "  %s tasks were blocked %.4g s (summed) waiting for tasks on their own worker\n",
+            any ? "     " : "waiting:", same);
+    if (!a->n_top_waits)
+        return;
+    fprintf(out, "  the largest waiting relations W(A,B) across workers, A waits for B:\n");
     for (size_t i = 0; i < a->n_top_waits; i++) {
         const wfb_advice_wait *w = &a->top_waits[i];
-        fprintf(out, "    %s (worker %u) for %s", w->waiter ? w->waiter : "(unnamed)",
-                w->waiter_worker, w->waited_for ? w->waited_for : "(unknown)");
-        if (w->waited_worker != WFB_NONE)
-            fprintf(out, " (worker %u)", w->waited_worker);
-        fprintf(out, ": %.4g s in %llu blocks on %s stream\n", w->total_s,
+        fprintf(out, "    %s (worker %u) for %s (worker %u): %.4g s in %llu blocks on %s stream\n",
+                w->waiter ? w->waiter : "(unnamed)", w->waiter_worker,
+                w->waited_for ? w->waited_for : "(unnamed)", w->waited_worker, w->total_s,
                 (unsigned long long)w->count, w->on_empty ? "an empty" : "a full");
     }
 }
@@ -161,13 +172,21 @@ static int report_problems(const wfb_advice *a, FILE *out)
 
 static void report_prediction(const wfb_advice *a, FILE *out)
 {
-    fprintf(out, "\nPrediction (docs/METRICS.md, \"Mapping advice\": the largest worker load plus "
-                 "%.3g s per item crossing\nworkers, at least the critical path)\n",
+    fprintf(out, "\nPrediction (docs/METRICS.md, \"Mapping advice\": the model's time is the largest "
+                 "worker load plus c\nper item crossing workers, at least the critical path; "
+                 "c = %.3g s",
             a->message_cost_s);
-    fprintf(out, "  current mapping    %.4g s", a->predicted_now_s);
+    if (a->message_cost_s < a->message_cost_given_s)
+        fprintf(out, ", less than the %.3g s asked for: the measured span leaves no more",
+                a->message_cost_given_s);
+    fprintf(out, ")\n");
+    fprintf(out, "  current mapping    model %.4g s", a->predicted_now_s);
     if (!isnan(a->measured_span_s))
-        fprintf(out, " (measured: the longest worker span, %.4g s)", a->measured_span_s);
-    fprintf(out, "\n  best mapping found %.4g s (%s)\n", a->predicted_advised_s, a->partitioner);
+        fprintf(out, "; measured span %.4g s, so %.4g s (%.1f %%) is time the model does not "
+                     "explain,\n                     taken to be the same under any mapping",
+                a->measured_span_s, a->unexplained_s, pct(a->unexplained_s, a->measured_span_s));
+    fprintf(out, "\n  best mapping found model %.4g s, predicted span %.4g s (%s)\n",
+            a->predicted_advised_s, wfb_advice_span_advised(a), a->partitioner);
     for (unsigned w = 0; w < a->workers; w++) {
         const wfb_advice_worker *x = &a->per_worker[w];
         fprintf(out, "    worker %u: load %.4g s, %llu items crossing -> ", w, x->load_now_s,
@@ -182,13 +201,13 @@ static void report_prediction(const wfb_advice *a, FILE *out)
 
 static void report_verdict(const wfb_advice *a, FILE *out)
 {
-    double gain = a->predicted_now_s > 0 ? 1 - a->predicted_advised_s / a->predicted_now_s : 0;
+    double now = wfb_advice_span_now(a), adv = wfb_advice_span_advised(a);
+    double gain = now > 0 ? 1 - adv / now : 0;
     fprintf(out, "\nAdvice\n");
     if (a->change) {
-        fprintf(out, "  change the mapping: predicted %.2fx faster (%.4g s -> %.4g s) by moving %zu "
-                     "of %zu task names (%.4g s of execution time).\n",
-                a->predicted_now_s / a->predicted_advised_s, a->predicted_now_s,
-                a->predicted_advised_s, a->moved_groups, a->n_groups, a->moved_exec_s);
+        fprintf(out, "  change the mapping: predicted %.2fx faster (span %.4g s -> %.4g s) by "
+                     "moving %zu of %zu task names (%.4g s of execution time).\n",
+                now / adv, now, adv, a->moved_groups, a->n_groups, a->moved_exec_s);
         return;
     }
     if (a->workers <= 1)
