@@ -136,7 +136,8 @@ static int by_component(const void *x, const void *y)
 static long settle(node *n)
 {
     long u = n->is_task ? (long)n->worker : EMPTY;
-    qsort(n->kids, n->n_kids, sizeof *n->kids, by_component);
+    if (n->n_kids > 1)
+        qsort(n->kids, n->n_kids, sizeof *n->kids, by_component);
     for (size_t i = 0; i < n->n_kids; i++) {
         long k = settle(n->kids[i]);
         if (k == EMPTY)
