@@ -676,6 +676,9 @@ typedef struct wfb_advice {
     uint64_t cross_now, cross_advised; /* items whose ends are on two workers */
     int streams_known;           /* 0: no stream events (flag S): no traffic */
     double critical_path_s;      /* L: the longest path of the message graph */
+    double replay_now_s;         /* S: the run's component executions replayed on the
+                                    current mapping (NAN: no executions) */
+    double replay_advised_s;     /* S on the best mapping found */
     double measured_span_s;      /* the longest worker span (eq. 1); NAN unknown */
     double predicted_now_s;      /* the model on the current mapping */
     double predicted_advised_s;  /* the model on the best mapping found (adopted

@@ -18,7 +18,7 @@
  * The text report is in wfb_advise_report.c, the mapping file writer in
  * wfb_advise_map.c.
  */
-#include "wfb_internal.h"
+#include "wfb_advise_internal.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -40,6 +40,8 @@ typedef struct advise_ctx {
     uint32_t *group_of;        /* per task: group index, WFB_NONE when unnamed */
     uint32_t *now;             /* per task: the worker it ran on */
     id_index *ids;             /* sorted by id */
+    uint32_t *task_of;         /* graph task index -> index here (WFB_NONE: other run) */
+    advise_replay *replay;     /* the run's executions, NULL when it has none */
     size_t ns;                 /* streams with both ends known */
     uint32_t *s_writer, *s_reader; /* task indices */
     uint64_t *s_items;
@@ -64,6 +66,8 @@ static void ctx_free(advise_ctx *c)
     free(c->group_of);
     free(c->now);
     free(c->ids);
+    free(c->task_of);
+    advise_replay_free(c->replay);
     free(c->s_writer);
     free(c->s_reader);
     free(c->s_items);
@@ -81,10 +85,12 @@ static int collect_tasks(advise_ctx *c, uint32_t run)
     c->group_of = calloc(n ? n : 1, sizeof *c->group_of);
     c->now = calloc(n ? n : 1, sizeof *c->now);
     c->ids = calloc(n ? n : 1, sizeof *c->ids);
-    if (!c->task || !c->group_of || !c->now || !c->ids)
+    c->task_of = malloc((wfb_task_stats_count(g) + 1) * sizeof *c->task_of);
+    if (!c->task || !c->group_of || !c->now || !c->ids || !c->task_of)
         return -1;
     for (size_t i = 0; i < wfb_task_stats_count(g); i++) {
         const wfb_task_stats *t = wfb_task_stats_at(g, i);
+        c->task_of[i] = t->run == run ? (uint32_t)c->nt : WFB_NONE;
         if (t->run != run)
             continue;
         c->ids[c->nt] = (id_index){t->task, (uint32_t)c->nt};
@@ -273,7 +279,7 @@ static void heaviest_groups(wfb_advice *a)
  * placement `where` (a worker per task); fills the per-worker figures
  * when asked. */
 static double predict(const advise_ctx *c, const uint32_t *where, double *load, uint64_t *cross,
-                      uint64_t *cross_items)
+                      uint64_t *cross_items, double *replay)
 {
     const wfb_advice *a = c->a;
     memset(load, 0, a->workers * sizeof *load);
@@ -294,7 +300,11 @@ static double predict(const advise_ctx *c, const uint32_t *where, double *load, 
         worst = fmax(worst, load[w] + a->message_cost_s * (double)cross[w]);
     if (cross_items)
         *cross_items = total;
-    return worst;
+    double s = c->replay ? advise_replay_run(c->replay, where, a->workers, a->message_cost_s)
+                         : NAN;
+    if (replay)
+        *replay = s >= 0 ? s : NAN;
+    return s > worst ? s : worst;
 }
 
 /* The task placement of a placement of names (unnamed tasks stay). */
@@ -511,7 +521,7 @@ static int consider(const advise_ctx *c, const uint32_t *group_worker, const cha
     l->n++;
     memcpy(k->group_worker, group_worker, c->a->n_groups * sizeof *group_worker);
     expand(c, group_worker, where);
-    k->predicted = predict(c, where, load, cross, &k->cross);
+    k->predicted = predict(c, where, load, cross, &k->cross, NULL);
     k->moved_exec = moved_exec(c->a, group_worker);
     snprintf(k->what, sizeof k->what, "%s", what);
     return 0;
@@ -562,7 +572,8 @@ static int metis(const csr *m, unsigned workers, int method, int ufactor, int co
 static double exhaustive_size(const advise_ctx *c)
 {
     double placements = pow((double)c->a->workers, (double)c->a->n_groups);
-    if (placements > 65536 || placements * (double)(c->nt + c->ns) > 5e7)
+    double visits = (double)(c->nt + c->ns) + (c->replay ? 3.0 * (double)advise_replay_size(c->replay) : 0);
+    if (placements > 65536 || placements * visits > 5e7)
         return 0;
     return placements;
 }
@@ -597,7 +608,7 @@ static int exhaustive(const advise_ctx *c, uint32_t *gw, uint32_t *where, double
         do {
             uint64_t x;
             expand(c, gw, where);
-            double t = predict(c, where, load, cross, &x);
+            double t = predict(c, where, load, cross, &x, NULL);
             if (pass == 0) {
                 if (best < 0 || t < best)
                     best = t;
@@ -742,6 +753,10 @@ static int evidence(advise_ctx *c, uint32_t run, wfb_error *err)
     measured_workers(c, run);
     measured_waits(c, run);
     heaviest_groups(a);
+    a->replay_now_s = a->replay_advised_s = NAN;
+    if (wfb_exec_count(c->g) && wfb_exec_costs_known(c->g) &&
+        !(c->replay = advise_replay_new(c->g, c->task_of)))
+        return -1;
     wfb_path p;
     a->critical_path_s = NAN;
     if (wfb_exec_costs_known(c->g) && wfb_longest_path(c->g, &p, err) == 0) {
@@ -774,9 +789,11 @@ static void adopt(advise_ctx *c, const candidate *best, uint32_t *where, double 
     }
     if (a->change) {
         expand(c, gw, where);
-        predict(c, where, load, cross, &a->cross_advised);
+        predict(c, where, load, cross, &a->cross_advised, &a->replay_advised_s);
     } else {
-        predict(c, c->now, load, cross, &a->cross_advised);
+        expand(c, gw, where);
+        predict(c, where, load, cross, NULL, &a->replay_advised_s);
+        predict(c, c->now, load, cross, &a->cross_advised, NULL);
     }
     for (unsigned w = 0; w < a->workers; w++) {
         a->per_worker[w].load_advised_s = load[w];
@@ -793,7 +810,7 @@ static void calibrate_message_cost(advise_ctx *c, double *load, uint64_t *cross)
     a->message_cost_given_s = a->message_cost_s;
     if (isnan(a->measured_span_s))
         return;
-    predict(c, c->now, load, cross, NULL);
+    predict(c, c->now, load, cross, NULL, NULL);
     for (unsigned w = 0; w < a->workers; w++) {
         if (!cross[w])
             continue;
@@ -814,7 +831,7 @@ static int advise(advise_ctx *c, wfb_error *err)
     if (!where || !load || !cross)
         goto out;
     calibrate_message_cost(c, load, cross);
-    a->predicted_now_s = predict(c, c->now, load, cross, &a->cross_now);
+    a->predicted_now_s = predict(c, c->now, load, cross, &a->cross_now, &a->replay_now_s);
     for (unsigned w = 0; w < a->workers; w++) {
         a->per_worker[w].load_now_s = load[w];
         a->per_worker[w].cross_now = cross[w];

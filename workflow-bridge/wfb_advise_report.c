@@ -156,6 +156,17 @@ static int report_problems(const wfb_advice *a, FILE *out)
                 pct(msg_hi, H->load_now_s + msg_hi));
         n++;
     }
+    double busiest = 0;
+    for (unsigned w = 0; w < a->workers; w++)
+        busiest = fmax(busiest, a->per_worker[w].load_now_s +
+                                    a->message_cost_s * (double)a->per_worker[w].cross_now);
+    if (a->workers > 1 && !isnan(a->replay_now_s) && a->replay_now_s > busiest * (1 + a->min_gain)) {
+        fprintf(out, "  workers take turns: replayed on this mapping the executions take %.4g s, "
+                     "%.2f times the busiest\n  worker's %.4g s of work: results reach the workers "
+                     "one after the other, so each waits for the\n  other's.\n",
+                a->replay_now_s, a->replay_now_s / busiest, busiest);
+        n++;
+    }
     if (!isnan(L) && L >= a->predicted_now_s * (1 - a->min_gain)) {
         fprintf(out, "  dependencies: the longest chain of dependent executions (critical path) "
                      "takes %.4g s, %.1f %% of the predicted time: no mapping can go below it.\n",
@@ -173,8 +184,8 @@ static int report_problems(const wfb_advice *a, FILE *out)
 static void report_prediction(const wfb_advice *a, FILE *out)
 {
     fprintf(out, "\nPrediction (docs/METRICS.md, \"Mapping advice\": the model's time is the largest "
-                 "worker load plus c\nper item crossing workers, at least the critical path; "
-                 "c = %.3g s",
+                 "worker load plus c\nper item crossing workers, at least the replay and the "
+                 "critical path; c = %.3g s",
             a->message_cost_s);
     if (a->message_cost_s < a->message_cost_given_s)
         fprintf(out, ", less than the %.3g s asked for: the measured span leaves no more",
@@ -187,6 +198,8 @@ static void report_prediction(const wfb_advice *a, FILE *out)
                 a->measured_span_s, a->unexplained_s, pct(a->unexplained_s, a->measured_span_s));
     fprintf(out, "\n  best mapping found model %.4g s, predicted span %.4g s (%s)\n",
             a->predicted_advised_s, wfb_advice_span_advised(a), a->partitioner);
+    if (!isnan(a->replay_now_s))
+        fprintf(out, "    replay: %.4g s now -> %.4g s\n", a->replay_now_s, a->replay_advised_s);
     for (unsigned w = 0; w < a->workers; w++) {
         const wfb_advice_worker *x = &a->per_worker[w];
         fprintf(out, "    worker %u: load %.4g s, %llu items crossing -> ", w, x->load_now_s,
@@ -234,6 +247,10 @@ int wfb_advice_report(const wfb_advice *a, const char *source, FILE *out)
     else
         fprintf(out, "  critical path: %.4g s (the longest chain of dependent executions)\n",
                 a->critical_path_s);
+    if (!isnan(a->replay_now_s))
+        fprintf(out, "  replay: the run's component executions, replayed on this mapping with their "
+                     "dependencies,\n          one at a time per worker, take %.4g s\n",
+                a->replay_now_s);
     report_problems(a, out);
     report_prediction(a, out);
     report_verdict(a, out);

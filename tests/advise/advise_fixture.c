@@ -16,6 +16,11 @@
  *   heavy  work 0 takes 400 us on worker 0, work 1..3 20 us each on worker
  *          1: the largest load is that one task wherever it goes, so the
  *          mapping is already as good as any.
+ *   turns  two chains of four dependent 100-us steps, step k of both on
+ *          worker (k-1) mod 2: 400 us of work on each worker, but the
+ *          chains reach each worker at the same time, so it takes 500 us;
+ *          each chain on a worker of its own takes 400 us. Only the replay
+ *          of the dependencies sees it (the loads are equal).
  *   tworuns  "bad" twice in one trace (run_start 1 and 2).
  */
 #include "advise_fixture.h"
@@ -28,7 +33,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { TASKS = 6, WORK = 4 };
+enum { MAX_RUNS = 12, WORK = 4 };
 
 typedef struct run_spec {
     uint64_t task;
@@ -42,7 +47,8 @@ typedef struct run_spec {
 } run_spec;
 
 typedef struct scenario {
-    run_spec runs[TASKS];
+    run_spec runs[MAX_RUNS];
+    size_t n;
     uint64_t end;
 } scenario;
 
@@ -78,7 +84,43 @@ static void build(scenario *s, const unsigned worker[WORK], const uint64_t exec[
         sink->in_stream[sink->n_in] = 21 + k;
         sink->in_msg[sink->n_in++] = s->runs[1 + k].out_msg[0];
     }
+    s->n = 6;
     s->end = done + 200;
+}
+
+/* Two chains of four 100-us steps, S2:I0:S<k>:step and S2:I1:S<k>:step;
+ * step k of both on worker (k-1) mod 2, so the chains arrive at a worker
+ * together and one waits: 500 us where 400 us of work per worker would
+ * do, with each chain on a worker of its own. */
+static void build_turns(scenario *s)
+{
+    static char names[2][4][24];
+    memset(s, 0, sizeof *s);
+    run_spec *src = &s->runs[0];
+    *src = (run_spec){.task = 1, .name = "S1:src", .worker = 0, .start = 10, .exec = 40};
+    run_spec *sink = &s->runs[9];
+    *sink = (run_spec){.task = 10, .name = "S3:sink", .worker = 1, .start = 500200, .exec = 20};
+    for (unsigned c = 0; c < 2; c++) {
+        src->out_stream[src->n_out] = 11 + c;
+        src->out_msg[src->n_out++] = mon_msg_id_make(0, 1 + c);
+        for (unsigned k = 1; k <= 4; k++) {
+            run_spec *r = &s->runs[1 + c * 4 + (k - 1)];
+            snprintf(names[c][k - 1], sizeof names[c][k - 1], "S2:I%u:S%u:step", c, k);
+            unsigned w = (k - 1) % 2;
+            *r = (run_spec){.task = 2 + c * 4 + (k - 1), .name = names[c][k - 1], .worker = w,
+                            .start = 100 + (uint64_t)((k - 1) + c) * 100000, .exec = 100000};
+            r->in_stream[0] = k == 1 ? 11 + c : 100 + c * 10 + (k - 1);
+            r->in_msg[0] = k == 1 ? mon_msg_id_make(0, 1 + c) : s->runs[r - s->runs - 1].out_msg[0];
+            r->n_in = 1;
+            r->out_stream[0] = k == 4 ? 200 + c : 100 + c * 10 + k;
+            r->out_msg[0] = mon_msg_id_make(1 + w, 10 + c * 10 + k);
+            r->n_out = 1;
+        }
+        sink->in_stream[sink->n_in] = 200 + c;
+        sink->in_msg[sink->n_in++] = s->runs[1 + c * 4 + 3].out_msg[0];
+    }
+    s->n = 10;
+    s->end = 500300;
 }
 
 static void emit_run(mon_writer *w, const run_spec *r)
@@ -111,13 +153,13 @@ static void emit_worker(mon_writer *w, const scenario *s, unsigned worker, uint3
 {
     mon_emit_task(w, MON_ID_RUN_START, t0, run);
     mon_emit_bare(w, MON_ID_WORKER_START, t0);
-    for (size_t i = 0; i < TASKS; i++)
+    for (size_t i = 0; i < s->n; i++)
         if (s->runs[i].worker == worker)
             mon_emit_task_map(w, t0 + 1, s->runs[i].task, worker, s->runs[i].name);
     uint64_t free_at = t0 + 2;
     for (;;) {
         const run_spec *next = NULL;
-        for (size_t i = 0; i < TASKS; i++) {
+        for (size_t i = 0; i < s->n; i++) {
             const run_spec *r = &s->runs[i];
             if (r->worker == worker && t0 + r->start >= free_at &&
                 (!next || r->start < next->start))
@@ -171,6 +213,8 @@ int advise_fixture_write(const char *name, const char *dir)
         build(&s, two_and_two, equal);
     else if (!strcmp(name, "heavy"))
         build(&s, heavy_apart, one_heavy);
+    else if (!strcmp(name, "turns"))
+        build_turns(&s);
     else
         return -1;
     return write_trace(dir, &s, strcmp(name, "tworuns") ? 1 : 2);

@@ -12,6 +12,9 @@
  *   "good"    the same tasks two and two: already good
  *   "heavy"   one task carries most of the work: no mapping of whole tasks
  *             can do better, already good
+ *   "turns"   two chains whose steps alternate between the workers in
+ *             lockstep: equal loads, but the workers take turns; the advice
+ *             puts each chain on a worker of its own
  *   "tworuns" "bad" recorded twice in one trace: refused (one run only)
  * Writes the trace into dir (created). Returns 0, or -1 (also for an
  * unknown name). */

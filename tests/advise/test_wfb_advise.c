@@ -213,6 +213,42 @@ START_TEST(min_gain_keeps_the_mapping)
 }
 END_TEST
 
+/* Equal loads, but the steps of both chains reach each worker together:
+ * only the replay of the dependencies sees the 100 us lost. */
+START_TEST(workers_taking_turns_are_seen)
+{
+    wfb_graph *g = fixture_graph("turns");
+    wfb_advice a;
+    wfb_error err;
+    ck_assert_int_eq(wfb_advise(g, NULL, &a, &err), 0);
+    ck_assert(fabs(a.per_worker[0].load_now_s - a.per_worker[1].load_now_s) < 1e-6);
+    ck_assert_msg(a.replay_now_s >= 500e-6 && a.replay_now_s < 510e-6, "replay %g", a.replay_now_s);
+    ck_assert(a.change);
+    ck_assert_msg(a.replay_advised_s >= 400e-6 && a.replay_advised_s < 410e-6, "replay %g", a.replay_advised_s);
+    for (unsigned c = 0; c < 2; c++) {
+        char first[32];
+        snprintf(first, sizeof first, "S2:I%u:S1:step", c);
+        uint32_t w = group(&a, first)->worker_advised;
+        for (unsigned k = 2; k <= 4; k++) {
+            char name[32];
+            snprintf(name, sizeof name, "S2:I%u:S%u:step", c, k);
+            ck_assert_msg(group(&a, name)->worker_advised == w, "%s apart from its chain", name);
+        }
+    }
+    ck_assert_uint_ne(group(&a, "S2:I0:S1:step")->worker_advised,
+                      group(&a, "S2:I1:S1:step")->worker_advised);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_int_eq(wfb_advice_report(&a, "turns", f), 0);
+    fclose(f);
+    ck_assert_msg(strstr(text, "workers take turns"), "%s", text);
+    free(text);
+    wfb_advice_free(&a);
+    wfb_graph_free(g);
+}
+END_TEST
+
 START_TEST(two_runs_are_refused)
 {
     wfb_graph *g = fixture_graph("tworuns");
@@ -251,6 +287,7 @@ int main(void)
     tcase_add_test(tc, good_mapping_is_kept);
     tcase_add_test(tc, one_heavy_task_is_kept);
     tcase_add_test(tc, min_gain_keeps_the_mapping);
+    tcase_add_test(tc, workers_taking_turns_are_seen);
     tcase_add_test(tc, two_runs_are_refused);
     tcase_add_test(tc, event_files_are_refused);
     suite_add_tcase(s, tc);
