@@ -617,6 +617,8 @@ typedef struct wfb_advice_options {
                               negative: the default, WFB_ADVICE_MESSAGE_COST_S */
     double min_gain;       /* the predicted gain (fraction) below which the
                               mapping is kept; negative: WFB_ADVICE_MIN_GAIN */
+    unsigned cores;        /* the cores the run's workers shared, worker w on core
+                              w mod cores (as LPEL pins them); 0: one per worker */
 } wfb_advice_options;
 #define WFB_ADVICE_MESSAGE_COST_S 2e-6
 #define WFB_ADVICE_MIN_GAIN 0.05
@@ -654,6 +656,7 @@ typedef struct wfb_advice_wait {
 typedef struct wfb_advice {
     uint32_t run;
     unsigned workers;
+    unsigned cores;              /* min(workers, the option's cores) */
     double message_cost_s;       /* c used: the option's, or less where the measured
                                     span shows items cannot have cost that much */
     double message_cost_given_s; /* the option's c */

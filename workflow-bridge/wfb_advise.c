@@ -295,12 +295,17 @@ static double predict(const advise_ctx *c, const uint32_t *where, double *load, 
             total += c->s_items[s];
         }
     }
+    /* the cores' time: the workers that share a core share its time */
     double worst = isnan(a->critical_path_s) ? 0.0 : a->critical_path_s;
-    for (unsigned w = 0; w < a->workers; w++)
-        worst = fmax(worst, load[w] + a->message_cost_s * (double)cross[w]);
+    for (unsigned k = 0; k < a->cores; k++) {
+        double core = 0;
+        for (unsigned w = k; w < a->workers; w += a->cores)
+            core += load[w] + a->message_cost_s * (double)cross[w];
+        worst = fmax(worst, core);
+    }
     if (cross_items)
         *cross_items = total;
-    double s = c->replay ? advise_replay_run(c->replay, where, a->workers, a->message_cost_s)
+    double s = c->replay ? advise_replay_run(c->replay, where, a->cores, a->message_cost_s)
                          : NAN;
     if (replay)
         *replay = s >= 0 ? s : NAN;
@@ -741,6 +746,8 @@ static int evidence(advise_ctx *c, uint32_t run, wfb_error *err)
     if (collect_tasks(c, run))
         return -1;
     a->workers = count_workers(c, run);
+    if (!a->cores || a->cores > a->workers)
+        a->cores = a->workers ? a->workers : 1;
     a->n_tasks = c->nt;
     a->per_worker = calloc(a->workers ? a->workers : 1, sizeof *a->per_worker);
     a->waited_s = calloc((size_t)a->workers * a->workers + 1, sizeof *a->waited_s);
@@ -801,9 +808,9 @@ static void adopt(advise_ctx *c, const candidate *best, uint32_t *where, double 
     }
 }
 
-/* The evidence bounds c: a worker's items crossing cannot have cost more
+/* The evidence bounds c: a core's items crossing cannot have cost more
  * than its measured span leaves beside its execution time, so c is at most
- * min over workers of (span - load) / crossing items (docs/METRICS.md). */
+ * min over cores of (span - load) / crossing items (docs/METRICS.md). */
 static void calibrate_message_cost(advise_ctx *c, double *load, uint64_t *cross)
 {
     wfb_advice *a = c->a;
@@ -811,12 +818,15 @@ static void calibrate_message_cost(advise_ctx *c, double *load, uint64_t *cross)
     if (isnan(a->measured_span_s))
         return;
     predict(c, c->now, load, cross, NULL, NULL);
-    for (unsigned w = 0; w < a->workers; w++) {
-        if (!cross[w])
-            continue;
-        double room = fmax(0.0, a->measured_span_s - load[w]) / (double)cross[w];
-        if (room < a->message_cost_s)
-            a->message_cost_s = room;
+    for (unsigned k = 0; k < a->cores; k++) {
+        double core_load = 0, core_cross = 0;
+        for (unsigned w = k; w < a->workers; w += a->cores) {
+            core_load += load[w];
+            core_cross += (double)cross[w];
+        }
+        if (core_cross > 0 && fmax(0.0, a->measured_span_s - core_load) / core_cross <
+                                  a->message_cost_s)
+            a->message_cost_s = fmax(0.0, a->measured_span_s - core_load) / core_cross;
     }
 }
 
@@ -864,6 +874,7 @@ int wfb_advise(const wfb_graph *g, const wfb_advice_options *opt, wfb_advice *ou
     out->message_cost_s = opt && opt->message_cost_s >= 0 ? opt->message_cost_s
                                                            : WFB_ADVICE_MESSAGE_COST_S;
     out->min_gain = opt && opt->min_gain >= 0 ? opt->min_gain : WFB_ADVICE_MIN_GAIN;
+    out->cores = opt ? opt->cores : 0;
     if (!g->finished) {
         wfb_set_error(err, g->source, 0, "graph not finished (call wfb_graph_finish first)");
         return -1;
@@ -884,13 +895,24 @@ int wfb_advise(const wfb_graph *g, const wfb_advice_options *opt, wfb_advice *ou
     return rc ? -1 : 0;
 }
 
+/* Where the model's time of the current mapping exceeds the measured span
+ * (execution times stretched by another thread on the same core), the
+ * model's times are scaled down to the span; otherwise the unexplained
+ * time is added (docs/METRICS.md). */
+static bool model_too_long(const wfb_advice *a)
+{
+    return !isnan(a->measured_span_s) && a->predicted_now_s > a->measured_span_s;
+}
+
 double wfb_advice_span_now(const wfb_advice *a)
 {
-    return a->predicted_now_s + a->unexplained_s;
+    return model_too_long(a) ? a->measured_span_s : a->predicted_now_s + a->unexplained_s;
 }
 
 double wfb_advice_span_advised(const wfb_advice *a)
 {
+    if (model_too_long(a))
+        return a->predicted_advised_s * a->measured_span_s / a->predicted_now_s;
     return a->predicted_advised_s + a->unexplained_s;
 }
 

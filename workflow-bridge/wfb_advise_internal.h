@@ -19,10 +19,11 @@ void advise_replay_free(advise_replay *r);
 /* Executions and dependencies (what one replay costs). */
 size_t advise_replay_size(const advise_replay *r);
 /* The makespan of the executions replayed on the placement where[task]
- * (worker per caller task index) over `workers` workers: each worker runs
- * one execution at a time, the ready one that began first in the run; an
- * execution is ready when every execution it depends on has finished, plus
- * c seconds for each that ran on another worker. -1 when out of memory. */
-double advise_replay_run(advise_replay *r, const uint32_t *where, unsigned workers, double c);
+ * (worker per caller task index), worker w running on core w mod cores:
+ * each core runs one execution at a time, the ready one that began first
+ * in the run; an execution is ready when every execution it depends on has
+ * finished, plus c seconds for each that ran on another worker. -1 when out
+ * of memory. */
+double advise_replay_run(advise_replay *r, const uint32_t *where, unsigned cores, double c);
 
 #endif

@@ -236,7 +236,13 @@ static uint32_t worker_of(const advise_replay *r, const uint32_t *where, uint32_
     return r->task[x] == WFB_NONE ? 0 : where[r->task[x]];
 }
 
-/* Worker w takes its ready execution that began first, if idle. */
+/* The resource an execution occupies: its worker's core. */
+static uint32_t core_of(const advise_replay *r, const uint32_t *where, uint32_t x, unsigned cores)
+{
+    return worker_of(r, where, x) % cores;
+}
+
+/* Core w takes its ready execution that began first, if idle. */
 static int start(advise_replay *r, uint32_t w, double now, uint64_t *seq)
 {
     if (r->busy[w] || !r->ready[w].n)
@@ -246,39 +252,39 @@ static int start(advise_replay *r, uint32_t w, double now, uint64_t *seq)
     return heap_push(&r->events, (heap_item){now + r->dur[x.id], (*seq)++, x.id * 2 + FINISH});
 }
 
-static int make_ready(advise_replay *r, const uint32_t *where, uint32_t x, double now,
-                      uint64_t *seq)
+static int make_ready(advise_replay *r, const uint32_t *where, unsigned cores, uint32_t x,
+                      double now, uint64_t *seq)
 {
-    uint32_t w = worker_of(r, where, x);
+    uint32_t w = core_of(r, where, x, cores);
     if (heap_push(&r->ready[w], (heap_item){r->begin[x], (*seq)++, x}))
         return -1;
     return start(r, w, now, seq);
 }
 
-double advise_replay_run(advise_replay *r, const uint32_t *where, unsigned workers, double c)
+double advise_replay_run(advise_replay *r, const uint32_t *where, unsigned cores, double c)
 {
-    if (ensure_workers(r, workers))
+    if (ensure_workers(r, cores))
         return -1;
     memcpy(r->indeg, r->indeg0, r->n * sizeof *r->indeg);
-    memset(r->busy, 0, workers);
+    memset(r->busy, 0, cores);
     r->events.n = 0;
-    for (unsigned w = 0; w < workers; w++)
+    for (unsigned w = 0; w < cores; w++)
         r->ready[w].n = 0;
     uint64_t seq = 0;
     double makespan = 0;
     for (uint32_t x = 0; x < r->n; x++)
-        if (!r->indeg[x] && make_ready(r, where, x, 0.0, &seq))
+        if (!r->indeg[x] && make_ready(r, where, cores, x, 0.0, &seq))
             return -1;
     while (r->events.n) {
         heap_item ev = heap_pop(&r->events);
         uint32_t x = ev.id / 2;
         if (ev.id % 2 == ARRIVE) {
-            if (--r->indeg[x] == 0 && make_ready(r, where, x, ev.key, &seq))
+            if (--r->indeg[x] == 0 && make_ready(r, where, cores, x, ev.key, &seq))
                 return -1;
             continue;
         }
-        uint32_t w = worker_of(r, where, x);
-        r->busy[w] = 0;
+        uint32_t w = worker_of(r, where, x), core = w % cores;
+        r->busy[core] = 0;
         if (ev.key > makespan)
             makespan = ev.key;
         for (uint32_t k = r->succ_off[x]; k < r->succ_off[x + 1]; k++) {
@@ -287,7 +293,7 @@ double advise_replay_run(advise_replay *r, const uint32_t *where, unsigned worke
             if (heap_push(&r->events, (heap_item){at, seq++, y * 2 + ARRIVE}))
                 return -1;
         }
-        if (start(r, w, ev.key, &seq))
+        if (start(r, core, ev.key, &seq))
             return -1;
     }
     return makespan;

@@ -192,7 +192,12 @@ static void report_prediction(const wfb_advice *a, FILE *out)
                 a->message_cost_given_s);
     fprintf(out, ")\n");
     fprintf(out, "  current mapping    model %.4g s", a->predicted_now_s);
-    if (!isnan(a->measured_span_s))
+    if (!isnan(a->measured_span_s) && a->predicted_now_s > a->measured_span_s)
+        fprintf(out, "; measured span %.4g s, shorter: execution times were stretched\n"
+                     "                     (workers sharing a core, or other load on the machine), "
+                     "so predictions are scaled by %.3f",
+                a->measured_span_s, a->measured_span_s / a->predicted_now_s);
+    else if (!isnan(a->measured_span_s))
         fprintf(out, "; measured span %.4g s, so %.4g s (%.1f %%) is time the model does not "
                      "explain,\n                     taken to be the same under any mapping",
                 a->measured_span_s, a->unexplained_s, pct(a->unexplained_s, a->measured_span_s));

@@ -199,12 +199,12 @@ START_TEST(min_gain_keeps_the_mapping)
     wfb_graph *g = fixture_graph("bad");
     wfb_advice a;
     wfb_error err;
-    wfb_advice_options opt = {-1, 0.6}; /* the gain is about 50 % */
+    wfb_advice_options opt = {-1, 0.6, 0}; /* the gain is about 50 % */
     ck_assert_int_eq(wfb_advise(g, &opt, &a, &err), 0);
     ck_assert(!a.change);
     ck_assert_uint_eq(a.moved_groups, 0);
     wfb_advice_free(&a);
-    opt = (wfb_advice_options){1.0, -1}; /* 1 s per item: capped by the measured span */
+    opt = (wfb_advice_options){1.0, -1, 0}; /* 1 s per item: capped by the measured span */
     ck_assert_int_eq(wfb_advise(g, &opt, &a, &err), 0);
     ck_assert(a.message_cost_s < 1e-6);
     ck_assert(a.predicted_now_s <= a.measured_span_s + 1e-12);

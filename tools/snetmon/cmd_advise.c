@@ -28,7 +28,7 @@ static void advise_usage(FILE *out)
 {
     fprintf(out,
             "usage: snetmon advise TRACE [-o FILE] [--tasks] [--message-cost S] [--min-gain F]\n"
-            "                      [--partial]\n\n"
+            "                      [--cores N] [--partial]\n\n"
             "Reads the trace of one run (recorded with -m A, or at least -m mtTWS), says how\n"
             "its mapping of tasks onto workers performed (work and waiting per worker, the\n"
             "heaviest tasks, traffic between workers, who waits for whom) and what limits it,\n"
@@ -45,6 +45,8 @@ static void advise_usage(FILE *out)
             "  --message-cost S    the model's cost of one stream item crossing workers, in\n"
             "                      seconds (default %g)\n"
             "  --min-gain F        the predicted gain worth a change, a fraction (default %g)\n"
+            "  --cores N           the run's workers shared N cores (worker w on core w mod N,\n"
+            "                      as LPEL pins them); default: a core per worker\n"
             TRACE_INPUT_HELP
             "  -h, --help          this text\n\n"
             "Exit status: 0 when the advice was given (a change or none), 1 when the trace\n"
@@ -74,6 +76,21 @@ static int parse_fraction(const char *opt, const char *val, double max, double *
     return 0;
 }
 
+/* A whole number from 1 to 4096, or a usage error naming the option. */
+static int parse_count(const char *opt, const char *val, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(val, &end, 10);
+    if (errno || end == val || *end || v < 1 || v > 4096) {
+        fprintf(stderr, "snetmon advise: %s needs a whole number from 1 to 4096, not '%s'\n", opt,
+                val);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
 /* 0: run; 1: help printed; 2: usage error. */
 static int advise_parse(int argc, char **argv, advise_args *a)
 {
@@ -81,6 +98,7 @@ static int advise_parse(int argc, char **argv, advise_args *a)
         {"output", required_argument, NULL, 'o'},  {"tasks", no_argument, NULL, 't'},
         {"message-cost", required_argument, NULL, 'c'},
         {"min-gain", required_argument, NULL, 'g'}, {"partial", no_argument, NULL, 'p'},
+        {"cores", required_argument, NULL, 'k'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->opt.message_cost_s = -1;
@@ -99,6 +117,10 @@ static int advise_parse(int argc, char **argv, advise_args *a)
             break;
         case 'g':
             if (parse_fraction("--min-gain", optarg, 0.99, &a->opt.min_gain))
+                return 2;
+            break;
+        case 'k':
+            if (parse_count("--cores", optarg, &a->opt.cores))
                 return 2;
             break;
         case 'h': advise_usage(stdout); return 1;
