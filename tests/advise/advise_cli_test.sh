@@ -66,6 +66,8 @@ expect 2 "$SNETMON" advise --bogus bad
 grep -q "unknown option '--bogus'" err.txt || fail "unknown option not named"
 expect 2 "$SNETMON" advise --min-gain lots bad
 grep -q -- "--min-gain needs a number" err.txt || fail "bad --min-gain not explained"
+expect 2 "$SNETMON" advise --cores 0 bad
+grep -q -- "--cores needs a whole number" err.txt || fail "bad --cores not explained"
 expect 2 "$SNETMON" advise bad good
 expect 2 "$SNETMON" advise bad -o
 expect 0 "$SNETMON" advise --help
