@@ -275,9 +275,9 @@ static void heaviest_groups(wfb_advice *a)
 
 /* ---- the prediction model -------------------------------------------------- */
 
-/* T(p) = max(max over workers w of load_w + c * cross_w, L) for the
- * placement `where` (a worker per task); fills the per-worker figures
- * when asked. */
+/* T(p) = max(max over cores of the load + c * cross of its workers, the
+ * replay S(p), L) for the placement `where` (a worker per task); fills the
+ * per-worker loads and crossings, and the replay when asked. */
 static double predict(const advise_ctx *c, const uint32_t *where, double *load, uint64_t *cross,
                       uint64_t *cross_items, double *replay)
 {
@@ -798,8 +798,11 @@ static void adopt(advise_ctx *c, const candidate *best, uint32_t *where, double 
         expand(c, gw, where);
         predict(c, where, load, cross, &a->cross_advised, &a->replay_advised_s);
     } else {
-        expand(c, gw, where);
-        predict(c, where, load, cross, NULL, &a->replay_advised_s);
+        a->replay_advised_s = a->replay_now_s;
+        if (gw) { /* the best found, for the report, though not adopted */
+            expand(c, gw, where);
+            predict(c, where, load, cross, NULL, &a->replay_advised_s);
+        }
         predict(c, c->now, load, cross, &a->cross_advised, NULL);
     }
     for (unsigned w = 0; w < a->workers; w++) {

@@ -104,5 +104,11 @@ if [ -n "$MC" ]; then
     [ "$(wc -l <mc2.placed)" = "$(awk '/ tasks under / {print $6}' out.txt)" ] ||
         fail "mc: the rerun has another number of tasks"
     "$LOOKUP" mc.map <mc2.placed || fail "the rerun did not place its tasks as mc.map says"
+    # one worker: nothing to choose
+    # shellcheck disable=SC2086
+    "$MC" -w 1 --inputs 2 --paths 200 --batch 100 -m A -o mc1w >/dev/null || fail "mc -w 1"
+    expect 0 "$SNETMON" advise mc1w -o mc1w.map
+    grep -q "the run has one worker" out.txt || fail "one worker: not said"
+    [ ! -e mc1w.map ] || fail "one worker: a mapping was written"
 fi
 echo "advise CLI: all checks passed"
