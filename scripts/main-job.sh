@@ -75,7 +75,7 @@ if has_command advise && [ -x "$build/apps/mc/mc" ]; then
             seconds --map "$out/mapping.txt" >> "$out/times-advised"
         done
         d=$(median < "$out/times-default"); a=$(median < "$out/times-advised")
-        awk -v d="$d" -v a="$a" 'BEGIN {printf "   default mapping %.3f s, advised mapping %.3f s (medians of 5): %.2fx faster\n", d / 1e6, a / 1e6, d / a}'
+        awk -v d="$d" -v a="$a" 'BEGIN {printf "   default mapping %.3f s, advised mapping %.3f s (medians of 5): speedup %.2fx\n", d / 1e6, a / 1e6, d / a}'
         echo "   (load average $(cut -d' ' -f1-3 /proc/loadavg): other work on the machine slows both alike)"
     fi
 fi
