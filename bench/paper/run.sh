@@ -101,7 +101,7 @@ predicted() { sed -n 's/.*predicted \([0-9.]*\)x faster.*/\1/p' "$1" | head -1; 
 # ---- Tables I and II -------------------------------------------------------------
 if [ "$SKIP_OVERHEAD" != 1 ]; then
     log "Tables I and II (bench/overhead/overhead.sh, $RUNS runs per mode and app)"
-    OUT="$work/tables12.md" sh "$SRC/bench/overhead/overhead.sh" "$BUILD" "$BUILD-off" "$RUNS" "$WORKERS"
+    OUT="$work/tables12.md" nice -n "$NICE" sh "$SRC/bench/overhead/overhead.sh" "$BUILD" "$BUILD-off" "$RUNS" "$WORKERS"
 else
     echo "(left out: SKIP_OVERHEAD=1)" >"$work/tables12.md"
 fi
