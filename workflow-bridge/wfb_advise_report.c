@@ -10,6 +10,7 @@
 #include "wfb_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double pct(double part, double whole)
@@ -47,6 +48,72 @@ static void report_heaviest(const wfb_advice *a, FILE *out)
                 pct(g->exec_s, a->exec_s), g->worker_now,
                 g->split_now ? " (and others)" : "");
     }
+}
+
+/* The entity a task name ends in: its last path component ("mc.vcall"). */
+static const char *entity(const char *name)
+{
+    const char *c = strrchr(name, ':');
+    return c ? c + 1 : name;
+}
+
+static int by_entity(const void *x, const void *y)
+{
+    return strcmp(entity((*(const wfb_advice_group *const *)x)->name),
+                  entity((*(const wfb_advice_group *const *)y)->name));
+}
+
+/* One entity's tasks: a run of the names sorted by entity. */
+typedef struct entity_run {
+    size_t from, to;
+    double exec_s;
+} entity_run;
+
+static int by_exec_desc(const void *x, const void *y)
+{
+    const entity_run *a = x, *b = y;
+    return (a->exec_s < b->exec_s) - (a->exec_s > b->exec_s);
+}
+
+/* The execution time by entity: the largest three, and the worker holding
+ * most of each (where the work of one kind of box sits). */
+static void report_entities(const wfb_advice *a, FILE *out)
+{
+    size_t n = a->n_groups ? a->n_groups : 1, nr = 0;
+    const wfb_advice_group **g = malloc(n * sizeof *g);
+    entity_run *runs = malloc(n * sizeof *runs);
+    double *per_worker = calloc(a->workers, sizeof *per_worker);
+    if (!g || !runs || !per_worker)
+        goto out;
+    for (size_t i = 0; i < a->n_groups; i++)
+        g[i] = &a->groups[i];
+    qsort(g, a->n_groups, sizeof *g, by_entity);
+    for (size_t i = 0, j; i < a->n_groups; i = j) {
+        runs[nr] = (entity_run){i, i, 0};
+        for (j = i; j < a->n_groups && !strcmp(entity(g[j]->name), entity(g[i]->name)); j++)
+            runs[nr].exec_s += g[j]->exec_s;
+        runs[nr++].to = j;
+    }
+    qsort(runs, nr, sizeof *runs, by_exec_desc);
+    for (size_t r = 0; r < nr && r < 3 && runs[r].exec_s >= 0.01 * a->exec_s; r++) {
+        memset(per_worker, 0, a->workers * sizeof *per_worker);
+        size_t tasks = 0;
+        for (size_t i = runs[r].from; i < runs[r].to; i++) {
+            per_worker[g[i]->worker_now] += g[i]->exec_s;
+            tasks += g[i]->tasks;
+        }
+        unsigned top = 0;
+        for (unsigned w = 1; w < a->workers; w++)
+            if (per_worker[w] > per_worker[top])
+                top = w;
+        fprintf(out, "  %s %s: %.4g s (%.1f %%) in %zu tasks, %.1f %% of it on worker %u\n",
+                r ? "         " : "by entity:", entity(g[runs[r].from]->name), runs[r].exec_s,
+                pct(runs[r].exec_s, a->exec_s), tasks, pct(per_worker[top], runs[r].exec_s), top);
+    }
+out:
+    free(g);
+    free(runs);
+    free(per_worker);
 }
 
 static void report_traffic(const wfb_advice *a, FILE *out)
@@ -245,6 +312,7 @@ int wfb_advice_report(const wfb_advice *a, const char *source, FILE *out)
             a->workers == 1 ? "" : "s");
     report_workers(a, out);
     report_heaviest(a, out);
+    report_entities(a, out);
     report_traffic(a, out);
     report_waits(a, out);
     if (isnan(a->critical_path_s))
