@@ -620,7 +620,7 @@ typedef struct wfb_advice_options {
     unsigned cores;        /* the cores the run's workers shared, worker w on core
                               w mod cores (as LPEL pins them); 0: one per worker */
 } wfb_advice_options;
-#define WFB_ADVICE_MESSAGE_COST_S 2e-6
+#define WFB_ADVICE_MESSAGE_COST_S 1e-7
 #define WFB_ADVICE_MIN_GAIN 0.05
 
 /* One task name. A mapping line places names, so the tasks sharing one
