@@ -50,10 +50,12 @@ trap 'rm -rf "$work"' EXIT
 [ "$RUNS" -ge 3 ] || { echo "run.sh: RUNS must be at least 3" >&2; exit 2; }
 log() { echo "paper: $*" >&2; }
 
-# The sizes of bench/overhead/overhead.sh: the paper's (--paper), scaled down
-# where a run would take minutes here (ant; rt's scene count).
-ARGS_ant=${ARGS_ant:-"--inputs 4 --jobs 150 --ants 16 --iterations 10"}
-ARGS_des=${ARGS_des:-"--paper --kb 2000"}
+# The paper's sizes (--paper), changed where a run would take minutes here
+# (ant: 4 instances of 150 jobs, 16 ants, 50 iterations; rt: 60 scenes) or
+# well under a second (des: 20 MB instead of 500 KB), so that each run takes
+# about 0.5-2 s on 2 cores and the timer's resolution does not matter.
+ARGS_ant=${ARGS_ant:-"--inputs 4 --jobs 150 --ants 16 --iterations 50"}
+ARGS_des=${ARGS_des:-"--paper --kb 20000"}
 ARGS_mc=${ARGS_mc:-"--paper"}
 ARGS_rt=${ARGS_rt:-"--paper --inputs 60"}
 export ARGS_ant ARGS_des ARGS_mc ARGS_rt
@@ -281,11 +283,16 @@ $(sed -n '/^Problem/,$p' "$work/mc-advice.txt")
 
 The same command on the trace of the advised run: $(verdict "$work/mc-readvice.txt")
 
-Reading the figures: the default mapping runs nearly all work on one worker (Table III), so
-with $WORKERS workers the best any mapping can do is about ${WORKERS}x, less the work that
-cannot be spread and the machine's other load: the CPU time column shows the work itself is
-unchanged by the mapping. On a shared machine the wall-time speedup is capped by the cores the
-other tenants leave free (load average above).
+Reading the figures: where mc's time goes. Every request gets a star of its own (the split
+\`! <job>\`), and all of a request's path pricing happens in the \`vcall\` of the star's first
+replica, \`S2:I<job>:R0:S1:P0:mc.vcall\` (the later replicas only pass \`{V}\` and \`{Sum}\`
+records on). The default placement puts replica i of every star on worker i mod $WORKERS, so
+replica 0 of every request, with all the work, lands on worker 0, and the other workers wait
+(Table III, Fig. 4; \`snetmon advise\` says it as "by entity: mc.vcall ... 100 % of it on
+worker 0"). The advice moves about half of the requests' stars, whole, to the other worker(s):
+the CPU time column shows the work itself unchanged, the wall time halved but for the start,
+the end (the last requests) and what the machine's other tenants take. With $WORKERS workers on
+$(nproc) cores, ${WORKERS}x is the ceiling.
 
 ## The advice on the other apps
 
