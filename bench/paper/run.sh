@@ -335,7 +335,7 @@ tenants of the machine disturbed least (beside the medians, which the issue asks
 The advice (\`snetmon advise\` on the default run):
 
 \`\`\`
-$(sed -n '/^Problem/,$p' "$work/mc-advice.txt")
+$(sed -n '/^What the trace shows/,$p' "$work/mc-advice.txt" | sed "s|$work/||g")
 \`\`\`
 
 The same command on the trace of the advised run: $(verdict "$work/mc-readvice.txt")
