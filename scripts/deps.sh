@@ -31,12 +31,14 @@
 #   libpq-dev                          the same repository in PostgreSQL, for a team (--db postgresql://)
 #   postgresql                         a real server for the repository's PostgreSQL test, which
 #                                      starts its own in a temporary directory (tests/repo/pg_test.sh)
+#   libmetis-dev                       graph partitioning for `snetmon advise` (workflow-bridge/
+#                                      wfb_advise.c): balances tasks over workers, few streams cut
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
           libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev
           libopenmpi-dev openmpi-bin bison flex libxml2-dev libopen-trace-format2-dev otf2-tools
-          chromium libsqlite3-dev libpq-dev postgresql)
+          chromium libsqlite3-dev libpq-dev postgresql libmetis-dev)
 
 missing=()
 for p in "${packages[@]}"; do

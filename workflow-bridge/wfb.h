@@ -224,6 +224,17 @@ size_t wfb_wait_relation_count(const wfb_graph *g);
 const wfb_wait_relation *wfb_wait_relation_at(const wfb_graph *g, size_t i);
 const wfb_exec *wfb_exec_at(const wfb_graph *g, size_t i);
 
+/* Stream traffic (LPEL traces with flag S): one row per stream of a run,
+ * its writer and reader task (from stream_open; 0 when not seen) and the
+ * items written to it (stream_write). Filled by the LPEL lifter. */
+typedef struct wfb_stream_stats {
+    uint32_t run;
+    uint64_t stream, writer, reader;
+    uint64_t writes;
+} wfb_stream_stats;
+size_t wfb_stream_stats_count(const wfb_graph *g);
+const wfb_stream_stats *wfb_stream_stats_at(const wfb_graph *g, size_t i);
+
 /* LPEL traces: the runs (0 for event files) and the run a vertex belongs
  * to (0: none). */
 uint32_t wfb_run_count(const wfb_graph *g);
@@ -540,7 +551,9 @@ typedef enum wfb_lpel_kind {
     WFB_LPEL_WORKER_LOAD,  /* load summary of a worker: load_count waits,
                               load_wait_s waiting, load_busy_s busy time */
     WFB_LPEL_WORKER_START, /* the worker started (its run's part of the log begins) */
-    WFB_LPEL_WORKER_END    /* the worker ended */
+    WFB_LPEL_WORKER_END,   /* the worker ended */
+    WFB_LPEL_STREAM_OPEN,  /* task opened `stream`; write_end 1: as its writer */
+    WFB_LPEL_STREAM_WRITE  /* task wrote an item to `stream` */
 } wfb_lpel_kind;
 
 typedef enum wfb_block_cause {
@@ -564,6 +577,7 @@ typedef struct wfb_lpel_event {
     int empty;        /* STREAM_BLOCK */
     uint64_t load_count;             /* TASK_LOAD, WORKER_LOAD */
     double load_busy_s, load_wait_s; /* TASK_LOAD, WORKER_LOAD */
+    int write_end;    /* STREAM_OPEN */
 } wfb_lpel_event;
 
 typedef struct wfb_lifter wfb_lifter;
@@ -588,6 +602,119 @@ int wfb_import_lpel_trace(wfb_graph *g, const char *dir, wfb_error *err);
 /* 1 when the bridge was built with the monitor's reader (trace import works). */
 int wfb_lpel_trace_supported(void);
 
+
+/* -------------------------------------------------------- mapping advice */
+
+/* Mapping advice (snetmon advise; every figure is defined in docs/METRICS.md,
+ * section "Mapping advice"): from one run of an LPEL trace, the evidence of
+ * how its mapping performed, a prediction model of the run time of a
+ * mapping, and a mapping of task names to workers that the METIS graph
+ * partitioner balances over the run's workers (tasks weighted by execution
+ * time, streams by items). The advice changes the mapping only when the
+ * model predicts the new one faster by more than min_gain. */
+typedef struct wfb_advice_options {
+    double message_cost_s; /* c: the model's cost of one item crossing workers;
+                              negative: the default, WFB_ADVICE_MESSAGE_COST_S */
+    double min_gain;       /* the predicted gain (fraction) below which the
+                              mapping is kept; negative: WFB_ADVICE_MIN_GAIN */
+    unsigned cores;        /* the cores the run's workers shared, worker w on core
+                              w mod cores (as LPEL pins them); 0: one per worker */
+} wfb_advice_options;
+#define WFB_ADVICE_MESSAGE_COST_S 1e-7
+#define WFB_ADVICE_MIN_GAIN 0.05
+
+/* One task name. A mapping line places names, so the tasks sharing one
+ * (a parallel dispatcher and its collector) are placed together. */
+typedef struct wfb_advice_group {
+    const char *name;       /* interned in the graph */
+    size_t tasks;           /* tasks of the run with this name */
+    double exec_s;          /* their execution time */
+    uint32_t worker_now;    /* the worker with most of that time */
+    int split_now;          /* 1: its tasks ran on more than one worker */
+    uint32_t worker_advised;
+} wfb_advice_group;
+
+typedef struct wfb_advice_worker {
+    double span_s, busy_s, wait_s; /* measured (section 3); NAN unknown */
+    uint64_t waits;
+    double load_now_s, load_advised_s; /* the model's load of the worker */
+    uint64_t cross_now, cross_advised; /* items with exactly one end here */
+} wfb_advice_worker;
+
+/* A waiting relation W(A,B) of the run, with names and workers. */
+typedef struct wfb_advice_wait {
+    const char *waiter, *waited_for; /* NULL: unnamed or unknown task */
+    uint32_t waiter_worker, waited_worker;
+    int on_empty;
+    uint64_t count;
+    double total_s;
+} wfb_advice_wait;
+
+#define WFB_ADVICE_TOP_WAITS 5
+#define WFB_ADVICE_TOP_GROUPS 5
+
+typedef struct wfb_advice {
+    uint32_t run;
+    unsigned workers;
+    unsigned cores;              /* min(workers, the option's cores) */
+    double message_cost_s;       /* c used: the option's, or less where the measured
+                                    span shows items cannot have cost that much */
+    double message_cost_given_s; /* the option's c */
+    double min_gain;
+    size_t n_tasks;              /* tasks of the run */
+    size_t n_groups;
+    wfb_advice_group *groups;    /* sorted by name */
+    size_t n_unnamed;            /* tasks without a name: they stay where they ran */
+    double unnamed_exec_s;
+    wfb_advice_worker *per_worker; /* `workers` entries */
+    double *waited_s;            /* workers x workers: [a * workers + b] = seconds
+                                    tasks on worker a waited for tasks on worker b */
+    size_t n_top_waits;          /* the largest W(A,B), by total_s */
+    wfb_advice_wait top_waits[WFB_ADVICE_TOP_WAITS];
+    size_t n_top_groups;         /* indices of the heaviest names, by exec_s */
+    size_t top_groups[WFB_ADVICE_TOP_GROUPS];
+    double exec_s;               /* all execution time of the run */
+    uint64_t items;              /* stream items (writes) of the run */
+    size_t n_streams;
+    uint64_t cross_now, cross_advised; /* items whose ends are on two workers */
+    int streams_known;           /* 0: no stream events (flag S): no traffic */
+    double critical_path_s;      /* L: the longest path of the message graph */
+    double replay_now_s;         /* S: the run's component executions replayed on the
+                                    current mapping (NAN: no executions) */
+    double replay_advised_s;     /* S on the best mapping found */
+    double measured_span_s;      /* the longest worker span (eq. 1); NAN unknown */
+    double predicted_now_s;      /* the model on the current mapping */
+    double predicted_advised_s;  /* the model on the best mapping found (adopted
+                                    only when `change`) */
+    double unexplained_s;        /* measured span - predicted_now_s (>= 0; 0 when the
+                                    span is unknown): time the model does not see,
+                                    taken to be the same under any mapping */
+    int change;                  /* 1: the advised mapping differs and is
+                                    predicted faster by more than min_gain */
+    size_t moved_groups;         /* names whose worker changes */
+    double moved_exec_s;
+    char partitioner[96];        /* what produced the advised placement */
+} wfb_advice;
+
+/* The predicted span of the current and of the best mapping found:
+ * model time plus the time the model does not explain. */
+double wfb_advice_span_now(const wfb_advice *a);
+double wfb_advice_span_advised(const wfb_advice *a);
+
+/* Computes the advice for the one run of g (an LPEL trace; a trace of
+ * several runs is refused: the advice is for one run). opt may be NULL. */
+int wfb_advise(const wfb_graph *g, const wfb_advice_options *opt, wfb_advice *out,
+               wfb_error *err);
+void wfb_advice_free(wfb_advice *a);
+/* The evidence, the problem in words, the prediction and the verdict, as
+ * text. source names the trace. */
+int wfb_advice_report(const wfb_advice *a, const char *source, FILE *out);
+/* The advised mapping in the format of docs/MAPPING.md: exact task names,
+ * a name with ":**" where every task below it goes to one worker, and
+ * "NAME:R*:**"-style lines where a whole family of replicas does.
+ * *lines receives the number of placement lines (may be NULL). */
+int wfb_advice_write_mapping(const wfb_advice *a, const char *source, FILE *out,
+                             size_t *lines);
 
 /* -------------------------------------------------------------- reports */
 

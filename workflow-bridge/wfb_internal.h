@@ -73,6 +73,8 @@ struct wfb_graph {
     size_t n_execs, cap_execs;
     wfb_wait_relation *waits;
     size_t n_waits;
+    wfb_stream_stats *streams; /* wfb_streams.c */
+    size_t n_streams;
     struct wfb_loss_copy *loss; /* what the input lacked; NULL when complete */
     uint32_t n_runs;            /* LPEL runs (0: not a trace) */
     double makespan_s;          /* stated by the input, NAN when not */
@@ -160,6 +162,19 @@ void wfb_loss_free(struct wfb_loss_copy *copy);
  * when out of memory, or -2 with why set when the time goes backwards. */
 int wfb_activity_event(wfb_graph *g, uint32_t v, wfb_time_kind kind, double t, char *why,
                        size_t whylen);
+
+/* The lifter's stream table (wfb_streams.c): rows keyed by (run, stream). */
+typedef struct wfb_stream_table {
+    wfb_stream_stats *rows;
+    size_t n, cap;
+    uint32_t *slots; /* open addressing: row index + 1 */
+    size_t n_slots;
+} wfb_stream_table;
+/* Records a STREAM_OPEN or STREAM_WRITE event; -1 when out of memory. */
+int wfb_stream_table_feed(wfb_stream_table *t, uint32_t run, const wfb_lpel_event *ev);
+/* Moves the rows into g (the table is emptied); -1 when out of memory. */
+int wfb_stream_table_store(wfb_stream_table *t, wfb_graph *g);
+void wfb_stream_table_free(wfb_stream_table *t);
 
 /* Appends one execution; returns its index or WFB_NONE. */
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x);

@@ -82,6 +82,7 @@ struct wfb_lifter {
     size_t n_waits, cap_waits;
     uint32_t *wait_slots; /* open addressing: relation index + 1 */
     size_t n_wait_slots;
+    wfb_stream_table streams; /* traffic per stream (wfb_streams.c) */
 };
 
 wfb_lifter *wfb_lifter_new(wfb_graph *g)
@@ -107,6 +108,7 @@ void wfb_lifter_free(wfb_lifter *l)
     free(l->v_worker);
     free(l->waits);
     free(l->wait_slots);
+    wfb_stream_table_free(&l->streams);
     free(l);
 }
 
@@ -554,6 +556,8 @@ static int on_task_event(wfb_lifter *l, task_state *t, worker_state *w, const wf
 int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err)
 {
     uint32_t run = ev->run ? ev->run : 1;
+    if (ev->kind == WFB_LPEL_STREAM_OPEN || ev->kind == WFB_LPEL_STREAM_WRITE)
+        return wfb_stream_table_feed(&l->streams, run, ev) ? oom(l, err) : 0;
     if (ev->kind == WFB_LPEL_TASK_MAP) {
         /* Its worker is the one the task is placed on, not necessarily the
          * log it is in: it says nothing about that worker's run. */
@@ -644,6 +648,8 @@ static int store_tables(wfb_lifter *l)
         memcpy(g->waits, l->waits, l->n_waits * sizeof *g->waits);
         g->n_waits = l->n_waits;
     }
+    if (wfb_stream_table_store(&l->streams, g))
+        return -1;
     if (l->n_rows)
         memcpy(g->workers, l->rows, l->n_rows * sizeof *g->workers);
     g->n_workers = l->n_rows;

@@ -72,6 +72,15 @@ static int translate(const mon_event *ev, wfb_lpel_event *out)
         out->peer = ev->peer;
         out->empty = ev->empty;
         return 1;
+    case MON_EV_STREAM_OPEN:
+        out->kind = WFB_LPEL_STREAM_OPEN;
+        out->stream = ev->stream;
+        out->write_end = ev->write_end;
+        return 1;
+    case MON_EV_STREAM_WRITE:
+        out->kind = WFB_LPEL_STREAM_WRITE;
+        out->stream = ev->stream;
+        return 1;
     case MON_EV_TASK_LOAD:
         out->kind = WFB_LPEL_TASK_LOAD;
         out->load_count = ev->dispatches;

@@ -118,7 +118,7 @@ static void refuse(const trace_input *in, const char *problem)
 {
     unsigned more = 0;
     for (size_t i = 0; i < in->loss.n_logs; i++)
-        more += strcmp(in->loss.logs[i].message, problem) != 0;
+        more += in->loss.logs[i].message && strcmp(in->loss.logs[i].message, problem) != 0;
     char others[80] = "";
     if (more)
         snprintf(others, sizeof others, " (and %u more damaged or incomplete log%s)", more,
