@@ -582,11 +582,8 @@ int wfb_lifter_feed_mon(wfb_lifter *l, const struct mon_event *ev, wfb_error *er
 int wfb_lifter_finish(wfb_lifter *l, wfb_error *err);
 void wfb_lifter_free(wfb_lifter *l);
 
-/* Imports an LPEL trace directory. Needs the monitor reader library; when
- * the bridge was built without it this fails with an explanatory error. */
+/* Imports an LPEL trace directory (through the monitor's trace reader). */
 int wfb_import_lpel_trace(wfb_graph *g, const char *dir, wfb_error *err);
-/* 1 when the bridge was built with the monitor's reader (trace import works). */
-int wfb_lpel_trace_supported(void);
 
 
 /* -------------------------------------------------------------- reports */

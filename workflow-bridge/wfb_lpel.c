@@ -678,29 +678,7 @@ int wfb_lifter_finish(wfb_lifter *l, wfb_error *err)
     return rc;
 }
 
-int wfb_lpel_trace_supported(void)
-{
-#ifdef WFB_HAVE_MON_READER
-    return 1;
-#else
-    return 0;
-#endif
-}
-
 int wfb_import_lpel_trace(wfb_graph *g, const char *dir, wfb_error *err)
 {
     return wfb_import_lpel_trace_opt(g, dir, NULL, err);
 }
-
-#ifndef WFB_HAVE_MON_READER
-int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_options *opt,
-                              wfb_error *err)
-{
-    (void)g;
-    (void)opt;
-    wfb_set_error(err, dir, 0,
-                  "LPEL trace import is not available: the bridge was built without the "
-                  "monitor's trace reader (monitor/mon_reader.h)");
-    return -1;
-}
-#endif

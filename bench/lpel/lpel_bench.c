@@ -16,9 +16,7 @@
 #include "bench.h"
 
 #include <lpel.h>
-#if BENCH_WITH_MONITOR
 #include <mon.h>
-#endif
 
 #include <errno.h>
 #include <math.h>
@@ -462,9 +460,7 @@ static void usage(FILE *out)
             "  --repeat R       runs to take the median of (default 1)\n"
             "  --no-baseline    skip the pthreads program (a 1000-thread ring takes ~30 s)\n"
             "  --json           print one JSON object\n"
-#if BENCH_WITH_MONITOR
             MON_OPTIONS_HELP
-#endif
     );
 }
 
@@ -535,7 +531,6 @@ int main(int argc, char **argv)
     options o = {.tasks = 1000, .rounds = 1000, .depth = 100, .messages = 100000,
                  .switches = 10000000, .count = 1000000, .capacity = 16,
                  .place = PLACE_PARTS, .repeat = 1, .baseline = true};
-#if BENCH_WITH_MONITOR
     mon_options mo;
     char err[512];
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
@@ -555,9 +550,4 @@ int main(int argc, char **argv)
     }
     run_bench(&o);
     return mon_close(m) == 0 ? 0 : 1;
-#else
-    parse_options(argc, argv, &o);
-    run_bench(&o);
-    return 0;
-#endif
 }

@@ -17,9 +17,7 @@
  */
 #include <lpel.h>
 #include <snet.h>
-#if BENCH_WITH_MONITOR
 #include <mon.h>
-#endif
 
 #include <errno.h>
 #include <stdint.h>
@@ -331,16 +329,13 @@ static long number(const char *flag, const char *v, long min, long max)
 static void usage(void)
 {
     puts("usage: snet-bench pipeline|star [-w N] [--messages M] [--replicas N] [--repeat R] [--json]"
-#if BENCH_WITH_MONITOR
          " [-m FLAGS -o DIR]"
-#endif
     );
 }
 
 int main(int argc, char **argv)
 {
     options o = {NULL, 1000000, 100000, 5, 0, false, NULL};
-#if BENCH_WITH_MONITOR
     mon_options mo;
     char err[512];
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
@@ -354,7 +349,6 @@ int main(int argc, char **argv)
         return 1;
     }
     o.hooks = mon_lpel_hooks(m);
-#endif
     if (argc < 2 || (strcmp(argv[1], "pipeline") && strcmp(argv[1], "star"))) {
         usage();
         return 2;
@@ -376,9 +370,7 @@ int main(int argc, char **argv)
         printf("workers: %u, monitoring: %s\n", o.workers ? o.workers : lpel_core_count(),
                o.hooks ? "on (mon1)" : "off");
     int rc = !strcmp(o.bench, "pipeline") ? bench_pipeline(&o) : bench_star(&o);
-#if BENCH_WITH_MONITOR
     if (mon_close(m) != 0 && rc == 0)
         rc = 1;
-#endif
     return rc;
 }

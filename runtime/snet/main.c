@@ -7,9 +7,7 @@
  */
 #include "snet_internal.h"
 
-#ifdef SNET_WITH_MONITOR
 #include <mon.h>
-#endif
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,17 +22,13 @@ static void usage(FILE *out, const char *prog)
 {
     fprintf(out,
             "usage: %s [-w N] [-i FILE] [-O FILE] [--map FILE]"
-#ifdef SNET_WITH_MONITOR
             " [-m FLAGS] [-o DIR] [--mon-tasks RE]"
-#endif
             "\n"
             "  reads records ({x=1, <t>=2}, docs/RECORDS.md) from FILE or stdin, runs them\n"
             "  through the network, writes the output records to FILE or stdout\n"
             "  -w N   workers (default: one per core)\n"
             "  --map FILE  place tasks on workers by net-path patterns (docs/MAPPING.md)\n"
-#ifdef SNET_WITH_MONITOR
             "  -m FLAGS  monitor (letters mtWTSML, A = all); -o DIR trace directory\n"
-#endif
             , prog);
 }
 
@@ -117,7 +111,6 @@ int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type 
     snet_mapping *mapping = NULL;
     snet_config cfg = snet_config_default();
     int status;
-#ifdef SNET_WITH_MONITOR
     mon_options mo;
     char err[512];
     mon *m = NULL;
@@ -127,7 +120,6 @@ int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type 
         snet_net_free(net);
         return 2;
     }
-#endif
     status = parse_options(argc, argv, &o);
     if (status != 0) {
         snet_net_free(net);
@@ -143,7 +135,6 @@ int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type 
         snet_net_free(net);
         return 2;
     }
-#ifdef SNET_WITH_MONITOR
     if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", prog, err);
         snet_mapping_free(mapping);
@@ -151,15 +142,12 @@ int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type 
         return 1;
     }
     cfg.lpel.hooks = mon_lpel_hooks(m);
-#endif
     cfg.lpel.num_workers = o.workers;
     cfg.mapping = mapping;
     status = run_files(net, &cfg, &o, types, ntypes, prog);
     snet_mapping_free(mapping);
-#ifdef SNET_WITH_MONITOR
     if (mon_close(m) != 0 && status == 0)
         status = 1;
-#endif
     snet_net_free(net);
     return status;
 }

@@ -12,9 +12,7 @@
  * monitoring (when built with the monitor).
  */
 #include <lpel.h>
-#if DEMO_WITH_MONITOR
 #include <mon.h>
-#endif
 
 #include <errno.h>
 #include <stdint.h>
@@ -169,9 +167,7 @@ static void usage(FILE *out)
             "  -w N             workers (default: one per core)\n"
             "  --stages K       pipeline stages (default 8)\n"
             "  --messages M     pipeline messages (default 100000)\n"
-#if DEMO_WITH_MONITOR
             MON_OPTIONS_HELP
-#endif
     );
 }
 
@@ -217,7 +213,6 @@ int main(int argc, char **argv)
 {
     demo_options o = {.workers = 0, .stages = 8, .messages = 100000};
     lpel_config cfg = lpel_config_default();
-#if DEMO_WITH_MONITOR
     mon_options mo;
     char err[512];
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
@@ -232,9 +227,6 @@ int main(int argc, char **argv)
         return 1;
     }
     cfg.hooks = mon_lpel_hooks(m);
-#else
-    parse(argc, argv, &o);
-#endif
     cfg.num_workers = o.workers;
     lpel_runtime *rt;
     char rterr[256];
@@ -244,9 +236,7 @@ int main(int argc, char **argv)
     }
     int status = !strcmp(o.program, "pipeline") ? run_pipeline(rt, &o) : run_deadlock(rt);
     lpel_runtime_destroy(rt);
-#if DEMO_WITH_MONITOR
     if (mon_close(m) != 0 && status == 0)
         status = 1;
-#endif
     return status;
 }

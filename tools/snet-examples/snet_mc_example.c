@@ -18,9 +18,7 @@
  */
 #include <lpel.h>
 #include <snet.h>
-#if MC_WITH_MONITOR
 #include <mon.h>
-#endif
 
 #include <errno.h>
 #include <math.h>
@@ -105,9 +103,7 @@ static snet_net *mc_network(void)
 static void usage(FILE *out)
 {
     fprintf(out, "usage: snet-mc-example [-w N] [-p PATHS]"
-#if MC_WITH_MONITOR
                  " [-m FLAGS] [-o DIR]"
-#endif
                  "\n  prices a European call by Monte Carlo over PATHS paths (default 1000)\n");
 }
 
@@ -115,14 +111,12 @@ int main(int argc, char **argv)
 {
     snet_config cfg = snet_config_default();
     long paths = 1000;
-#if MC_WITH_MONITOR
     mon_options mo;
     char merr[512];
     if (mon_parse_args(&argc, argv, &mo, merr, sizeof merr) != 0) {
         fprintf(stderr, "snet-mc-example: %s\n", merr);
         return 2;
     }
-#endif
     for (int i = 1; i < argc; i++) {
         char *end;
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -137,7 +131,6 @@ int main(int argc, char **argv)
             return strcmp(argv[i], "-h") ? 2 : 0;
         }
     }
-#if MC_WITH_MONITOR
     mon *m = NULL;
     lpel_hooks hooks;
     if (mon_open(&m, &mo, argc, argv, &hooks, merr, sizeof merr) != 0) {
@@ -145,7 +138,6 @@ int main(int argc, char **argv)
         return 1;
     }
     cfg.lpel.hooks = mon_lpel_hooks(m);
-#endif
     snet_net *net = mc_network();
     snet_run *run;
     char err[512];
@@ -170,9 +162,7 @@ int main(int argc, char **argv)
         snet_run_destroy(run);
     }
     snet_net_free(net);
-#if MC_WITH_MONITOR
     if (mon_close(m) != 0 && status == 0)
         status = 1;
-#endif
     return status;
 }

@@ -5,10 +5,8 @@
  */
 #include "out_file.h"
 #include "trace_input.h"
-#include "wfb.h"
-#ifdef VIZ_HAVE_WFB
 #include "viz_wfb.h"
-#endif
+#include "wfb.h"
 
 #include <libgen.h>
 #include <stdbool.h>
@@ -117,7 +115,6 @@ static int write_dot_file(const wfb_graph *g, const wfb_path *lp, const wfb_path
 static int render_path(const wfb_graph *g, const wfb_path *path, out_file *of, const char *out,
                        const char *input, bool collapse)
 {
-#ifdef VIZ_HAVE_WFB
     const char *tmp = out_file_reserve(of, "wcp", out);
     if (!tmp)
         return -1;
@@ -129,11 +126,6 @@ static int render_path(const wfb_graph *g, const wfb_path *path, out_file *of, c
         return -1;
     }
     return 0;
-#else
-    (void)g, (void)path, (void)of, (void)input, (void)collapse;
-    fprintf(stderr, "snetmon wcp: cannot write %s: built without the visualiser\n", out);
-    return -1;
-#endif
 }
 
 /* One nested analysis and what it owns. */
