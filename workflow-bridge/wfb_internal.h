@@ -164,4 +164,33 @@ int wfb_activity_event(wfb_graph *g, uint32_t v, wfb_time_kind kind, double t, c
 /* Appends one execution; returns its index or WFB_NONE. */
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x);
 
+/* NetLogger BP lines (wfb_netlogger.c; tested on their own). */
+/* One parsed BP line: pairs point into the caller's buffer (modified). */
+typedef struct wfb_bp_pair {
+    const char *key;
+    const char *value;
+} wfb_bp_pair;
+/* Splits `line` in place into pairs (quotes removed, \" unescaped).
+ * Returns the number of pairs or -1 on a syntax error. */
+int wfb_bp_parse_line(char *line, wfb_bp_pair *pairs, int max_pairs);
+/* ISO-8601 "2012-03-13T12:35:36.000000Z" (or a number) -> seconds since the
+ * epoch; -1 on failure. */
+int wfb_parse_time(const char *s, double *out);
+
+/* Percentile timeouts of the message metrics (wfb_messages.c). */
+/* Fixed-memory log-scale histogram for percentile timeouts. Relative error
+ * of a bucket is below 1/WFB_HIST_SUB. */
+#define WFB_HIST_SUB 64
+#define WFB_HIST_OCTAVES 64
+typedef struct wfb_histogram {
+    double unit;          /* smallest resolved value */
+    uint64_t count;
+    uint64_t zero;        /* values below unit */
+    uint64_t buckets[WFB_HIST_OCTAVES * WFB_HIST_SUB];
+} wfb_histogram;
+void wfb_histogram_init(wfb_histogram *h, double unit);
+void wfb_histogram_add(wfb_histogram *h, double value);
+/* Upper bound of the bucket holding the p-th percentile (0 < p <= 100). */
+double wfb_histogram_percentile(const wfb_histogram *h, double p);
+
 #endif

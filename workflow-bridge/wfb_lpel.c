@@ -20,6 +20,7 @@
  * gets one row per run.
  */
 #include "wfb_internal.h"
+#include "wfb_lifter_internal.h"
 
 #include <inttypes.h>
 #include <math.h>

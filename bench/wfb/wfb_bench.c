@@ -12,6 +12,7 @@
  *   wfb-bench lift N           N messages through the LPEL lifter
  */
 #include "wfb.h"
+#include "wfb_lifter_internal.h" /* synthetic traces go in as lifter events */
 
 #include <math.h>
 #include <stdio.h>
