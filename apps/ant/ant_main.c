@@ -27,7 +27,7 @@
  * paper), and they live until the stream ends: about 7 tasks per ant and
  * iteration per instance, which is what bounds --paper below.
  */
-#include "app_main.h"
+#include "snet_prog.h"
 #include "aco.h"
 
 #include <errno.h>

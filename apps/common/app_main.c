@@ -1,9 +1,9 @@
 /*
- * app_main.c - the main() the four applications share (see app_main.h), so
- * that each app's own file holds only its network, its options and its
+ * app_main.c - the main() the four applications share (see snet_prog.h),
+ * so that each app's own file holds only its network, its options and its
  * check.
  */
-#include "app_main.h"
+#include "snet_prog.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -77,7 +77,6 @@ static int parse(const app_spec *spec, int argc, char **argv, void *app, app_ctx
 static int prepare(const app_spec *spec, void *app, app_ctx *ctx, snet_net **net,
                    snet_mapping **mapping)
 {
-    char err[1024];
     *net = spec->build(app);
     const char *problem = snet_net_check(*net);
     if (problem) {
@@ -87,12 +86,8 @@ static int prepare(const app_spec *spec, void *app, app_ctx *ctx, snet_net **net
     ctx->net = *net;
     if (!ctx->map_path)
         return 0;
-    unsigned workers = ctx->workers ? ctx->workers : lpel_core_count();
-    if (snet_mapping_load(ctx->map_path, mapping, err, sizeof err) != SNET_OK ||
-        snet_mapping_check(*mapping, *net, workers, err, sizeof err) != SNET_OK) {
-        fprintf(stderr, "%s: %s\n", spec->name, err);
+    if (snet_prog_load_mapping(spec->name, ctx->map_path, *net, ctx->workers, mapping) != 0)
         return -1;
-    }
     ctx->mapping = *mapping;
     return 0;
 }

@@ -14,7 +14,7 @@
  * with the reversed key schedule to decrypt, and compares both results with
  * the sequential kernel and the plaintext, after the published test vectors.
  */
-#include "app_main.h"
+#include "snet_prog.h"
 #include "des.h"
 
 #include <errno.h>

@@ -29,7 +29,7 @@
  * a price does not depend on scheduling: --check compares every price with
  * the sequential kernel bit for bit, and with Black-Scholes.
  */
-#include "app_main.h"
+#include "snet_prog.h"
 #include "pricing.h"
 
 #include <limits.h>

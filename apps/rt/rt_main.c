@@ -17,7 +17,7 @@
  * latencies differ. Images are written as PPM when --images DIR is given;
  * --check renders every scene sequentially and compares checksums.
  */
-#include "app_main.h"
+#include "snet_prog.h"
 #include "raytrace.h"
 
 #include <errno.h>

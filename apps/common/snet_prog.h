@@ -1,5 +1,15 @@
 /*
- * app_main.h - what every application's main() shares: the options all four
+ * snet_prog.h - the program side of an S-Net program: what a main()
+ * around a network needs and the libraries (lpel, snet, mon) leave out,
+ * kept here so that the S-Net library has no command-line driver in it and
+ * depends on the monitor only for message ids. Two levels:
+ *
+ * snet_prog_main: a whole command-line program around one net, records as
+ * text (docs/RECORDS.md) from stdin or -i FILE to stdout or -O FILE:
+ *
+ *     int main(int argc, char **argv) { return snet_prog_main(argc, argv, build_net()); }
+ *
+ * app_main: what every application's main() shares: the options all four
  * take (-w N, --inputs N, --paper, --check, --map FILE, and the monitoring
  * options -m, -o, --mon-tasks), the network built once and checked against
  * the mapping before anything is written, the monitor opened around the run
@@ -12,13 +22,34 @@
  * network builder (named C box functions, so that an .snet version of the
  * same network can use them), and the run.
  */
-#ifndef APP_MAIN_H
-#define APP_MAIN_H
+#ifndef SNET_PROG_H
+#define SNET_PROG_H
 
 #include <lpel.h>
 #include <snet.h>
 
 #include <stdbool.h>
+
+/*
+ * A complete command-line program around a net (freed before returning):
+ *   -w N            workers (default: one per core)
+ *   --map FILE      place tasks by the mapping file (docs/MAPPING.md)
+ *   -i FILE         input records (default: stdin), docs/RECORDS.md
+ *   -O FILE         output records (default: stdout)
+ *   -m FLAGS, -o DIR, --mon-tasks RE, --mon-flush MS   monitoring (mon.h)
+ * Returns the process exit status: 0 on success, 1 on a runtime error, 2 on
+ * a usage error.
+ */
+int snet_prog_main(int argc, char **argv, snet_net *net);
+/* The same, with field types the text reader should know. */
+int snet_prog_main_types(int argc, char **argv, snet_net *net,
+                         const snet_field_type *const *types, size_t ntypes);
+
+/* Load the mapping file path and check it against net for `workers` (0 =
+ * one per core): 0, or -1 after printing "PROG: FILE:LINE: ..." (a usage
+ * error: nothing has run yet). *out is NULL on error. */
+int snet_prog_load_mapping(const char *prog, const char *path, const snet_net *net,
+                           unsigned workers, snet_mapping **out);
 
 /* What the shared options said, and what the run needs from main. */
 typedef struct app_ctx {
@@ -73,4 +104,4 @@ int app_run_network(const app_ctx *ctx, bool monitored, snet_input_fn next, void
 /* SplitMix64: the apps' deterministic per-input variation (sizes, seeds). */
 uint64_t app_mix64(uint64_t x);
 
-#endif
+#endif /* SNET_PROG_H */

@@ -1,11 +1,12 @@
 /*
- * main.c - snet_main: a whole command-line program around a network, so
- * that every S-Net application reads records from stdin (or -i FILE),
+ * snet_prog.c - snet_prog_main: a whole command-line program around a
+ * network, so that an S-Net program reads records from stdin (or -i FILE),
  * writes them to stdout (or -O FILE), places tasks by a mapping file
  * (--map FILE, docs/MAPPING.md), and understands the monitoring options
- * (-m FLAGS, -o DIR, --mon-tasks RE) without code of its own.
+ * (-m FLAGS, -o DIR, --mon-tasks RE) without code of its own; and the
+ * mapping check every program on the runtime shares (snet_prog.h).
  */
-#include "snet_internal.h"
+#include "snet_prog.h"
 
 #include <mon.h>
 
@@ -103,8 +104,8 @@ done:
     return status;
 }
 
-int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type *const *types,
-                    size_t ntypes)
+int snet_prog_main_types(int argc, char **argv, snet_net *net,
+                         const snet_field_type *const *types, size_t ntypes)
 {
     const char *prog = argc > 0 ? argv[0] : "snet";
     main_options o = {0, NULL, NULL, NULL};
@@ -126,12 +127,7 @@ int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type 
         return status < 0 ? 0 : status;
     }
     /* A bad mapping is a usage error, found before any output exists. */
-    char map_err[512];
-    if (o.map && (snet_mapping_load(o.map, &mapping, map_err, sizeof map_err) != SNET_OK ||
-                  snet_mapping_check(mapping, net, o.workers ? o.workers : lpel_core_count(),
-                                     map_err, sizeof map_err) != SNET_OK)) {
-        fprintf(stderr, "%s: %s\n", prog, map_err);
-        snet_mapping_free(mapping);
+    if (o.map && snet_prog_load_mapping(prog, o.map, net, o.workers, &mapping) != 0) {
         snet_net_free(net);
         return 2;
     }
@@ -152,7 +148,23 @@ int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type 
     return status;
 }
 
-int snet_main(int argc, char **argv, snet_net *net)
+int snet_prog_main(int argc, char **argv, snet_net *net)
 {
-    return snet_main_types(argc, argv, net, NULL, 0);
+    return snet_prog_main_types(argc, argv, net, NULL, 0);
+}
+
+int snet_prog_load_mapping(const char *prog, const char *path, const snet_net *net,
+                           unsigned workers, snet_mapping **out)
+{
+    char err[1024];
+    *out = NULL;
+    if (snet_mapping_load(path, out, err, sizeof err) != SNET_OK ||
+        snet_mapping_check(*out, net, workers ? workers : lpel_core_count(), err, sizeof err) !=
+            SNET_OK) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        snet_mapping_free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
 }
