@@ -6,20 +6,20 @@
 #define WFB_INTERNAL_H
 
 #include "wfb.h"
+#include "wfb_index_map.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 
 /* Interned strings: index i names the i-th distinct string. Strings live in
- * one arena (NUL-terminated); an open-addressing table maps text to index. */
+ * one arena (NUL-terminated); the bridge's index map finds text's index. */
 typedef struct wfb_strtab {
     char *arena;
     size_t arena_len, arena_cap;
     uint32_t *offset; /* per string: start in the arena */
     uint32_t *hash;   /* per string: its hash, so growing never rehashes text */
     size_t count, cap;
-    uint32_t *slots;  /* index + 1, 0 = empty */
-    size_t nslots;    /* power of two */
+    wfb_index_map map;
 } wfb_strtab;
 
 void wfb_strtab_free(wfb_strtab *t);

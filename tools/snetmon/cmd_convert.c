@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "key_table.h"
 #include "out_file.h"
 #include "trace_input.h"
 
@@ -51,7 +52,6 @@ typedef struct conv_stream {
 } conv_stream;
 
 typedef struct conv_task {
-    uint64_t id; /* 0: empty slot */
     uint64_t created;
     uint64_t dispatched;
     bool running;
@@ -62,8 +62,7 @@ typedef struct conv_task {
 } conv_task;
 
 typedef struct converter {
-    conv_task *tasks;
-    size_t cap, used;
+    key_table tasks; /* conv_task by run << 32 | task id */
     FILE **logs; /* per worker number */
     unsigned nlogs;
     FILE *map;
@@ -74,33 +73,13 @@ typedef struct converter {
     bool failed;
 } converter;
 
-static conv_task *find_task(converter *c, uint64_t id)
+static conv_task *find_task(converter *c, uint64_t id) { return key_table_get(&c->tasks, id); }
+
+static void task_release(void *value)
 {
-    if (c->used * 2 >= c->cap) {
-        size_t ncap = c->cap ? c->cap * 2 : 256;
-        conv_task *n = calloc(ncap, sizeof *n);
-        if (!n)
-            return NULL;
-        for (size_t i = 0; i < c->cap; i++) {
-            if (!c->tasks[i].id)
-                continue;
-            size_t j = c->tasks[i].id & (ncap - 1);
-            while (n[j].id)
-                j = (j + 1) & (ncap - 1);
-            n[j] = c->tasks[i];
-        }
-        free(c->tasks);
-        c->tasks = n;
-        c->cap = ncap;
-    }
-    size_t j = id & (c->cap - 1);
-    while (c->tasks[j].id && c->tasks[j].id != id)
-        j = (j + 1) & (c->cap - 1);
-    if (!c->tasks[j].id) {
-        c->tasks[j].id = id;
-        c->used++;
-    }
-    return &c->tasks[j];
+    conv_task *t = value;
+    free(t->streams);
+    free(t->msgs);
 }
 
 /* The period's record of stream sid (write end or read end) of task t. */
@@ -364,11 +343,7 @@ static int close_outputs(converter *c)
 
 static void free_converter(converter *c)
 {
-    for (size_t i = 0; i < c->cap; i++) {
-        free(c->tasks[i].streams);
-        free(c->tasks[i].msgs);
-    }
-    free(c->tasks);
+    key_table_free(&c->tasks, task_release);
     free(c->logs);
     free(c->wait_since);
 }
@@ -417,6 +392,7 @@ static int run_convert(const char *dir, const char *out, bool partial)
     }
     converter c;
     memset(&c, 0, sizeof c);
+    key_table_init(&c.tasks, sizeof(conv_task));
     c.out_dir = od.tmp;
     int rc = 1;
     if (open_outputs(&c, trace_input_trace(in)) == 0) {

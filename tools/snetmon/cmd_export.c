@@ -17,53 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "key_table.h"
 #include "out_file.h"
 #include "trace_input.h"
 
 const char snetmon_summary_export[] =
     "export a trace for other viewers (--chrome: Chrome Trace Event JSON for Perfetto)";
 
-/* Per task: its name and when its current period started. */
+/* Per task: its name and when its current period started (in a key_table). */
 typedef struct export_task {
-    uint64_t id; /* 0: empty slot */
     uint64_t dispatched;
     bool running;
     char *name;
 } export_task;
-
-typedef struct task_table {
-    export_task *slots;
-    size_t cap, used;
-} task_table;
-
-static export_task *table_find(task_table *t, uint64_t id)
-{
-    if (t->used * 2 >= t->cap) {
-        size_t ncap = t->cap ? t->cap * 2 : 256;
-        export_task *n = calloc(ncap, sizeof *n);
-        if (!n)
-            return NULL;
-        for (size_t i = 0; i < t->cap; i++) {
-            if (!t->slots[i].id)
-                continue;
-            size_t j = t->slots[i].id & (ncap - 1);
-            while (n[j].id)
-                j = (j + 1) & (ncap - 1);
-            n[j] = t->slots[i];
-        }
-        free(t->slots);
-        t->slots = n;
-        t->cap = ncap;
-    }
-    size_t j = id & (t->cap - 1);
-    while (t->slots[j].id && t->slots[j].id != id)
-        j = (j + 1) & (t->cap - 1);
-    if (!t->slots[j].id) {
-        t->slots[j].id = id;
-        t->used++;
-    }
-    return &t->slots[j];
-}
 
 /* Tasks are keyed by run and id: task ids restart with each run. */
 static uint64_t task_key(const mon_event *e)
@@ -71,11 +37,10 @@ static uint64_t task_key(const mon_event *e)
     return (uint64_t)e->run << 32 | (e->task & 0xffffffffu);
 }
 
-static void table_free(task_table *t)
+static void task_release(void *value)
 {
-    for (size_t i = 0; i < t->cap; i++)
-        free(t->slots[i].name);
-    free(t->slots);
+    export_task *t = value;
+    free(t->name);
 }
 
 static void json_string(FILE *f, const char *s)
@@ -95,7 +60,7 @@ static void json_string(FILE *f, const char *s)
 
 typedef struct exporter {
     FILE *out;
-    task_table tasks;
+    key_table tasks;
     uint64_t t0;      /* time of the first event: the JSON starts at 0 */
     bool have_t0;
     bool first;       /* no comma before the first JSON event */
@@ -135,7 +100,7 @@ static void flow(exporter *x, const mon_event *e, bool start)
 
 static void end_period(exporter *x, const mon_event *e, const char *ended)
 {
-    export_task *t = table_find(&x->tasks, task_key(e));
+    export_task *t = key_table_get(&x->tasks, task_key(e));
     if (!t || !t->running)
         return;
     char fallback[32];
@@ -155,13 +120,13 @@ static void export_event(exporter *x, const mon_event *e)
     export_task *t;
     switch (e->kind) {
     case MON_EV_TASK_MAP:
-        if ((t = table_find(&x->tasks, task_key(e))) != NULL) {
+        if ((t = key_table_get(&x->tasks, task_key(e))) != NULL) {
             free(t->name);
             t->name = strdup(e->name);
         }
         break;
     case MON_EV_TASK_DISPATCH:
-        if ((t = table_find(&x->tasks, task_key(e))) != NULL) {
+        if ((t = key_table_get(&x->tasks, task_key(e))) != NULL) {
             t->dispatched = e->time;
             t->running = true;
         }
@@ -281,6 +246,7 @@ int snetmon_cmd_export(int argc, char **argv)
         return 1;
     exporter x;
     memset(&x, 0, sizeof x);
+    key_table_init(&x.tasks, sizeof(export_task));
     x.first = true;
     x.nworkers = 1;
     const mon_trace *t = trace_input_trace(in);
@@ -298,7 +264,7 @@ int snetmon_cmd_export(int argc, char **argv)
             rc = 1;
     }
     free(x.wait_since);
-    table_free(&x.tasks);
+    key_table_free(&x.tasks, task_release);
     trace_input_close(in);
     return rc;
 }
