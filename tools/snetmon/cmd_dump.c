@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "key_table.h"
 #include "trace_input.h"
 
@@ -33,7 +34,9 @@ static void dump_usage(FILE *out)
                  "With --partial every readable event is printed, then the loss as lines\n"
                  "starting with '# '.\n"
                  "  --count          print only the number of events (reads the whole trace)\n"
-                 TRACE_INPUT_HELP);
+                 TRACE_INPUT_HELP
+                 "  -h, --help       this text\n"
+                 "  --version        the version and git revision\n");
 }
 
 /* The reads of one task's open component execution, in a key_table by
@@ -138,28 +141,39 @@ static int dump_trace(trace_input *in, bool count_only)
 
 int snetmon_cmd_dump(int argc, char **argv)
 {
-    const char *dir = NULL;
+    enum { OPT_COUNT = CLI_OWN };
+    static const struct option longopts[] = {CLI_STANDARD_OPTIONS,
+                                              {"count", no_argument, NULL, OPT_COUNT},
+                                              {"partial", no_argument, NULL, CLI_PARTIAL},
+                                              {NULL, 0, NULL, 0}};
     bool count_only = false, partial = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    cli_parser p;
+    cli_begin(&p, "dump", argc, argv);
+    for (int c; (c = cli_next(&p, "h", longopts)) != -1;) {
+        switch (c) {
+        case 'h':
             dump_usage(stdout);
             return 0;
-        }
-        if (!strcmp(argv[i], "--count") || !strcmp(argv[i], "--partial")) {
-            *(argv[i][2] == 'c' ? &count_only : &partial) = true;
-            continue;
-        }
-        if (argv[i][0] == '-' || dir) {
-            fprintf(stderr, "snetmon dump: unexpected argument '%s' (see 'snetmon dump --help')\n",
-                    argv[i]);
+        case CLI_VERSION:
+            return cli_version();
+        case OPT_COUNT:
+            count_only = true;
+            break;
+        case CLI_PARTIAL:
+            partial = true;
+            break;
+        default:
             return 2;
         }
-        dir = argv[i];
     }
-    if (!dir) {
+    if (cli_npositional(&p) > 1)
+        return cli_usage_error(&p, "unexpected argument '%s' (see 'snetmon dump --help')",
+                               cli_positional(&p)[1]);
+    if (cli_npositional(&p) == 0) {
         dump_usage(stderr);
         return 2;
     }
+    const char *dir = cli_positional(&p)[0];
     trace_input *in = trace_input_open("dump", dir, partial);
     if (!in)
         return 1;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "key_table.h"
 #include "out_file.h"
 #include "trace_input.h"
@@ -216,26 +217,41 @@ static int export_trace(trace_input *in, exporter *x)
 
 int snetmon_cmd_export(int argc, char **argv)
 {
+    enum { OPT_CHROME = CLI_OWN };
+    static const struct option longopts[] = {CLI_STANDARD_OPTIONS,
+                                              {"chrome", no_argument, NULL, OPT_CHROME},
+                                              {"partial", no_argument, NULL, CLI_PARTIAL},
+                                              {"output", required_argument, NULL, 'o'},
+                                              {NULL, 0, NULL, 0}};
     const char *dir = NULL, *out_path = "-";
     bool chrome = false, partial = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    cli_parser p;
+    cli_begin(&p, "export", argc, argv);
+    for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
+        switch (c) {
+        case 'h':
             export_usage(stdout);
             return 0;
-        } else if (!strcmp(argv[i], "--chrome")) {
+        case CLI_VERSION:
+            return cli_version();
+        case OPT_CHROME:
             chrome = true;
-        } else if (!strcmp(argv[i], "--partial")) {
+            break;
+        case CLI_PARTIAL:
             partial = true;
-        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-            out_path = argv[++i];
-        } else if (argv[i][0] == '-' || dir) {
-            fprintf(stderr, "snetmon export: unexpected argument '%s' (see 'snetmon export --help')\n",
-                    argv[i]);
+            break;
+        case 'o':
+            out_path = optarg;
+            break;
+        default:
             return 2;
-        } else {
-            dir = argv[i];
         }
     }
+    if (cli_npositional(&p) > 1)
+        return cli_usage_error(&p, "unexpected argument '%s' (see 'snetmon export --help')",
+                               cli_positional(&p)[1]);
+    if (cli_npositional(&p) == 1)
+        dir = cli_positional(&p)[0];
     if (!chrome || !dir) {
         fprintf(stderr, "snetmon export: %s (see 'snetmon export --help')\n",
                 !chrome ? "say which format: --chrome" : "no trace directory given");
