@@ -433,6 +433,7 @@ static const app_spec ANT_SPEC = {
     .options = "  --jobs J         jobs per instance (about; 0.75 to 1.25 times J)\n"
                "  --ants A         ants per iteration\n"
                "  --iterations I   iterations\n",
+    .value_options = (const char *const[]){"jobs", "ants", "iterations", NULL},
     .option = ant_option,
     .finish = ant_finish,
     .build = ant_build,

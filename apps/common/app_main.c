@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <mon.h>
+#include <prog_opt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,52 +26,101 @@ static void usage(const app_spec *spec, FILE *out)
             "                   `snetmon advise TRACE -o FILE` writes one from a trace\n"
             "  --check          verify every result (exit 1 if one is wrong)\n"
             MON_OPTIONS_HELP
-            "  --help           this text\n",
+            "  -h, --help       this text\n"
+            "  --version        the version and git revision\n",
             spec->name, spec->about, spec->options);
 }
 
-/* The shared options; returns 0, 1 (help shown) or -1 (usage error). */
+enum { OPT_INPUTS = PROG_OPT_OWN, OPT_PAPER, OPT_CHECK, OPT_MAP, OPT_APP };
+
+/* The shared options and the app's value options, for getopt_long; NULL
+ * when out of memory. */
+static struct option *option_table(const app_spec *spec)
+{
+    static const struct option shared[] = {
+        PROG_OPT_STANDARD,
+        {"workers", required_argument, NULL, 'w'},
+        {"inputs", required_argument, NULL, OPT_INPUTS},
+        {"paper", no_argument, NULL, OPT_PAPER},
+        {"check", no_argument, NULL, OPT_CHECK},
+        {"map", required_argument, NULL, OPT_MAP}};
+    size_t nshared = sizeof shared / sizeof shared[0], napp = 0;
+    while (spec->value_options && spec->value_options[napp])
+        napp++;
+    struct option *t = calloc(nshared + napp + 1, sizeof *t);
+    if (!t)
+        return NULL;
+    memcpy(t, shared, sizeof shared);
+    for (size_t k = 0; k < napp; k++)
+        t[nshared + k] = (struct option){spec->value_options[k], required_argument, NULL,
+                                         OPT_APP + (int)k};
+    return t;
+}
+
+/* One shared or app option; 0, or -1 after the message. */
+static int take_option(const app_spec *spec, void *app, app_ctx *ctx, int c)
+{
+    long n;
+    switch (c) {
+    case OPT_CHECK:
+        ctx->check = true;
+        return 0;
+    case OPT_PAPER:
+        ctx->paper = true;
+        return 0;
+    case 'w':
+        if (app_parse_long(spec->name, "-w", optarg, 1, 4096, &n) != 0)
+            return -1;
+        ctx->workers = (unsigned)n;
+        return 0;
+    case OPT_INPUTS:
+        if (app_parse_long(spec->name, "--inputs", optarg, 1, 100000000, &n) != 0)
+            return -1;
+        ctx->inputs = n;
+        return 0;
+    case OPT_MAP:
+        ctx->map_path = optarg;
+        return 0;
+    default: {
+        char flag[64];
+        snprintf(flag, sizeof flag, "--%s", spec->value_options[c - OPT_APP]);
+        return spec->option(app, flag, optarg) > 0 ? 0 : -1;
+    }
+    }
+}
+
+/* The shared options; returns 0, 1 (help or version shown) or -1 (usage
+ * error, message printed). */
 static int parse(const app_spec *spec, int argc, char **argv, void *app, app_ctx *ctx)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long n;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    struct option *longopts = option_table(spec);
+    if (!longopts) {
+        fprintf(stderr, "%s: out of memory\n", spec->name);
+        return -1;
+    }
+    prog_opt p;
+    prog_opt_begin(&p, spec->name, argc, argv);
+    int rc = 0;
+    for (int c; rc == 0 && (c = prog_opt_next(&p, "hw:", longopts)) != -1;) {
+        if (c == 'h') {
             usage(spec, stdout);
-            return 1;
-        } else if (!strcmp(a, "--check")) {
-            ctx->check = true;
-        } else if (!strcmp(a, "--paper")) {
-            ctx->paper = true;
-        } else if (!strcmp(a, "-w") || !strcmp(a, "--inputs")) {
-            if (app_parse_long(spec->name, a, v, 1, a[1] == 'w' ? 4096 : 100000000, &n) != 0)
-                return -1;
-            if (a[1] == 'w')
-                ctx->workers = (unsigned)n;
-            else
-                ctx->inputs = n;
-            i++;
-        } else if (!strcmp(a, "--map")) {
-            if (!v) {
-                fprintf(stderr, "%s: --map expects a mapping file (docs/MAPPING.md)\n",
-                        spec->name);
-                return -1;
-            }
-            ctx->map_path = v;
-            i++;
-        } else {
-            int used = spec->option(app, a, v);
-            if (used < 0)
-                return -1;
-            if (used == 0) {
-                fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", spec->name, a,
-                        spec->name);
-                return -1;
-            }
-            i += used - 1;
+            rc = 1;
+        } else if (c == PROG_OPT_VERSION) {
+            prog_opt_version(&p);
+            rc = 1;
+        } else if (c == PROG_OPT_ERROR) {
+            rc = -1;
+        } else if (take_option(spec, app, ctx, c) != 0) {
+            rc = -1;
         }
     }
-    return 0;
+    if (rc == 0 && prog_opt_npositional(&p) > 0) {
+        fprintf(stderr, "%s: unexpected argument '%s' (see %s --help)\n", spec->name,
+                prog_opt_positional(&p)[0], spec->name);
+        rc = -1;
+    }
+    free(longopts);
+    return rc;
 }
 
 /* Build the network and load and check the mapping: 0, or -1 (printed). */

@@ -9,6 +9,7 @@
 #include "snet_prog.h"
 
 #include <mon.h>
+#include <prog_opt.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -29,42 +30,60 @@ static void usage(FILE *out, const char *prog)
             "  through the network, writes the output records to FILE or stdout\n"
             "  -w N   workers (default: one per core)\n"
             "  --map FILE  place tasks on workers by net-path patterns (docs/MAPPING.md)\n"
+            "  -h, --help, --version\n"
             "  -m FLAGS  monitor (letters mtWTSML, A = all); -o DIR trace directory\n"
             , prog);
 }
 
-/* Returns 0, or the exit status to end with (2 = usage). */
+/* Returns 0, -1 (help or version printed: exit 0), or 2 (usage error). */
 static int parse_options(int argc, char **argv, main_options *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+    enum { OPT_MAP = PROG_OPT_OWN };
+    static const struct option longopts[] = {PROG_OPT_STANDARD,
+                                              {"workers", required_argument, NULL, 'w'},
+                                              {"input", required_argument, NULL, 'i'},
+                                              {"output", required_argument, NULL, 'O'},
+                                              {"map", required_argument, NULL, OPT_MAP},
+                                              {NULL, 0, NULL, 0}};
+    prog_opt p;
+    prog_opt_begin(&p, argv[0], argc, argv);
+    for (int c; (c = prog_opt_next(&p, "hw:i:O:", longopts)) != -1;) {
+        char *end;
+        long n;
+        switch (c) {
+        case 'h':
             usage(stdout, argv[0]);
             return -1;
-        } else if (!strcmp(argv[i], "-w") && v) {
-            char *end;
+        case PROG_OPT_VERSION:
+            prog_opt_version(&p);
+            return -1;
+        case 'w':
             errno = 0;
-            long n = strtol(v, &end, 10);
-            if (errno || *end || n < 1 || n > 4096) {
-                fprintf(stderr, "%s: -w expects a worker count >= 1, got '%s'\n", argv[0], v);
+            n = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || n < 1 || n > 4096) {
+                fprintf(stderr, "%s: -w expects a worker count >= 1, got '%s'\n", argv[0],
+                        optarg);
                 return 2;
             }
             o->workers = (unsigned)n;
-            i++;
-        } else if (!strcmp(argv[i], "-i") && v) {
-            o->input = v;
-            i++;
-        } else if (!strcmp(argv[i], "-O") && v) {
-            o->output = v;
-            i++;
-        } else if (!strcmp(argv[i], "--map") && v) {
-            o->map = v;
-            i++;
-        } else {
-            fprintf(stderr, "%s: unknown or incomplete option '%s'\n", argv[0], argv[i]);
+            break;
+        case 'i':
+            o->input = optarg;
+            break;
+        case 'O':
+            o->output = optarg;
+            break;
+        case OPT_MAP:
+            o->map = optarg;
+            break;
+        default:
             usage(stderr, argv[0]);
             return 2;
         }
+    }
+    if (prog_opt_npositional(&p) > 0) {
+        fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], prog_opt_positional(&p)[0]);
+        return 2;
     }
     return 0;
 }

@@ -68,7 +68,10 @@ typedef struct app_spec {
     const char *name;    /* program name in messages: "mc" */
     const char *about;   /* --help: what the program does and its network */
     const char *options; /* --help: the program's own options, one per line */
-    /* One of the app's own options: 1 = flag used, 2 = flag and value used,
+    /* The app's own options, each taking a value: their long names without
+     * "--", NULL-terminated (parsed with getopt_long with the shared ones). */
+    const char *const *value_options;
+    /* One of the app's own options ("--name", its value): 1 or 2 = used,
      * 0 = not an option of this app, -1 = bad value (message printed). */
     int (*option)(void *app, const char *flag, const char *value);
     /* After all options: settle sizes from ctx (paper, inputs); 0 or -1

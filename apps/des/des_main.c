@@ -340,6 +340,7 @@ static const app_spec DES_SPEC = {
              "paper: 500 KB)\n",
     .options = "  --kb N           kilobytes in all the messages together\n"
                "  --lanes L        parallel pipelines (default 4)\n",
+    .value_options = (const char *const[]){"kb", "lanes", NULL},
     .option = des_option,
     .finish = des_finish,
     .build = des_build,

@@ -311,6 +311,7 @@ static const app_spec MC_SPEC = {
              "of 10000 paths in batches of 1000 (10^6 paths, as in the paper)\n",
     .options = "  --paths P        paths per request\n"
                "  --batch B        paths per vcall batch\n",
+    .value_options = (const char *const[]){"paths", "batch", NULL},
     .option = mc_option_arg,
     .finish = mc_finish,
     .build = mc_build,

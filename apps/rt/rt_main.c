@@ -307,6 +307,7 @@ static const app_spec RT_SPEC = {
     .options = "  --solvers N      solver instances (default 4, at most 64)\n"
                "  --size WxH       image size\n"
                "  --images DIR     write each image as DIR/sceneNNN.ppm\n",
+    .value_options = (const char *const[]){"solvers", "size", "images", NULL},
     .option = rt_option,
     .finish = rt_finish,
     .build = rt_build,

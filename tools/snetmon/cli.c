@@ -1,60 +1,36 @@
 /*
  * cli.c - the option helpers every snetmon subcommand uses (cli.h): one
- * wording for usage errors, one --version, one rule for --json/--csv.
+ * wording for usage errors (prog_opt), one --version, one rule for
+ * --json/--csv.
  */
 #include "cli.h"
 
-#include <snet_version.h>
-
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 
 void cli_begin(cli_parser *p, const char *cmd, int argc, char **argv)
 {
-    p->cmd = cmd;
-    p->argc = argc;
-    p->argv = argv;
+    snprintf(p->name, sizeof p->name, "snetmon %s", cmd);
     p->format_given = false;
-    optind = 0; /* GNU: full reinitialisation, also of the scan state */
-    opterr = 0; /* the messages are ours */
+    prog_opt_begin(&p->opt, p->name, argc, argv);
 }
 
 int cli_next(cli_parser *p, const char *shortopts, const struct option *longopts)
 {
-    /* A leading ':' makes a missing value ':' instead of '?'. */
-    char opts[64];
-    snprintf(opts, sizeof opts, ":%s", shortopts);
-    int at = optind ? optind : 1;
-    int c = getopt_long(p->argc, p->argv, opts, longopts, NULL);
-    if (c != '?' && c != ':')
-        return c;
-    /* The offending element: where the scan was (optind has moved past a
-     * whole word, not past one letter of a cluster). */
-    const char *word = at < p->argc ? p->argv[at] : "";
-    if (optind > at && optind - 1 < p->argc)
-        word = p->argv[optind - 1];
-    char shortname[3] = {'-', (char)optopt, '\0'};
-    bool long_word = word[0] == '-' && word[1] == '-';
-    const char *name = !long_word && optopt && optopt < 0x100 ? shortname : word;
-    if (c == ':')
-        fprintf(stderr, "snetmon %s: option '%s' needs a value\n", p->cmd, name);
-    else
-        fprintf(stderr, "snetmon %s: unknown option '%s'\n", p->cmd, name);
-    return CLI_ERROR;
+    return prog_opt_next(&p->opt, shortopts, longopts);
 }
 
 int cli_version(void)
 {
-    snet_version_print(stdout, "snetmon");
-    return 0;
+    prog_opt snetmon = {"snetmon", 0, NULL};
+    return prog_opt_version(&snetmon);
 }
 
 int cli_usage_error(const cli_parser *p, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "snetmon %s: ", p->cmd);
+    fprintf(stderr, "%s: ", p->name);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -71,11 +47,11 @@ int cli_format(cli_parser *p, int c, wfb_output *fmt)
     return 0;
 }
 
-int cli_npositional(const cli_parser *p) { return p->argc - optind; }
+int cli_npositional(const cli_parser *p) { return prog_opt_npositional(&p->opt); }
 
-char **cli_positional(const cli_parser *p) { return p->argv + optind; }
+char **cli_positional(const cli_parser *p) { return prog_opt_positional(&p->opt); }
 
 void cli_deprecated(const cli_parser *p, const char *old, const char *now)
 {
-    fprintf(stderr, "snetmon %s: warning: %s is deprecated, use %s\n", p->cmd, old, now);
+    fprintf(stderr, "%s: warning: %s is deprecated, use %s\n", p->name, old, now);
 }

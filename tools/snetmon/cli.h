@@ -37,33 +37,33 @@
  *   --from FORMAT     the input's format, never a time; a time window is
  *                     --start T / --end T
  *   --map FILE        a mapping file of the input
- * Usage errors are one line, "snetmon NAME: ...", and exit status 2.
+ * Usage errors are one line, "snetmon NAME: ...", and exit status 2. The
+ * parsing itself is the project's one option parser, prog_opt.h
+ * (tools/common), which every other program uses too.
  */
 #ifndef SNETMON_CLI_H
 #define SNETMON_CLI_H
 
-#include <getopt.h>
 #include <stdbool.h>
 
+#include "prog_opt.h"
 #include "wfb.h"
 
 /* Values cli_next returns besides the short-option letters. */
 enum {
-    CLI_ERROR = '?',   /* a usage error; the message has been printed */
-    CLI_VERSION = 0x100,
+    CLI_ERROR = PROG_OPT_ERROR, /* a usage error; the message has been printed */
+    CLI_VERSION = PROG_OPT_VERSION,
     CLI_JSON,
     CLI_CSV,
     CLI_PARTIAL,
-    CLI_OWN = 0x200    /* a subcommand's own long options: CLI_OWN + n */
+    CLI_OWN = PROG_OPT_OWN /* a subcommand's own long options: CLI_OWN + n */
 };
 
-#define CLI_STANDARD_OPTIONS                                                   \
-    {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, CLI_VERSION}
+#define CLI_STANDARD_OPTIONS PROG_OPT_STANDARD
 
 typedef struct cli_parser {
-    const char *cmd; /* the subcommand, for messages */
-    int argc;
-    char **argv;
+    prog_opt opt;
+    char name[48]; /* "snetmon NAME", for messages */
     bool format_given;
 } cli_parser;
 

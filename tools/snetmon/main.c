@@ -5,7 +5,7 @@
  * cmd_*.c files, so this file never changes when one is added. The
  * option conventions every subcommand follows are in cli.h.
  */
-#include <snet_version.h>
+#include <snet_version.h> /* snet_version_print */
 
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +56,7 @@ int main(int argc, char **argv)
     for (const command *c = commands; c->name; c++)
         if (!strcmp(argv[1], c->name))
             return c->run(argc - 1, argv + 1);
-    fprintf(stderr, "snetmon: unknown command '%s' (see 'snetmon --help')\n", argv[1]);
+    fprintf(stderr, "snetmon: unknown %s '%s' (see 'snetmon --help')\n",
+            argv[1][0] == '-' ? "option" : "command", argv[1]);
     return 2;
 }
