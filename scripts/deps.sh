@@ -21,11 +21,16 @@
 #   libxml2-dev                        S-Net records in the original runtime's XML format and the
 #                                      <metadata> blocks of .snet files (a real XML parser: entities,
 #                                      encodings, errors with line numbers)
+#   scdoc                              the man pages (docs/man/*.scd -> snetmon(1), lpel(3),
+#                                      snetmon-trace(5)), generated at build time from one
+#                                      small, readable source format
+#   bash-completion                    the completion of snetmon is tested against it
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
           libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev
-          libopenmpi-dev openmpi-bin bison flex libxml2-dev)
+          libopenmpi-dev openmpi-bin bison flex libxml2-dev scdoc
+          bash-completion)
 
 missing=()
 for p in "${packages[@]}"; do
