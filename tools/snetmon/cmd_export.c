@@ -183,10 +183,12 @@ static void export_usage(FILE *out)
                  "in ui.perfetto.dev or chrome://tracing): a track per worker, a slice per task\n"
                  "execution period (dispatch to block/yield/destroy; needs the T flag), worker\n"
                  "waiting periods (W), and flow arrows from message-written to message-read (M).\n"
-                 "  -o FILE          output file (default: standard output); it appears only\n"
+                 "  -o, --output FILE  output file (default: standard output); it appears only\n"
                  "                   when the export succeeded\n"
                  TRACE_INPUT_HELP
-                 "                   (in \"otherData\": {\"input_loss\": ...})\n");
+                 "                   (in \"otherData\": {\"input_loss\": ...})\n"
+                 "  -h, --help       this text\n"
+                 "  --version        the version and git revision\n");
 }
 
 /* Stream the trace into x; returns the exit code. */
