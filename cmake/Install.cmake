@@ -9,6 +9,9 @@
 #   bin/       snetmon, snetrun, lpel-demo, and the applications as snet-ant,
 #              snet-des, snet-mc, snet-rt (their short names would clash
 #              with other programs in a shared bin/, e.g. mc)
+#   lib/snet-boxes/  the applications' box libraries (libNAME_boxes.so),
+#              which the installed snetrun finds there, relative to its own
+#              directory (SNETRUN_INSTALLED_BOX_DIR), for apps/NAME/NAME.snet
 #   share/     man pages (man/man1, man3, man5) and bash completion
 # The pkg-config files and the package find the prefix from where they are
 # installed, so an installed tree can be moved (and cmake --install --prefix
@@ -30,7 +33,12 @@ install(FILES ${CMAKE_SOURCE_DIR}/monitor/mon_reader.h
 install(TARGETS snetmon snetrun lpel-demo RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 foreach(app ant des mc rt)
   install(PROGRAMS $<TARGET_FILE:${app}> DESTINATION ${CMAKE_INSTALL_BINDIR} RENAME snet-${app})
+  install(TARGETS ${app}_boxes LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/snet-boxes)
 endforeach()
+file(RELATIVE_PATH SNETRUN_INSTALLED_BOX_DIR "${CMAKE_INSTALL_FULL_BINDIR}"
+     "${CMAKE_INSTALL_FULL_LIBDIR}/snet-boxes")
+target_compile_definitions(snetrun PRIVATE
+                           SNETRUN_INSTALLED_BOX_DIR="${SNETRUN_INSTALLED_BOX_DIR}")
 
 # pkg-config: prefix relative to the .pc file's own directory.
 file(RELATIVE_PATH PC_PREFIX_FROM_PCDIR "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig"

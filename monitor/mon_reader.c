@@ -922,7 +922,7 @@ static int find_logs(mon_trace *t, const char *trace_dir, const char *dir, char 
         rc = read_run_json(t, trace_dir, dir, &cap, err, errlen);
     /* No logs is an empty trace, not an error: a runtime built with its
      * hooks compiled out starts no worker log. */
-    if (rc == 0)
+    if (rc == 0 && t->nlogs)
         qsort(t->logs, t->nlogs, sizeof *t->logs, by_worker);
     return rc;
 }

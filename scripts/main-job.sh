@@ -50,4 +50,36 @@ if has_command render; then
     echo "   $out/utilisation.png (worker utilisation), $out/network.svg (network as run),"
     echo "   $out/critical-path.svg (message graph with the critical path)"
 fi
+# The same network from its S-Net file (apps/mc/mc.snet), run by snetrun with
+# the box library built from the same C code, monitored the same way.
+snetrun="$build/tools/snetrun/snetrun"
+if [ -x "$snetrun" ] && [ -f apps/mc/mc.snet ]; then
+    echo "== run: the same network from apps/mc/mc.snet with snetrun, monitoring -m A"
+    rm -rf "$out/trace-snet"
+    "$snetrun" apps/mc/mc.snet --check -m A -o "$out/trace-snet"
+    if has_command metrics; then
+        "$snetmon" metrics "$out/trace-snet" > "$out/metrics-snet.txt"
+        echo "   $(sed -n 's/^ *throughput (eq. 1) *//p' "$out/metrics-snet.txt" | head -1)"
+        echo "   (whole report in $out/metrics-snet.txt)"
+    fi
+fi
+
+if has_command store; then
+    # The experiment repository (docs/REPOSITORY.md): this run is remembered in
+    # out/runs.sqlite (not the user's default repository), and compared with
+    # the run the previous main job stored there.
+    db="$out/runs.sqlite"
+    prev=$("$snetmon" runs --db "$db" --csv 2>/dev/null | tail -n +2 | tail -1 | cut -d, -f1 || true)
+    rev=$(git rev-parse --short HEAD 2>/dev/null || true)
+    id=$("$snetmon" store "$out/trace" --db "$db" --label job=main ${rev:+--git "$rev"} --json \
+         | sed -n 's/.*"id": *\([0-9]*\).*/\1/p')
+    echo "== repository: stored as run $id in $db ('snetmon runs --db $db' lists them)"
+    if [ -n "$prev" ] && [ -n "$id" ]; then
+        echo "== comparison with the previous stored run $prev (whole report in $out/compare.txt)"
+        "$snetmon" compare --db "$db" "$prev" "$id" > "$out/compare.txt"
+        sed -n '1,/^Workers/p' "$out/compare.txt" | sed '$d'
+    else
+        echo "   (the first run stored there: the next main job compares itself with it)"
+    fi
+fi
 echo "== done: everything is in $out/"

@@ -603,7 +603,8 @@ static int store_tables(wfb_lifter *l)
     for (size_t i = 0; i < l->n_workers; i++)
         if (keep_row(l, &l->workers[i]))
             return -1;
-    qsort(l->rows, l->n_rows, sizeof *l->rows, by_run_and_worker);
+    if (l->n_rows) /* rows is NULL when no worker kept a row */
+        qsort(l->rows, l->n_rows, sizeof *l->rows, by_run_and_worker);
     g->tasks = calloc(l->n_tasks ? l->n_tasks : 1, sizeof *g->tasks);
     g->workers = calloc(l->n_rows ? l->n_rows : 1, sizeof *g->workers);
     if (!g->tasks || !g->workers)
@@ -620,7 +621,8 @@ static int store_tables(wfb_lifter *l)
         memcpy(g->waits, l->waits, l->n_waits * sizeof *g->waits);
         g->n_waits = l->n_waits;
     }
-    memcpy(g->workers, l->rows, l->n_rows * sizeof *g->workers);
+    if (l->n_rows)
+        memcpy(g->workers, l->rows, l->n_rows * sizeof *g->workers);
     g->n_workers = l->n_rows;
     for (size_t i = 0; i < l->n_rows; i++)
         if (l->rows[i].run > g->n_runs)

@@ -23,12 +23,17 @@ offers() {
             { echo "FAIL: \"$line\" does not offer $want (offers: ${COMPREPLY[*]})"; exit 1; }
     done
 }
-offers "snetmon " dump metrics wcp render import convert export --version
+offers "snetmon " dump metrics wcp render import convert export report store runs compare --version
 offers "snetmon me" metrics
 offers "snetmon metrics --j" --json
 offers "snetmon metrics --" --csv --partial --compare --output
 offers "snetmon render --st" --start
 offers "snetmon wcp --from " jsonl wfcommons bp lpel
 offers "snetmon convert --to " snet-logformat
+offers "snetmon export --" --chrome --otf2 --output --version
+offers "snetmon runs --" --json --csv --where --db --output
+offers "snetmon compare --" --series --json --csv --output
+offers "snetmon report --" --advice --output --partial
+offers "snetmon store --f" --from
 echo "completion: ok"
 ' sh "$bc" "$completion"

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char snetmon_summary_metrics[] = "throughput, latency, jitter, activity and runtime metrics of a trace or event file";
 
@@ -35,6 +36,7 @@ static void metrics_usage(FILE *out)
             "  --from FORMAT    jsonl | wfcommons | bp | lpel (skip detection)\n"
             "  --map FILE       NetLogger event mapping (default: Pegasus stampede)\n"
             "  --compare OTHER  speedup of INPUT over run OTHER on their common activities\n"
+            "                   (event files; for LPEL traces use `snetmon compare`)\n"
             "  --subgraph RE    only the common activities whose id matches RE (pcre2)\n"
             "  --timeout-pct P  latency percentile used as lifeline timeout (default 99)\n"
             "  --inputs N       the input count N of the throughput (eq. 1) of each run,\n"
@@ -198,12 +200,35 @@ static int run_metrics(const wfb_graph *g, const metrics_args *a, FILE *out, wfb
     return rc;
 }
 
+static bool is_trace_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* --compare matches activities by id; LPEL traces have none, and their
+ * message and task ids mean nothing across runs. `snetmon compare` matches
+ * them by net path and entity kind instead: point there rather than print a
+ * speedup over "0 common activities". */
+static bool compare_needs_compare_command(const metrics_args *a)
+{
+    if (!a->compare || !(is_trace_dir(a->input) || is_trace_dir(a->compare)))
+        return false;
+    fprintf(stderr,
+            "snetmon metrics: --compare matches workflow activities by id, and an LPEL trace has "
+            "none; use 'snetmon compare %s %s', which matches tasks by net path and entity kind\n",
+            a->input, a->compare);
+    return true;
+}
+
 int snetmon_cmd_metrics(int argc, char **argv)
 {
     metrics_args a;
     int rc = metrics_parse(argc, argv, &a);
     if (rc)
         return rc == 1 ? 0 : 2;
+    if (compare_needs_compare_command(&a))
+        return 2;
     wfb_graph *g = input_load_graph("metrics", a.input, a.format, a.map, a.partial, NULL, 0);
     if (!g)
         return 1;

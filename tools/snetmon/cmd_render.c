@@ -10,6 +10,7 @@
  */
 #include "cli.h"
 #include "out_file.h"
+#include "timeline_input.h"
 #include "trace_input.h"
 #include "viz.h"
 
@@ -222,54 +223,9 @@ static int parse_options(int argc, char **argv, render_options *o, bool *done)
 
 /* ---- trace directories: one monitor event -> one viz call ---- */
 
-static viz_period_end block_cause(unsigned cause)
-{
-    return cause == MON_BLOCK_OUTPUT ? VIZ_END_BLOCKED_OUTPUT
-           : cause == MON_BLOCK_ANY  ? VIZ_END_BLOCKED_ANY
-                                     : VIZ_END_BLOCKED_INPUT;
-}
-
-/* Task and stream ids restart with each run (docs/LOGFORMAT.md): after the
- * first run they are told apart by the run in their high bits. */
-static uint64_t run_key(const mon_event *ev, uint64_t id)
-{
-    return ev->run > 1 && id ? (uint64_t)ev->run << 32 | (id & 0xffffffffu) : id;
-}
-
-static int feed_timeline(viz_timeline *tl, const mon_event *ev)
-{
-    uint64_t task = run_key(ev, ev->task);
-    int w = (int)ev->worker;
-    viz_time t = (viz_time)ev->time;
-    switch (ev->kind) {
-    case MON_EV_TASK_MAP:
-        return viz_timeline_add_task(tl, task, ev->name && *ev->name ? ev->name : "?", NULL);
-    case MON_EV_WORKER_START:
-        return viz_timeline_add_worker(tl, w, NULL);
-    case MON_EV_TASK_DISPATCH:
-        return viz_timeline_dispatch(tl, w, task, t);
-    case MON_EV_TASK_BLOCK:
-        return viz_timeline_stop(tl, w, task, t, block_cause(ev->cause));
-    case MON_EV_TASK_YIELD:
-        return viz_timeline_stop(tl, w, task, t, VIZ_END_YIELDED);
-    case MON_EV_TASK_DESTROY:
-        return viz_timeline_stop(tl, w, task, t, VIZ_END_DESTROYED);
-    case MON_EV_WORKER_WAIT:
-        return viz_timeline_waited(tl, w, t);
-    case MON_EV_WORKER_RESUME:
-        return viz_timeline_resumed(tl, w, t);
-    case MON_EV_MESSAGE_READ:
-        return viz_timeline_add_message(tl, w, t, VIZ_MSG_READ);
-    case MON_EV_MESSAGE_WRITTEN:
-        return viz_timeline_add_message(tl, w, t, VIZ_MSG_WRITTEN);
-    default:
-        return VIZ_OK;
-    }
-}
-
 static int feed_net(viz_net *net, const mon_event *ev)
 {
-    uint64_t task = run_key(ev, ev->task), stream = run_key(ev, ev->stream);
+    uint64_t task = timeline_run_key(ev, ev->task), stream = timeline_run_key(ev, ev->stream);
     switch (ev->kind) {
     case MON_EV_TASK_MAP:
         return viz_net_add_task(net, task, ev->name && *ev->name ? ev->name : "?",
@@ -316,7 +272,7 @@ static int read_trace_dir(const render_options *o, viz_timeline *tl, viz_net *ne
     mon_event ev;
     int r, rc = 0;
     while (rc == 0 && (r = trace_input_next(in, &ev)) == 1) {
-        if (tl && feed_timeline(tl, &ev) != VIZ_OK) {
+        if (tl && timeline_feed(tl, &ev) != VIZ_OK) {
             fprintf(stderr, "snetmon render: %s: %s\n", o->input, viz_timeline_error(tl));
             rc = 1;
         } else if (net && feed_net(net, &ev) != VIZ_OK) {

@@ -35,12 +35,12 @@ _snetmon()
             COMPREPLY=($(compgen -W "trace timeline" -- "$cur"))
             return
             ;;
-        -o | --output | --dot | --render | --map | --compare)
+        -o | --output | --dot | --render | --map | --compare | --advice | --db)
             _filedir
             return
             ;;
         --start | --end | --tasks | --width | --height | --title | --subgraph | --inputs | \
-            --timeout-pct)
+            --timeout-pct | --label | --git | --where | --series | --depth | --top)
             return
             ;;
     esac

@@ -20,9 +20,11 @@ struct trace_input {
     const char *cmd;
     char *err;       /* messages go here instead of stderr (nested inputs) */
     size_t errlen;
+    char *dir;       /* for trace_input_rewind */
     mon_trace *trace;
     bool partial;
     bool at_end;
+    bool warned;     /* the --partial warning was printed (once per command) */
     wfb_input_loss loss;
     wfb_log_loss *logs;
     bool has_loss;
@@ -60,8 +62,14 @@ static trace_input *open_input(const char *cmd, const char *dir, bool partial, c
     in->partial = partial;
     char err[4608];
     mon_trace_options opt = {.keep_going = partial};
+    if (!(in->dir = strdup(dir))) {
+        say(cmd, errbuf, errlen, "out of memory");
+        free(in);
+        return NULL;
+    }
     if (mon_trace_open_with(&in->trace, dir, &opt, err, sizeof err) != 0) {
         say(cmd, errbuf, errlen, "%s", err);
+        free(in->dir);
         free(in);
         return NULL;
     }
@@ -144,8 +152,9 @@ int trace_input_next(trace_input *in, mon_event *ev)
         refuse(in, mon_trace_error(in->trace));
         return -1;
     }
-    if (!in->err)
+    if (!in->err && !in->warned)
         warn_loss(in);
+    in->warned = true;
     return 0;
 }
 
@@ -162,7 +171,29 @@ void trace_input_close(trace_input *in)
         return;
     mon_trace_close(in->trace);
     free(in->logs);
+    free(in->dir);
     free(in);
+}
+
+void trace_input_no_warning(trace_input *in) { in->warned = true; }
+
+int trace_input_rewind(trace_input *in)
+{
+    char err[4608];
+    mon_trace_options opt = {.keep_going = in->partial};
+    mon_trace_close(in->trace);
+    free(in->logs);
+    in->logs = NULL;
+    memset(&in->loss, 0, sizeof in->loss);
+    in->has_loss = false;
+    in->at_end = false;
+    if (mon_trace_open_with(&in->trace, in->dir, &opt, err, sizeof err) != 0) {
+        in->trace = NULL;
+        in->at_end = true;
+        say(in->cmd, in->err, in->errlen, "%s", err);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- graphs for the analysing commands ---- */

@@ -42,6 +42,16 @@ const mon_trace *trace_input_trace(const trace_input *in);
 
 void trace_input_close(trace_input *in);
 
+/* Start over from the first event, for commands that read the trace twice
+ * (the exporters pair each message's write with its read first). The
+ * --partial warning is printed only once. 0, or -1 with the one-line
+ * message printed (the trace changed under us); close it either way. */
+int trace_input_rewind(trace_input *in);
+
+/* For a second reading of a trace another trace_input (or input_load_graph)
+ * has read already: its --partial warning has been printed; not again. */
+void trace_input_no_warning(trace_input *in);
+
 /* The option every trace-reading subcommand takes, for its --help. */
 #define TRACE_INPUT_HELP                                                                      \
     "  --partial        analyse a damaged or truncated trace as far as it can be read,\n"      \
