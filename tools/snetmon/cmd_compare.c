@@ -38,7 +38,8 @@ static void compare_usage(FILE *out)
             "over the stored runs, and with -o a plot of throughput, latency percentiles and\n"
             "waiting along the series. Every figure is defined in docs/METRICS.md.\n\n"
             "options:\n" REPO_DB_HELP
-            "  --json, --csv    machine-readable output\n"
+            "  --json           machine-readable output as JSON (docs/METRICS.md, section 7)\n"
+            "  --csv            machine-readable output as CSV\n"
             "  --depth N        sub-graphs: net-path prefixes of up to N components (default 2)\n"
             "  --top N          tasks listed as gaining or losing most (default 5)\n"
             "  --subgraph RE    activities: also the speedup over the common activities\n"
