@@ -48,6 +48,11 @@ grep -q '"--map",' runs.json || fail "runs --json: command line"
 "$snetmon" runs --db "$db" --csv > runs.csv || fail "runs --csv"
 [ "$(wc -l < runs.csv)" -eq 3 ] || fail "runs --csv: $(cat runs.csv)"
 head -1 runs.csv | grep -q '^id,stored_at,source,format,program,workers,' || fail "csv header"
+# -o FILE: the same list in the file; --json with --csv is a usage error
+"$snetmon" runs --db "$db" --csv -o runs-o.csv > runs-o.out || fail "runs -o"
+[ ! -s runs-o.out ] && cmp -s runs.csv runs-o.csv || fail "runs -o: not the --csv list"
+"$snetmon" runs --db "$db" --json --csv > /dev/null 2> both.err
+[ $? -eq 2 ] && grep -q 'exclude each other' both.err || fail "runs --json --csv: $(cat both.err)"
 "$snetmon" runs --db "$db" --csv --where mapping=split > where.csv || fail "runs --where"
 [ "$(wc -l < where.csv)" -eq 2 ] && grep -q '^2,' where.csv || fail "--where label: $(cat where.csv)"
 "$snetmon" runs --db "$db" --csv --where workers=2 --where round=1 > where2.csv || fail "--where field"
