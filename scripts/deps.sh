@@ -21,6 +21,10 @@
 #   libxml2-dev                        S-Net records in the original runtime's XML format and the
 #                                      <metadata> blocks of .snet files (a real XML parser: entities,
 #                                      encodings, errors with line numbers)
+#   scdoc                              the man pages (docs/man/*.scd -> snetmon(1), lpel(3),
+#                                      snetmon-trace(5)), generated at build time from one
+#                                      small, readable source format
+#   bash-completion                    the completion of snetmon is tested against it
 #   libopen-trace-format2-dev otf2-tools  `snetmon export --otf2` writes OTF2 archives (Vampir,
 #                                      Score-P) with the OTF2 library; otf2-print reads them back
 #                                      in the test that compares its counts with `snetmon dump`
@@ -37,8 +41,8 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
           libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev
-          libopenmpi-dev openmpi-bin bison flex libxml2-dev libopen-trace-format2-dev otf2-tools
-          chromium libsqlite3-dev libpq-dev postgresql libmetis-dev)
+          libopenmpi-dev openmpi-bin bison flex libxml2-dev scdoc bash-completion
+          libopen-trace-format2-dev otf2-tools chromium libsqlite3-dev libpq-dev postgresql libmetis-dev)
 
 missing=()
 for p in "${packages[@]}"; do

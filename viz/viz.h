@@ -94,7 +94,7 @@ int viz_timeline_set_title(viz_timeline *tl, const char *title);
 /* The message of the last failed call on tl. */
 const char *viz_timeline_error(const viz_timeline *tl);
 
-/* The time origin: the axis shows times relative to it and --from/--to are
+/* The time origin: the axis shows times relative to it and --start/--end are
  * relative to it. Must be set before the first event if at all; without it
  * the origin is the first event's time (with a window) or the earliest time
  * seen (without). */

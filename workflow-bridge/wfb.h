@@ -309,17 +309,6 @@ wfb_bp_mapping *wfb_bp_mapping_pegasus(wfb_error *err);
 /* Reads a mapping file (format in docs/EVENTS.md). */
 wfb_bp_mapping *wfb_bp_mapping_load(const char *path, wfb_error *err);
 
-/* One parsed BP line: pairs point into the caller's buffer (modified). */
-typedef struct wfb_bp_pair {
-    const char *key;
-    const char *value;
-} wfb_bp_pair;
-/* Splits `line` in place into pairs (quotes removed, \" unescaped).
- * Returns the number of pairs or -1 on a syntax error. */
-int wfb_bp_parse_line(char *line, wfb_bp_pair *pairs, int max_pairs);
-/* ISO-8601 "2012-03-13T12:35:36.000000Z" (or a number) -> seconds since the
- * epoch; -1 on failure. */
-int wfb_parse_time(const char *s, double *out);
 
 /* --------------------------------------------------------------- emitter */
 
@@ -388,21 +377,6 @@ typedef struct wfb_summary {
 
 /* Nearest-rank summary of values (the array is sorted in place). */
 void wfb_summarise(double *values, size_t n, wfb_summary *out);
-
-/* Fixed-memory log-scale histogram for percentile timeouts. Relative error
- * of a bucket is below 1/WFB_HIST_SUB. */
-#define WFB_HIST_SUB 64
-#define WFB_HIST_OCTAVES 64
-typedef struct wfb_histogram {
-    double unit;          /* smallest resolved value */
-    uint64_t count;
-    uint64_t zero;        /* values below unit */
-    uint64_t buckets[WFB_HIST_OCTAVES * WFB_HIST_SUB];
-} wfb_histogram;
-void wfb_histogram_init(wfb_histogram *h, double unit);
-void wfb_histogram_add(wfb_histogram *h, double value);
-/* Upper bound of the bucket holding the p-th percentile (0 < p <= 100). */
-double wfb_histogram_percentile(const wfb_histogram *h, double p);
 
 /* Activity DAG metrics after the Grid workflow performance analysis of
  * Truong, Dustdar and Fahringer (docs/METRICS.md). NAN where the needed
@@ -532,61 +506,15 @@ size_t wfb_activity_anomalies(const wfb_graph *g, uint32_t **vertices);
 
 /* ---------------------------------------------------------- LPEL lifting */
 
-/* The internal event interface the LPEL trace importer is built on: an
- * adapter turns the monitor's reader output into these, in time order. */
-typedef enum wfb_lpel_kind {
-    WFB_LPEL_TASK_MAP = 0, /* task created on worker, with name */
-    WFB_LPEL_DISPATCH,     /* task starts running on worker */
-    WFB_LPEL_BLOCK,        /* task stops running; cause in `cause` */
-    WFB_LPEL_MSG_READ,     /* task read message `msg` */
-    WFB_LPEL_MSG_WRITTEN,  /* task wrote message `msg` */
-    WFB_LPEL_COMP_BEGIN,   /* component execution begins in task */
-    WFB_LPEL_COMP_END,     /* component execution ends in task */
-    WFB_LPEL_WORKER_WAIT,  /* worker found nothing to run */
-    WFB_LPEL_WORKER_RESUME,/* worker has work again */
-    WFB_LPEL_STREAM_BLOCK, /* task blocks on `stream`, other end `peer`; `empty`
-                              1 = blocked on an empty stream, 0 = on a full one */
-    WFB_LPEL_TASK_LOAD,    /* load summary of a task: load_count dispatches,
-                              load_busy_s execution time */
-    WFB_LPEL_WORKER_LOAD,  /* load summary of a worker: load_count waits,
-                              load_wait_s waiting, load_busy_s busy time */
-    WFB_LPEL_WORKER_START, /* the worker started (its run's part of the log begins) */
-    WFB_LPEL_WORKER_END,   /* the worker ended */
-    WFB_LPEL_STREAM_OPEN,  /* task opened `stream`; write_end 1: as its writer */
-    WFB_LPEL_STREAM_WRITE  /* task wrote an item to `stream` */
-} wfb_lpel_kind;
-
-typedef enum wfb_block_cause {
-    WFB_BLOCK_INPUT = 0,
-    WFB_BLOCK_OUTPUT,
-    WFB_BLOCK_ANY,
-    WFB_BLOCK_OTHER /* exit, yield */
-} wfb_block_cause;
-
-typedef struct wfb_lpel_event {
-    wfb_lpel_kind kind;
-    double time;      /* seconds */
-    uint32_t run;     /* runtime instance, from 1 (0 is taken as 1) */
-    uint32_t worker;
-    uint64_t task;
-    uint64_t msg;     /* MSG_READ / MSG_WRITTEN */
-    const char *name; /* TASK_MAP: task name (copied) */
-    wfb_block_cause cause;
-    uint64_t stream;  /* STREAM_BLOCK */
-    uint64_t peer;    /* STREAM_BLOCK: the task at the other end, 0 unknown */
-    int empty;        /* STREAM_BLOCK */
-    uint64_t load_count;             /* TASK_LOAD, WORKER_LOAD */
-    double load_busy_s, load_wait_s; /* TASK_LOAD, WORKER_LOAD */
-    int write_end;    /* STREAM_OPEN */
-} wfb_lpel_event;
-
+/* The lifter turns a stream of the monitor's trace events into the graph,
+ * for a caller that reads the trace itself (snetmon's loader, with its
+ * policy for damaged traces); wfb_import_lpel_trace does all of it. */
 typedef struct wfb_lifter wfb_lifter;
 /* The lifter adds to g (which must not be finished yet). */
 wfb_lifter *wfb_lifter_new(wfb_graph *g);
-int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err);
 /* Feeds one event of the monitor's trace reader (mon_reader.h), in the
  * order mon_trace_next delivers them; events the lifter does not use are
- * skipped. Only in a bridge built with the monitor's reader. */
+ * skipped. */
 struct mon_event;
 int wfb_lifter_feed_mon(wfb_lifter *l, const struct mon_event *ev, wfb_error *err);
 /* Closes open executions and dispatches at the last event's time, stores the
@@ -596,11 +524,8 @@ int wfb_lifter_feed_mon(wfb_lifter *l, const struct mon_event *ev, wfb_error *er
 int wfb_lifter_finish(wfb_lifter *l, wfb_error *err);
 void wfb_lifter_free(wfb_lifter *l);
 
-/* Imports an LPEL trace directory. Needs the monitor reader library; when
- * the bridge was built without it this fails with an explanatory error. */
+/* Imports an LPEL trace directory (through the monitor's trace reader). */
 int wfb_import_lpel_trace(wfb_graph *g, const char *dir, wfb_error *err);
-/* 1 when the bridge was built with the monitor's reader (trace import works). */
-int wfb_lpel_trace_supported(void);
 
 
 /* -------------------------------------------------------- mapping advice */
@@ -798,23 +723,12 @@ typedef struct wfb_metrics_input {
 int wfb_report_metrics(const wfb_graph *g, const wfb_metrics_input *in, wfb_output fmt,
                        FILE *out);
 
-/* A progress bar on a terminal: drawn only when `out` is a tty and the work
- * has taken more than a second. Pass wfb_progress_bar_update as the import
- * progress callback with the bar as context. */
-typedef struct wfb_progress_bar {
-    FILE *out;
-    int enabled, drawn;
-    double started;
-} wfb_progress_bar;
-void wfb_progress_bar_init(wfb_progress_bar *bar, FILE *out);
-void wfb_progress_bar_update(void *bar, uint64_t done, uint64_t total);
-void wfb_progress_bar_end(wfb_progress_bar *bar);
-
 /* Everything a command needs to get a finished graph: detects the format
- * (unless given), loads the BP mapping file (NULL = Pegasus), shows the
- * progress bar on stderr when `progress` is set. *out is NULL on error. */
-int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path, int progress,
-                   wfb_graph **out, wfb_error *err);
+ * (unless given), loads the BP mapping file (NULL = Pegasus), reports
+ * progress to `progress` (may be NULL) with ctx. *out is NULL on error. */
+int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path,
+                   wfb_progress_fn progress, void *progress_ctx, wfb_graph **out,
+                   wfb_error *err);
 
 #ifdef __cplusplus
 }

@@ -10,58 +10,49 @@
  * stream_open says which task holds which end, stream_write counts items.
  */
 #include "wfb_internal.h"
+#include "wfb_lifter_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static size_t stream_slot(uint32_t run, uint64_t stream, size_t n_slots)
+static uint64_t key_hash(uint32_t run, uint64_t stream) { return stream ^ (uint64_t)run << 40; }
+
+typedef struct row_key {
+    const wfb_stream_table *t;
+    uint32_t run;
+    uint64_t stream;
+} row_key;
+
+static bool same_row(const void *ctx, uint32_t index)
 {
-    uint64_t h = (stream ^ (uint64_t)run << 40) * 0x9e3779b97f4a7c15ull;
-    return (size_t)(h >> 24) & (n_slots - 1);
+    const row_key *k = ctx;
+    const wfb_stream_stats *r = &k->t->rows[index];
+    return r->run == k->run && r->stream == k->stream;
 }
 
-static int rehash(wfb_stream_table *t)
+static uint64_t stored_row_hash(const void *ctx, uint32_t index)
 {
-    size_t n = t->n_slots ? t->n_slots * 2 : 256;
-    uint32_t *slots = calloc(n, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < t->n; i++) {
-        size_t k = stream_slot(t->rows[i].run, t->rows[i].stream, n);
-        while (slots[k])
-            k = (k + 1) & (n - 1);
-        slots[k] = (uint32_t)i + 1;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->n_slots = n;
-    return 0;
+    const wfb_stream_stats *r = &((const wfb_stream_table *)ctx)->rows[index];
+    return key_hash(r->run, r->stream);
 }
 
 /* The row of (run, stream), created when first seen; NULL when out of memory. */
 static wfb_stream_stats *row_of(wfb_stream_table *t, uint32_t run, uint64_t stream)
 {
-    if (t->n_slots) {
-        for (size_t k = stream_slot(run, stream, t->n_slots);; k = (k + 1) & (t->n_slots - 1)) {
-            uint32_t s = t->slots[k];
-            if (!s)
-                break;
-            if (t->rows[s - 1].run == run && t->rows[s - 1].stream == stream)
-                return &t->rows[s - 1];
-        }
-    }
-    if ((t->n + 1) * 2 > t->n_slots && rehash(t))
-        return NULL;
+    row_key key = {t, run, stream};
+    uint64_t hash = key_hash(run, stream);
+    uint32_t found = wfb_index_map_find(&t->index, hash, same_row, &key);
+    if (found != UINT32_MAX)
+        return &t->rows[found];
     if (wfb_grow((void **)&t->rows, &t->cap, t->n + 1, sizeof *t->rows))
         return NULL;
     wfb_stream_stats *r = &t->rows[t->n];
     memset(r, 0, sizeof *r);
     r->run = run;
     r->stream = stream;
-    size_t k = stream_slot(run, stream, t->n_slots);
-    while (t->slots[k])
-        k = (k + 1) & (t->n_slots - 1);
-    t->slots[k] = (uint32_t)++t->n;
+    if (wfb_index_map_insert(&t->index, hash, (uint32_t)t->n, stored_row_hash, t))
+        return NULL;
+    t->n++;
     return r;
 }
 
@@ -89,12 +80,13 @@ int wfb_stream_table_store(wfb_stream_table *t, wfb_graph *g)
     g->n_streams = t->n;
     t->rows = NULL;
     t->n = t->cap = 0;
+    wfb_index_map_free(&t->index);
     return 0;
 }
 
 void wfb_stream_table_free(wfb_stream_table *t)
 {
     free(t->rows);
-    free(t->slots);
+    wfb_index_map_free(&t->index);
     memset(t, 0, sizeof *t);
 }

@@ -439,6 +439,7 @@ const app_spec ant_app_spec = {
     .name = "ant",
     .about = ANT_ABOUT,
     .options = ANT_OPTIONS_HELP,
+    .value_options = (const char *const[]){"jobs", "ants", "iterations", NULL},
     .size = sizeof(ant_app),
     .init = ant_init,
     .option = ant_option,

@@ -8,7 +8,7 @@
 #ifndef APPS_ANT_APP_H
 #define APPS_ANT_APP_H
 
-#include "app_main.h"
+#include "snet_prog.h"
 
 typedef struct ant_app ant_app;
 

@@ -29,7 +29,7 @@ int app_boxlib_start(const app_spec *spec, int argc, char **argv, void **state)
         *state = app;
         return 0;
     }
-    if (parsed > 0) {
+    if (parsed == 1) {
         char synopsis[128];
         snprintf(synopsis, sizeof synopsis, "snetrun apps/%s/%s.snet [snetrun options] [options]",
                  spec->name, spec->name);

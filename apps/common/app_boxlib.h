@@ -14,7 +14,7 @@
 #ifndef APP_BOXLIB_H
 #define APP_BOXLIB_H
 
-#include "app_main.h"
+#include "snet_prog.h"
 
 #include <snet_boxlib.h>
 

@@ -1,15 +1,14 @@
 /*
  * app_main.c - the main() the four applications' C programs share (see
- * app_main.h): options, the network built and checked against the mapping,
- * the monitor opened around the run, the run and the app's report. Under
- * snetrun, app_boxlib.c plays this part.
+ * snet_prog.h): options, the network built and checked against the
+ * mapping, the monitor opened around the run, the run and the app's
+ * report. Under snetrun, app_boxlib.c plays this part.
  */
-#include "app_main.h"
+#include "snet_prog.h"
 
 #include <mon.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static void usage(const app_spec *spec, FILE *out)
 {
@@ -20,7 +19,8 @@ static void usage(const app_spec *spec, FILE *out)
               "  --map FILE       place tasks on workers by net-path patterns (docs/MAPPING.md);\n"
               "                   `snetmon advise TRACE -o FILE` writes one from a trace\n"
               MON_OPTIONS_HELP
-              "  --help           this text\n",
+              "  -h, --help       this text\n"
+              "  --version        the version and git revision\n",
               out);
 }
 
@@ -28,7 +28,6 @@ static void usage(const app_spec *spec, FILE *out)
 static int prepare(const app_spec *spec, void *app, app_ctx *ctx, snet_net **net,
                    snet_mapping **mapping)
 {
-    char err[1024];
     *net = spec->build(app);
     const char *problem = snet_net_check(*net);
     if (problem) {
@@ -38,12 +37,8 @@ static int prepare(const app_spec *spec, void *app, app_ctx *ctx, snet_net **net
     ctx->net = *net;
     if (!ctx->map_path)
         return 0;
-    unsigned workers = ctx->workers ? ctx->workers : lpel_core_count();
-    if (snet_mapping_load(ctx->map_path, mapping, err, sizeof err) != SNET_OK ||
-        snet_mapping_check(*mapping, *net, workers, err, sizeof err) != SNET_OK) {
-        fprintf(stderr, "%s: %s\n", spec->name, err);
+    if (snet_prog_load_mapping(spec->name, ctx->map_path, *net, ctx->workers, mapping) != 0)
         return -1;
-    }
     ctx->mapping = *mapping;
     return 0;
 }
@@ -93,7 +88,7 @@ int app_main(const app_spec *spec, int argc, char **argv)
     snet_mapping *mapping = NULL;
     int parsed = app_parse_options(spec, APP_HOST_PROGRAM, argc, argv, app, &ctx);
     if (parsed != 0) {
-        if (parsed > 0)
+        if (parsed == 1)
             usage(spec, stdout);
         free(app);
         return parsed > 0 ? 0 : 2;

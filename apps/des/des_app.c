@@ -391,6 +391,7 @@ const app_spec des_app_spec = {
     .name = "des",
     .about = DES_ABOUT,
     .options = DES_OPTIONS_HELP,
+    .value_options = (const char *const[]){"kb", "lanes", NULL},
     .size = sizeof(des_app),
     .init = des_init,
     .option = des_option,

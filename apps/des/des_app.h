@@ -8,7 +8,7 @@
 #ifndef APPS_DES_APP_H
 #define APPS_DES_APP_H
 
-#include "app_main.h"
+#include "snet_prog.h"
 
 typedef struct des_app des_app;
 

@@ -307,6 +307,7 @@ const app_spec mc_app_spec = {
     .name = "mc",
     .about = MC_ABOUT,
     .options = MC_OPTIONS_HELP,
+    .value_options = (const char *const[]){"paths", "batch", NULL},
     .size = sizeof(mc_app),
     .option = mc_option_arg,
     .finish = mc_finish,

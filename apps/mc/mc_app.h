@@ -7,7 +7,7 @@
 #ifndef APPS_MC_APP_H
 #define APPS_MC_APP_H
 
-#include "app_main.h"
+#include "snet_prog.h"
 
 typedef struct mc_app mc_app;
 

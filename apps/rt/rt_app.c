@@ -306,6 +306,7 @@ const app_spec rt_app_spec = {
     .name = "rt",
     .about = RT_ABOUT,
     .options = RT_OPTIONS_HELP,
+    .value_options = (const char *const[]){"solvers", "size", "images", NULL},
     .size = sizeof(rt_app),
     .init = rt_init,
     .option = rt_option,

@@ -7,7 +7,7 @@
 #ifndef APPS_RT_APP_H
 #define APPS_RT_APP_H
 
-#include "app_main.h"
+#include "snet_prog.h"
 
 typedef struct rt_app rt_app;
 

@@ -17,6 +17,7 @@
  * Printed: medians and ranges, the big/baseline ratios, the store time per
  * run and the repository size.
  */
+#include "prog_opt.h"
 #include "repo.h"
 #include "run_record.h"
 
@@ -109,26 +110,71 @@ typedef struct query {
     double *t[2]; /* [big, baseline] */
 } query;
 
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: repo-bench TRACE SNETMON [--runs N] [--baseline B] [--repeat R] "
+                 "[--dir DIR]\n"
+                 "  -h, --help, --version\n");
+}
+
+/* A count option's value: a whole number >= 1, else -1 after the message. */
+static int count_arg(const char *flag, const char *value)
+{
+    char *end;
+    long n = strtol(value, &end, 10);
+    if (end == value || *end || n < 1 || n > 1000000) {
+        fprintf(stderr, "repo-bench: %s expects a whole number from 1 to 1000000, got '%s'\n",
+                flag, value);
+        return -1;
+    }
+    return (int)n;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: repo-bench TRACE SNETMON [--runs N] [--baseline B] [--repeat R] "
-                        "[--dir DIR]\n");
+    enum { OPT_RUNS = PROG_OPT_OWN, OPT_BASELINE, OPT_REPEAT, OPT_DIR };
+    static const struct option longopts[] = {PROG_OPT_STANDARD,
+                                              {"runs", required_argument, NULL, OPT_RUNS},
+                                              {"baseline", required_argument, NULL, OPT_BASELINE},
+                                              {"repeat", required_argument, NULL, OPT_REPEAT},
+                                              {"dir", required_argument, NULL, OPT_DIR},
+                                              {NULL, 0, NULL, 0}};
+    const char *dir = "/tmp";
+    int runs = 1000, base = 10, repeat = 11;
+    prog_opt p;
+    prog_opt_begin(&p, "repo-bench", argc, argv);
+    for (int c; (c = prog_opt_next(&p, "h", longopts)) != -1;) {
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return 0;
+        case PROG_OPT_VERSION:
+            return prog_opt_version(&p);
+        case OPT_RUNS:
+            if ((runs = count_arg("--runs", optarg)) < 0)
+                return 2;
+            break;
+        case OPT_BASELINE:
+            if ((base = count_arg("--baseline", optarg)) < 0)
+                return 2;
+            break;
+        case OPT_REPEAT:
+            if ((repeat = count_arg("--repeat", optarg)) < 0)
+                return 2;
+            break;
+        case OPT_DIR:
+            dir = optarg;
+            break;
+        default:
+            return 2; /* PROG_OPT_ERROR: the message is printed */
+        }
+    }
+    if (prog_opt_npositional(&p) != 2) {
+        usage(stderr);
         return 2;
     }
-    const char *trace = argv[1], *snetmon = argv[2], *dir = "/tmp";
-    int runs = 1000, base = 10, repeat = 11;
-    for (int i = 3; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--runs"))
-            runs = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--baseline"))
-            base = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--repeat"))
-            repeat = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--dir"))
-            dir = argv[i + 1];
-    }
-    if (runs < 2 || base < 2 || repeat < 1) {
+    const char *trace = prog_opt_positional(&p)[0], *snetmon = prog_opt_positional(&p)[1];
+    if (runs < 2 || base < 2) {
         fprintf(stderr, "repo-bench: --runs and --baseline need at least 2 runs\n");
         return 2;
     }

@@ -6,17 +6,12 @@
  * (snet_mig_slot, one cache line each); a task never leaves its worker, so
  * only one thread ever touches a counter and no atomics are needed.
  *
- * The trace calls wrap the monitor's TMO interface so that the runtime
- * builds without the monitor (SNET_WITH_MONITOR unset): they compile away.
+ * The trace calls are the monitor's TMO interface for the running task:
+ * the only use the S-Net library makes of the monitor.
  */
 #include "snet_internal.h"
 
-#ifdef SNET_WITH_MONITOR
 #include <mon.h>
-#endif
-
-#define SNET_MSG_SEQ_BITS 48
-#define SNET_MSG_SEQ_MASK ((UINT64_C(1) << SNET_MSG_SEQ_BITS) - 1)
 
 uint64_t snet_mig_next(snet_run *run)
 {
@@ -27,21 +22,10 @@ uint64_t snet_mig_next(snet_run *run)
 uint64_t snet_mig_next_on(snet_run *run, unsigned worker)
 {
     uint64_t seq = ++run->mig[worker].seq;
-#ifdef SNET_WITH_MONITOR
     return mon_msg_id_make(worker, seq);
-#else
-    return ((uint64_t)(worker & 0xffffu) << SNET_MSG_SEQ_BITS) | (seq & SNET_MSG_SEQ_MASK);
-#endif
 }
 
-#ifdef SNET_WITH_MONITOR
 void snet_mon_begin(void) { mon_component_begin(lpel_task_self()); }
 void snet_mon_read(uint64_t id) { mon_message_read(lpel_task_self(), id); }
 void snet_mon_written(uint64_t id) { mon_message_written(lpel_task_self(), id); }
 void snet_mon_end(void) { mon_component_end(lpel_task_self()); }
-#else
-void snet_mon_begin(void) {}
-void snet_mon_read(uint64_t id) { (void)id; }
-void snet_mon_written(uint64_t id) { (void)id; }
-void snet_mon_end(void) {}
-#endif

@@ -53,7 +53,7 @@ static void record_of(const char *path, run_record *rec, const char *label_value
         ck_assert_msg(wfb_import_lpel_trace(g, dir, &e) == 0, "%s", e.msg);
         path = dir;
     } else {
-        ck_assert_msg(wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, 0, &g, &e) == 0, "%s",
+        ck_assert_msg(wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, NULL, NULL, &g, &e) == 0, "%s",
                       e.msg);
     }
     rr_label labels[] = {{"series", (char *)label_value}};

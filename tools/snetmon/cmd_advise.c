@@ -9,12 +9,12 @@
  * command line around it: the shared trace loader, the report, and the
  * mapping file written whole or not at all (out_file).
  */
+#include "cli.h"
 #include "out_file.h"
 #include "trace_input.h"
 #include "wfb.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -92,56 +92,56 @@ static int parse_count(const char *opt, const char *val, unsigned *out)
     return 0;
 }
 
-/* 0: run; 1: help printed; 2: usage error. */
+/* 0: run; 1: help or version printed; 2: usage error. The conventions are
+ * those of every subcommand (cli.h). */
 static int advise_parse(int argc, char **argv, advise_args *a)
 {
+    enum { OPT_TASKS = CLI_OWN, OPT_MESSAGE_COST, OPT_MIN_GAIN, OPT_CORES };
     static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},  {"tasks", no_argument, NULL, 't'},
-        {"message-cost", required_argument, NULL, 'c'},
-        {"min-gain", required_argument, NULL, 'g'}, {"partial", no_argument, NULL, 'p'},
-        {"cores", required_argument, NULL, 'k'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+        CLI_STANDARD_OPTIONS,
+        {"output", required_argument, NULL, 'o'},
+        {"tasks", no_argument, NULL, OPT_TASKS},
+        {"message-cost", required_argument, NULL, OPT_MESSAGE_COST},
+        {"min-gain", required_argument, NULL, OPT_MIN_GAIN},
+        {"partial", no_argument, NULL, CLI_PARTIAL},
+        {"cores", required_argument, NULL, OPT_CORES},
+        {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->opt.message_cost_s = -1;
     a->opt.min_gain = -1;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+    cli_parser p;
+    cli_begin(&p, "advise", argc, argv);
+    for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
         switch (c) {
+        case 'h': advise_usage(stdout); return 1;
+        case CLI_VERSION: cli_version(); return 1;
         case 'o': a->output = optarg; break;
-        case 't': a->tasks = true; break;
-        case 'p': a->partial = true; break;
-        case 'c':
+        case OPT_TASKS: a->tasks = true; break;
+        case CLI_PARTIAL: a->partial = true; break;
+        case OPT_MESSAGE_COST:
             if (parse_fraction("--message-cost", optarg, 1.0, &a->opt.message_cost_s))
                 return 2;
             break;
-        case 'g':
+        case OPT_MIN_GAIN:
             if (parse_fraction("--min-gain", optarg, 0.99, &a->opt.min_gain))
                 return 2;
             break;
-        case 'k':
+        case OPT_CORES:
             if (parse_count("--cores", optarg, &a->opt.cores))
                 return 2;
             break;
-        case 'h': advise_usage(stdout); return 1;
-        case ':':
-            fprintf(stderr, "snetmon advise: option '%s' needs a value\n", argv[optind - 1]);
-            return 2;
-        default:
-            fprintf(stderr, "snetmon advise: unknown option '%s' (see snetmon advise --help)\n",
-                    argv[optind - 1]);
-            return 2;
+        default: return 2; /* CLI_ERROR: the message is printed */
         }
     }
-    if (optind != argc - 1) {
-        if (optind >= argc)
+    int n = cli_npositional(&p);
+    if (n != 1) {
+        if (n == 0)
             advise_usage(stderr);
         else
-            fprintf(stderr, "snetmon advise: one TRACE, not %d arguments\n", argc - optind);
+            cli_usage_error(&p, "one TRACE, not %d arguments", n);
         return 2;
     }
-    a->trace = argv[optind];
+    a->trace = cli_positional(&p)[0];
     return 0;
 }
 

@@ -5,6 +5,7 @@
  * (docs/METRICS.md section 7); the plot is drawn by the visualiser
  * (viz_series_render) into a file that appears only when it is whole.
  */
+#include "cli.h"
 #include "out_file.h"
 #include "repo.h"
 #include "run_compare.h"
@@ -13,7 +14,6 @@
 #include "viz.h"
 
 #include <ctype.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,17 +38,19 @@ static void compare_usage(FILE *out)
             "over the stored runs, and with -o a plot of throughput, latency percentiles and\n"
             "waiting along the series. Every figure is defined in docs/METRICS.md.\n\n"
             "options:\n" REPO_DB_HELP
-            "  --json, --csv    machine-readable output\n"
+            "  --json           machine-readable output as JSON (docs/METRICS.md, section 7)\n"
+            "  --csv            machine-readable output as CSV\n"
             "  --depth N        sub-graphs: net-path prefixes of up to N components (default 2)\n"
             "  --top N          tasks listed as gaining or losing most (default 5)\n"
             "  --subgraph RE    activities: also the speedup over the common activities\n"
             "                   whose id matches RE (pcre2)\n"
             "  --series KEY     compare the stored runs along KEY\n"
             "  --where K=V      --series: only runs with label (or run field) K = V\n"
-            "  -o FILE          --series: the plot, .svg or .png\n"
+            "  -o, --output FILE  --series: the plot, .svg or .png\n"
             "  --from FORMAT    jsonl | wfcommons | bp | lpel for inputs that are files\n"
             "  --map FILE       NetLogger event mapping (default: Pegasus stampede)\n" TRACE_INPUT_HELP
-            "  -h, --help       this text\n");
+            "  -h, --help       this text\n"
+            "  --version        the version and git revision\n");
 }
 
 typedef struct compare_args {
@@ -95,8 +97,6 @@ static int compare_option(compare_args *a, int c)
     long v;
     switch (c) {
     case 'd': a->db = optarg; break;
-    case 'j': a->output = WFB_OUT_JSON; break;
-    case 'c': a->output = WFB_OUT_CSV; break;
     case 's': a->series = optarg; break;
     case 'o': a->plot = optarg; break;
     case 'M': a->map = optarg; break;
@@ -130,50 +130,51 @@ static bool is_image_path(const char *path)
     return dot && (!strcasecmp(dot, ".svg") || !strcasecmp(dot, ".png"));
 }
 
-/* 0 go on, 1 done (--help), 2 usage error. */
+/* 0 go on, 1 done (--help, --version), 2 usage error (printed). */
 static int compare_parse(int argc, char **argv, compare_args *a)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},     {"json", no_argument, NULL, 'j'},
-        {"csv", no_argument, NULL, 'c'},          {"series", required_argument, NULL, 's'},
+    /* Own long options keep their letters as values (compare_option);
+     * none of them is a short option. */
+    static const struct option longopts[] = {
+        CLI_STANDARD_OPTIONS,
+        {"db", required_argument, NULL, 'd'},     {"json", no_argument, NULL, CLI_JSON},
+        {"csv", no_argument, NULL, CLI_CSV},      {"series", required_argument, NULL, 's'},
         {"where", required_argument, NULL, 'w'},  {"depth", required_argument, NULL, 'D'},
         {"top", required_argument, NULL, 't'},    {"from", required_argument, NULL, 'f'},
         {"map", required_argument, NULL, 'M'},    {"partial", no_argument, NULL, 'p'},
         {"subgraph", required_argument, NULL, 'S'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+        {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    cli_parser p;
+    cli_begin(&p, "compare", argc, argv);
+    for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
         if (c == 'h') {
             compare_usage(stdout);
             return 1;
         }
-        if (c == '?' || c == ':') {
-            fprintf(stderr, "snetmon compare: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
+        if (c == CLI_VERSION) {
+            cli_version();
+            return 1;
+        }
+        if (c == CLI_ERROR)
+            return 2;
+        if (c == CLI_JSON || c == CLI_CSV) {
+            if (cli_format(&p, c, &a->output))
+                return 2;
+        } else if (compare_option(a, c)) {
             return 2;
         }
-        if (compare_option(a, c))
-            return 2;
     }
-    int n = argc - optind;
-    if (a->series ? n != 0 : n != 2) {
-        fprintf(stderr, a->series ? "snetmon compare: --series takes no RUN arguments\n"
-                                  : "snetmon compare: give two runs, RUN_A RUN_B (see --help)\n");
-        return 2;
-    }
-    if (!a->series && (a->plot || a->where)) {
-        fprintf(stderr, "snetmon compare: -o and --where go with --series\n");
-        return 2;
-    }
-    if (a->plot && !is_image_path(a->plot)) {
-        fprintf(stderr, "snetmon compare: -o needs a .svg or .png file, not '%s'\n", a->plot);
-        return 2;
-    }
-    a->runs[0] = n == 2 ? argv[optind] : NULL;
-    a->runs[1] = n == 2 ? argv[optind + 1] : NULL;
+    int n = cli_npositional(&p);
+    if (a->series ? n != 0 : n != 2)
+        return cli_usage_error(&p, a->series ? "--series takes no RUN arguments"
+                                             : "give two runs, RUN_A RUN_B (see --help)");
+    if (!a->series && (a->plot || a->where))
+        return cli_usage_error(&p, "-o and --where go with --series");
+    if (a->plot && !is_image_path(a->plot))
+        return cli_usage_error(&p, "-o needs a .svg or .png file, not '%s'", a->plot);
+    a->runs[0] = n == 2 ? cli_positional(&p)[0] : NULL;
+    a->runs[1] = n == 2 ? cli_positional(&p)[1] : NULL;
     return 0;
 }
 

@@ -30,7 +30,6 @@
  * is chosen from the kind's name alone, so a kind keeps its colour from one
  * export to the next.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +37,9 @@
 #include <sys/stat.h>
 #include <dirent.h>
 
+#include "cli.h"
 #include "export_otf2.h"
+#include "key_table.h"
 #include "msg_pairs.h"
 #include "out_file.h"
 #include "trace_input.h"
@@ -47,47 +48,12 @@
 const char snetmon_summary_export[] =
     "export a trace for other viewers (--chrome: JSON for Perfetto; --otf2: Vampir, Score-P)";
 
-/* Per task: its name and when its current period started. */
+/* Per task: its name and when its current period started (in a key_table). */
 typedef struct export_task {
-    uint64_t id; /* 0: empty slot */
     uint64_t dispatched;
     bool running;
     char *name;
 } export_task;
-
-typedef struct task_table {
-    export_task *slots;
-    size_t cap, used;
-} task_table;
-
-static export_task *table_find(task_table *t, uint64_t id)
-{
-    if (t->used * 2 >= t->cap) {
-        size_t ncap = t->cap ? t->cap * 2 : 256;
-        export_task *n = calloc(ncap, sizeof *n);
-        if (!n)
-            return NULL;
-        for (size_t i = 0; i < t->cap; i++) {
-            if (!t->slots[i].id)
-                continue;
-            size_t j = t->slots[i].id & (ncap - 1);
-            while (n[j].id)
-                j = (j + 1) & (ncap - 1);
-            n[j] = t->slots[i];
-        }
-        free(t->slots);
-        t->slots = n;
-        t->cap = ncap;
-    }
-    size_t j = id & (t->cap - 1);
-    while (t->slots[j].id && t->slots[j].id != id)
-        j = (j + 1) & (t->cap - 1);
-    if (!t->slots[j].id) {
-        t->slots[j].id = id;
-        t->used++;
-    }
-    return &t->slots[j];
-}
 
 /* Tasks are keyed by run and id: task ids restart with each run. */
 static uint64_t task_key(const mon_event *e)
@@ -95,11 +61,10 @@ static uint64_t task_key(const mon_event *e)
     return (uint64_t)e->run << 32 | (e->task & 0xffffffffu);
 }
 
-static void table_free(task_table *t)
+static void task_release(void *value)
 {
-    for (size_t i = 0; i < t->cap; i++)
-        free(t->slots[i].name);
-    free(t->slots);
+    export_task *t = value;
+    free(t->name);
 }
 
 static void json_string(FILE *f, const char *s)
@@ -119,7 +84,7 @@ static void json_string(FILE *f, const char *s)
 
 typedef struct exporter {
     FILE *out;
-    task_table tasks;
+    key_table tasks;
     msg_pairs *pairs;
     uint64_t t0;      /* time of the first event: the JSON starts at 0 */
     bool have_t0;
@@ -197,7 +162,7 @@ static void message_flow(exporter *x, const msg_pair *m)
 
 static void end_period(exporter *x, const mon_event *e, const char *ended)
 {
-    export_task *t = table_find(&x->tasks, task_key(e));
+    export_task *t = key_table_get(&x->tasks, task_key(e));
     if (!t || !t->running)
         return;
     char fallback[32];
@@ -217,13 +182,13 @@ static void export_event(exporter *x, const mon_event *e)
     export_task *t;
     switch (e->kind) {
     case MON_EV_TASK_MAP:
-        if ((t = table_find(&x->tasks, task_key(e))) != NULL) {
+        if ((t = key_table_get(&x->tasks, task_key(e))) != NULL) {
             free(t->name);
             t->name = strdup(e->name);
         }
         break;
     case MON_EV_TASK_DISPATCH:
-        if ((t = table_find(&x->tasks, task_key(e))) != NULL) {
+        if ((t = key_table_get(&x->tasks, task_key(e))) != NULL) {
             t->dispatched = e->time;
             t->running = true;
         }
@@ -293,7 +258,8 @@ static void export_usage(FILE *out)
                  "                   export succeeded\n"
                  TRACE_INPUT_HELP
                  "                   (in \"otherData\": {\"input_loss\": ...}; OTF2: on stderr)\n"
-                 "  -h, --help       this text\n");
+                 "  -h, --help       this text\n"
+                 "  --version        the version and git revision\n");
 }
 
 static void message_counts(exporter *x)
@@ -336,6 +302,7 @@ static int export_chrome(trace_input *in, msg_pairs *pairs, const char *out_path
 {
     exporter x;
     memset(&x, 0, sizeof x);
+    key_table_init(&x.tasks, sizeof(export_task));
     x.first = true;
     x.nworkers = 1;
     x.pairs = pairs;
@@ -354,7 +321,7 @@ static int export_chrome(trace_input *in, msg_pairs *pairs, const char *out_path
             rc = 1;
     }
     free(x.wait_since);
-    table_free(&x.tasks);
+    key_table_free(&x.tasks, task_release);
     return rc;
 }
 
@@ -404,39 +371,52 @@ static int export_to_otf2(trace_input *in, msg_pairs *pairs, const char *path)
 
 int snetmon_cmd_export(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"chrome", no_argument, NULL, 'c'},  {"otf2", no_argument, NULL, 'f'},
-        {"partial", no_argument, NULL, 'p'}, {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},    {NULL, 0, NULL, 0},
-    };
+    enum { OPT_CHROME = CLI_OWN, OPT_OTF2 };
+    static const struct option longopts[] = {CLI_STANDARD_OPTIONS,
+                                              {"chrome", no_argument, NULL, OPT_CHROME},
+                                              {"otf2", no_argument, NULL, OPT_OTF2},
+                                              {"partial", no_argument, NULL, CLI_PARTIAL},
+                                              {"output", required_argument, NULL, 'o'},
+                                              {NULL, 0, NULL, 0}};
     const char *out_path = NULL;
     bool chrome = false, otf2 = false, partial = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+    cli_parser p;
+    cli_begin(&p, "export", argc, argv);
+    for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
         switch (c) {
-        case 'c': chrome = true; break;
-        case 'f': otf2 = true; break;
-        case 'p': partial = true; break;
-        case 'o': out_path = optarg; break;
-        case 'h': export_usage(stdout); return 0;
+        case 'h':
+            export_usage(stdout);
+            return 0;
+        case CLI_VERSION:
+            return cli_version();
+        case OPT_CHROME:
+            chrome = true;
+            break;
+        case OPT_OTF2:
+            otf2 = true;
+            break;
+        case CLI_PARTIAL:
+            partial = true;
+            break;
+        case 'o':
+            out_path = optarg;
+            break;
         default:
-            fprintf(stderr, "snetmon export: see 'snetmon export --help'\n");
             return 2;
         }
     }
     const char *problem = NULL;
     if (chrome == otf2)
-        problem = chrome ? "--chrome and --otf2 exclude each other" : "say which format: --chrome or --otf2";
-    else if (optind != argc - 1)
-        problem = optind == argc ? "no trace directory given" : "more than one trace directory";
+        problem = chrome ? "--chrome and --otf2 exclude each other"
+                         : "say which format: --chrome or --otf2";
+    else if (cli_npositional(&p) != 1)
+        problem = cli_npositional(&p) == 0 ? "no trace directory given"
+                                           : "more than one trace directory";
     else if (otf2 && (!out_path || !strcmp(out_path, "-")))
         problem = "--otf2 writes a directory: give it with -o DIR";
-    if (problem) {
-        fprintf(stderr, "snetmon export: %s (see 'snetmon export --help')\n", problem);
-        return 2;
-    }
-    trace_input *in = trace_input_open("export", argv[optind], partial);
+    if (problem)
+        return cli_usage_error(&p, "%s (see 'snetmon export --help')", problem);
+    trace_input *in = trace_input_open("export", cli_positional(&p)[0], partial);
     if (!in)
         return 1;
     msg_pairs *pairs = msg_pairs_scan(in, "export");

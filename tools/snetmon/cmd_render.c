@@ -8,6 +8,7 @@
  * visualiser's text timeline format (--input-format timeline; documented in
  * --help and viz/timeline_text.c) and, for --dag, the small DAG text format.
  */
+#include "cli.h"
 #include "out_file.h"
 #include "timeline_input.h"
 #include "trace_input.h"
@@ -30,7 +31,7 @@ typedef struct render_options {
     const char *input, *output;
     const char *target; /* the file the visualiser writes: output's temporary name */
     viz_timeline_config timeline;
-    bool has_from, has_to;
+    bool has_start, has_end;
     bool collapse; /* --dag: merge repeated structure */
     bool partial;
 } render_options;
@@ -38,7 +39,7 @@ typedef struct render_options {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon render INPUT -o FILE.png|FILE.svg [--from T] [--to T]\n"
+            "usage: snetmon render INPUT -o FILE.png|FILE.svg [--start T] [--end T]\n"
             "                      [--tasks REGEX] [--width W] [--height H] [--title TEXT]\n"
             "       snetmon render --graph INPUT -o FILE.svg|FILE.png|FILE.dot\n"
             "       snetmon render --dag DAGFILE -o FILE.svg|FILE.png|FILE.dot [--no-collapse]\n"
@@ -50,7 +51,8 @@ static void usage(FILE *out)
             "  INPUT                a trace directory, or a text timeline file\n"
             "  --input-format F     trace | timeline (default: directory = trace, file = timeline)\n"
             "  -o, --output FILE    output; the extension chooses the format\n"
-            "  --from T, --to T     zoom into [T, T') from the trace start; T like 12ms, 250us, 3s, 40ns\n"
+            "  --start T, --end T   zoom into [T, T') from the trace start; T like 12ms, 250us, 3s, 40ns\n"
+            "                       (--from/--to: the older, deprecated spelling)\n"
             "  --tasks REGEX        draw only tasks whose name matches (PCRE2); others shown pale\n"
             "  --width W, --height H  image size in pixels (default 1200 x 900)\n"
             "  --title TEXT         title of the image\n"
@@ -58,6 +60,8 @@ static void usage(FILE *out)
             "  --dag                draw a DAG with its critical path (collapsing repeats)\n"
             "  --partial            draw a damaged or truncated trace as far as it can be read;\n"
             "                       the image's title says what was lost\n"
+            "  -h, --help           this text\n"
+            "  --version            the version and git revision\n"
             "The output file appears only when the command succeeded.\n"
             "\n"
             "Text timeline format (one record per line, each ending in a newline; times in ns):\n"
@@ -89,67 +93,131 @@ static bool parse_int(const char *s, int *out)
     return true;
 }
 
+enum {
+    OPT_START = CLI_OWN,
+    OPT_END,
+    OPT_FROM_DEPRECATED,
+    OPT_TO_DEPRECATED,
+    OPT_TASKS,
+    OPT_WIDTH,
+    OPT_HEIGHT,
+    OPT_TITLE,
+    OPT_INPUT_FORMAT,
+    OPT_GRAPH,
+    OPT_DAG,
+    OPT_NO_COLLAPSE
+};
+
+/* One option with a value; 0, or 2 after a usage error. */
+static int render_value(const cli_parser *p, render_options *o, int c, const char *value)
+{
+    viz_time t;
+    switch (c) {
+    case OPT_START:
+    case OPT_END:
+        if (!viz_parse_duration(value, &t))
+            return fail_usage("bad time (e.g. 12ms, 250us, 3s, 40ns)", value);
+        if (c == OPT_START)
+            o->timeline.from = t, o->has_start = true;
+        else
+            o->timeline.to = t, o->has_end = true;
+        return 0;
+    case OPT_TASKS:
+        o->timeline.task_regex = value;
+        return 0;
+    case OPT_WIDTH:
+    case OPT_HEIGHT:
+        if (!parse_int(value, c == OPT_WIDTH ? &o->timeline.width : &o->timeline.height))
+            return fail_usage("bad size (1..20000)", value);
+        return 0;
+    case OPT_TITLE:
+        o->timeline.title = value;
+        return 0;
+    default: /* OPT_INPUT_FORMAT */
+        if (!strcmp(value, "trace"))
+            o->format = INPUT_TRACE;
+        else if (!strcmp(value, "timeline"))
+            o->format = INPUT_TIMELINE;
+        else
+            return fail_usage("unknown input format (trace|timeline)", value);
+        (void)p;
+        return 0;
+    }
+}
+
 /* Returns 0 to go on, or the exit code (help: 0 printed, error: 2). */
 static int parse_options(int argc, char **argv, render_options *o, bool *done)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes_value = !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--from") ||
-                           !strcmp(a, "--to") || !strcmp(a, "--tasks") || !strcmp(a, "--width") ||
-                           !strcmp(a, "--height") || !strcmp(a, "--title") ||
-                           !strcmp(a, "--input-format");
-        if (takes_value && !value)
-            return fail_usage("option needs a value", a);
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    static const struct option longopts[] = {
+        CLI_STANDARD_OPTIONS,
+        {"output", required_argument, NULL, 'o'},
+        {"partial", no_argument, NULL, CLI_PARTIAL},
+        {"start", required_argument, NULL, OPT_START},
+        {"end", required_argument, NULL, OPT_END},
+        {"from", required_argument, NULL, OPT_FROM_DEPRECATED},
+        {"to", required_argument, NULL, OPT_TO_DEPRECATED},
+        {"tasks", required_argument, NULL, OPT_TASKS},
+        {"width", required_argument, NULL, OPT_WIDTH},
+        {"height", required_argument, NULL, OPT_HEIGHT},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
+        {"graph", no_argument, NULL, OPT_GRAPH},
+        {"dag", no_argument, NULL, OPT_DAG},
+        {"no-collapse", no_argument, NULL, OPT_NO_COLLAPSE},
+        {NULL, 0, NULL, 0}};
+    cli_parser p;
+    cli_begin(&p, "render", argc, argv);
+    for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
+        switch (c) {
+        case 'h':
             usage(stdout);
             *done = true;
             return 0;
-        } else if (!strcmp(a, "--graph")) {
+        case CLI_VERSION:
+            *done = true;
+            return cli_version();
+        case OPT_GRAPH:
             o->mode = MODE_GRAPH;
-        } else if (!strcmp(a, "--dag")) {
+            break;
+        case OPT_DAG:
             o->mode = MODE_DAG;
-        } else if (!strcmp(a, "--no-collapse")) {
+            break;
+        case OPT_NO_COLLAPSE:
             o->collapse = false;
-        } else if (!strcmp(a, "--partial")) {
+            break;
+        case CLI_PARTIAL:
             o->partial = true;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            o->output = value;
-        } else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
-            viz_time t;
-            if (!viz_parse_duration(value, &t))
-                return fail_usage("bad time (e.g. 12ms, 250us, 3s, 40ns)", value);
-            if (a[2] == 'f') {
-                o->timeline.from = t;
-                o->has_from = true;
-            } else {
-                o->timeline.to = t;
-                o->has_to = true;
-            }
-        } else if (!strcmp(a, "--tasks")) {
-            o->timeline.task_regex = value;
-        } else if (!strcmp(a, "--width") || !strcmp(a, "--height")) {
-            if (!parse_int(value, a[2] == 'w' ? &o->timeline.width : &o->timeline.height))
-                return fail_usage("bad size (1..20000)", value);
-        } else if (!strcmp(a, "--title")) {
-            o->timeline.title = value;
-        } else if (!strcmp(a, "--input-format")) {
-            if (!strcmp(value, "trace"))
-                o->format = INPUT_TRACE;
-            else if (!strcmp(value, "timeline"))
-                o->format = INPUT_TIMELINE;
-            else
-                return fail_usage("unknown input format (trace|timeline)", value);
-        } else if (a[0] == '-' && a[1]) {
-            return fail_usage("unknown option", a);
-        } else if (!o->input) {
-            o->input = a;
-        } else {
-            return fail_usage("more than one input", a);
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case OPT_FROM_DEPRECATED:
+        case OPT_TO_DEPRECATED:
+            /* --from/--to are input formats elsewhere (metrics, wcp, import,
+             * convert): one meaning per flag name. */
+            cli_deprecated(&p, c == OPT_FROM_DEPRECATED ? "--from T" : "--to T",
+                           c == OPT_FROM_DEPRECATED ? "--start T" : "--end T");
+            if (render_value(&p, o, c == OPT_FROM_DEPRECATED ? OPT_START : OPT_END, optarg))
+                return 2;
+            break;
+        case OPT_START:
+        case OPT_END:
+        case OPT_TASKS:
+        case OPT_WIDTH:
+        case OPT_HEIGHT:
+        case OPT_TITLE:
+        case OPT_INPUT_FORMAT:
+            if (render_value(&p, o, c, optarg))
+                return 2;
+            break;
+        default:
+            return 2;
         }
-        if (takes_value)
-            i++;
     }
+    if (cli_npositional(&p) > 1)
+        return fail_usage("more than one input", cli_positional(&p)[1]);
+    if (cli_npositional(&p) == 1)
+        o->input = cli_positional(&p)[0];
     return 0;
 }
 
@@ -269,16 +337,16 @@ static void warn_if_blank(render_options *o, viz_timeline *tl, const viz_timelin
     else if (s->periods == 0 && s->waits == 0)
         fprintf(stderr, "snetmon render: warning: %s shows no task periods and no waits: the "
                         "trace has none%s (record with -m including t and T or W)\n",
-                o->output, o->timeline.has_window ? " in the --from/--to window" : "");
+                o->output, o->timeline.has_window ? " in the --start/--end window" : "");
 }
 
 static int render_timeline(render_options *o)
 {
     char err[512];
     viz_timeline *tl;
-    o->timeline.has_window = o->has_from || o->has_to;
-    if (o->has_from && !o->has_to) {
-        fprintf(stderr, "snetmon render: --from needs --to (the window's end)\n");
+    o->timeline.has_window = o->has_start || o->has_end;
+    if (o->has_start && !o->has_end) {
+        fprintf(stderr, "snetmon render: --start needs --end (the window's end)\n");
         return 2;
     }
     if (viz_timeline_create(&tl, &o->timeline, err, sizeof err) != VIZ_OK) {

@@ -13,7 +13,6 @@
  * --advice FILE puts a text (e.g. what `snetmon advise` says) into the
  * report's advice section, which is left out without it.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -23,6 +22,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli.h"
 #include "out_file.h"
 #include "timeline_input.h"
 #include "trace_input.h"
@@ -60,7 +60,8 @@ static void report_usage(FILE *out)
             "  --timeout-pct P    latency percentile used as lifeline timeout (default 99)\n"
             "  --inputs N         the input count N of the throughput (eq. 1) of each run\n"
             TRACE_INPUT_HELP
-            "  -h, --help         this text\n");
+            "  -h, --help         this text\n"
+            "  --version          the version and git revision\n");
 }
 
 static int usage_error(const char *what, const char *arg)
@@ -80,28 +81,31 @@ static bool whole_number(const char *s, long lo, long hi, long *out)
     return true;
 }
 
-/* 0: go on; 1: help printed; 2: usage error printed. */
+/* 0: go on; 1: help or version printed; 2: usage error printed. */
 static int parse_args(int argc, char **argv, report_args *a)
 {
-    enum { OPT_ADVICE = 256, OPT_WIDTH, OPT_HEIGHT, OPT_TITLE, OPT_PARTIAL, OPT_TIMEOUT, OPT_INPUTS };
-    static const struct option options[] = {
+    enum { OPT_ADVICE = CLI_OWN, OPT_WIDTH, OPT_HEIGHT, OPT_TITLE, OPT_TIMEOUT, OPT_INPUTS };
+    static const struct option longopts[] = {
+        CLI_STANDARD_OPTIONS,
         {"output", required_argument, NULL, 'o'},      {"advice", required_argument, NULL, OPT_ADVICE},
         {"width", required_argument, NULL, OPT_WIDTH},  {"height", required_argument, NULL, OPT_HEIGHT},
-        {"title", required_argument, NULL, OPT_TITLE},  {"partial", no_argument, NULL, OPT_PARTIAL},
+        {"title", required_argument, NULL, OPT_TITLE},  {"partial", no_argument, NULL, CLI_PARTIAL},
         {"timeout-pct", required_argument, NULL, OPT_TIMEOUT},
-        {"inputs", required_argument, NULL, OPT_INPUTS}, {"help", no_argument, NULL, 'h'},
+        {"inputs", required_argument, NULL, OPT_INPUTS},
         {NULL, 0, NULL, 0},
     };
-    int c;
     long v;
     char *end;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+    cli_parser p;
+    cli_begin(&p, "report", argc, argv);
+    for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
         switch (c) {
+        case 'h': report_usage(stdout); return 1;
+        case CLI_VERSION: cli_version(); return 1;
         case 'o': a->output = optarg; break;
         case OPT_ADVICE: a->advice = optarg; break;
         case OPT_TITLE: a->title = optarg; break;
-        case OPT_PARTIAL: a->partial = true; break;
+        case CLI_PARTIAL: a->partial = true; break;
         case OPT_WIDTH:
         case OPT_HEIGHT:
             if (!whole_number(optarg, 1, 20000, &v))
@@ -118,15 +122,14 @@ static int parse_args(int argc, char **argv, report_args *a)
                 return usage_error("--inputs needs a positive whole number", optarg);
             a->metrics.inputs = (size_t)v;
             break;
-        case 'h': report_usage(stdout); return 1;
-        default: return usage_error("unknown option or missing value", NULL);
+        default: return 2; /* CLI_ERROR: the message is printed */
         }
     }
-    if (optind >= argc)
+    if (cli_npositional(&p) == 0)
         return usage_error("no trace directory given", NULL);
-    if (optind + 1 < argc)
-        return usage_error("more than one trace directory", argv[optind + 1]);
-    a->trace = argv[optind];
+    if (cli_npositional(&p) > 1)
+        return usage_error("more than one trace directory", cli_positional(&p)[1]);
+    a->trace = cli_positional(&p)[0];
     if (!a->output)
         return usage_error("no output file given (-o FILE.html)", NULL);
     struct stat st;

@@ -3,10 +3,11 @@
  * the order they were stored (ids 1, 2, ...), with how each was made and
  * its main figures; --where selects by label or run field.
  */
+#include "cli.h"
+#include "out_file.h"
 #include "repo.h"
 #include "run_record.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +19,7 @@ const char snetmon_summary_runs[] = "list the runs of the experiment repository"
 static void runs_usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon runs [--db URL] [--where KEY=VALUE ...] [--json|--csv]\n\n"
+            "usage: snetmon runs [--db URL] [--where KEY=VALUE ...] [--json|--csv] [-o FILE]\n\n"
             "Lists the stored runs in the order they were stored, with their ids (for\n"
             "`snetmon compare`), how each was made, its labels, and its throughput (eq. 1),\n"
             "median latency (eq. 2) and waiting time (docs/METRICS.md).\n\n"
@@ -27,14 +28,18 @@ static void runs_usage(FILE *out)
             "                   host, format, flags) is V; repeatable, all must hold\n"
             "  --json           a JSON list of objects, one per run\n"
             "  --csv            one CSV row per run\n"
-            "  -h, --help       this text\n");
+            "  -o, --output FILE  the list (default: standard output); it appears only when\n"
+            "                   the command succeeded\n"
+            "  -h, --help       this text\n"
+            "  --version        the version and git revision\n");
 }
 
 typedef struct runs_args {
     const char *db;
     repo_where *where;
     size_t n_where;
-    int format; /* 0 text, 1 json, 2 csv */
+    const char *output; /* -o FILE; "-" = standard output */
+    wfb_output format;
 } runs_args;
 
 static int add_where(runs_args *a, char *arg)
@@ -55,37 +60,42 @@ static int add_where(runs_args *a, char *arg)
     return 0;
 }
 
+/* 0 go on, 1 done (--help, --version), 2 usage error (printed). */
 static int runs_parse(int argc, char **argv, runs_args *a)
 {
-    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
-                                         {"where", required_argument, NULL, 'w'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {"csv", no_argument, NULL, 'c'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    enum { OPT_DB = CLI_OWN, OPT_WHERE };
+    static const struct option longopts[] = {CLI_STANDARD_OPTIONS,
+                                              {"db", required_argument, NULL, OPT_DB},
+                                              {"where", required_argument, NULL, OPT_WHERE},
+                                              {"json", no_argument, NULL, CLI_JSON},
+                                              {"csv", no_argument, NULL, CLI_CSV},
+                                              {"output", required_argument, NULL, 'o'},
+                                              {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    a->output = "-";
+    cli_parser p;
+    cli_begin(&p, "runs", argc, argv);
+    for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
         switch (c) {
-        case 'd': a->db = optarg; break;
-        case 'j': a->format = 1; break;
-        case 'c': a->format = 2; break;
+        case OPT_DB: a->db = optarg; break;
+        case 'o': a->output = optarg; break;
+        case CLI_JSON:
+        case CLI_CSV:
+            if (cli_format(&p, c, &a->format))
+                return 2;
+            break;
         case 'h': runs_usage(stdout); return 1;
-        case 'w':
+        case CLI_VERSION: cli_version(); return 1;
+        case OPT_WHERE:
             if (add_where(a, optarg))
                 return 2;
             break;
         default:
-            fprintf(stderr, "snetmon runs: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            return 2;
+            return 2; /* CLI_ERROR: the message is printed */
         }
     }
-    if (optind != argc) {
-        fprintf(stderr, "snetmon runs: unexpected argument '%s'\n", argv[optind]);
-        return 2;
-    }
+    if (cli_npositional(&p) != 0)
+        return cli_usage_error(&p, "unexpected argument '%s'", cli_positional(&p)[0]);
     return 0;
 }
 
@@ -136,38 +146,38 @@ static json_t *run_json(const run_record *r)
     return o;
 }
 
-static int write_json(const run_record *recs, size_t n)
+static int write_json(const run_record *recs, size_t n, FILE *out)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(list, run_json(&recs[i]));
-    int rc = json_dumpf(list, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
-    putchar('\n');
+    int rc = json_dumpf(list, out, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+    fputc('\n', out);
     json_decref(list);
     return rc;
 }
 
-static void csv_field(const char *s)
+static void csv_field(const char *s, FILE *out)
 {
     if (!s)
         return;
     if (!strpbrk(s, ",\"\n")) {
-        fputs(s, stdout);
+        fputs(s, out);
         return;
     }
-    putchar('"');
+    fputc('"', out);
     for (; *s; s++) {
         if (*s == '"')
-            putchar('"');
-        putchar(*s);
+            fputc('"', out);
+        fputc(*s, out);
     }
-    putchar('"');
+    fputc('"', out);
 }
 
-static void csv_num(double v)
+static void csv_num(double v, FILE *out)
 {
     if (!isnan(v))
-        printf("%.9g", v);
+        fprintf(out, "%.9g", v);
 }
 
 /* Labels as "k=v;k=v". */
@@ -180,59 +190,59 @@ static void labels_text(const rr_meta *m, char *buf, size_t len)
                                  m->labels[i].key, m->labels[i].value);
 }
 
-static void write_csv(const run_record *recs, size_t n)
+static void write_csv(const run_record *recs, size_t n, FILE *out)
 {
-    puts("id,stored_at,source,format,program,workers,flags,host,start_time,git_revision,labels,"
+    fputs("id,stored_at,source,format,program,workers,flags,host,start_time,git_revision,labels,"
          "inputs,span_s,throughput_per_s,latency_median_s,latency_p95_s,latency_p99_s,jitter_s,"
-         "wait_s");
+         "wait_s\n", out);
     for (size_t i = 0; i < n; i++) {
         const rr_meta *m = &recs[i].meta;
         const rr_figures *f = rr_figures_of(&recs[i], 0);
         char labels[2048];
         labels_text(m, labels, sizeof labels);
-        printf("%lld,", (long long)m->id);
+        fprintf(out, "%lld,", (long long)m->id);
         const char *texts[] = {m->stored_at, m->source, m->format, m->program};
         for (size_t k = 0; k < 4; k++) {
-            csv_field(texts[k]);
-            putchar(',');
+            csv_field(texts[k], out);
+            fputc(',', out);
         }
         if (m->workers >= 0)
-            printf("%lld", (long long)m->workers);
-        putchar(',');
+            fprintf(out, "%lld", (long long)m->workers);
+        fputc(',', out);
         const char *more[] = {m->flags, m->host, m->start_time, m->git_revision, labels};
         for (size_t k = 0; k < 5; k++) {
-            csv_field(more[k]);
-            putchar(',');
+            csv_field(more[k], out);
+            fputc(',', out);
         }
         if (f)
-            printf("%zu", f->f.inputs);
+            fprintf(out, "%zu", f->f.inputs);
         double nums[] = {f ? f->f.span_s : NAN,           f ? f->f.throughput_per_s : NAN,
                          f ? f->f.latency.median : NAN,   f ? f->f.latency.p95 : NAN,
                          f ? f->f.latency.p99 : NAN,      f ? f->f.jitter_s : NAN,
                          run_wait(&recs[i])};
         for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
-            putchar(',');
-            csv_num(nums[k]);
+            fputc(',', out);
+            csv_num(nums[k], out);
         }
-        putchar('\n');
+        fputc('\n', out);
     }
 }
 
-static void text_num(double v, int width)
+static void text_num(double v, int width, FILE *out)
 {
     if (isnan(v))
-        printf(" %*s", width, "n/a");
+        fprintf(out, " %*s", width, "n/a");
     else
-        printf(" %*.4g", width, v);
+        fprintf(out, " %*.4g", width, v);
 }
 
-static void write_text(const run_record *recs, size_t n, const char *repo_name)
+static void write_text(const run_record *recs, size_t n, const char *repo_name, FILE *out)
 {
     if (n == 0) {
-        printf("no runs in %s\n", repo_name);
+        fprintf(out, "no runs in %s\n", repo_name);
         return;
     }
-    printf("%4s  %-20s  %-12s %7s  %-10s %-10s %8s %12s %12s %10s  %s\n", "id", "stored (UTC)",
+    fprintf(out, "%4s  %-20s  %-12s %7s  %-10s %-10s %8s %12s %12s %10s  %s\n", "id", "stored (UTC)",
            "program", "workers", "host", "git", "inputs", "throughput/s", "latency p50",
            "wait [s]", "labels / source");
     for (size_t i = 0; i < n; i++) {
@@ -243,17 +253,17 @@ static void write_text(const run_record *recs, size_t n, const char *repo_name)
             snprintf(workers, sizeof workers, "%lld", (long long)m->workers);
         snprintf(git, sizeof git, "%s", m->git_revision ? m->git_revision : "-");
         labels_text(m, labels, sizeof labels);
-        printf("%4lld  %-20s  %-12s %7s  %-10s %-10s", (long long)m->id,
+        fprintf(out, "%4lld  %-20s  %-12s %7s  %-10s %-10s", (long long)m->id,
                m->stored_at ? m->stored_at : "-", m->program ? m->program : m->format, workers,
                m->host ? m->host : "-", git);
         if (f)
-            printf(" %8zu", f->f.inputs);
+            fprintf(out, " %8zu", f->f.inputs);
         else
-            printf(" %8s", "-");
-        text_num(f ? f->f.throughput_per_s : NAN, 12);
-        text_num(f ? f->f.latency.median : NAN, 12);
-        text_num(run_wait(&recs[i]), 10);
-        printf("  %s%s%s\n", labels, labels[0] ? "  " : "", m->source ? m->source : "");
+            fprintf(out, " %8s", "-");
+        text_num(f ? f->f.throughput_per_s : NAN, 12, out);
+        text_num(f ? f->f.latency.median : NAN, 12, out);
+        text_num(run_wait(&recs[i]), 10, out);
+        fprintf(out, "  %s%s%s\n", labels, labels[0] ? "  " : "", m->source ? m->source : "");
     }
 }
 
@@ -278,15 +288,23 @@ int snetmon_cmd_runs(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "snetmon runs: %s\n", err);
     } else {
-        if (a.format == 1)
-            rc = write_json(recs, n);
-        else if (a.format == 2)
-            write_csv(recs, n);
-        else
-            write_text(recs, n, repo_name(r));
-        if (rc || fflush(stdout) || ferror(stdout)) {
-            fprintf(stderr, "snetmon runs: error writing the list\n");
+        out_file of;
+        FILE *out = out_file_open(&of, "runs", a.output);
+        if (!out) {
             rc = 1;
+        } else {
+            if (a.format == WFB_OUT_JSON)
+                rc = write_json(recs, n, out);
+            else if (a.format == WFB_OUT_CSV)
+                write_csv(recs, n, out);
+            else
+                write_text(recs, n, repo_name(r), out);
+            if (rc || fflush(out) || ferror(out)) {
+                fprintf(stderr, "snetmon runs: error writing the list\n");
+                rc = 1;
+            }
+            if (out_file_finish(&of, rc == 0) != 0)
+                rc = 1;
         }
         repo_list_free(recs, n);
     }

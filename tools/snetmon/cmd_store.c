@@ -8,11 +8,11 @@
  * same --partial as every other subcommand); the record is made from the
  * bridge's analyses (run_record.h); the store is one transaction.
  */
+#include "cli.h"
 #include "repo.h"
 #include "run_record.h"
 #include "trace_input.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +37,8 @@ static void store_usage(FILE *out)
             "  --from FORMAT    jsonl | wfcommons | bp | lpel (skip detection)\n"
             "  --map FILE       NetLogger event mapping (default: Pegasus stampede)\n"
             "  --json           print {\"id\": N, \"repository\": ...}\n" TRACE_INPUT_HELP
-            "  -h, --help       this text\n");
+            "  -h, --help       this text\n"
+            "  --version        the version and git revision\n");
 }
 
 typedef struct store_args {
@@ -78,48 +79,44 @@ static int add_label(store_args *a, char *arg)
     return 0;
 }
 
-/* 0 go on, 1 done (--help), 2 usage error. */
+/* 0 go on, 1 done (--help, --version), 2 usage error (printed). */
 static int store_parse(int argc, char **argv, store_args *a)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},   {"label", required_argument, NULL, 'l'},
-        {"git", required_argument, NULL, 'g'},  {"from", required_argument, NULL, 'f'},
-        {"map", required_argument, NULL, 'M'},  {"partial", no_argument, NULL, 'p'},
-        {"json", no_argument, NULL, 'j'},       {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    enum { OPT_DB = CLI_OWN, OPT_LABEL, OPT_GIT, OPT_FROM, OPT_MAP };
+    static const struct option longopts[] = {
+        CLI_STANDARD_OPTIONS,
+        {"db", required_argument, NULL, OPT_DB},   {"label", required_argument, NULL, OPT_LABEL},
+        {"git", required_argument, NULL, OPT_GIT}, {"from", required_argument, NULL, OPT_FROM},
+        {"map", required_argument, NULL, OPT_MAP}, {"partial", no_argument, NULL, CLI_PARTIAL},
+        {"json", no_argument, NULL, CLI_JSON},     {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    cli_parser p;
+    cli_begin(&p, "store", argc, argv);
+    for (int c; (c = cli_next(&p, "h", longopts)) != -1;) {
         switch (c) {
-        case 'd': a->db = optarg; break;
-        case 'g': a->git = optarg; break;
-        case 'M': a->map = optarg; break;
-        case 'p': a->partial = true; break;
-        case 'j': a->json = true; break;
+        case OPT_DB: a->db = optarg; break;
+        case OPT_GIT: a->git = optarg; break;
+        case OPT_MAP: a->map = optarg; break;
+        case CLI_PARTIAL: a->partial = true; break;
+        case CLI_JSON: a->json = true; break;
         case 'h': store_usage(stdout); return 1;
-        case 'l':
+        case CLI_VERSION: cli_version(); return 1;
+        case OPT_LABEL:
             if (add_label(a, optarg))
                 return 2;
             break;
-        case 'f':
-            if ((a->format = wfb_format_parse(optarg)) == WFB_FORMAT_UNKNOWN) {
-                fprintf(stderr, "snetmon store: unknown format '%s'\n", optarg);
-                return 2;
-            }
+        case OPT_FROM:
+            if ((a->format = wfb_format_parse(optarg)) == WFB_FORMAT_UNKNOWN)
+                return cli_usage_error(&p, "unknown format '%s'", optarg);
             break;
         default:
-            fprintf(stderr, "snetmon store: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            return 2;
+            return 2; /* CLI_ERROR: the message is printed */
         }
     }
-    if (optind + 1 != argc) {
-        fprintf(stderr, optind == argc ? "snetmon store: which INPUT? (see --help)\n"
-                                       : "snetmon store: more than one INPUT\n");
-        return 2;
-    }
-    a->input = argv[optind];
+    if (cli_npositional(&p) != 1)
+        return cli_usage_error(&p, cli_npositional(&p) == 0 ? "which INPUT? (see --help)"
+                                                            : "more than one INPUT");
+    a->input = cli_positional(&p)[0];
     return 0;
 }
 

@@ -14,7 +14,6 @@
  * non-terminal gets plain snapshots one after another instead.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -27,6 +26,7 @@
 #include <unistd.h>
 
 #include "top_acc.h"
+#include "cli.h"
 #include "trace_input.h"
 
 const char snetmon_summary_top[] = "live view of a run from its trace, while it is written";
@@ -84,30 +84,37 @@ static int parse_count(const char *val, unsigned long *out)
     return 0;
 }
 
-/* 0 to run, 1 after --help, 2 on a usage error (message printed). */
+/* 0 to run, 1 after --help or --version, 2 on a usage error (message
+ * printed). The conventions are those of every subcommand (cli.h). */
 static int parse_args(int argc, char **argv, top_args *a)
 {
+    enum { OPT_ONCE = CLI_OWN, OPT_TASKS };
     static const struct option longopts[] = {
-        {"interval", required_argument, NULL, 'd'}, {"once", no_argument, NULL, 'o'},
-        {"json", no_argument, NULL, 'j'},           {"iterations", required_argument, NULL, 'n'},
-        {"tasks", required_argument, NULL, 't'},    {"partial", no_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+        CLI_STANDARD_OPTIONS,
+        {"interval", required_argument, NULL, 'd'},
+        {"once", no_argument, NULL, OPT_ONCE},
+        {"json", no_argument, NULL, CLI_JSON},
+        {"iterations", required_argument, NULL, 'n'},
+        {"tasks", required_argument, NULL, 't'},
+        {"partial", no_argument, NULL, CLI_PARTIAL},
+        {NULL, 0, NULL, 0}};
     *a = (top_args){.interval_s = 1.0, .tasks = 10};
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":d:n:t:h", longopts, NULL)) != -1) {
+    cli_parser p;
+    cli_begin(&p, "top", argc, argv);
+    for (int c; (c = cli_next(&p, "hd:n:t:", longopts)) != -1;) {
         char *end;
         switch (c) {
+        case 'h': top_usage(stdout); return 1;
+        case CLI_VERSION: cli_version(); return 1;
         case 'd':
             errno = 0;
             a->interval_s = strtod(optarg, &end);
             if (errno || end == optarg || *end || !(a->interval_s >= 0.01 && a->interval_s <= 86400))
                 return bad_arg("-d/--interval needs seconds from 0.01 to 86400", optarg);
             break;
-        case 'o': a->once = true; break;
-        case 'j': a->json = true; break;
-        case 'p': a->partial = true; break;
+        case OPT_ONCE: a->once = true; break;
+        case CLI_JSON: a->json = true; break;
+        case CLI_PARTIAL: a->partial = true; break;
         case 'n':
             if (parse_count(optarg, &a->iterations) || a->iterations == 0)
                 return bad_arg("-n/--iterations needs a positive whole number", optarg);
@@ -116,25 +123,18 @@ static int parse_args(int argc, char **argv, top_args *a)
             if (parse_count(optarg, &a->tasks))
                 return bad_arg("-t/--tasks needs a whole number", optarg);
             break;
-        case 'h': top_usage(stdout); return 1;
-        case ':':
-            fprintf(stderr, "snetmon top: %s needs a value (see 'snetmon top --help')\n",
-                    argv[optind - 1]);
-            return 2;
-        default:
-            fprintf(stderr, "snetmon top: unknown option '%s' (see 'snetmon top --help')\n",
-                    argv[optind - 1]);
-            return 2;
+        default: return 2; /* CLI_ERROR: the message is printed */
         }
     }
-    if (optind != argc - 1) {
-        if (optind < argc - 1)
-            fprintf(stderr, "snetmon top: one TRACE directory, not '%s' as well\n", argv[optind + 1]);
-        else
-            top_usage(stderr);
+    int n = cli_npositional(&p);
+    char **pos = cli_positional(&p);
+    if (n != 1) {
+        if (n > 1)
+            return cli_usage_error(&p, "one TRACE directory, not '%s' as well", pos[1]);
+        top_usage(stderr);
         return 2;
     }
-    a->trace = argv[optind];
+    a->trace = pos[0];
     return 0;
 }
 

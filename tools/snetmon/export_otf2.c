@@ -24,6 +24,7 @@
  * Leave and the regions nest as OTF2 requires.
  */
 #include "export_otf2.h"
+#include "key_table.h"
 
 #include <inttypes.h>
 #include <search.h>
@@ -53,14 +54,16 @@ typedef struct location {
     OTF2_RegionRef open_region;
 } location;
 
-/* A task (tsearch node): its name string and its kind's region. */
+/* A task (a value in the key_table, by task_key): its name string and its
+ * kind's region; known is false in a value key_table_get has just made. */
 typedef struct task_node {
-    uint64_t key;
+    bool known;
     OTF2_StringRef name;
     OTF2_RegionRef region;
 } task_node;
 
-/* A task kind (tsearch node). */
+/* A task kind (tsearch node: kinds are found by name, which key_table's
+ * 64-bit keys cannot hold). */
 typedef struct kind_node {
     const char *name; /* in the string table */
     OTF2_RegionRef region;
@@ -79,7 +82,8 @@ typedef struct otf2_export {
     OTF2_StringRef *region_names; /* region ref = index */
     size_t nregions, regions_cap;
     OTF2_RegionRef wait_region;
-    void *tasks, *kinds;     /* tsearch trees */
+    key_table tasks;         /* task_node by task_key */
+    void *kinds;             /* tsearch tree of kind_node */
     uint64_t first, last;
     bool any_event;
     bool failed;             /* a message has been printed */
@@ -161,12 +165,6 @@ static int compare_kinds(const void *a, const void *b)
     return strcmp(((const kind_node *)a)->name, ((const kind_node *)b)->name);
 }
 
-static int compare_tasks(const void *a, const void *b)
-{
-    uint64_t x = ((const task_node *)a)->key, y = ((const task_node *)b)->key;
-    return x < y ? -1 : x > y;
-}
-
 /* The region of a task kind, made on first use. */
 static OTF2_RegionRef kind_region(otf2_export *x, const char *kind)
 {
@@ -192,38 +190,31 @@ static uint64_t task_key(const mon_event *e)
     return (uint64_t)e->run << 32 | (e->task & 0xffffffffu);
 }
 
-/* A new task, named name (NULL: "task N", until its task_map comes). */
-static task_node *add_task(otf2_export *x, const mon_event *e, const char *name)
+/* Task e's node, named name when new (NULL: "task N", until its task_map
+ * comes); NULL when out of memory. The pointer is valid until the next
+ * task_of (key_table.h). */
+static task_node *task_of(otf2_export *x, const mon_event *e, const char *name)
 {
+    task_node *t = key_table_get(&x->tasks, task_key(e));
+    if (!t || t->known)
+        return t;
     char fallback[40];
     snprintf(fallback, sizeof fallback, "task %" PRIu64, e->task);
-    task_node *t = malloc(sizeof *t);
-    if (!t)
-        return NULL;
-    *t = (task_node){task_key(e), add_string(x, name ? name : fallback),
-                     kind_region(x, name ? viz_task_kind_from_name(name) : "(unnamed task)")};
-    if (t->name == OTF2_UNDEFINED_STRING || t->region == OTF2_UNDEFINED_REGION ||
-        !tsearch(t, &x->tasks, compare_tasks)) {
-        free(t);
-        return NULL;
-    }
-    return t;
-}
-
-static task_node *find_task(otf2_export *x, const mon_event *e)
-{
-    task_node key = {.key = task_key(e)};
-    void *node = tfind(&key, &x->tasks, compare_tasks);
-    return node ? *(task_node **)node : NULL;
+    t->name = add_string(x, name ? name : fallback);
+    t->region = kind_region(x, name ? viz_task_kind_from_name(name) : "(unnamed task)");
+    t->known = t->name != OTF2_UNDEFINED_STRING && t->region != OTF2_UNDEFINED_REGION;
+    return t->known ? t : NULL;
 }
 
 /* task_map: the task's name and kind (a task mapped again is renamed). */
 static bool name_task(otf2_export *x, const mon_event *e)
 {
     const char *name = e->name && *e->name ? e->name : "?";
-    task_node *t = find_task(x, e);
+    task_node *t = key_table_get(&x->tasks, task_key(e));
     if (!t)
-        return add_task(x, e, name) != NULL;
+        return false;
+    if (!t->known)
+        return task_of(x, e, name) != NULL;
     t->name = add_string(x, name);
     t->region = kind_region(x, viz_task_kind_from_name(name));
     return t->name != OTF2_UNDEFINED_STRING && t->region != OTF2_UNDEFINED_REGION;
@@ -250,8 +241,8 @@ static void leave(otf2_export *x, location *l, uint64_t time)
 
 static void enter_task(otf2_export *x, location *l, const mon_event *e)
 {
-    task_node *t = find_task(x, e);
-    if (!t && !(t = add_task(x, e, NULL))) {
+    task_node *t = task_of(x, e, NULL);
+    if (!t) {
         fail(x, "out of memory");
         return;
     }
@@ -265,7 +256,7 @@ static void enter_task(otf2_export *x, location *l, const mon_event *e)
     OTF2_AttributeList_AddAttribute(x->attrs, ATTR_RUN, OTF2_TYPE_UINT32, v);
     if (ok(x, OTF2_EvtWriter_Enter(l->writer, x->attrs, e->time, t->region), "Enter")) {
         l->open = OPEN_TASK;
-        l->open_task = t->key;
+        l->open_task = task_key(e);
         l->open_region = t->region;
         x->sum->periods++;
     }
@@ -545,7 +536,7 @@ static void close_archive(otf2_export *x, const mon_trace *t)
 
 static void free_export(otf2_export *x)
 {
-    tdestroy(x->tasks, free);
+    key_table_free(&x->tasks, NULL);
     tdestroy(x->kinds, free); /* the names belong to the string table */
     for (size_t i = 0; i < x->nstrings; i++)
         free(x->strings[i]);
@@ -561,6 +552,7 @@ int export_otf2(trace_input *in, msg_pairs *pairs, const char *dir, const char *
                 export_otf2_summary *summary)
 {
     otf2_export x = {.cmd = cmd, .dir = dir, .sum = summary};
+    key_table_init(&x.tasks, sizeof(task_node));
     memset(summary, 0, sizeof *summary);
     current = &x;
     OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(keep_otf2_error, NULL);

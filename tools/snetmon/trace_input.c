@@ -8,6 +8,8 @@
  */
 #include "trace_input.h"
 
+#include "progress_bar.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -219,22 +221,22 @@ static int feed_trace(const char *cmd, trace_input *in, wfb_lifter *l)
 {
     char *buf = in->err;
     size_t len = in->errlen;
-    wfb_progress_bar bar;
-    wfb_progress_bar_init(&bar, stderr);
+    progress_bar bar;
+    progress_bar_init(&bar, stderr);
     wfb_error err;
     mon_event ev;
     int rc;
     uint64_t events = 0;
     while ((rc = trace_input_next(in, &ev)) == 1) {
         if ((++events & 0xfffff) == 0)
-            wfb_progress_bar_update(&bar, events, 0);
+            progress_bar_update(&bar, events, 0);
         if (wfb_lifter_feed_mon(l, &ev, &err) != 0) {
             print_error(cmd, &err, buf, len);
             rc = -1;
             break;
         }
     }
-    wfb_progress_bar_end(&bar);
+    progress_bar_end(&bar);
     return rc;
 }
 
@@ -283,7 +285,11 @@ wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format
         return lift_trace(cmd, path, partial, errbuf, errlen);
     wfb_graph *g;
     wfb_error err;
-    if (wfb_load_input(path, format, bp_map, 1, &g, &err) != 0) {
+    progress_bar bar;
+    progress_bar_init(&bar, stderr);
+    int rc = wfb_load_input(path, format, bp_map, progress_bar_update, &bar, &g, &err);
+    progress_bar_end(&bar);
+    if (rc != 0) {
         print_error(cmd, &err, errbuf, errlen);
         return NULL;
     }

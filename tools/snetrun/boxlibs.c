@@ -23,6 +23,11 @@
 #ifndef SNETRUN_BUILD_DIR
 #define SNETRUN_BUILD_DIR ""
 #endif
+/* The installed box directory relative to the installed snetrun's own
+ * (cmake/Install.cmake: PREFIX/lib/snet-boxes from PREFIX/bin). */
+#ifndef SNETRUN_INSTALLED_BOX_DIR
+#define SNETRUN_INSTALLED_BOX_DIR "../lib/snet-boxes"
+#endif
 
 typedef struct boxlib {
     char *name; /* as given: a path or a metadata name */
@@ -81,8 +86,8 @@ static int add_own_box_dir(boxlibs *b)
         return 0;
     if (SNETRUN_BUILD_DIR[0] && realpath(SNETRUN_BUILD_DIR, built) && !strcmp(built, exe))
         return add_dir(b, SNETRUN_BOX_DIR, strlen(SNETRUN_BOX_DIR));
-    char dir[PATH_MAX + 32];
-    int len = snprintf(dir, sizeof dir, "%s/../lib/snet-boxes", exe);
+    char dir[PATH_MAX + sizeof SNETRUN_INSTALLED_BOX_DIR + 1];
+    int len = snprintf(dir, sizeof dir, "%s/" SNETRUN_INSTALLED_BOX_DIR, exe);
     return len > 0 && (size_t)len < sizeof dir ? add_dir(b, dir, (size_t)len) : 0;
 }
 

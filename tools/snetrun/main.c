@@ -13,8 +13,10 @@
 #include "boxlibs.h"
 
 #include <mon.h>
+#include <prog_opt.h>
 #include <snet.h>
 #include <snet_lang.h>
+#include <snet_prog.h>
 #include <snet_xml.h>
 
 #include <errno.h>
@@ -22,10 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifndef SNETRUN_VERSION
-#define SNETRUN_VERSION "unknown"
-#endif
 
 typedef struct options {
     const char *snet_file, *input, *output, *net, *map;
@@ -86,64 +84,91 @@ static int push_arg(const char ***list, size_t *n, const char *arg)
     return 0;
 }
 
-/* 0 ok, 1 help/version printed, 2 usage error. */
+enum { OPT_PARSE_ONLY = PROG_OPT_OWN, OPT_TEXT, OPT_NET, OPT_BOXES, OPT_MAP };
+
+/* One of snetrun's own options: 0, or the exit status 2. */
+static int take_option(options *o, int c, const char *v)
+{
+    switch (c) {
+    case OPT_PARSE_ONLY:
+        o->parse_only = true;
+        return 0;
+    case OPT_TEXT:
+        o->text = true;
+        return 0;
+    case OPT_NET:
+        o->net = v;
+        return 0;
+    case OPT_MAP:
+        o->map = v;
+        return 0;
+    case OPT_BOXES:
+    case 'L':
+        if (c == 'L' ? push_arg(&o->dirs, &o->ndirs, v) : push_arg(&o->boxes, &o->nboxes, v))
+            return usage_error("%s", "out of memory");
+        return 0;
+    case 'i':
+        o->input = v;
+        return 0;
+    case 'O':
+        o->output = v;
+        return 0;
+    default: { /* 'w' */
+        char *end;
+        errno = 0;
+        long n = strtol(v, &end, 10);
+        if (errno || end == v || *end || n < 1 || n > 4096)
+            return usage_error("-w expects a worker count from 1 to 4096, got '%s'", v);
+        o->workers = (unsigned)n;
+        return 0;
+    }
+    }
+}
+
+/* 0 ok, 1 help/version printed, 2 usage error. Options snetrun does not
+ * know go to the box library's application, and so does every argument
+ * that is not an option once one of those has been seen (their values). */
 static int parse_options(int argc, char **argv, options *o)
 {
+    static const struct option longopts[] = {PROG_OPT_STANDARD,
+                                              {"parse-only", no_argument, NULL, OPT_PARSE_ONLY},
+                                              {"text", no_argument, NULL, OPT_TEXT},
+                                              {"net", required_argument, NULL, OPT_NET},
+                                              {"boxes", required_argument, NULL, OPT_BOXES},
+                                              {"map", required_argument, NULL, OPT_MAP},
+                                              {"workers", required_argument, NULL, 'w'},
+                                              {NULL, 0, NULL, 0}};
     o->app_argv = calloc((size_t)argc + 1, sizeof *o->app_argv);
     if (!o->app_argv)
         return usage_error("%s", "out of memory");
     o->app_argv[o->app_argc++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes_value = !strcmp(a, "--net") || !strcmp(a, "--boxes") || !strcmp(a, "-L") ||
-                           !strcmp(a, "-i") || !strcmp(a, "-O") || !strcmp(a, "-w") ||
-                           !strcmp(a, "--map");
-        if (takes_value && !v)
-            return usage_error("%s needs a value", a);
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    prog_opt p;
+    prog_opt_begin(&p, "snetrun", argc, argv);
+    int at = argc, last_app = 0;
+    for (int c; (c = prog_opt_next_in_order(&p, "hL:i:O:w:", longopts, &at)) != -1;) {
+        if (c == 'h') {
             o->help = true; /* after the .snet file is known (its application's options) */
-        } else if (!strcmp(a, "--version")) {
-            printf("snetrun %s\n", SNETRUN_VERSION);
+        } else if (c == PROG_OPT_VERSION) {
+            prog_opt_version(&p);
             return 1;
-        } else if (!strcmp(a, "--parse-only")) {
-            o->parse_only = true;
-        } else if (!strcmp(a, "--text")) {
-            o->text = true;
-        } else if (!strcmp(a, "--net")) {
-            o->net = v;
-        } else if (!strcmp(a, "--boxes") || !strcmp(a, "-L")) {
-            if (a[1] == 'L' ? push_arg(&o->dirs, &o->ndirs, v) : push_arg(&o->boxes, &o->nboxes, v))
-                return usage_error("%s", "out of memory");
-        } else if (!strcmp(a, "-i")) {
-            o->input = v;
-        } else if (!strcmp(a, "-O")) {
-            o->output = v;
-        } else if (!strcmp(a, "--map")) {
-            o->map = v;
-        } else if (!strcmp(a, "-w")) {
-            char *end;
-            errno = 0;
-            long n = strtol(v, &end, 10);
-            if (errno || *end || n < 1 || n > 4096)
-                return usage_error("-w expects a worker count from 1 to 4096, got '%s'", v);
-            o->workers = (unsigned)n;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            o->app_argv[o->app_argc++] = argv[i]; /* the application's, with what follows */
-            continue;
+        } else if (c == PROG_OPT_UNKNOWN) {
+            if (at != last_app) /* once per word (-xy: two unknown letters) */
+                o->app_argv[o->app_argc++] = argv[last_app = at];
+        } else if (c == PROG_OPT_ERROR) {
+            return 2;
+        } else if (c != 1) {
+            int rc = take_option(o, c, optarg);
+            if (rc)
+                return rc;
         } else if (o->app_argc > 1) {
-            o->app_argv[o->app_argc++] = argv[i];
-            continue;
+            o->app_argv[o->app_argc++] = optarg;
         } else if (!o->snet_file) {
-            o->snet_file = a;
-            continue;
+            o->snet_file = optarg;
         } else if (!o->input) {
-            o->input = a;
-            continue;
+            o->input = optarg;
         } else {
-            return usage_error("unexpected argument '%s'", a);
+            return usage_error("unexpected argument '%s'", optarg);
         }
-        if (takes_value)
-            i++;
     }
     if (o->help && !o->snet_file) {
         usage(stdout);
@@ -260,20 +285,15 @@ static int start_app(session *s)
     return 0;
 }
 
-/* --map FILE, checked against the network as the C programs do: 0, or 2
- * (a usage error, printed). */
+/* --map FILE, checked against the network as the C programs do (the same
+ * helper, snet_prog.h): 0, or 2 (a usage error, printed). */
 static int load_mapping(session *s)
 {
-    char err[1024];
     if (!s->o.map)
         return 0;
-    unsigned workers = s->o.workers ? s->o.workers : lpel_core_count();
-    if (snet_mapping_load(s->o.map, &s->mapping, err, sizeof err) != SNET_OK ||
-        snet_mapping_check(s->mapping, s->net, workers, err, sizeof err) != SNET_OK) {
-        fprintf(stderr, "snetrun: %s\n", err);
-        return 2;
-    }
-    return 0;
+    return snet_prog_load_mapping("snetrun", s->o.map, s->net, s->o.workers, &s->mapping) == 0
+               ? 0
+               : 2;
 }
 
 static int open_files(session *s)

@@ -1,7 +1,17 @@
 /*
- * app_main.h - what every application shares, whichever way it runs: as
- * its own C program (app_main, the network built with the builder calls)
- * or as the box library of its .snet file under snetrun (app_boxlib.h).
+ * snet_prog.h - the program side of an S-Net program: what a main()
+ * around a network needs and the libraries (lpel, snet, mon) leave out,
+ * kept here so that the S-Net library has no command-line driver in it and
+ * depends on the monitor only for message ids. Two levels:
+ *
+ * snet_prog_main: a whole command-line program around one net, records as
+ * text (docs/RECORDS.md) from stdin or -i FILE to stdout or -O FILE:
+ *
+ *     int main(int argc, char **argv) { return snet_prog_main(argc, argv, build_net()); }
+ *
+ * app_spec: what every application shares, whichever way it runs: as its
+ * own C program (app_main, the network built with the builder calls) or as
+ * the box library of its .snet file under snetrun (app_boxlib.h).
  *
  * An application describes itself once, with an app_spec: its help text,
  * its own options, a function that settles its sizes once all options are
@@ -15,8 +25,8 @@
  *
  * Exit codes: 0 success, 1 failure, 2 usage error.
  */
-#ifndef APP_MAIN_H
-#define APP_MAIN_H
+#ifndef SNET_PROG_H
+#define SNET_PROG_H
 
 #include <lpel.h>
 #include <snet.h>
@@ -24,6 +34,29 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+/*
+ * A complete command-line program around a net (freed before returning):
+ *   -w N            workers (default: one per core)
+ *   --map FILE      place tasks by the mapping file (docs/MAPPING.md)
+ *   -i FILE         input records (default: stdin), docs/RECORDS.md
+ *   -O FILE         output records (default: stdout)
+ *   -m FLAGS, -o DIR, --mon-tasks RE, --mon-flush MS   monitoring (mon.h)
+ * Returns the process exit status: 0 on success, 1 on a runtime error, 2 on
+ * a usage error.
+ */
+int snet_prog_main(int argc, char **argv, snet_net *net);
+/* The same, with field types the text reader should know. */
+int snet_prog_main_types(int argc, char **argv, snet_net *net,
+                         const snet_field_type *const *types, size_t ntypes);
+
+/* Load the mapping file path and check it against net for `workers` (0 =
+ * one per core): 0, or -1 after printing "PROG: FILE:LINE: ..." (a usage
+ * error: nothing has run yet). *out is NULL on error. */
+int snet_prog_load_mapping(const char *prog, const char *path, const snet_net *net,
+                           unsigned workers, snet_mapping **out);
+
+/* ---- applications (app_spec) ---- */
 
 /* Where a run's output records go: take gets each (ownership passes), in
  * the order they left the network. */
@@ -58,7 +91,10 @@ typedef struct app_spec {
     const char *options; /* --help: the program's own options, one per line */
     size_t size;         /* the app's state: allocated zeroed, then init */
     void (*init)(void *app); /* defaults before the options; may be NULL */
-    /* One of the app's own options: 1 = flag used, 2 = flag and value used,
+    /* The app's own options, each taking a value: their long names without
+     * "--", NULL-terminated (parsed with getopt_long with the shared ones). */
+    const char *const *value_options;
+    /* One of the app's own options ("--name", its value): 1 or 2 = used,
      * 0 = not an option of this app, -1 = bad value (message printed). */
     int (*option)(void *app, const char *flag, const char *value);
     /* After all options: settle sizes from ctx (paper, inputs) and make
@@ -89,8 +125,10 @@ typedef enum app_host {
     APP_HOST_SNETRUN  /* snetrun takes -w itself */
 } app_host;
 
-/* The shared options and the app's own in argv[1..]: 0 ok, 1 --help was
- * given (nothing printed), -1 usage error (message printed). */
+/* The shared options and the app's own in argv[1..], with getopt_long
+ * (prog_opt.h: one wording for usage errors): 0 ok, 1 --help was given
+ * (nothing printed), 2 --version was given (printed), -1 usage error
+ * (message printed). */
 int app_parse_options(const app_spec *spec, app_host host, int argc, char **argv, void *app,
                       app_ctx *ctx);
 
@@ -122,4 +160,4 @@ int app_run_network(const app_ctx *ctx, bool monitored, snet_input_fn next, void
 /* SplitMix64: the apps' deterministic per-input variation (sizes, seeds). */
 uint64_t app_mix64(uint64_t x);
 
-#endif
+#endif /* SNET_PROG_H */
