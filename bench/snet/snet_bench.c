@@ -35,6 +35,7 @@ typedef struct options {
     int repeat;
     unsigned workers;
     bool json;
+    const char *side; /* pipeline: "both", "raw" or "snet" (counting instructions per side) */
     const lpel_hooks *hooks;
 } options;
 
@@ -217,9 +218,27 @@ static rate snet_pipe_rate(const options *o)
     return (rate){(double)o->messages / t.wall, (double)o->messages / t.cpu};
 }
 
+/* One side only (--side raw|snet): a run under callgrind then counts the
+ * instructions of that side alone; two runs with different --messages give
+ * the exact instructions per record, whatever the machine's load. */
+static int bench_one_side(const options *o)
+{
+    bool raw = !strcmp(o->side, "raw");
+    double rates[64];
+    for (int i = 0; i < o->repeat; i++)
+        rates[i] = raw ? raw_pipe_rate(o).wall : snet_pipe_rate(o).wall;
+    printf("pipeline, %s side only: %d stages, %ld records, %d runs (median)\n", o->side, STAGES,
+           o->messages, o->repeat);
+    printf("  %s %12.0f %s/s\n", raw ? "raw lpel pipe " : "snet pipeline ",
+           median(rates, o->repeat), raw ? "msgs" : "records");
+    return 0;
+}
+
 static int bench_pipeline(const options *o)
 {
     double raw[64], sn[64], ratio[64], cpu_ratio[64];
+    if (strcmp(o->side, "both"))
+        return bench_one_side(o);
     for (int i = 0; i < o->repeat; i++) {
         rate r = raw_pipe_rate(o), n = snet_pipe_rate(o);
         raw[i] = r.wall;
@@ -331,6 +350,7 @@ static long number(const char *flag, const char *v, long min, long max)
 static void usage(void)
 {
     puts("usage: snet-bench pipeline|star [-w N] [--messages M] [--replicas N] [--repeat R] [--json]"
+         " [--side both|raw|snet]"
 #if BENCH_WITH_MONITOR
          " [-m FLAGS -o DIR]"
 #endif
@@ -339,7 +359,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    options o = {NULL, 1000000, 100000, 5, 0, false, NULL};
+    options o = {NULL, 1000000, 100000, 5, 0, false, "both", NULL};
 #if BENCH_WITH_MONITOR
     mon_options mo;
     char err[512];
@@ -367,6 +387,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--replicas")) o.replicas = number("--replicas", v, 1, 1L << 30), i++;
         else if (!strcmp(argv[i], "--repeat")) o.repeat = (int)number("--repeat", v, 1, 64), i++;
         else if (!strcmp(argv[i], "--json")) o.json = true;
+        else if (!strcmp(argv[i], "--side") && v &&
+                 (!strcmp(v, "both") || !strcmp(v, "raw") || !strcmp(v, "snet")))
+            o.side = v, i++;
         else {
             usage();
             return 2;

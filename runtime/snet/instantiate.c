@@ -46,9 +46,9 @@ static void task_main(void *arg)
 {
     task_start start = *(task_start *)arg;
     free(arg);
-    snet_record_cache_enable();
+    snet_record_pool_task_begin();
     start.fn(start.arg);
-    snet_record_cache_flush();
+    snet_record_pool_task_end();
 }
 
 uint64_t snet_spawn(const snet_place *at, const char *path, lpel_task_fn fn, void *arg)

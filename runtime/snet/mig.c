@@ -15,23 +15,15 @@
 #include <mon.h>
 #endif
 
-#define SNET_MSG_SEQ_BITS 48
-#define SNET_MSG_SEQ_MASK ((UINT64_C(1) << SNET_MSG_SEQ_BITS) - 1)
+#ifdef SNET_WITH_MONITOR
+/* snet_mig_next_on (snet_internal.h) packs ids as mon_msg_id_make does. */
+_Static_assert(SNET_MSG_SEQ_BITS == MON_MSG_SEQ_BITS, "message ids packed as the monitor reads them");
+#endif
 
 uint64_t snet_mig_next(snet_run *run)
 {
     /* Only tasks make ids, and a task's worker is < run->workers. */
     return snet_mig_next_on(run, lpel_task_worker(lpel_task_self()));
-}
-
-uint64_t snet_mig_next_on(snet_run *run, unsigned worker)
-{
-    uint64_t seq = ++run->mig[worker].seq;
-#ifdef SNET_WITH_MONITOR
-    return mon_msg_id_make(worker, seq);
-#else
-    return ((uint64_t)(worker & 0xffffu) << SNET_MSG_SEQ_BITS) | (seq & SNET_MSG_SEQ_MASK);
-#endif
 }
 
 #ifdef SNET_WITH_MONITOR
