@@ -90,7 +90,7 @@ static inline bool has_last_output_shape(output_shape *c, snet_record *out)
     return true;
 }
 
-static bool output_allowed(box_entity *b, snet_record *out)
+static inline bool output_allowed(box_entity *b, snet_record *out)
 {
     if (out->kind != SNET_REC_DATA)
         return false;
@@ -108,33 +108,42 @@ static bool output_allowed(box_entity *b, snet_record *out)
     return true;
 }
 
-int snet_out(snet_handle *h, snet_record *out)
+typedef enum out_problem { OUT_NOT_DECLARED, OUT_PARSED, OUT_NO_MEMORY } out_problem;
+
+/* An output that cannot go on: reported, freed. Out of line and cold, so
+ * that snet_out's common path keeps its registers and stack frame small. */
+static __attribute__((cold, noinline)) int out_rejected(box_entity *b, snet_record *out,
+                                                        out_problem problem)
 {
-    if (!h || !out)
-        return SNET_EINVAL;
-    box_entity *b = h->box;
-    if (snet_unlikely(!output_allowed(b, out))) {
+    if (problem == OUT_NOT_DECLARED) {
         char labels[256], types[512];
         snet_record_labels_text(out, labels, sizeof labels);
         snet_type_text(&b->net->box_out, types, sizeof types);
         snet_run_fail(b->run, "box '%s' emitted %s, which is none of its output variants %s; "
                       "record dropped", b->path, labels, types);
-        snet_record_free(out);
-        return SNET_ERUNTIME;
-    }
-    if (snet_unlikely(out->name_blob != NULL)) { /* a parsed record: its names must not die with it */
-        snet_record_free(out);
+    } else if (problem == OUT_PARSED) { /* its names must not die with it */
         snet_run_fail(b->run, "box '%s' emitted a parsed record; build outputs with "
                       "snet_record_new", b->path);
-        return SNET_ERUNTIME;
+    } else {
+        snet_run_fail(b->run, "box '%s': out of memory", b->path);
     }
+    snet_record_free(out);
+    return problem == OUT_NO_MEMORY ? SNET_ENOMEM : SNET_ERUNTIME;
+}
+
+int snet_out(snet_handle *h, snet_record *out)
+{
+    if (snet_unlikely(!h || !out))
+        return SNET_EINVAL;
+    box_entity *b = h->box;
+    if (snet_unlikely(!output_allowed(b, out)))
+        return out_rejected(b, out, OUT_NOT_DECLARED);
+    if (snet_unlikely(out->name_blob != NULL))
+        return out_rejected(b, out, OUT_PARSED);
     /* Most boxes consume their whole input: then there is nothing to inherit. */
     if (h->in->count > 0 &&
-        snet_inherit(out, h->in, &b->net->box_in.variants[h->variant]) != SNET_OK) {
-        snet_record_free(out);
-        snet_run_fail(b->run, "box '%s': out of memory", b->path);
-        return SNET_ENOMEM;
-    }
+        snet_inherit(out, h->in, &b->net->box_in.variants[h->variant]) != SNET_OK)
+        return out_rejected(b, out, OUT_NO_MEMORY);
     out->id = snet_mig_next_on(b->run, b->worker);
     snet_trace_written(b->run, out->id);
     lpel_stream_write(b->out, out);

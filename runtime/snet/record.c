@@ -33,6 +33,9 @@
 
 static _Thread_local snet_record *pool[POOL_RECORDS ? POOL_RECORDS : 1];
 static _Thread_local unsigned pooled;
+/* How many records this thread may keep: POOL_RECORDS while S-Net tasks
+ * run on it, else 0 (one test on the free path decides both). */
+static _Thread_local unsigned pool_limit;
 static _Thread_local unsigned live_tasks; /* S-Net tasks running on this thread */
 static _Thread_local bool pool_registered;  /* thread_end_key set for this thread */
 static pthread_key_t thread_end_key;
@@ -51,6 +54,7 @@ static void pool_empty(void)
 static void pool_thread_end(void *unused)
 {
     (void)unused;
+    pool_limit = 0;
     pool_empty();
 }
 
@@ -67,12 +71,16 @@ void snet_record_pool_task_begin(void)
         pool_registered = thread_end_key_made &&
                           pthread_setspecific(thread_end_key, &pooled) == 0;
     }
+    if (pool_registered)
+        pool_limit = POOL_RECORDS;
 }
 
 void snet_record_pool_task_end(void)
 {
-    if (--live_tasks == 0)
-        pool_empty();
+    if (--live_tasks > 0)
+        return;
+    pool_limit = 0;
+    pool_empty();
 }
 
 static snet_record *record_alloc(snet_record_kind kind)
@@ -138,13 +146,13 @@ void snet_record_free(snet_record *r)
         free(r->entries);
     if (snet_unlikely(r->name_blob != NULL)) /* parsed records only: skip the call */
         free(r->name_blob);
-    if (pool_registered && live_tasks > 0 && pooled < POOL_RECORDS)
+    if (pooled < pool_limit)
         pool[pooled++] = r;
     else
         free(r);
 }
 
-static int grow(snet_record *r)
+static __attribute__((noinline)) int grow(snet_record *r)
 {
     size_t cap = r->cap * 2;
     snet_entry *grown;
@@ -168,7 +176,7 @@ static int grow(snet_record *r)
  * output record. */
 static inline snet_entry *new_entry(snet_record *r)
 {
-    if (r->count == r->cap && grow(r) != SNET_OK)
+    if (snet_unlikely(r->count == r->cap) && grow(r) != SNET_OK)
         return NULL;
     return &r->entries[r->count++];
 }
@@ -268,20 +276,29 @@ bool snet_record_remove(snet_record *r, snet_label_kind kind, const char *label)
 
 /* ---- fields ---------------------------------------------------------------- */
 
+/* Setting a field a record already has: rare (a box sets each label of a
+ * new record once), so out of line, which keeps the common path of
+ * snet_record_set_field free of the registers this call needs. */
+static __attribute__((noinline)) void replace_field(snet_entry *e, const snet_field_type *type,
+                                                    void *value)
+{
+    snet_field_free(e->type, e->u.value);
+    e->type = type;
+    e->u.value = value;
+}
+
 int snet_record_set_field(snet_record *r, const char *label, const snet_field_type *type,
                           void *value)
 {
-    if (!r || !label || !type)
+    if (snet_unlikely(!r || !label || !type))
         return SNET_EINVAL;
     long i = snet_record_find(r, SNET_FIELD, label);
-    if (i >= 0) {
-        snet_field_free(r->entries[i].type, r->entries[i].u.value);
-        r->entries[i].type = type;
-        r->entries[i].u.value = value;
+    if (snet_unlikely(i >= 0)) {
+        replace_field(&r->entries[i], type, value);
         return SNET_OK;
     }
     snet_entry *e = new_entry(r);
-    if (!e)
+    if (snet_unlikely(!e))
         return SNET_ENOMEM;
     e->name = label;
     e->kind = SNET_FIELD;
