@@ -23,15 +23,20 @@
  * instructions per record on the 10-stage pipeline, gone with the pool.
  * Only threads running S-Net tasks pool (a thread outside LPEL frees to
  * malloc), and the last task of a worker to end empties its pool, so
- * nothing is left when the workers stop. Under AddressSanitizer records
- * are never reused, so that a record used after it was freed is reported. */
-#if defined(__SANITIZE_ADDRESS__)
-#define POOL_RECORDS 0
-#else
+ * nothing is left when the workers stop. Under AddressSanitizer a pooled
+ * record is poisoned, so that a record used after it was freed is still
+ * reported. */
 #define POOL_RECORDS 64
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POOL_POISON(r) ASAN_POISON_MEMORY_REGION((r), sizeof(snet_record))
+#define POOL_UNPOISON(r) ASAN_UNPOISON_MEMORY_REGION((r), sizeof(snet_record))
+#else
+#define POOL_POISON(r) ((void)(r))
+#define POOL_UNPOISON(r) ((void)(r))
 #endif
 
-static _Thread_local snet_record *pool[POOL_RECORDS ? POOL_RECORDS : 1];
+static _Thread_local snet_record *pool[POOL_RECORDS];
 static _Thread_local unsigned pooled;
 /* How many records this thread may keep: POOL_RECORDS while S-Net tasks
  * run on it, else 0 (one test on the free path decides both). */
@@ -44,8 +49,11 @@ static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;
 
 static void pool_empty(void)
 {
-    while (pooled > 0)
-        free(pool[--pooled]);
+    while (pooled > 0) {
+        snet_record *r = pool[--pooled];
+        POOL_UNPOISON(r);
+        free(r);
+    }
 }
 
 /* A task discarded after a deadlock never ends, so its worker's count of
@@ -66,7 +74,7 @@ static void make_thread_end_key(void)
 void snet_record_pool_task_begin(void)
 {
     live_tasks++;
-    if (!pool_registered && POOL_RECORDS > 0) {
+    if (!pool_registered) {
         pthread_once(&thread_end_once, make_thread_end_key);
         pool_registered = thread_end_key_made &&
                           pthread_setspecific(thread_end_key, &pooled) == 0;
@@ -85,9 +93,13 @@ void snet_record_pool_task_end(void)
 
 static snet_record *record_alloc(snet_record_kind kind)
 {
-    snet_record *r = pooled > 0 ? pool[--pooled] : malloc(sizeof *r);
-    if (!r)
+    snet_record *r;
+    if (pooled > 0) {
+        r = pool[--pooled];
+        POOL_UNPOISON(r);
+    } else if (!(r = malloc(sizeof *r))) {
         return NULL;
+    }
     r->kind = kind;
     r->id = 0;
     r->count = 0;
@@ -146,8 +158,10 @@ void snet_record_free(snet_record *r)
         free(r->entries);
     if (snet_unlikely(r->name_blob != NULL)) /* parsed records only: skip the call */
         free(r->name_blob);
-    if (pooled < pool_limit)
+    if (pooled < pool_limit) {
+        POOL_POISON(r);
         pool[pooled++] = r;
+    }
     else
         free(r);
 }
