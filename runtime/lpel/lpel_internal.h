@@ -20,6 +20,7 @@
 #include <atomic_ops.h>
 #include <hwloc.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 
 #ifndef LPEL_HOOKS_ENABLED
@@ -272,9 +273,10 @@ struct lpel_worker {
 
     /* Touched by other threads. */
     _Alignas(LPEL_CACHE_LINE) lpel_mailbox mailbox;
+    /* 1 while the worker is about to sleep or sleeps on `wakeup`; whoever
+     * changes it to 0 (a poster, or the terminator) posts `wakeup` once. */
     atomic_int sleeping;
-    pthread_mutex_t sleep_lock;
-    pthread_cond_t sleep_cond;
+    sem_t wakeup;
 };
 
 /* The worker running on this thread (NULL on other threads): the one
@@ -297,6 +299,8 @@ void lpel_worker_ready_push(lpel_worker *w, lpel_task *t);
 lpel_task *lpel_worker_ready_pop(lpel_worker *w);
 /* Deliver a task to worker w's mailbox and wake w if it sleeps. */
 void lpel_worker_post(lpel_worker *w, lpel_task *t, lpel_mail_kind kind);
+/* Wake w if it sleeps (or is about to): for new mail or termination. */
+void lpel_worker_wake(lpel_worker *w);
 void *lpel_worker_main(void *arg);
 /* The scheduler side of a switch: back from the running task to w. */
 void lpel_worker_switch_to_scheduler(lpel_worker *w, lpel_task *t, bool dying);
