@@ -68,7 +68,7 @@ static int task_take_stack(lpel_worker *w, lpel_task *t)
 }
 
 /* Bookkeeping for a task about to run on w: it is current and running. */
-static void prepare_dispatch(lpel_worker *w, lpel_task *t)
+static inline __attribute__((always_inline)) void prepare_dispatch(lpel_worker *w, lpel_task *t)
 {
     /* A task gets its stack when it first runs, from the cache of the
      * worker that will also free it: tasks waiting to start cost only

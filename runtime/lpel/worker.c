@@ -28,35 +28,6 @@
 
 _Thread_local lpel_worker *lpel_this_worker;
 
-/* ---- ready queue -------------------------------------------------------- */
-
-void lpel_worker_ready_push(lpel_worker *w, lpel_task *t)
-{
-    if (w->policy_queue) {
-        w->rt->config.scheduling->push(w->policy_queue, t);
-        return;
-    }
-    t->queue_link = NULL;
-    if (w->fifo_tail)
-        ((lpel_task *)w->fifo_tail)->queue_link = t;
-    else
-        w->fifo_head = t;
-    w->fifo_tail = t;
-}
-
-lpel_task *lpel_worker_ready_pop(lpel_worker *w)
-{
-    if (w->policy_queue)
-        return w->rt->config.scheduling->pop(w->policy_queue);
-    lpel_task *t = w->fifo_head;
-    if (t) {
-        w->fifo_head = t->queue_link;
-        if (!w->fifo_head)
-            w->fifo_tail = NULL;
-    }
-    return t;
-}
-
 /* ---- mailbox ------------------------------------------------------------ */
 
 /* Sleeping is a semaphore and a flag. The sleeper sets the flag, then
