@@ -92,8 +92,8 @@ rows=(
     "pipe, depth 100, alternating|ns_per_hop,cpu_ns_per_hop|lpel pipe --depth 100 --place rr"
     "pipe, depth 100, all on worker 0|ns_per_hop,cpu_ns_per_hop|lpel pipe --depth 100 --place const"
     "create+destroy, 1e6 tasks|ns_per_task,cpu_ns_per_task|lpel create"
-    "S-Net 10-stage pipeline / raw pipe, 2 workers|ratio_pct,cpu_ratio_pct|snet pipeline -w 2 --messages 300000 --repeat 1"
-    "S-Net 10-stage pipeline / raw pipe, 1 worker|ratio_pct,cpu_ratio_pct|snet pipeline -w 1 --messages 300000 --repeat 1"
+    "S-Net 10-stage pipeline / raw pipe, 2 workers|raw_per_s,snet_per_s,ratio_pct,cpu_ratio_pct|snet pipeline -w 2 --messages 300000 --repeat 1"
+    "S-Net 10-stage pipeline / raw pipe, 1 worker|raw_per_s,snet_per_s,ratio_pct,cpu_ratio_pct|snet pipeline -w 1 --messages 300000 --repeat 1"
 )
 if [ -n "$only" ]; then
     kept=()

@@ -343,6 +343,24 @@ struct lpel_runtime {
  * passes here; out of line the calls were ~20 instructions of a 360-
  * instruction ring hop, callgrind) ---------------------------------------- */
 
+/* Start loading what running t touches first: the frame its switch pops
+ * (saved registers, 64 bytes from its saved stack pointer). A task made
+ * ready now runs after the tasks queued before it; with thousands of tasks
+ * its frame has left the caches by then, and a switch into it waited for
+ * that miss (and the page walk: every stack is on its own pages). Ring of
+ * 10,000 tasks on one worker: CPU time per hop -7 % (median of 8 per-run
+ * ratios, interleaved with the build without it); 1,000 tasks: no change. */
+static inline void lpel_task_prefetch_frame(const lpel_task *t)
+{
+#if !LPEL_CONTEXT_UCONTEXT
+    const char *sp = t->ctx.sp;
+    __builtin_prefetch(sp, 1, 3);
+    __builtin_prefetch(sp + 63, 1, 3);
+#else
+    (void)t;
+#endif
+}
+
 /* Queue t on w (FIFO, unless a scheduling policy is installed). */
 static inline void lpel_worker_ready_push(lpel_worker *w, lpel_task *t)
 {

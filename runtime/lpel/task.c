@@ -336,6 +336,7 @@ void lpel_task_wake(lpel_task *t)
         /* Same worker: t has switched out already (we are running). */
         t->state = LPEL_TASK_READY;
         lpel_worker_ready_push(self, t);
+        lpel_task_prefetch_frame(t);
     } else {
         /* The owner handles the wake-up in its scheduler, after t has
          * finished switching out, even if t is still on its way to block. */

@@ -71,6 +71,7 @@ static void drain_mailbox(lpel_worker *w)
         } else {
             t->state = LPEL_TASK_READY;
             lpel_worker_ready_push(w, t);
+            lpel_task_prefetch_frame(t);
         }
         t = next;
     }
