@@ -179,6 +179,12 @@ static void box_task(void *arg)
     b->worker = lpel_task_worker(lpel_task_self());
     lpel_stream_open(b->out, LPEL_STREAM_WRITE);
     for (snet_record *r; (r = lpel_stream_read(b->in)) != NULL;) {
+        /* The record was last written on the writer's worker, and the box
+         * writes to it (taking fields): ask for the line to write at once,
+         * rather than reading it and then taking it over a second time
+         * (2-worker pipeline: +3 % records/s, median of 8 interleaved runs;
+         * one instruction per record on one worker). */
+        __builtin_prefetch(r, 1, 3);
         if (r->kind == SNET_REC_DATA)
             box_execute(b, r);
         else

@@ -42,10 +42,25 @@ static _Thread_local unsigned pooled;
  * run on it, else 0 (one test on the free path decides both). */
 static _Thread_local unsigned pool_limit;
 static _Thread_local unsigned live_tasks; /* S-Net tasks running on this thread */
+static _Thread_local snet_record_depot *depot; /* the run's, while tasks run here */
 static _Thread_local bool pool_registered;  /* thread_end_key set for this thread */
 static pthread_key_t thread_end_key;
 static bool thread_end_key_made;
 static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;
+
+/* Records move between a worker's pool and its run's depot in batches of
+ * half a pool, so the depot's lock is taken once per DEPOT_BATCH records
+ * at most. A pipeline across two workers frees on one worker what it
+ * allocates on the other (the input task allocates, the output task
+ * frees): without the depot every such record went through malloc and
+ * free, and glibc's arenas then moved it back (~600 instructions per
+ * record of the 2-worker pipeline, callgrind); with the depot the 2-worker
+ * S-Net pipeline ran 1.38x as many records per second (median of 8
+ * per-round ratios, interleaved) and its spread over runs fell from 4.1x
+ * to 1.5x (max/min). The depot keeps at most DEPOT_MAX records; beyond
+ * that they are freed. */
+#define DEPOT_BATCH (POOL_RECORDS / 2)
+#define DEPOT_MAX 4096
 
 static void pool_empty(void)
 {
@@ -63,6 +78,7 @@ static void pool_thread_end(void *unused)
 {
     (void)unused;
     pool_limit = 0;
+    depot = NULL;
     pool_empty();
 }
 
@@ -71,9 +87,64 @@ static void make_thread_end_key(void)
     thread_end_key_made = pthread_key_create(&thread_end_key, pool_thread_end) == 0;
 }
 
-void snet_record_pool_task_begin(void)
+void snet_record_depot_init(snet_record_depot *d)
+{
+    pthread_mutex_init(&d->lock, NULL);
+    d->records = NULL;
+    d->count = d->cap = 0;
+}
+
+void snet_record_depot_free(snet_record_depot *d)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        POOL_UNPOISON(d->records[i]);
+        free(d->records[i]);
+    }
+    free(d->records);
+    d->records = NULL;
+    d->count = d->cap = 0;
+    pthread_mutex_destroy(&d->lock);
+}
+
+/* The pool is full: move a batch to the depot (what does not fit there
+ * is freed). */
+static __attribute__((noinline)) void pool_spill(void)
+{
+    unsigned n = DEPOT_BATCH;
+    pthread_mutex_lock(&depot->lock);
+    if (depot->count + n > depot->cap && depot->cap < DEPOT_MAX) {
+        size_t cap = depot->cap ? depot->cap * 2 : 4 * DEPOT_BATCH;
+        snet_record **grown = realloc(depot->records, cap * sizeof *grown);
+        if (grown) {
+            depot->records = grown;
+            depot->cap = cap;
+        }
+    }
+    while (n > 0 && depot->count < depot->cap) {
+        depot->records[depot->count++] = pool[--pooled];
+        n--;
+    }
+    pthread_mutex_unlock(&depot->lock);
+    while (n-- > 0) {
+        snet_record *r = pool[--pooled];
+        POOL_UNPOISON(r);
+        free(r);
+    }
+}
+
+/* The pool is empty: take a batch from the depot, if it has any. */
+static __attribute__((noinline)) void pool_refill(void)
+{
+    pthread_mutex_lock(&depot->lock);
+    while (pooled < DEPOT_BATCH && depot->count > 0)
+        pool[pooled++] = depot->records[--depot->count];
+    pthread_mutex_unlock(&depot->lock);
+}
+
+void snet_record_pool_task_begin(snet_record_depot *d)
 {
     live_tasks++;
+    depot = d;
     if (!pool_registered) {
         pthread_once(&thread_end_once, make_thread_end_key);
         pool_registered = thread_end_key_made &&
@@ -88,12 +159,15 @@ void snet_record_pool_task_end(void)
     if (--live_tasks > 0)
         return;
     pool_limit = 0;
+    depot = NULL;
     pool_empty();
 }
 
 static snet_record *record_alloc(snet_record_kind kind)
 {
     snet_record *r;
+    if (snet_unlikely(pooled == 0) && pool_limit > 0)
+        pool_refill();
     if (pooled > 0) {
         r = pool[--pooled];
         POOL_UNPOISON(r);
@@ -158,12 +232,14 @@ void snet_record_free(snet_record *r)
         free(r->entries);
     if (snet_unlikely(r->name_blob != NULL)) /* parsed records only: skip the call */
         free(r->name_blob);
+    if (snet_unlikely(pooled == POOL_RECORDS) && pool_limit > 0)
+        pool_spill();
     if (pooled < pool_limit) {
         POOL_POISON(r);
         pool[pooled++] = r;
-    }
-    else
+    } else {
         free(r);
+    }
 }
 
 static __attribute__((noinline)) int grow(snet_record *r)

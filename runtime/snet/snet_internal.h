@@ -52,11 +52,21 @@ struct snet_record {
 };
 
 snet_record *snet_record_control(snet_record_kind kind);
-/* Each worker thread keeps freed records for reuse (record.c). Every S-Net
- * task calls begin when it starts and end when it ends; the last task of a
- * worker to end frees the worker's records, so none is left when the
- * workers stop. Threads outside tasks neither keep nor reuse records. */
-void snet_record_pool_task_begin(void);
+/* Each worker thread keeps freed records for reuse (record.c); a worker
+ * that frees more than it allocates passes batches of them to one that
+ * allocates more than it frees, through its run's depot. Every S-Net task
+ * calls begin (with its run's depot) when it starts and end when it ends;
+ * the last task of a worker to end frees the worker's records, and the
+ * run frees its depot, so none is left when the run is destroyed. Threads
+ * outside tasks neither keep nor reuse records. */
+typedef struct snet_record_depot {
+    pthread_mutex_t lock;
+    snet_record **records;
+    size_t count, cap;
+} snet_record_depot;
+void snet_record_depot_init(snet_record_depot *d);
+void snet_record_depot_free(snet_record_depot *d);
+void snet_record_pool_task_begin(snet_record_depot *d);
 void snet_record_pool_task_end(void);
 snet_record *snet_record_sort(uint64_t owner, uint64_t counter);
 snet_record *snet_record_add(lpel_stream *s);
@@ -333,6 +343,8 @@ struct snet_run {
     const snet_codec **codecs;
     size_t ncodecs;
 
+
+    snet_record_depot records; /* spare records between workers (record.c) */
 
     /* errors */
     pthread_mutex_t error_lock;
