@@ -14,6 +14,8 @@
  * -m FLAGS -o DIR both sides run monitored (mon1), so running once without
  * and once with -m gives the monitoring overhead. Times are wall-clock
  * around the run (worker start and stop included, on both sides alike).
+ * --side raw|snet runs one side of the pipeline only, so that a run under
+ * callgrind counts that side's instructions (bench/snet/ir-per-record.sh).
  */
 #include <lpel.h>
 #include <snet.h>
