@@ -466,6 +466,22 @@ void *lpel_stream_peek(lpel_stream *s)
     return item == END_OF_STREAM ? NULL : item;
 }
 
+void lpel_stream_prefetch_next(lpel_stream *s)
+{
+    /* Both ends on one worker: the item was written by this core. */
+    if (atomic_load_explicit(&s->local, memory_order_relaxed))
+        return;
+    /* Reader-side fields only: the item at head is there if head is below
+     * the tail this reader last saw (published with release, seen with
+     * acquire), so no shared line is touched here. */
+    size_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+    if (head == s->tail_seen)
+        return;
+    void *item = s->slots[head & s->mask];
+    if (item != END_OF_STREAM)
+        __builtin_prefetch(item, 1, 3);
+}
+
 bool lpel_stream_at_end(lpel_stream *s)
 {
     bind_end(s, LPEL_STREAM_READ);
