@@ -11,7 +11,7 @@
 
 /* The shape of the last output record that passed the output check: the
  * (kind, name) of each entry in the order the box set them, with the
- * declaration's (interned) names, and the variant it matched. A box emits
+ * declaration's (interned) names. A box emits
  * records of one or a few shapes, so the next output usually has the same
  * one: the check is then one name comparison per entry, not a search of
  * the output type. Names are compared by content (the box's own strings
