@@ -21,11 +21,13 @@
 #   libxml2-dev                        S-Net records in the original runtime's XML format and the
 #                                      <metadata> blocks of .snet files (a real XML parser: entities,
 #                                      encodings, errors with line numbers)
+#   valgrind                           instruction counts per record for the benchmarks (callgrind,
+#                                      bench/snet/ir-per-record.sh): exact even on a loaded machine
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
           libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev
-          libopenmpi-dev openmpi-bin bison flex libxml2-dev)
+          libopenmpi-dev openmpi-bin bison flex libxml2-dev valgrind)
 
 missing=()
 for p in "${packages[@]}"; do
