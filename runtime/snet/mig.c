@@ -13,16 +13,13 @@
 
 #include <mon.h>
 
+/* snet_mig_next_on (snet_internal.h) packs ids as mon_msg_id_make does. */
+_Static_assert(SNET_MSG_SEQ_BITS == MON_MSG_SEQ_BITS, "message ids packed as the monitor reads them");
+
 uint64_t snet_mig_next(snet_run *run)
 {
     /* Only tasks make ids, and a task's worker is < run->workers. */
     return snet_mig_next_on(run, lpel_task_worker(lpel_task_self()));
-}
-
-uint64_t snet_mig_next_on(snet_run *run, unsigned worker)
-{
-    uint64_t seq = ++run->mig[worker].seq;
-    return mon_msg_id_make(worker, seq);
 }
 
 void snet_mon_begin(void) { mon_component_begin(lpel_task_self()); }
