@@ -367,11 +367,12 @@ static void hook_task_map(void *wctx, void **slot, uint64_t task, const char *na
     mon_worker *mw = wctx;
     if (!mw)
         return;
+    (void)worker_id; /* this worker: the log's own, which task_map does not repeat */
     mon_task_rec *r = task_rec_new(mw, slot, task, name);
     /* Mapping is recorded for every task, filtered or not, so that the ids
      * in other tasks' stream events can always be named. */
     if (r && (mw->flags & MON_FLAG_MAP))
-        mon_emit_task_map(mw->w, event_time(mw), task, worker_id, name);
+        mon_emit_task_map(mw->w, event_time(mw), task, name);
 }
 
 static void hook_task_create(void *wctx, void **slot, uint64_t task)

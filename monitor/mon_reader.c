@@ -52,6 +52,8 @@ typedef struct log_reader {
     uint64_t pkt_off;    /* file offset of the packet */
     uint64_t clock;      /* the stream clock in ticks (last event time) */
     uint64_t freq;       /* the trace clock's ticks per second */
+    uint64_t freq_recip; /* floor((2^64 - 1) / freq), for clock_ns */
+    uint64_t sec_ticks, sec_ns; /* clock_ns: a whole second, in ticks and in ns */
     uint64_t ts_end;
     uint64_t pkt_events; /* events decoded from the current packet */
     uint64_t discarded;
@@ -112,18 +114,6 @@ struct mon_trace {
     char trace_dir[4096], ctf_dir[4096];
     char name[MON_NAME_MAX + 1];
     char msg[4608];
-};
-
-/* Fixed payload sizes; task_map adds its name. */
-static const uint8_t payload_bytes[MON_ID_COUNT] = {
-    [MON_ID_TASK_MAP] = 8,        [MON_ID_TASK_CREATE] = 4,      [MON_ID_TASK_DISPATCH] = 4,
-    [MON_ID_TASK_BLOCK] = 5,      [MON_ID_TASK_YIELD] = 4,       [MON_ID_TASK_DESTROY] = 4,
-    [MON_ID_WORKER_START] = 0,    [MON_ID_WORKER_WAIT] = 0,      [MON_ID_WORKER_RESUME] = 0,
-    [MON_ID_WORKER_END] = 0,      [MON_ID_STREAM_OPEN] = 9,      [MON_ID_STREAM_CLOSE] = 9,
-    [MON_ID_STREAM_READ] = 8,     [MON_ID_STREAM_WRITE] = 8,     [MON_ID_STREAM_BLOCK] = 9,
-    [MON_ID_STREAM_WAKE] = 12,    [MON_ID_COMPONENT_BEGIN] = 4,  [MON_ID_COMPONENT_END] = 4,
-    [MON_ID_MESSAGE_READ] = 12,   [MON_ID_MESSAGE_WRITTEN] = 12, [MON_ID_TASK_LOAD] = 16,
-    [MON_ID_WORKER_LOAD] = 20,    [MON_ID_RUN_START] = 4,
 };
 
 static const char *const kind_names[MON_EV_KIND_COUNT] = {
@@ -191,16 +181,31 @@ static int truncated(log_reader *r, char *msg, size_t len)
     return LOG_TRUNCATED;
 }
 
+/* The decoder reads an event's fields as whole 32/64-bit words without
+ * checking each against the end of the data (decode_event checks the
+ * event's end once): the packet buffer has this many bytes beyond what was
+ * read, zeroed. */
+#define READ_SLACK 64
+_Static_assert(READ_SLACK >= MON_FIXED_EVENT_MAX_BYTES + MON_STORE_SLACK,
+               "the decoder may load a word starting at the last byte of the largest event");
+
 static bool ensure_capacity(log_reader *r, size_t bytes)
 {
     if (bytes <= r->pkt_cap)
         return true;
-    uint8_t *p = realloc(r->pkt, bytes);
+    uint8_t *p = realloc(r->pkt, bytes + READ_SLACK);
     if (!p)
         return false;
     r->pkt = p;
     r->pkt_cap = bytes;
     return true;
+}
+
+/* The packet's bytes [0, n) have been read into r->pkt. */
+static void set_avail(log_reader *r, size_t n)
+{
+    r->avail = n;
+    memset(r->pkt + n, 0, READ_SLACK);
 }
 
 /* Check the preamble now in r->pkt; fills the packet fields. */
@@ -274,7 +279,7 @@ static int load_packet(log_reader *r, char *msg, size_t len)
     }
     if (got == 0)
         return LOG_END;
-    r->avail = (size_t)got;
+    set_avail(r, (size_t)got);
     if (got < MON_PACKET_PREAMBLE_BYTES) {
         /* The magic can still be checked: garbage is not a truncation. */
         if (got >= 4 && mon_get_u32(r->pkt) != MON_CTF_MAGIC) {
@@ -303,7 +308,7 @@ static int load_packet(log_reader *r, char *msg, size_t len)
         snprintf(msg, len, "%s: read error: %s", r->path, strerror(errno));
         return LOG_ERROR;
     }
-    r->avail = MON_PACKET_PREAMBLE_BYTES + (size_t)got;
+    set_avail(r, MON_PACKET_PREAMBLE_BYTES + (size_t)got);
     r->pos = MON_PACKET_PREAMBLE_BYTES;
     r->in_packet = true;
     return LOG_EVENT;
@@ -410,7 +415,7 @@ static int refresh_packet(log_reader *r, char *msg, size_t len)
             return read_error(r, msg, len);
         if ((size_t)got < want && r->live)
             return LOG_AGAIN;
-        r->avail = r->content + (size_t)got;
+        set_avail(r, r->content + (size_t)got);
         r->content = (size_t)content;
     }
     r->pkt_bytes = (size_t)size;
@@ -438,7 +443,7 @@ static int load_packet_follow(log_reader *r, char *msg, size_t len)
     ssize_t got = read_preamble(r, r->pkt, r->pkt_off);
     if (got < 0)
         return read_error(r, msg, len);
-    r->avail = (size_t)got;
+    set_avail(r, (size_t)got);
     if (got < MON_PACKET_PREAMBLE_BYTES) {
         if (r->live)
             return LOG_AGAIN;
@@ -473,7 +478,7 @@ static int load_packet_follow(log_reader *r, char *msg, size_t len)
         r->pkt_bytes = MON_PACKET_PREAMBLE_BYTES;
         return LOG_AGAIN;
     }
-    r->avail = MON_PACKET_PREAMBLE_BYTES + (size_t)got;
+    set_avail(r, MON_PACKET_PREAMBLE_BYTES + (size_t)got);
     r->pos = MON_PACKET_PREAMBLE_BYTES;
     r->in_packet = true;
     return LOG_EVENT;
@@ -507,217 +512,290 @@ static int follow_packet(log_reader *r, char *msg, size_t len)
     return load_packet_follow(r, msg, len);
 }
 
-/* The event at r->pos needs bytes more: within the packet's content? */
-static int need(log_reader *r, size_t bytes, char *msg, size_t len)
+/* The event at r->pos ends at byte `next` of the packet, beyond the data:
+ * a truncation if the packet's content goes on past the file's end, else
+ * damage. */
+static int past_end(log_reader *r, size_t next, char *msg, size_t len)
 {
-    if (r->pos + bytes <= r->content && r->pos + bytes <= r->avail)
-        return LOG_EVENT;
-    if (r->pos + bytes <= r->content)
+    if (next <= r->content)
         return truncated(r, msg, len);
     corrupt(msg, len, r, r->pkt_off + r->pos, "event runs past the packet's content_size (%zu bytes)",
             r->content);
     return LOG_ERROR;
 }
 
-/* Decode the event header at r->pos: id and time. */
-static int decode_header(log_reader *r, unsigned *id, char *msg, size_t len)
+static int bad_field(log_reader *r, uint64_t at, const char *field, uint64_t v, char *msg,
+                     size_t len)
 {
-    uint64_t at = r->pkt_off + r->pos;
-    int rc = need(r, MON_COMPACT_HEADER_BYTES, msg, len);
-    if (rc != LOG_EVENT)
-        return rc;
-    uint32_t h = mon_get_u32(r->pkt + r->pos);
-    uint64_t ts;
-    if ((h & 31) == MON_EXTENDED_ID) {
-        if ((rc = need(r, MON_EXTENDED_HEADER_BYTES, msg, len)) != LOG_EVENT)
-            return rc;
-        *id = mon_get_u32(r->pkt + r->pos + 1);
-        ts = mon_get_u64(r->pkt + r->pos + 5);
-        if (ts < r->clock) {
-            corrupt(msg, len, r, at, "event time %" PRIu64 " before the previous one %" PRIu64, ts,
-                    r->clock);
-            return LOG_ERROR;
-        }
-        r->pos += MON_EXTENDED_HEADER_BYTES;
-    } else {
-        *id = h & 31;
-        uint64_t low = h >> 5;
-        ts = (r->clock & ~(uint64_t)MON_COMPACT_TS_MASK) | low;
-        if (low < (r->clock & MON_COMPACT_TS_MASK))
-            ts += (uint64_t)MON_COMPACT_TS_MASK + 1; /* the 27 bits wrapped once */
-        r->pos += MON_COMPACT_HEADER_BYTES;
-    }
-    if (*id >= MON_ID_COUNT) {
-        corrupt(msg, len, r, at, "unknown event id %u", *id);
-        return LOG_ERROR;
-    }
-    if (ts > r->ts_end) {
-        corrupt(msg, len, r, at, "event time %" PRIu64 " after the packet's timestamp_end %" PRIu64,
-                ts, r->ts_end);
-        return LOG_ERROR;
-    }
-    r->clock = ts;
-    return LOG_EVENT;
-}
-
-static int bad_enum(log_reader *r, uint64_t at, const char *field, unsigned v, char *msg, size_t len)
-{
-    corrupt(msg, len, r, at, "%s value %u out of range", field, v);
+    corrupt(msg, len, r, at, "%s value %" PRIu64 " out of range", field, v);
     return LOG_ERROR;
 }
 
-/* Decode the payload of an event of kind id at r->pos into r->cur. */
-static int decode_payload(log_reader *r, unsigned id, char *msg, size_t len)
+/* task_map's name at p (byte `at` of the file), NUL-terminated, valid
+ * UTF-8, within the packet's data; copied to r->name. Returns its length
+ * + 1, or -1 with the log's status set (rc in *rc). */
+static long decode_name(log_reader *r, const uint8_t *p, uint64_t at, int *rc, char *msg, size_t len)
 {
-    int rc = need(r, payload_bytes[id], msg, len);
-    if (rc != LOG_EVENT)
-        return rc;
-    const uint8_t *p = r->pkt + r->pos;
-    uint64_t at = r->pkt_off + r->pos;
-    mon_event *e = &r->cur;
-    switch ((mon_event_id)id) {
-    case MON_ID_TASK_MAP: {
-        e->task = mon_get_u32(p);
-        e->worker_mapped = mon_get_u32(p + 4);
-        if (e->worker_mapped != r->worker) {
-            /* The writer records a mapping in the log of the worker it maps
-             * to; any other number is damage (and would size the
-             * consumers' per-worker tables). */
-            corrupt(msg, len, r, at + 4, "task_map worker %u in the log of worker %u",
-                    e->worker_mapped, r->worker);
-            return LOG_ERROR;
+    size_t end = r->content < r->avail ? r->content : r->avail;
+    size_t off = (size_t)(p - r->pkt);
+    size_t limit = off < end ? end - off : 0;
+    const uint8_t *nul = memchr(p, 0, limit < MON_NAME_MAX + 1 ? limit : MON_NAME_MAX + 1);
+    if (!nul) {
+        if (r->avail < r->content && limit <= MON_NAME_MAX)
+            *rc = truncated(r, msg, len);
+        else if (off > end)
+            *rc = past_end(r, off, msg, len);
+        else {
+            corrupt(msg, len, r, at, "task name not terminated");
+            *rc = LOG_ERROR;
         }
-        size_t limit = (r->content < r->avail ? r->content : r->avail) - r->pos - 8;
-        const uint8_t *nul = memchr(p + 8, 0, limit < MON_NAME_MAX + 1 ? limit : MON_NAME_MAX + 1);
-        if (!nul) {
-            if (r->avail < r->content && limit <= MON_NAME_MAX)
-                return truncated(r, msg, len);
-            corrupt(msg, len, r, at + 8, "task name not terminated");
-            return LOG_ERROR;
-        }
-        size_t n = (size_t)(nul - (p + 8));
-        for (size_t i = 0, c; i < n; i += c)
-            if ((c = mon_utf8_char_len(p + 8 + i, n - i)) == 0) {
-                corrupt(msg, len, r, at + 8 + i, "task name is not valid UTF-8 (byte 0x%02x)",
-                        p[8 + i]);
-                return LOG_ERROR;
-            }
-        memcpy(r->name, p + 8, n + 1);
-        e->name = r->name;
-        r->pos += n + 1;
-        break;
+        return -1;
     }
-    case MON_ID_TASK_BLOCK:
-        e->task = mon_get_u32(p);
-        e->cause = p[4];
-        if (e->cause > MON_BLOCK_ANY)
-            return bad_enum(r, at + 4, "task_block cause", e->cause, msg, len);
-        break;
+    size_t n = (size_t)(nul - p);
+    for (size_t i = 0, c; i < n; i += c)
+        if ((c = mon_utf8_char_len(p + i, n - i)) == 0) {
+            corrupt(msg, len, r, at + i, "task name is not valid UTF-8 (byte 0x%02x)", p[i]);
+            *rc = LOG_ERROR;
+            return -1;
+        }
+    memcpy(r->name, p, n + 1);
+    return (long)n + 1;
+}
+
+/* The payload of an event of kind id at p into e; returns the byte after
+ * it (bounds are checked by the caller, READ_SLACK covers the loads), or
+ * NULL with *rc set when a value is out of range. One switch, no calls:
+ * this is the reader's inner loop. */
+static inline const uint8_t *decode_payload(log_reader *r, unsigned id, const uint8_t *p,
+                                            mon_event *e, int *rc, char *msg, size_t len)
+{
+    unsigned f;
+    uint64_t v;
+    const uint8_t *field = p;
+    switch ((mon_event_id)id) {
     case MON_ID_TASK_CREATE:
     case MON_ID_TASK_DISPATCH:
     case MON_ID_TASK_YIELD:
     case MON_ID_TASK_DESTROY:
     case MON_ID_COMPONENT_BEGIN:
     case MON_ID_COMPONENT_END:
-        e->task = mon_get_u32(p);
+        e->task = mon_get_uint(&p, 0, &f);
         break;
+    case MON_ID_STREAM_READ:
+    case MON_ID_STREAM_WRITE:
+        e->task = mon_get_uint(&p, 0, &f);
+        e->stream = mon_get_uint(&p, 0, &f);
+        break;
+    case MON_ID_STREAM_OPEN:
+    case MON_ID_STREAM_CLOSE:
+        e->task = mon_get_uint(&p, 0, &f);
+        e->stream = mon_get_uint(&p, 1, &f);
+        e->write_end = f;
+        break;
+    case MON_ID_STREAM_BLOCK:
+        e->task = mon_get_uint(&p, 0, &f);
+        e->stream = mon_get_uint(&p, 1, &f);
+        e->empty = f;
+        break;
+    case MON_ID_TASK_BLOCK:
+        e->task = mon_get_uint(&p, 2, &f);
+        e->cause = f;
+        if (f > MON_BLOCK_ANY) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "task_block cause", f, msg, len);
+            return NULL;
+        }
+        break;
+    case MON_ID_STREAM_WAKE:
+        e->task = mon_get_uint(&p, 0, &f);
+        e->stream = mon_get_uint(&p, 0, &f);
+        e->peer = mon_get_uint(&p, 0, &f);
+        break;
+    case MON_ID_MESSAGE_READ:
+    case MON_ID_MESSAGE_WRITTEN: {
+        e->task = mon_get_uint(&p, 0, &f);
+        field = p;
+        uint64_t node = mon_get_uint(&p, 0, &f);
+        if (node >= MON_MSG_NODE_LIMIT) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "message node", node, msg, len);
+            return NULL;
+        }
+        field = p;
+        uint64_t seq = mon_get_uint(&p, 0, &f);
+        if (seq >= MON_MSG_SEQ_LIMIT) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "message sequence number", seq,
+                            msg, len);
+            return NULL;
+        }
+        e->msg = node << 48 | seq;
+        break;
+    }
     case MON_ID_WORKER_START:
     case MON_ID_WORKER_WAIT:
     case MON_ID_WORKER_RESUME:
     case MON_ID_WORKER_END:
         break;
-    case MON_ID_STREAM_OPEN:
-    case MON_ID_STREAM_CLOSE:
-        e->task = mon_get_u32(p);
-        e->stream = mon_get_u32(p + 4);
-        if (p[8] > 1)
-            return bad_enum(r, at + 8, "stream mode", p[8], msg, len);
-        e->write_end = p[8] == 1;
-        break;
-    case MON_ID_STREAM_READ:
-    case MON_ID_STREAM_WRITE:
-        e->task = mon_get_u32(p);
-        e->stream = mon_get_u32(p + 4);
-        break;
-    case MON_ID_STREAM_BLOCK:
-        e->task = mon_get_u32(p);
-        e->stream = mon_get_u32(p + 4);
-        if (p[8] > 1)
-            return bad_enum(r, at + 8, "stream state", p[8], msg, len);
-        e->empty = p[8] == 1;
-        break;
-    case MON_ID_STREAM_WAKE:
-        e->task = mon_get_u32(p);
-        e->stream = mon_get_u32(p + 4);
-        e->peer = mon_get_u32(p + 8);
-        break;
-    case MON_ID_MESSAGE_READ:
-    case MON_ID_MESSAGE_WRITTEN:
-        e->task = mon_get_u32(p);
-        e->msg = mon_get_u64(p + 4);
-        break;
     case MON_ID_TASK_LOAD:
-        e->task = mon_get_u32(p);
-        e->dispatches = mon_get_u32(p + 4);
-        e->exec_ns = mon_get_u64(p + 8);
+        e->task = mon_get_uint(&p, 0, &f);
+        field = p;
+        v = mon_get_uint(&p, 0, &f);
+        if (v > UINT32_MAX) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "task_load dispatches", v, msg, len);
+            return NULL;
+        }
+        e->dispatches = (uint32_t)v;
+        e->exec_ns = mon_get_uint(&p, 0, &f);
         break;
     case MON_ID_WORKER_LOAD:
-        e->waits = mon_get_u32(p);
-        e->wait_ns = mon_get_u64(p + 4);
-        e->busy_ns = mon_get_u64(p + 12);
-        break;
-    case MON_ID_RUN_START: {
-        uint32_t run = mon_get_u32(p);
-        if (run == 0 || run < r->run) {
-            corrupt(msg, len, r, at, "run number %" PRIu32 " after run %" PRIu32
-                    " (runs count up from 1)", run, r->run);
-            return LOG_ERROR;
+        v = mon_get_uint(&p, 0, &f);
+        if (v > UINT32_MAX) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "worker_load waits", v, msg, len);
+            return NULL;
         }
-        r->run = run;
+        e->waits = (uint32_t)v;
+        e->wait_ns = mon_get_uint(&p, 0, &f);
+        e->busy_ns = mon_get_uint(&p, 0, &f);
+        break;
+    case MON_ID_RUN_START:
+        v = mon_get_uint(&p, 0, &f);
+        if (v == 0 || v < r->run || v > UINT32_MAX) {
+            corrupt(msg, len, r, r->pkt_off + (size_t)(field - r->pkt),
+                    "run number %" PRIu64 " after run %" PRIu32 " (runs count up from 1)", v, r->run);
+            *rc = LOG_ERROR;
+            return NULL;
+        }
+        r->run = (uint32_t)v; /* the log's run from here on (the event's own run too) */
+        break;
+    case MON_ID_TASK_MAP: {
+        e->task = mon_get_uint(&p, 0, &f);
+        e->worker_mapped = r->worker; /* written in the log of the worker it maps to */
+        long n = decode_name(r, p, r->pkt_off + (size_t)(p - r->pkt), rc, msg, len);
+        if (n < 0)
+            return NULL;
+        e->name = r->name;
+        p += n;
         break;
     }
     case MON_ID_COUNT:
         break;
     }
-    r->pos += payload_bytes[id];
+    return p;
+}
+
+/* Decode the event at r->pos into r->cur and move r->pos and the stream
+ * clock past it. The header gives the id and the time: its low 9, 17 or 25
+ * bits, the rest from the clock (the step from the previous event is less
+ * than 2^bits, so `(low - clock) mod 2^bits` is that step), or the full
+ * time. */
+static inline int decode_event(log_reader *r, char *msg, size_t len)
+{
+    const uint8_t *p = r->pkt + r->pos;
+    size_t end = r->content < r->avail ? r->content : r->avail;
+    uint32_t h = mon_get_u32(p);
+    unsigned id = h & MON_HDR_ID_MASK, form = (h >> MON_HDR_FORM_SHIFT) & 3u;
+    uint64_t ts;
+    size_t hdr;
+    if (__builtin_expect(form != MON_HDR_FORM_FULL, 1)) {
+        uint64_t mask = (UINT64_C(1) << MON_HDR_TS_BITS(form)) - 1;
+        ts = r->clock + (((h >> MON_HDR_TS_SHIFT) - r->clock) & mask);
+        hdr = 2 + form;
+    } else {
+        ts = mon_get_u64(p + 1);
+        hdr = MON_HDR_FULL_BYTES;
+    }
+    if (__builtin_expect(r->pos + hdr > end, 0))
+        return past_end(r, r->pos + hdr, msg, len);
+    uint64_t at = r->pkt_off + r->pos;
+    if (__builtin_expect(id >= MON_ID_COUNT, 0)) {
+        corrupt(msg, len, r, at, "unknown event id %u", id);
+        return LOG_ERROR;
+    }
+    if (__builtin_expect(ts > r->ts_end || ts < r->clock, 0)) {
+        if (ts < r->clock)
+            corrupt(msg, len, r, at, "event time %" PRIu64 " before the previous one %" PRIu64, ts,
+                    r->clock);
+        else
+            corrupt(msg, len, r, at,
+                    "event time %" PRIu64 " after the packet's timestamp_end %" PRIu64, ts,
+                    r->ts_end);
+        return LOG_ERROR;
+    }
+    mon_event *e = &r->cur;
+    memset(e, 0, sizeof *e);
+    int rc = LOG_EVENT;
+    const uint8_t *next = decode_payload(r, id, p + hdr, e, &rc, msg, len);
+    if (__builtin_expect(!next, 0))
+        return rc;
+    size_t after = (size_t)(next - r->pkt);
+    if (__builtin_expect(after > end, 0))
+        return past_end(r, after, msg, len);
+    e->kind = (mon_event_kind)id;
+    e->worker = r->worker;
+    e->run = r->run;
+    e->offset = at;
+    r->pos = after;
+    r->clock = ts;
     return LOG_EVENT;
+}
+
+/* ns of the log's clock value r->clock (mon_ticks_to_ns, exactly), fast:
+ * the whole seconds of the last conversion are kept, and the rest is
+ * divided by the frequency with a multiplication by its reciprocal and at
+ * most two corrections. */
+static inline uint64_t clock_ns(log_reader *r)
+{
+    uint64_t t = r->clock;
+    if (r->freq == MON_NS_PER_S)
+        return t;
+    uint64_t rem = t - r->sec_ticks;
+    if (__builtin_expect(t < r->sec_ticks || rem >= r->freq || r->sec_ns == UINT64_MAX, 0)) {
+        uint64_t s = t / r->freq;
+        r->sec_ticks = s * r->freq;
+        r->sec_ns = s > UINT64_MAX / MON_NS_PER_S - 1 ? UINT64_MAX : s * MON_NS_PER_S;
+        if (r->sec_ns == UINT64_MAX)
+            return mon_ticks_to_ns(t, r->freq);
+        rem = t - r->sec_ticks;
+    }
+    uint64_t x = rem * MON_NS_PER_S; /* < freq * 10^9 <= UINT64_MAX (MON_CLOCK_FREQ_MAX) */
+    __extension__ typedef unsigned __int128 u128;
+    uint64_t q = (uint64_t)(((u128)x * r->freq_recip) >> 64);
+    uint64_t left = x - q * r->freq;
+    if (left >= r->freq) {
+        q++;
+        left -= r->freq;
+        if (left >= r->freq)
+            q++;
+    }
+    return r->sec_ns + q;
 }
 
 /* Decode the next event of r into r->cur. */
 static int log_next(log_reader *r, char *msg, size_t len)
 {
-    for (;;) {
-        if (r->in_packet && r->pos < r->content)
-            break;
-        int rc;
-        if (r->follow) {
-            rc = follow_packet(r, msg, len);
-        } else {
-            if (r->in_packet && r->avail < r->pkt_bytes)
-                return truncated(r, msg, len); /* content ends where the file does */
-            rc = load_packet(r, msg, len);
+    if (__builtin_expect(!r->in_packet || r->pos >= r->content, 0)) {
+        for (;;) {
+            int rc;
+            if (r->follow) {
+                rc = follow_packet(r, msg, len);
+            } else {
+                if (r->in_packet && r->avail < r->pkt_bytes)
+                    return truncated(r, msg, len); /* content ends where the file does */
+                rc = load_packet(r, msg, len);
+            }
+            if (rc != LOG_EVENT)
+                return rc;
+            if (r->in_packet && r->pos < r->content)
+                break;
         }
-        if (rc != LOG_EVENT)
-            return rc;
     }
-    uint64_t at = r->pkt_off + r->pos;
-    unsigned id;
-    memset(&r->cur, 0, sizeof r->cur);
-    int rc = decode_header(r, &id, msg, len);
-    if (rc == LOG_EVENT)
-        rc = decode_payload(r, id, msg, len);
-    if (rc != LOG_EVENT)
+    int rc = decode_event(r, msg, len);
+    if (__builtin_expect(rc != LOG_EVENT, 0))
         return rc;
-    r->cur.kind = (mon_event_kind)id;
-    r->cur.worker = r->worker;
-    r->cur.run = r->run;
     /* Logs are merged on ticks (before()), ns are for the consumers. */
-    r->cur.time = mon_ticks_to_ns(r->clock, r->freq);
-    r->cur.offset = at;
+    r->cur.time = clock_ns(r);
     r->pkt_events++;
     r->events_read++;
     r->good_end = r->pkt_off + r->pos;
-    r->ended = id == MON_ID_WORKER_END;
+    r->ended = r->cur.kind == MON_EV_WORKER_END;
     return LOG_EVENT;
 }
 
@@ -977,7 +1055,7 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
         snprintf(err, errlen, "%s: cannot open: %s (not a trace directory?)", path, strerror(errno));
         return -1;
     }
-    char line[512], flags[16] = "";
+    char line[512], flags[16] = "", version[16] = "";
     bool first = true, ok = false;
     /* Traces of format 1.0 before the TSC clock have freq = 10^9 too. */
     unsigned long long off_s = 0, off = 0, freq = MON_NS_PER_S;
@@ -992,6 +1070,7 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
         sscanf(line, " offset = %llu;", &off);
         sscanf(line, " freq = %llu;", &freq);
         sscanf(line, " monitor_flags = \"%15[A-Za-z]\";", flags);
+        sscanf(line, " format_version = \"%15[0-9.]\";", version);
         if (strstr(line, "name = \"monotonic\";")) /* the clock block's; events have others */
             t->clock_monotonic = true;
     }
@@ -1000,6 +1079,15 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
     if (!ok) {
         snprintf(err, errlen, "%s: not the metadata of an LPEL monitor trace (CTF 1.8, tracer snet-lpel-mon)",
                  path);
+        return -1;
+    }
+    /* One format, one decoder: older traces are refused by name (babeltrace2
+     * still reads them with their own metadata). */
+    if (strcmp(version, MON_FORMAT_VERSION) != 0) {
+        snprintf(err, errlen,
+                 "%s: trace format %s, but this reader reads format " MON_FORMAT_VERSION
+                 " only (docs/LOGFORMAT.md); record the run again, or read it with babeltrace2",
+                 path, *version ? version : "before 2.0");
         return -1;
     }
     if (freq < MON_CLOCK_FREQ_MIN || freq > MON_CLOCK_FREQ_MAX) {
@@ -1040,6 +1128,7 @@ static int add_log(mon_trace *t, const char *dir, const char *name, long worker,
     }
     r->worker = (unsigned)worker;
     r->freq = t->clock_freq;
+    r->freq_recip = UINT64_MAX / t->clock_freq;
     r->run = 1;
     r->expected_events = r->expected_bytes = -1;
     r->fd = name ? open(r->path, O_RDONLY | O_CLOEXEC) : -1;

@@ -89,7 +89,7 @@ static size_t page_size(void)
 static size_t packet_size_for(size_t requested)
 {
     size_t page = page_size();
-    size_t min = MON_PACKET_PREAMBLE_BYTES + MON_EVENT_MAX_BYTES;
+    size_t min = MON_PACKET_PREAMBLE_BYTES + MON_EVENT_MAX_BYTES + MON_STORE_SLACK;
     if (requested == 0)
         requested = MON_DEFAULT_PACKET_BYTES;
     if (requested < min)
@@ -422,14 +422,12 @@ static size_t utf8_name(uint8_t *out, const char *name)
 }
 
 /* Out of line: once per task, and the name needs checking. */
-void mon_emit_task_map(mon_writer *w, uint64_t ts, uint64_t task, unsigned worker,
-                       const char *name)
+void mon_emit_task_map(mon_writer *w, uint64_t ts, uint64_t task, const char *name)
 {
     uint8_t text[MON_NAME_MAX];
     size_t len = utf8_name(text, name);
-    mon_ev e = mon_ev_begin(w, MON_ID_TASK_MAP, ts, 8 + len + 1);
-    e.p = mon_put_u32(e.p, mon_id32(task));
-    e.p = mon_put_u32(e.p, worker);
+    mon_ev e = mon_ev_begin(w, MON_ID_TASK_MAP, ts, MON_UINT_MAX_BYTES + len + 1);
+    e.p = mon_put_uint(e.p, task, 0, 0);
     if (len)
         memcpy(e.p, text, len);
     e.p += len;
