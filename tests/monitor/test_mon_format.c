@@ -648,6 +648,159 @@ START_TEST(unsupported_clock_frequency_is_rejected)
 }
 END_TEST
 
+/* Replace the first line of DIR/ctf/metadata containing `key` with `line`. */
+static void metadata_set_line(const char *dir, const char *key, const char *line)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/ctf/metadata", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    static char text[65536];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    char *at = strstr(text, key);
+    ck_assert_ptr_nonnull(at);
+    while (at > text && at[-1] != '\n')
+        at--;
+    char *eol = strchr(at, '\n');
+    f = fopen(path, "w");
+    fprintf(f, "%.*s%s%s", (int)(at - text), text, line, eol);
+    fclose(f);
+}
+
+/* The reader reads one format: an older trace is refused by name, with
+ * what to do about it. */
+START_TEST(older_format_is_refused_by_name)
+{
+    char dir[4096], err[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_all_kinds(dir, 0), 0);
+    metadata_set_line(dir, "format_version", "\tformat_version = \"2.0\";");
+    mon_trace *t;
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "metadata: trace format 2.0, but this reader reads format 3.0 only") &&
+                      strstr(err, "babeltrace2"),
+                  "message: %s", err);
+    /* Format 1.0 metadata had no format_version. */
+    metadata_set_line(dir, "format_version", "");
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "trace format before 2.0"), "message: %s", err);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+/* Every length of a small integer, at both ends, with and without flag
+ * bits, read back exactly; values beyond the largest saturate. The event
+ * bytes: 2-byte headers (one tick apart) plus the integers' lengths. */
+START_TEST(small_integers_round_trip_at_every_length)
+{
+    static const uint64_t values[] = {0,
+                                      1,
+                                      (1u << 4) - 1,
+                                      1u << 4,
+                                      (1u << 5) - 1,
+                                      1u << 5,
+                                      (1u << 6) - 1,
+                                      1u << 6,
+                                      (1u << 12) - 1,
+                                      1u << 12,
+                                      (1u << 13) - 1,
+                                      1u << 13,
+                                      (1u << 14) - 1,
+                                      1u << 14,
+                                      (UINT64_C(1) << 28) - 1,
+                                      UINT64_C(1) << 28,
+                                      (UINT64_C(1) << 30) - 1,
+                                      UINT64_C(1) << 30,
+                                      UINT64_C(1) << 40,
+                                      MON_UINT_MAX(2),
+                                      MON_UINT_MAX(0),
+                                      UINT64_MAX};
+    const size_t nv = sizeof values / sizeof values[0];
+    char dir[4096], ctf[4200], err[512];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf), 0);
+    mon_writer *wr = mon_writer_open(ctf, 0, 0, err, sizeof err);
+    ck_assert_msg(wr != NULL, "%s", err);
+    uint64_t t = 1000;
+    for (size_t i = 0; i < nv; i++) {
+        uint64_t v = values[i];
+        mon_emit_task(wr, MON_ID_TASK_DISPATCH, t++, v);
+        mon_emit_stream_mode(wr, MON_ID_STREAM_OPEN, t++, v, v, i % 2);
+        mon_emit_stream_block(wr, t++, v, v, i % 2);
+        mon_emit_task_block(wr, t++, v, (unsigned)(i % 3));
+        mon_emit_stream_wake(wr, t++, v, v, v);
+        mon_emit_task_load(wr, t++, v, (uint32_t)v, v);
+        mon_emit_message(wr, MON_ID_MESSAGE_WRITTEN, t++, v,
+                         mon_msg_id_make((unsigned)(v & 0xffff), v & MON_MSG_SEQ_MASK));
+    }
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, NULL, 0);
+    ck_assert_int_eq(rc, MON_TRACE_END);
+    ck_assert_uint_eq(n, 7 * nv);
+    for (size_t i = 0; i < nv; i++) {
+        const mon_event *e = &evs[7 * i];
+        uint64_t v = values[i], v0 = v > MON_UINT_MAX(0) ? MON_UINT_MAX(0) : v,
+                 v1 = v > MON_UINT_MAX(1) ? MON_UINT_MAX(1) : v,
+                 v2 = v > MON_UINT_MAX(2) ? MON_UINT_MAX(2) : v;
+        ck_assert_uint_eq(e[0].task, v0);
+        ck_assert_uint_eq(e[1].task, v0);
+        ck_assert_uint_eq(e[1].stream, v1);
+        ck_assert_int_eq(e[1].write_end, i % 2);
+        ck_assert_uint_eq(e[2].stream, v1);
+        ck_assert_int_eq(e[2].empty, i % 2);
+        ck_assert_uint_eq(e[3].task, v2);
+        ck_assert_uint_eq(e[3].cause, i % 3);
+        ck_assert_uint_eq(e[4].task, v0);
+        ck_assert_uint_eq(e[4].stream, v0);
+        ck_assert_uint_eq(e[4].peer, v0);
+        ck_assert_uint_eq(e[5].dispatches, (uint32_t)v);
+        ck_assert_uint_eq(e[5].exec_ns, v0);
+        ck_assert_uint_eq(e[6].msg, mon_msg_id_make((unsigned)(v & 0xffff), v & MON_MSG_SEQ_MASK));
+        for (int k = 0; k < 7; k++)
+            ck_assert_uint_eq(e[k].time, 1000 + 7 * i + (size_t)k);
+    }
+    free(evs);
+    /* Small values take one byte each: a dispatch of task 5 is 2 + 1. */
+    char p[4300];
+    fixture_log_path(dir, 0, p, sizeof p);
+    long before = fixture_file_size(p);
+    fixture_rmdir(dir);
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf), 0);
+    wr = mon_writer_open(ctf, 0, 0, err, sizeof err);
+    for (int i = 0; i < 100; i++)
+        mon_emit_task(wr, MON_ID_TASK_DISPATCH, 1000 + (uint64_t)i, 5);
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+    fixture_log_path(dir, 0, p, sizeof p);
+    ck_assert_int_eq(fixture_file_size(p), MON_PACKET_PREAMBLE_BYTES + 100 * 3);
+    ck_assert_int_gt(before, 0);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+/* Values a field cannot hold are damage, named with the offset. */
+START_TEST(out_of_range_values_are_corruption)
+{
+    char dir[4096], ctf[4200], err[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf), 0);
+    mon_writer *wr = mon_writer_open(ctf, 0, 0, err, sizeof err);
+    /* task_block of task 1 with cause 3 (none such): header 2 bytes at 60,
+     * then the small integer with the cause in its 2 flag bits. */
+    mon_emit_task_block(wr, 1000, 1, 3);
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+    mon_trace *t;
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "worker-0: byte 62: task_block cause value 3 out of range"),
+                  "message: %s", err);
+    fixture_rmdir(dir);
+}
+END_TEST
+
 START_TEST(clock_choice_and_calibration)
 {
     mon_clock c;
@@ -780,6 +933,9 @@ static Suite *suite(void)
     tcase_add_test(tc, ticks_to_ns_is_exact_for_long_runs);
     tcase_add_test(tc, tsc_ticks_read_back_as_exact_ns);
     tcase_add_test(tc, unsupported_clock_frequency_is_rejected);
+    tcase_add_test(tc, older_format_is_refused_by_name);
+    tcase_add_test(tc, small_integers_round_trip_at_every_length);
+    tcase_add_test(tc, out_of_range_values_are_corruption);
     tcase_add_test(tc, clock_choice_and_calibration);
     tcase_add_test(tc, round_trip_tiny_packets);
     tcase_add_test(tc, task_map_name_survives_the_merge);
