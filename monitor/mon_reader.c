@@ -16,7 +16,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,9 @@ enum { LOG_EVENT = 1, LOG_END = 0, LOG_ERROR = -1, LOG_TRUNCATED = -2, LOG_AGAIN
 /* The monitor's default --mon-flush (mon.h, which the reader does not
  * include: it is the runtime side). */
 #define MON_FOLLOW_DEFAULT_FLUSH_MS 200u
+
+/* Events decoded ahead from one log at most (fill_batch). */
+#define MON_READ_BATCH 64
 
 /* The decoder of one worker log. */
 typedef struct log_reader {
@@ -114,6 +119,12 @@ struct mon_trace {
     char trace_dir[4096], ctf_dir[4096];
     char name[MON_NAME_MAX + 1];
     char msg[4608];
+    /* Events of the top log decoded ahead (fill_batch), delivered in order. */
+    mon_event batch[MON_READ_BATCH];
+    unsigned nbatch, ibatch;
+    bool stop_pending;     /* the top log stops after the batch: stop_rc, stop_msg */
+    int stop_rc;
+    char stop_msg[4608];
 };
 
 static const char *const kind_names[MON_EV_KIND_COUNT] = {
@@ -681,12 +692,12 @@ static inline const uint8_t *decode_payload(log_reader *r, unsigned id, const ui
     return p;
 }
 
-/* Decode the event at r->pos into r->cur and move r->pos and the stream
+/* Decode the event at r->pos into *e and move r->pos and the stream
  * clock past it. The header gives the id and the time: its low 9, 17 or 25
  * bits, the rest from the clock (the step from the previous event is less
  * than 2^bits, so `(low - clock) mod 2^bits` is that step), or the full
  * time. */
-static inline int decode_event(log_reader *r, char *msg, size_t len)
+static inline int decode_event(log_reader *r, mon_event *e, char *msg, size_t len)
 {
     const uint8_t *p = r->pkt + r->pos;
     size_t end = r->content < r->avail ? r->content : r->avail;
@@ -719,7 +730,6 @@ static inline int decode_event(log_reader *r, char *msg, size_t len)
                     r->ts_end);
         return LOG_ERROR;
     }
-    mon_event *e = &r->cur;
     memset(e, 0, sizeof *e);
     int rc = LOG_EVENT;
     const uint8_t *next = decode_payload(r, id, p + hdr, e, &rc, msg, len);
@@ -768,8 +778,128 @@ static inline uint64_t clock_ns(log_reader *r)
     return r->sec_ns + q;
 }
 
-/* Decode the next event of r into r->cur. */
-static int log_next(log_reader *r, char *msg, size_t len)
+/* The fast path of fill_batch: decode the events at r->pos into out[0..max)
+ * while they are the common kinds, in the packet's data, valid, and come
+ * before (other_clock, other_worker) in the merged order. Stops without a
+ * word at anything else - a rare kind (task_map, run_start, loads), a full
+ * header, the end of the packet's data, a value that might be damage, an
+ * event of another log's turn - and leaves it to log_next, which decodes
+ * it or reports what is wrong. The stream state lives in locals here:
+ * this is the loop that decides the reader's speed. Returns the number of
+ * events decoded. */
+_Static_assert(sizeof(mon_event) == 120 && offsetof(mon_event, offset) == 112,
+               "decode_run sets every field of mon_event: add new fields there");
+
+static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t other_clock,
+                           bool worker_first)
+{
+    const uint8_t *base = r->pkt;
+    size_t end = r->content < r->avail ? r->content : r->avail;
+    size_t pos = r->pos;
+    uint64_t clock = r->clock;
+    const uint64_t ts_end = r->ts_end, pkt_off = r->pkt_off;
+    const uint32_t run = r->run;
+    const unsigned worker = r->worker;
+    unsigned n = 0;
+    while (n < max && pos < end) {
+        const uint8_t *p = base + pos;
+        uint32_t h = mon_get_u32(p);
+        unsigned id = h & MON_HDR_ID_MASK, form = (h >> MON_HDR_FORM_SHIFT) & 3u;
+        if (form == MON_HDR_FORM_FULL || id >= MON_ID_TASK_LOAD || id == MON_ID_TASK_MAP)
+            break;
+        uint64_t mask = (UINT64_C(1) << MON_HDR_TS_BITS(form)) - 1;
+        uint64_t ts = clock + (((h >> MON_HDR_TS_SHIFT) - clock) & mask);
+        if (ts > ts_end || ts > other_clock || (ts == other_clock && !worker_first))
+            break;
+        p += 2 + form;
+        /* The fields into locals, then every field of the event stored
+         * once: a memset or a compound literal is a `rep stos` per event
+         * (gcc), the slowest part of the loop. */
+        uint64_t task = 0, stream = 0, peer = 0, msg = 0;
+        unsigned f = 0, cause = 0;
+        bool write_end = false, empty = false;
+        bool odd = false; /* a value out of range: log_next reports it */
+        switch ((mon_event_id)id) {
+        case MON_ID_STREAM_READ:
+        case MON_ID_STREAM_WRITE:
+            task = mon_get_uint(&p, 0, &f);
+            stream = mon_get_uint(&p, 0, &f);
+            break;
+        case MON_ID_STREAM_OPEN:
+        case MON_ID_STREAM_CLOSE:
+            task = mon_get_uint(&p, 0, &f);
+            stream = mon_get_uint(&p, 1, &f);
+            write_end = f;
+            break;
+        case MON_ID_STREAM_BLOCK:
+            task = mon_get_uint(&p, 0, &f);
+            stream = mon_get_uint(&p, 1, &f);
+            empty = f;
+            break;
+        case MON_ID_STREAM_WAKE:
+            task = mon_get_uint(&p, 0, &f);
+            stream = mon_get_uint(&p, 0, &f);
+            peer = mon_get_uint(&p, 0, &f);
+            break;
+        case MON_ID_TASK_BLOCK:
+            task = mon_get_uint(&p, 2, &cause);
+            odd = cause > MON_BLOCK_ANY;
+            break;
+        case MON_ID_MESSAGE_READ:
+        case MON_ID_MESSAGE_WRITTEN: {
+            task = mon_get_uint(&p, 0, &f);
+            uint64_t node = mon_get_uint(&p, 0, &f);
+            uint64_t seq = mon_get_uint(&p, 0, &f);
+            msg = node << 48 | seq;
+            odd = node >= MON_MSG_NODE_LIMIT || seq >= MON_MSG_SEQ_LIMIT;
+            break;
+        }
+        case MON_ID_WORKER_START:
+        case MON_ID_WORKER_WAIT:
+        case MON_ID_WORKER_RESUME:
+        case MON_ID_WORKER_END:
+            break;
+        default: /* task_create/dispatch/yield/destroy, component_begin/end */
+            task = mon_get_uint(&p, 0, &f);
+            break;
+        }
+        size_t after = (size_t)(p - base);
+        if (after > end || odd)
+            break;
+        r->clock = ts;
+        mon_event *e = &out[n];
+        e->kind = (mon_event_kind)id;
+        e->worker = worker;
+        e->run = run;
+        e->time = clock_ns(r);
+        e->task = task;
+        e->stream = stream;
+        e->peer = peer;
+        e->msg = msg;
+        e->worker_mapped = 0;
+        e->cause = cause;
+        e->write_end = write_end;
+        e->empty = empty;
+        e->dispatches = e->waits = 0;
+        e->exec_ns = e->wait_ns = e->busy_ns = 0;
+        e->name = NULL;
+        e->offset = pkt_off + pos;
+        clock = ts;
+        pos = after;
+        n++;
+    }
+    if (n) {
+        r->pos = pos;
+        r->pkt_events += n;
+        r->events_read += n;
+        r->good_end = pkt_off + pos;
+        r->ended = out[n - 1].kind == MON_EV_WORKER_END;
+    }
+    return n;
+}
+
+/* Decode the next event of r into *e (r->cur, or a slot of the batch). */
+static int log_next(log_reader *r, mon_event *e, char *msg, size_t len)
 {
     if (__builtin_expect(!r->in_packet || r->pos >= r->content, 0)) {
         for (;;) {
@@ -787,15 +917,15 @@ static int log_next(log_reader *r, char *msg, size_t len)
                 break;
         }
     }
-    int rc = decode_event(r, msg, len);
+    int rc = decode_event(r, e, msg, len);
     if (__builtin_expect(rc != LOG_EVENT, 0))
         return rc;
     /* Logs are merged on ticks (before()), ns are for the consumers. */
-    r->cur.time = clock_ns(r);
+    e->time = clock_ns(r);
     r->pkt_events++;
     r->events_read++;
     r->good_end = r->pkt_off + r->pos;
-    r->ended = r->cur.kind == MON_EV_WORKER_END;
+    r->ended = e->kind == MON_EV_WORKER_END;
     return LOG_EVENT;
 }
 
@@ -982,7 +1112,81 @@ static int follow_poll(mon_trace *t);
 static bool deliverable(const mon_trace *t);
 static void note_waiting(mon_trace *t, log_reader *r);
 
-int mon_trace_next(mon_trace *t, mon_event *ev)
+/* r, at the top of the heap, could not decode its next event (rc): it
+ * leaves the heap, waiting for more (follow mode) or stopped. */
+static void log_leaves_heap(mon_trace *t, log_reader *r, int rc, const char *msg)
+{
+    if (rc == LOG_AGAIN)
+        note_waiting(t, r);
+    else
+        log_stopped(t, r, rc, msg);
+    t->heap[0] = t->heap[--t->nheap];
+    heap_sift_down(t, 0);
+}
+
+/* The log after the top of the heap: the earliest next event of all the
+ * other logs (its tick and worker), UINT64_MAX when there is none. */
+static void runner_up(const mon_trace *t, uint64_t *clock, unsigned *worker)
+{
+    *clock = UINT64_MAX;
+    *worker = UINT_MAX;
+    for (unsigned i = 1; i <= 2 && i < t->nheap; i++) {
+        const log_reader *o = t->heap[i];
+        if (o->clock < *clock || (o->clock == *clock && o->worker < *worker)) {
+            *clock = o->clock;
+            *worker = o->worker;
+        }
+    }
+}
+
+/* The top log r's look-ahead event has just been delivered: decode its next
+ * events. Those that come before every other log's next event in the
+ * merged order go into the batch (delivered by mon_trace_next without
+ * touching the heap); the first that does not, or a task_map (its name
+ * lives in r->name), becomes r's look-ahead, and the heap is put in order.
+ * A decoding failure after some batched events is applied when the last
+ * of them is delivered: as if each event were decoded when the one before
+ * it is delivered (that is what the reader promises about damage). In
+ * follow mode nothing is batched: what may go out depends on the other
+ * logs' publishing at each call. */
+static void fill_batch(mon_trace *t, log_reader *r)
+{
+    uint64_t other_clock;
+    unsigned other_worker, n = 0, limit = t->follow ? 0 : MON_READ_BATCH;
+    runner_up(t, &other_clock, &other_worker);
+    bool worker_first = r->worker < other_worker;
+    for (;;) {
+        if (n < limit && r->in_packet)
+            n += decode_run(r, t->batch + n, limit - n, other_clock, worker_first);
+        mon_event *e = n < limit ? &t->batch[n] : &r->cur;
+        int rc = log_next(r, e, t->stop_msg, sizeof t->stop_msg);
+        if (__builtin_expect(rc != LOG_EVENT, 0)) {
+            t->nbatch = n;
+            t->ibatch = 0;
+            if (n == 0) {
+                log_leaves_heap(t, r, rc, t->stop_msg);
+            } else {
+                t->stop_rc = rc;
+                t->stop_pending = true;
+            }
+            return;
+        }
+        if (e == &r->cur)
+            break;
+        if (__builtin_expect(e->kind == MON_EV_TASK_MAP, 0) ||
+            r->clock > other_clock || (r->clock == other_clock && !worker_first)) {
+            r->cur = *e; /* the look-ahead */
+            break;
+        }
+        n++;
+    }
+    t->nbatch = n;
+    t->ibatch = 0;
+    heap_sift_down(t, 0);
+}
+
+/* Deliver the heap's top log's look-ahead event and decode what follows. */
+static __attribute__((noinline)) int next_from_heap(mon_trace *t, mon_event *ev)
 {
     if (t->failed)
         return MON_TRACE_ERROR;
@@ -1004,17 +1208,23 @@ int mon_trace_next(mon_trace *t, mon_event *ev)
         memcpy(t->name, r->name, sizeof t->name);
         ev->name = t->name;
     }
-    char msg[sizeof t->msg];
-    int rc = log_next(r, msg, sizeof msg);
-    if (rc == LOG_AGAIN) {
-        note_waiting(t, r);
-        t->heap[0] = t->heap[--t->nheap];
-    } else if (rc != LOG_EVENT) {
-        log_stopped(t, r, rc, msg);
-        t->heap[0] = t->heap[--t->nheap];
-    }
-    heap_sift_down(t, 0);
+    fill_batch(t, r);
     return MON_TRACE_EVENT;
+}
+
+int mon_trace_next(mon_trace *t, mon_event *ev)
+{
+    if (__builtin_expect(t->ibatch < t->nbatch, 1)) {
+        *ev = t->batch[t->ibatch++];
+        if (__builtin_expect(t->ibatch == t->nbatch && t->stop_pending, 0)) {
+            t->stop_pending = false;
+            log_leaves_heap(t, t->heap[0], t->stop_rc, t->stop_msg);
+        }
+        if (__builtin_expect(ev->kind == MON_EV_STREAM_OPEN || ev->kind == MON_EV_STREAM_BLOCK, 0))
+            track_stream_ends(t, ev);
+        return MON_TRACE_EVENT;
+    }
+    return next_from_heap(t, ev);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1293,7 +1503,7 @@ static int prime(mon_trace *t, char *err, size_t errlen)
         log_reader *r = t->logs[i];
         if (r->state == MON_LOG_MISSING)
             continue;
-        int rc = log_next(r, msg, sizeof msg);
+        int rc = log_next(r, &r->cur, msg, sizeof msg);
         if (rc == LOG_EVENT) {
             t->heap[t->nheap++] = r;
             continue;
@@ -1486,7 +1696,7 @@ static void repoll(mon_trace *t)
         if (!r->waiting)
             continue;
         r->waiting = false;
-        int rc = log_next(r, msg, sizeof msg);
+        int rc = log_next(r, &r->cur, msg, sizeof msg);
         if (rc == LOG_EVENT)
             heap_push(t, r);
         else if (rc == LOG_AGAIN)
