@@ -1851,51 +1851,139 @@ void mon_trace_close(mon_trace *t)
 
 static const char *const cause_names[] = {"input", "output", "any"};
 
+/* The line of mon_event_format is built by hand, not with snprintf: `snetmon
+ * dump` prints one per event, and two snprintf calls were most of its
+ * time. The text is exactly what the format strings in the comments say. */
+
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
+
+/* "%" PRIu64 */
+static char *fmt_u64(char *p, uint64_t v)
+{
+    char tmp[20];
+    char *t = tmp + sizeof tmp;
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--t = digit_pairs[d + 1];
+        *--t = digit_pairs[d];
+    }
+    if (v >= 10) {
+        *--t = digit_pairs[v * 2 + 1];
+        *--t = digit_pairs[v * 2];
+    } else {
+        *--t = (char)('0' + v);
+    }
+    size_t n = (size_t)(tmp + sizeof tmp - t);
+    memcpy(p, t, n);
+    return p + n;
+}
+
+static char *fmt_str(char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* A string literal without its NUL. */
+#define FMT_LIT(p, lit) fmt_str((p), (lit), sizeof(lit) - 1)
+
+static char *fmt_field(char *p, const char *key, size_t keylen, uint64_t v)
+{
+    return fmt_u64(fmt_str(p, key, keylen), v);
+}
+#define FMT_FIELD(p, key, v) fmt_field((p), (key), sizeof(key) - 1, (v))
+
 int mon_event_format(const mon_event *e, char *buf, size_t len)
 {
-    char head[64];
-    snprintf(head, sizeof head, "%" PRIu64 " w%u %s", e->time, e->worker,
-             mon_event_kind_name(e->kind));
+    /* The longest line: a task_map with a name of MON_NAME_MAX bytes (a
+     * longer name, only in an event not from the reader, is cut here). */
+    char line[MON_NAME_MAX + 160];
+    char *p = line;
+    const char *kind = mon_event_kind_name(e->kind);
+    /* "<time> w<worker> <kind>" */
+    p = fmt_u64(p, e->time);
+    p = FMT_LIT(p, " w");
+    p = fmt_u64(p, e->worker);
+    *p++ = ' ';
+    p = fmt_str(p, kind, strlen(kind));
     switch (e->kind) {
-    case MON_EV_TASK_MAP:
-        return snprintf(buf, len, "%s task=%" PRIu64 " worker=%u name=%s", head, e->task,
-                        e->worker_mapped, e->name ? e->name : "");
-    case MON_EV_TASK_BLOCK:
-        return snprintf(buf, len, "%s task=%" PRIu64 " cause=%s", head, e->task,
-                        e->cause <= 2 ? cause_names[e->cause] : "?");
+    case MON_EV_TASK_MAP: { /* " task=%llu worker=%u name=%s" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = FMT_FIELD(p, " worker=", e->worker_mapped);
+        p = FMT_LIT(p, " name=");
+        const char *name = e->name ? e->name : "";
+        p = fmt_str(p, name, strnlen(name, MON_NAME_MAX));
+        break;
+    }
+    case MON_EV_TASK_BLOCK: { /* " task=%llu cause=%s" */
+        p = FMT_FIELD(p, " task=", e->task);
+        const char *c = e->cause <= 2 ? cause_names[e->cause] : "?";
+        p = FMT_LIT(p, " cause=");
+        p = fmt_str(p, c, strlen(c));
+        break;
+    }
     case MON_EV_TASK_CREATE:
     case MON_EV_TASK_DISPATCH:
     case MON_EV_TASK_YIELD:
     case MON_EV_TASK_DESTROY:
     case MON_EV_COMPONENT_BEGIN:
-    case MON_EV_COMPONENT_END:
-        return snprintf(buf, len, "%s task=%" PRIu64, head, e->task);
+    case MON_EV_COMPONENT_END: /* " task=%llu" */
+        p = FMT_FIELD(p, " task=", e->task);
+        break;
     case MON_EV_STREAM_OPEN:
-    case MON_EV_STREAM_CLOSE:
-        return snprintf(buf, len, "%s task=%" PRIu64 " stream=%" PRIu64 " mode=%s", head, e->task,
-                        e->stream, e->write_end ? "write" : "read");
+    case MON_EV_STREAM_CLOSE: /* " task=%llu stream=%llu mode=%s" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = FMT_FIELD(p, " stream=", e->stream);
+        p = e->write_end ? FMT_LIT(p, " mode=write") : FMT_LIT(p, " mode=read");
+        break;
     case MON_EV_STREAM_READ:
-    case MON_EV_STREAM_WRITE:
-        return snprintf(buf, len, "%s task=%" PRIu64 " stream=%" PRIu64, head, e->task, e->stream);
-    case MON_EV_STREAM_BLOCK:
-        return snprintf(buf, len, "%s task=%" PRIu64 " stream=%" PRIu64 " peer=%" PRIu64 " state=%s",
-                        head, e->task, e->stream, e->peer, e->empty ? "empty" : "full");
-    case MON_EV_STREAM_WAKE:
-        return snprintf(buf, len, "%s waker=%" PRIu64 " stream=%" PRIu64 " woken=%" PRIu64, head,
-                        e->task, e->stream, e->peer);
+    case MON_EV_STREAM_WRITE: /* " task=%llu stream=%llu" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = FMT_FIELD(p, " stream=", e->stream);
+        break;
+    case MON_EV_STREAM_BLOCK: /* " task=%llu stream=%llu peer=%llu state=%s" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = FMT_FIELD(p, " stream=", e->stream);
+        p = FMT_FIELD(p, " peer=", e->peer);
+        p = e->empty ? FMT_LIT(p, " state=empty") : FMT_LIT(p, " state=full");
+        break;
+    case MON_EV_STREAM_WAKE: /* " waker=%llu stream=%llu woken=%llu" */
+        p = FMT_FIELD(p, " waker=", e->task);
+        p = FMT_FIELD(p, " stream=", e->stream);
+        p = FMT_FIELD(p, " woken=", e->peer);
+        break;
     case MON_EV_MESSAGE_READ:
-    case MON_EV_MESSAGE_WRITTEN:
-        return snprintf(buf, len, "%s task=%" PRIu64 " msg=%u.%" PRIu64, head, e->task,
-                        (unsigned)(e->msg >> 48), e->msg & ((UINT64_C(1) << 48) - 1));
-    case MON_EV_TASK_LOAD:
-        return snprintf(buf, len, "%s task=%" PRIu64 " dispatches=%" PRIu32 " exec_ns=%" PRIu64,
-                        head, e->task, e->dispatches, e->exec_ns);
-    case MON_EV_WORKER_LOAD:
-        return snprintf(buf, len, "%s waits=%" PRIu32 " wait_ns=%" PRIu64 " busy_ns=%" PRIu64, head,
-                        e->waits, e->wait_ns, e->busy_ns);
-    case MON_EV_RUN_START:
-        return snprintf(buf, len, "%s run=%" PRIu32, head, e->run);
+    case MON_EV_MESSAGE_WRITTEN: /* " task=%llu msg=%u.%llu": node.seq */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = FMT_FIELD(p, " msg=", e->msg >> 48);
+        *p++ = '.';
+        p = fmt_u64(p, e->msg & ((UINT64_C(1) << 48) - 1));
+        break;
+    case MON_EV_TASK_LOAD: /* " task=%llu dispatches=%u exec_ns=%llu" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = FMT_FIELD(p, " dispatches=", e->dispatches);
+        p = FMT_FIELD(p, " exec_ns=", e->exec_ns);
+        break;
+    case MON_EV_WORKER_LOAD: /* " waits=%u wait_ns=%llu busy_ns=%llu" */
+        p = FMT_FIELD(p, " waits=", e->waits);
+        p = FMT_FIELD(p, " wait_ns=", e->wait_ns);
+        p = FMT_FIELD(p, " busy_ns=", e->busy_ns);
+        break;
+    case MON_EV_RUN_START: /* " run=%u" */
+        p = FMT_FIELD(p, " run=", e->run);
+        break;
     default:
-        return snprintf(buf, len, "%s", head);
+        break;
     }
+    size_t n = (size_t)(p - line);
+    if (len) {
+        size_t c = n < len ? n : len - 1;
+        memcpy(buf, line, c);
+        buf[c] = '\0';
+    }
+    return (int)n;
 }

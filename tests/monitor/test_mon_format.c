@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,6 +492,103 @@ START_TEST(event_format_is_one_line)
 }
 END_TEST
 
+/* What mon_event_format printed with snprintf before it was written by
+ * hand (for speed): the text must not change. */
+static int ref_format(const mon_event *e, char *buf, size_t len)
+{
+    static const char *const causes[] = {"input", "output", "any"};
+    char head[64];
+    snprintf(head, sizeof head, "%" PRIu64 " w%u %s", e->time, e->worker,
+             mon_event_kind_name(e->kind));
+    switch (e->kind) {
+    case MON_EV_TASK_MAP:
+        return snprintf(buf, len, "%s task=%" PRIu64 " worker=%u name=%s", head, e->task,
+                        e->worker_mapped, e->name ? e->name : "");
+    case MON_EV_TASK_BLOCK:
+        return snprintf(buf, len, "%s task=%" PRIu64 " cause=%s", head, e->task,
+                        e->cause <= 2 ? causes[e->cause] : "?");
+    case MON_EV_TASK_CREATE:
+    case MON_EV_TASK_DISPATCH:
+    case MON_EV_TASK_YIELD:
+    case MON_EV_TASK_DESTROY:
+    case MON_EV_COMPONENT_BEGIN:
+    case MON_EV_COMPONENT_END:
+        return snprintf(buf, len, "%s task=%" PRIu64, head, e->task);
+    case MON_EV_STREAM_OPEN:
+    case MON_EV_STREAM_CLOSE:
+        return snprintf(buf, len, "%s task=%" PRIu64 " stream=%" PRIu64 " mode=%s", head, e->task,
+                        e->stream, e->write_end ? "write" : "read");
+    case MON_EV_STREAM_READ:
+    case MON_EV_STREAM_WRITE:
+        return snprintf(buf, len, "%s task=%" PRIu64 " stream=%" PRIu64, head, e->task, e->stream);
+    case MON_EV_STREAM_BLOCK:
+        return snprintf(buf, len, "%s task=%" PRIu64 " stream=%" PRIu64 " peer=%" PRIu64 " state=%s",
+                        head, e->task, e->stream, e->peer, e->empty ? "empty" : "full");
+    case MON_EV_STREAM_WAKE:
+        return snprintf(buf, len, "%s waker=%" PRIu64 " stream=%" PRIu64 " woken=%" PRIu64, head,
+                        e->task, e->stream, e->peer);
+    case MON_EV_MESSAGE_READ:
+    case MON_EV_MESSAGE_WRITTEN:
+        return snprintf(buf, len, "%s task=%" PRIu64 " msg=%u.%" PRIu64, head, e->task,
+                        (unsigned)(e->msg >> 48), e->msg & ((UINT64_C(1) << 48) - 1));
+    case MON_EV_TASK_LOAD:
+        return snprintf(buf, len, "%s task=%" PRIu64 " dispatches=%" PRIu32 " exec_ns=%" PRIu64,
+                        head, e->task, e->dispatches, e->exec_ns);
+    case MON_EV_WORKER_LOAD:
+        return snprintf(buf, len, "%s waits=%" PRIu32 " wait_ns=%" PRIu64 " busy_ns=%" PRIu64, head,
+                        e->waits, e->wait_ns, e->busy_ns);
+    case MON_EV_RUN_START:
+        return snprintf(buf, len, "%s run=%" PRIu32, head, e->run);
+    default:
+        return snprintf(buf, len, "%s", head);
+    }
+}
+
+/* Random events of every kind (and one beyond), numbers of every length:
+ * the same text as with snprintf, also when cut short. */
+START_TEST(event_format_matches_printf)
+{
+    uint64_t x = UINT64_C(0x9e3779b97f4a7c15);
+    char name[MON_NAME_MAX + 1];
+    for (int i = 0; i < 20000; i++) {
+        uint64_t v[12];
+        for (int k = 0; k < 12; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            v[k] = x >> (x % 64); /* any magnitude */
+        }
+        size_t nlen = (size_t)(v[11] % (MON_NAME_MAX + 1));
+        for (size_t k = 0; k < nlen; k++)
+            name[k] = (char)('a' + (k + v[10]) % 26);
+        name[nlen] = '\0';
+        mon_event e = {.kind = (mon_event_kind)(i % (MON_EV_KIND_COUNT + 1)),
+                       .worker = (unsigned)v[0],
+                       .run = (uint32_t)v[1],
+                       .time = v[2],
+                       .task = v[3],
+                       .stream = v[4],
+                       .peer = v[5],
+                       .msg = v[6],
+                       .worker_mapped = (unsigned)v[7],
+                       .cause = (unsigned)(v[8] % 4),
+                       .write_end = v[9] & 1,
+                       .empty = v[9] & 2,
+                       .dispatches = (uint32_t)v[7],
+                       .waits = (uint32_t)v[8],
+                       .exec_ns = v[9],
+                       .wait_ns = v[10],
+                       .busy_ns = v[11],
+                       .name = i % 7 ? name : NULL};
+        char got[512], want[512];
+        size_t len = i % 5 ? sizeof got : (size_t)(v[5] % 40);
+        int n = mon_event_format(&e, got, len);
+        int m = ref_format(&e, want, len);
+        ck_assert_int_eq(n, m);
+        if (len)
+            ck_assert_str_eq(got, want);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------
  * The trace clock: TSC ticks in the logs, ns from the reader
  * ------------------------------------------------------------------------- */
@@ -955,6 +1053,7 @@ static Suite *suite(void)
     tcase_add_test(tc, parse_args_errors_are_one_line);
     tcase_add_test(tc, options_that_give_empty_traces_warn);
     tcase_add_test(tc, event_format_is_one_line);
+    tcase_add_test(tc, event_format_matches_printf);
     tcase_add_test(tc, task_names_are_written_as_utf8);
     tcase_add_test(tc, task_name_not_utf8_is_corruption);
     suite_add_tcase(s, tc);
