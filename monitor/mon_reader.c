@@ -790,6 +790,34 @@ static inline uint64_t clock_ns(log_reader *r)
 _Static_assert(sizeof(mon_event) == 120 && offsetof(mon_event, offset) == 112,
                "decode_run sets every field of mon_event: add new fields there");
 
+/* Small integers for decode_run: the length code of the one starting at
+ * byte `off` of the event at p, whose first 8 bytes are w (most fields
+ * start there: no load needed), and its value. Taking the lengths from w
+ * keeps the loads of one event independent of each other: only the next
+ * event's position depends on this one. */
+static inline unsigned uint_code(uint64_t w, const uint8_t *p, size_t off, unsigned k)
+{
+    unsigned b = off < 8 ? (unsigned)(w >> (8 * off)) : p[off];
+    return (b >> k) & 3u;
+}
+
+static inline uint64_t uint_value(const uint8_t *q, unsigned code, unsigned k)
+{
+    return (mon_get_u64(q) & (UINT64_MAX >> (64 - (8u << code)))) >> (k + 2);
+}
+
+/* One small integer at p + *off with k flag bits: its value, flags in *f. */
+static inline uint64_t uint_next(uint64_t w, const uint8_t *p, size_t *off, unsigned k,
+                                 unsigned *f)
+{
+    size_t o = *off;
+    unsigned code = uint_code(w, p, o, k);
+    *off = o + (1u << code);
+    if (k)
+        *f = (unsigned)(o < 8 ? w >> (8 * o) : p[o]) & ((1u << k) - 1u);
+    return uint_value(p + o, code, k);
+}
+
 static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t other_clock,
                            bool worker_first)
 {
@@ -797,21 +825,29 @@ static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t
     size_t end = r->content < r->avail ? r->content : r->avail;
     size_t pos = r->pos;
     uint64_t clock = r->clock;
-    const uint64_t ts_end = r->ts_end, pkt_off = r->pkt_off;
+    const uint64_t pkt_off = r->pkt_off;
+    /* Events after this tick are another log's turn or damage (after
+     * timestamp_end): either way not for this loop. */
+    uint64_t limit = r->ts_end;
+    if (other_clock < limit || (other_clock == limit && !worker_first)) {
+        if (!worker_first && other_clock == 0)
+            return 0;
+        limit = worker_first ? other_clock : other_clock - 1;
+    }
     const uint32_t run = r->run;
     const unsigned worker = r->worker;
     unsigned n = 0;
     while (n < max && pos < end) {
         const uint8_t *p = base + pos;
-        uint32_t h = mon_get_u32(p);
-        unsigned id = h & MON_HDR_ID_MASK, form = (h >> MON_HDR_FORM_SHIFT) & 3u;
+        uint64_t w = mon_get_u64(p);
+        unsigned id = (unsigned)w & MON_HDR_ID_MASK, form = (unsigned)(w >> MON_HDR_FORM_SHIFT) & 3u;
         if (form == MON_HDR_FORM_FULL || id >= MON_ID_TASK_LOAD || id == MON_ID_TASK_MAP)
             break;
         uint64_t mask = (UINT64_C(1) << MON_HDR_TS_BITS(form)) - 1;
-        uint64_t ts = clock + (((h >> MON_HDR_TS_SHIFT) - clock) & mask);
-        if (ts > ts_end || ts > other_clock || (ts == other_clock && !worker_first))
+        uint64_t ts = clock + ((((uint32_t)w >> MON_HDR_TS_SHIFT) - clock) & mask);
+        if (ts > limit)
             break;
-        p += 2 + form;
+        size_t o = 2 + form;
         /* The fields into locals, then every field of the event stored
          * once: a memset or a compound literal is a `rep stos` per event
          * (gcc), the slowest part of the loop. */
@@ -822,34 +858,34 @@ static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t
         switch ((mon_event_id)id) {
         case MON_ID_STREAM_READ:
         case MON_ID_STREAM_WRITE:
-            task = mon_get_uint(&p, 0, &f);
-            stream = mon_get_uint(&p, 0, &f);
+            task = uint_next(w, p, &o, 0, &f);
+            stream = uint_next(w, p, &o, 0, &f);
             break;
         case MON_ID_STREAM_OPEN:
         case MON_ID_STREAM_CLOSE:
-            task = mon_get_uint(&p, 0, &f);
-            stream = mon_get_uint(&p, 1, &f);
+            task = uint_next(w, p, &o, 0, &f);
+            stream = uint_next(w, p, &o, 1, &f);
             write_end = f;
             break;
         case MON_ID_STREAM_BLOCK:
-            task = mon_get_uint(&p, 0, &f);
-            stream = mon_get_uint(&p, 1, &f);
+            task = uint_next(w, p, &o, 0, &f);
+            stream = uint_next(w, p, &o, 1, &f);
             empty = f;
             break;
         case MON_ID_STREAM_WAKE:
-            task = mon_get_uint(&p, 0, &f);
-            stream = mon_get_uint(&p, 0, &f);
-            peer = mon_get_uint(&p, 0, &f);
+            task = uint_next(w, p, &o, 0, &f);
+            stream = uint_next(w, p, &o, 0, &f);
+            peer = uint_next(w, p, &o, 0, &f);
             break;
         case MON_ID_TASK_BLOCK:
-            task = mon_get_uint(&p, 2, &cause);
+            task = uint_next(w, p, &o, 2, &cause);
             odd = cause > MON_BLOCK_ANY;
             break;
         case MON_ID_MESSAGE_READ:
         case MON_ID_MESSAGE_WRITTEN: {
-            task = mon_get_uint(&p, 0, &f);
-            uint64_t node = mon_get_uint(&p, 0, &f);
-            uint64_t seq = mon_get_uint(&p, 0, &f);
+            task = uint_next(w, p, &o, 0, &f);
+            uint64_t node = uint_next(w, p, &o, 0, &f);
+            uint64_t seq = uint_next(w, p, &o, 0, &f);
             msg = node << 48 | seq;
             odd = node >= MON_MSG_NODE_LIMIT || seq >= MON_MSG_SEQ_LIMIT;
             break;
@@ -860,10 +896,10 @@ static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t
         case MON_ID_WORKER_END:
             break;
         default: /* task_create/dispatch/yield/destroy, component_begin/end */
-            task = mon_get_uint(&p, 0, &f);
+            task = uint_next(w, p, &o, 0, &f);
             break;
         }
-        size_t after = (size_t)(p - base);
+        size_t after = pos + o;
         if (after > end || odd)
             break;
         r->clock = ts;
