@@ -254,4 +254,45 @@ static inline __attribute__((always_inline)) uint64_t mon_get_uint(const uint8_t
     return (w & (UINT64_MAX >> (64 - 8 * bytes))) >> (k + 2);
 }
 
+/* The length of the event at p, of which `avail` bytes are at hand; 0 if
+ * it does not fit in them or has no valid id. Walks the header and the
+ * payload's small integers (and task_map's name) without decoding them:
+ * for the writer, which counts the events it could not write. */
+static inline size_t mon_event_bytes(const uint8_t *p, size_t avail)
+{
+    /* Small integers in each payload. */
+    static const uint8_t uints[MON_ID_COUNT] = {
+        [MON_ID_TASK_MAP] = 1,        [MON_ID_TASK_CREATE] = 1,      [MON_ID_TASK_DISPATCH] = 1,
+        [MON_ID_TASK_BLOCK] = 1,      [MON_ID_TASK_YIELD] = 1,       [MON_ID_TASK_DESTROY] = 1,
+        [MON_ID_STREAM_OPEN] = 2,     [MON_ID_STREAM_CLOSE] = 2,     [MON_ID_STREAM_READ] = 2,
+        [MON_ID_STREAM_WRITE] = 2,    [MON_ID_STREAM_BLOCK] = 2,     [MON_ID_STREAM_WAKE] = 3,
+        [MON_ID_COMPONENT_BEGIN] = 1, [MON_ID_COMPONENT_END] = 1,    [MON_ID_MESSAGE_READ] = 3,
+        [MON_ID_MESSAGE_WRITTEN] = 3, [MON_ID_TASK_LOAD] = 3,        [MON_ID_WORKER_LOAD] = 3,
+        [MON_ID_RUN_START] = 1,
+    };
+    if (avail == 0)
+        return 0;
+    unsigned id = p[0] & MON_HDR_ID_MASK, form = (p[0] >> MON_HDR_FORM_SHIFT) & 3u;
+    if (id >= MON_ID_COUNT)
+        return 0;
+    size_t n = form == MON_HDR_FORM_FULL ? MON_HDR_FULL_BYTES : 2u + form;
+    for (unsigned i = 0; i < uints[id]; i++) {
+        unsigned k = id == MON_ID_TASK_BLOCK ? 2
+                     : i == 1 && (id == MON_ID_STREAM_OPEN || id == MON_ID_STREAM_CLOSE ||
+                                  id == MON_ID_STREAM_BLOCK)
+                         ? 1
+                         : 0;
+        if (n >= avail)
+            return 0;
+        n += (size_t)1 << ((p[n] >> k) & 3u);
+    }
+    if (id == MON_ID_TASK_MAP) {
+        const uint8_t *nul = n < avail ? memchr(p + n, 0, avail - n) : NULL;
+        if (!nul)
+            return 0;
+        n = (size_t)(nul - p) + 1;
+    }
+    return n <= avail ? n : 0;
+}
+
 #endif /* MON_FORMAT_INTERNAL_H */
