@@ -695,8 +695,9 @@ static void mon_free(mon *m)
 
 /* Every flush period, publish what each worker has recorded: a killed run
  * then keeps everything up to the last period, and a live view sees the
- * run as it goes. Publishing is a few stores into each packet's header, so
- * this costs the workers nothing. */
+ * run as it goes. Publishing writes each worker's new events and header
+ * fields into its log (a few pwrite calls on this thread); a worker waits
+ * for it only if it fills its packet at that very moment. */
 static void *flusher_main(void *arg)
 {
     mon *m = arg;
