@@ -155,6 +155,35 @@ static void check_all_kinds(size_t packet_bytes)
 START_TEST(round_trip_every_kind) { check_all_kinds(0); }
 END_TEST
 
+/* mon_event_bytes (the writer's count of events it could not write) walks
+ * every event of every kind to its end. */
+START_TEST(event_lengths_walk_every_kind)
+{
+    char dir[4096], p[4300];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_all_kinds(dir, 0), 0);
+    for (unsigned w = 0; w < 2; w++) {
+        fixture_log_path(dir, w, p, sizeof p);
+        FILE *f = fopen(p, "rb");
+        ck_assert_ptr_nonnull(f);
+        static uint8_t buf[1 << 16];
+        size_t len = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        size_t end = (size_t)(mon_get_u64(buf + MON_OFF_CONTENT_SIZE) / 8);
+        ck_assert_uint_eq(end, len); /* one packet, padding cut at the end */
+        size_t events = 0;
+        for (size_t at = MON_PACKET_PREAMBLE_BYTES; at < end; events++) {
+            size_t n = mon_event_bytes(buf + at, end - at);
+            ck_assert_uint_gt(n, 0);
+            ck_assert_uint_eq(mon_event_bytes(buf + at, n - 1), 0); /* one byte short */
+            at += n;
+        }
+        ck_assert_uint_eq(events, FIXTURE_ALL_KINDS_EVENTS / 2);
+    }
+    fixture_rmdir(dir);
+}
+END_TEST
+
 START_TEST(round_trip_tiny_packets) { check_all_kinds(64); /* clamped to the minimum */ }
 END_TEST
 
@@ -1038,6 +1067,7 @@ static Suite *suite(void)
     tcase_add_test(tc, out_of_range_values_are_corruption);
     tcase_add_test(tc, clock_choice_and_calibration);
     tcase_add_test(tc, round_trip_tiny_packets);
+    tcase_add_test(tc, event_lengths_walk_every_kind);
     tcase_add_test(tc, task_map_name_survives_the_merge);
     tcase_add_test(tc, many_events_merge_in_order_and_stay_small);
     tcase_add_test(tc, truncated_log_is_reported_with_what_was_read);
