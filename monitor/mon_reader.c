@@ -1,12 +1,19 @@
 /*
- * mon_reader.c - reads a trace directory: one decoder per worker log, and a
- * binary heap that merges them by time.
+ * mon_reader.c - reads a trace directory (format 3.0, docs/LOGFORMAT.md):
+ * one decoder per worker log, and a binary heap that merges them by time.
  *
  * Why a packet at a time: traces of long runs are far larger than memory
  * should be, and the format lets each log be decoded front to back with
  * only the current packet in hand. Every length, id and enum read from the
  * file is checked before use, so a damaged file gives a message with file
  * and offset, never a crash or a hang.
+ *
+ * Why the two decoders: `log_next` decodes any event and says exactly what
+ * is wrong with a bad one; `decode_run`, the inner loop, decodes runs of the
+ * common events of the log whose turn it is into a batch, as fast as it can,
+ * and leaves everything unusual (and every error) to log_next. The batch
+ * holds only events that come before every other log's next one, so the
+ * merged order is the heap's, and events go out from it without heap work.
  */
 #include "mon_reader.h"
 
@@ -403,7 +410,7 @@ static int refresh_packet(log_reader *r, char *msg, size_t len)
     uint64_t begin = mon_get_u64(pre + MON_OFF_TS_BEGIN), end = mon_get_u64(pre + MON_OFF_TS_END);
     uint64_t discarded = mon_get_u64(pre + MON_OFF_DISCARDED);
     /* The writer sets timestamp_begin with the packet's first event: the
-     * compact headers that follow count from it. */
+     * headers that follow count from it. */
     uint64_t clock = r->pkt_events == 0 && begin > r->clock ? begin : r->clock;
     bool sane = mon_get_u32(pre + MON_OFF_MAGIC) == MON_CTF_MAGIC && content >= r->content &&
                 content <= size && size <= r->pkt_bytes && end >= clock &&
