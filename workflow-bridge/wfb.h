@@ -645,6 +645,10 @@ int wfb_advice_write_mapping(const wfb_advice *a, const char *source, FILE *out,
 
 typedef enum wfb_output { WFB_OUT_TEXT = 0, WFB_OUT_JSON, WFB_OUT_CSV } wfb_output;
 
+/* One CSV field to out, quoted as RFC 4180 says when it holds a comma, a
+ * quote or a line break: the one CSV writer of every report. */
+void wfb_csv_field(FILE *out, const char *s);
+
 /* ----------------------------------------------------------- input loss */
 
 /* What could not be read of one log of an LPEL trace that was analysed

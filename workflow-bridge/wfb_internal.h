@@ -150,7 +150,6 @@ struct json_t;
 struct json_t *wfb_json_num(double x);
 struct json_t *wfb_json_str(const char *s);
 int wfb_json_dump(struct json_t *root, FILE *out);
-void wfb_csv_field(FILE *out, const char *s);
 
 /* The input loss as a JSON object (jansson), for the reports. */
 struct json_t *wfb_input_loss_json(const wfb_input_loss *loss);

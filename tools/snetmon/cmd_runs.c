@@ -157,23 +157,6 @@ static int write_json(const run_record *recs, size_t n, FILE *out)
     return rc;
 }
 
-static void csv_field(const char *s, FILE *out)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 static void csv_num(double v, FILE *out)
 {
     if (!isnan(v))
@@ -203,7 +186,8 @@ static void write_csv(const run_record *recs, size_t n, FILE *out)
         fprintf(out, "%lld,", (long long)m->id);
         const char *texts[] = {m->stored_at, m->source, m->format, m->program};
         for (size_t k = 0; k < 4; k++) {
-            csv_field(texts[k], out);
+            if (texts[k])
+                wfb_csv_field(out, texts[k]);
             fputc(',', out);
         }
         if (m->workers >= 0)
@@ -211,7 +195,8 @@ static void write_csv(const run_record *recs, size_t n, FILE *out)
         fputc(',', out);
         const char *more[] = {m->flags, m->host, m->start_time, m->git_revision, labels};
         for (size_t k = 0; k < 5; k++) {
-            csv_field(more[k], out);
+            if (more[k])
+                wfb_csv_field(out, more[k]);
             fputc(',', out);
         }
         if (f)

@@ -133,21 +133,6 @@ static void text_table(const ctable *t, FILE *out)
     fputc('\n', out);
 }
 
-static void csv_field(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 /* CSV: one table after the other, each with its header line prefixed by
  * the column "table". */
 static void csv_table(const ctable *t, FILE *out)
@@ -155,7 +140,7 @@ static void csv_table(const ctable *t, FILE *out)
     fputs("table", out);
     for (size_t i = 0; i < t->n_cols; i++) {
         fputc(',', out);
-        csv_field(out, t->cols[i]);
+        wfb_csv_field(out, t->cols[i]);
     }
     fputc('\n', out);
     for (size_t r = 0; r < t->n_rows; r++) {
@@ -164,7 +149,7 @@ static void csv_table(const ctable *t, FILE *out)
         for (size_t i = 0; i < t->n_cols; i++) {
             fputc(',', out);
             if (row[i].text)
-                csv_field(out, row[i].text);
+                wfb_csv_field(out, row[i].text);
             else if (!isnan(row[i].num))
                 fprintf(out, "%.9g", row[i].num);
         }
