@@ -197,4 +197,37 @@ static inline void mon_emit_worker_load(mon_writer *w, uint64_t ts, uint32_t wai
     mon_ev_end(w, e);
 }
 
+/* message_sent / message_received: a message leaving for / arriving from
+ * another rank. */
+static inline void mon_emit_transfer(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,
+                                     uint64_t msg, uint32_t rank)
+{
+    mon_ev e = mon_ev_begin(w, id, ts, 16);
+    e.p = mon_put_u32(e.p, mon_id32(task));
+    e.p = mon_put_u64(e.p, msg);
+    e.p = mon_put_u32(e.p, rank);
+    mon_ev_end(w, e);
+}
+
+static inline void mon_emit_channel_open(mon_writer *w, uint64_t ts, uint64_t task,
+                                         uint64_t channel, uint32_t rank, bool sends)
+{
+    mon_ev e = mon_ev_begin(w, MON_ID_CHANNEL_OPEN, ts, 17);
+    e.p = mon_put_u32(e.p, mon_id32(task));
+    e.p = mon_put_u64(e.p, channel);
+    e.p = mon_put_u32(e.p, rank);
+    e.p = mon_put_u8(e.p, sends ? 1 : 0);
+    mon_ev_end(w, e);
+}
+
+static inline void mon_emit_channel_block(mon_writer *w, uint64_t ts, uint64_t task,
+                                          uint64_t channel, bool empty)
+{
+    mon_ev e = mon_ev_begin(w, MON_ID_CHANNEL_BLOCK, ts, 13);
+    e.p = mon_put_u32(e.p, mon_id32(task));
+    e.p = mon_put_u64(e.p, channel);
+    e.p = mon_put_u8(e.p, empty ? 1 : 0);
+    mon_ev_end(w, e);
+}
+
 #endif /* MON_EMIT_INTERNAL_H */

@@ -29,7 +29,7 @@
 #error "the trace writer stores integers in host order and declares them little endian"
 #endif
 
-#define MON_FORMAT_VERSION "2.0"
+#define MON_FORMAT_VERSION "2.1"
 #define MON_CTF_MAGIC UINT32_C(0xC1FC1FC1)
 
 #define MON_PACKET_HEADER_BYTES 8
@@ -127,6 +127,11 @@ static inline size_t mon_utf8_char_len(const uint8_t *s, size_t n)
 /* The file name of worker N's log: "worker-N". */
 #define MON_WORKER_FILE_PREFIX "worker-"
 
+/* A multi-rank trace: DIR/run.json of this format names the ranks, and
+ * rank R's trace is the subdirectory "rank-R" (docs/LOGFORMAT.md 8). */
+#define MON_RANKS_FORMAT "snet-lpel-ctf-ranks"
+#define MON_RANK_DIR_PREFIX "rank-"
+
 /* Event ids, stable: they are part of the format. Payload fields in order
  * (u8/u32/u64 little endian, string NUL-terminated). */
 typedef enum mon_event_id {
@@ -154,7 +159,13 @@ typedef enum mon_event_id {
     MON_ID_WORKER_LOAD = 21,     /* u32 waits, u64 wait_ns, u64 busy_ns */
     MON_ID_RUN_START = 22,       /* u32 run: the log's next events belong to runtime instance
                                     `run` (from 1), whatever the flags */
-    MON_ID_COUNT = 23
+    /* Across MPI ranks (format 2.1): */
+    MON_ID_MESSAGE_SENT = 23,     /* u32 task, u64 msg, u32 rank (where it goes) */
+    MON_ID_MESSAGE_RECEIVED = 24, /* u32 task, u64 msg, u32 rank (where it came from) */
+    MON_ID_CHANNEL_OPEN = 25,     /* u32 task, u64 channel, u32 rank (the other end's),
+                                     u8 mode (0 receiving end, 1 sending end) */
+    MON_ID_CHANNEL_BLOCK = 26,    /* u32 task, u64 channel, u8 state (0 full, 1 empty) */
+    MON_ID_COUNT = 27
 } mon_event_id;
 
 /* Little-endian stores and loads through memcpy: no alignment needed. */

@@ -51,6 +51,14 @@ static const char *const event_fields[MON_ID_COUNT][2] = {
     [MON_ID_TASK_LOAD] = {"task_load", "uint32_t task; uint32_t dispatches; uint64_t exec_ns;"},
     [MON_ID_WORKER_LOAD] = {"worker_load", "uint32_t waits; uint64_t wait_ns; uint64_t busy_ns;"},
     [MON_ID_RUN_START] = {"run_start", "uint32_t run;"},
+    [MON_ID_MESSAGE_SENT] = {"message_sent", "uint32_t task; uint64_t msg; uint32_t rank;"},
+    [MON_ID_MESSAGE_RECEIVED] = {"message_received", "uint32_t task; uint64_t msg; uint32_t rank;"},
+    [MON_ID_CHANNEL_OPEN] = {"channel_open",
+                             "uint32_t task; uint64_t channel; uint32_t rank; "
+                             "enum : uint8_t { receiving = 0, sending = 1 } mode;"},
+    [MON_ID_CHANNEL_BLOCK] = {"channel_block",
+                              "uint32_t task; uint64_t channel; "
+                              "enum : uint8_t { full = 0, empty = 1 } state;"},
 };
 
 static const char tsdl_head[] =
@@ -202,6 +210,27 @@ int mon_metadata_write(const char *dir, const mon_run_info *info, char *err, siz
     return close_and_rename(f, tmp, dir, "metadata", err, errlen);
 }
 
+/* The rank of a process of a multi-rank trace and its clock samples, one
+ * per line (the reader takes them line by line, like "logs"). */
+static void write_rank_part(FILE *f, const mon_run_info *info)
+{
+    fprintf(f, "  \"rank\": %d,\n  \"ranks\": %d,\n", info->rank, info->ranks);
+    if (info->skew_on)
+        fprintf(f, "  \"clock_skew_test_hook\": {\"offset_ns\": %lld, \"drift_ppm\": %.6f},\n",
+                info->skew_offset_ns, info->skew_ppm);
+    fputs("  \"clock_sync\": {\"reference_rank\": 0, \"samples\": [\n", f);
+    for (unsigned i = 0; i < info->nsync; i++) {
+        const mon_sync_entry *e = &info->sync[i];
+        fprintf(f,
+                "    {\"phase\": \"%s\", \"local_send\": %llu, \"reference\": %llu, "
+                "\"local_receive\": %llu}%s\n",
+                e->end ? "end" : "start", (unsigned long long)e->local_send,
+                (unsigned long long)e->reference, (unsigned long long)e->local_receive,
+                i + 1 < info->nsync ? "," : "");
+    }
+    fputs("  ]},\n", f);
+}
+
 static void write_run_json(FILE *f, const mon_run_info *info)
 {
     char letters[16];
@@ -262,6 +291,8 @@ static void write_run_json(FILE *f, const mon_run_info *info)
                     (unsigned long long)info->logs[i].bytes, i + 1 < info->nlogs ? "," : "");
         fputs("  ],\n", f);
     }
+    if (info->ranks > 0)
+        write_rank_part(f, info);
     fprintf(f, "  \"complete\": %s\n}\n", info->complete ? "true" : "false");
 }
 
@@ -306,6 +337,25 @@ int mon_run_json_write(const char *dir, const mon_run_info *info, char *err, siz
         rewrite_in_place(dir, info) == 0)
         return 0;
     return -1;
+}
+
+int mon_ranks_json_write(const char *dir, const mon_run_info *info, char *err, size_t errlen)
+{
+    char tmp[4096];
+    FILE *f = open_tmp(dir, "run.json", tmp, sizeof tmp, err, errlen);
+    if (!f)
+        return -1;
+    fprintf(f, "{\n  \"format\": \"%s\",\n  \"format_version\": \"%s\",\n", MON_RANKS_FORMAT,
+            MON_FORMAT_VERSION);
+    fputs("  \"command_line\": [", f);
+    for (int i = 0; i < info->argc; i++) {
+        if (i)
+            fputs(", ", f);
+        put_quoted(f, info->argv[i]);
+    }
+    fprintf(f, "],\n  \"ranks\": %d,\n  \"rank_dirs\": \"%sN\"\n}\n", info->ranks,
+            MON_RANK_DIR_PREFIX);
+    return close_and_rename(f, tmp, dir, "run.json", err, errlen);
 }
 
 int mon_mkdirs(const char *dir, char *err, size_t errlen)

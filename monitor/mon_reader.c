@@ -11,6 +11,7 @@
 #include "mon_reader.h"
 
 #include "mon_format_internal.h"
+#include "mon_ranks_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -70,6 +71,7 @@ typedef struct stream_ends {
 } stream_ends;
 
 struct mon_trace {
+    mon_ranks *ranks;  /* a multi-rank trace: everything is there (mon_ranks.c) */
     stream_ends *ends; /* open addressing, power-of-two size */
     size_t ends_cap, ends_used;
     log_reader **logs; /* sorted by worker */
@@ -96,7 +98,8 @@ static const uint8_t payload_bytes[MON_ID_COUNT] = {
     [MON_ID_STREAM_READ] = 8,     [MON_ID_STREAM_WRITE] = 8,     [MON_ID_STREAM_BLOCK] = 9,
     [MON_ID_STREAM_WAKE] = 12,    [MON_ID_COMPONENT_BEGIN] = 4,  [MON_ID_COMPONENT_END] = 4,
     [MON_ID_MESSAGE_READ] = 12,   [MON_ID_MESSAGE_WRITTEN] = 12, [MON_ID_TASK_LOAD] = 16,
-    [MON_ID_WORKER_LOAD] = 20,    [MON_ID_RUN_START] = 4,
+    [MON_ID_WORKER_LOAD] = 20,    [MON_ID_RUN_START] = 4,        [MON_ID_MESSAGE_SENT] = 16,
+    [MON_ID_MESSAGE_RECEIVED] = 16, [MON_ID_CHANNEL_OPEN] = 17,  [MON_ID_CHANNEL_BLOCK] = 13,
 };
 
 static const char *const kind_names[MON_EV_KIND_COUNT] = {
@@ -104,7 +107,8 @@ static const char *const kind_names[MON_EV_KIND_COUNT] = {
     "task_destroy",  "worker_start",   "worker_wait",     "worker_resume", "worker_end",
     "stream_open",   "stream_close",   "stream_read",     "stream_write",  "stream_block",
     "stream_wake",   "component_begin", "component_end",  "message_read",  "message_written",
-    "task_load",     "worker_load",    "run_start",
+    "task_load",     "worker_load",    "run_start",       "message_sent",  "message_received",
+    "channel_open",  "channel_block",
 };
 
 const char *mon_event_kind_name(mon_event_kind k)
@@ -431,6 +435,27 @@ static int decode_payload(log_reader *r, unsigned id, char *msg, size_t len)
         e->task = mon_get_u32(p);
         e->msg = mon_get_u64(p + 4);
         break;
+    case MON_ID_MESSAGE_SENT:
+    case MON_ID_MESSAGE_RECEIVED:
+        e->task = mon_get_u32(p);
+        e->msg = mon_get_u64(p + 4);
+        e->peer_rank = mon_get_u32(p + 12);
+        break;
+    case MON_ID_CHANNEL_OPEN:
+        e->task = mon_get_u32(p);
+        e->channel = mon_get_u64(p + 4);
+        e->peer_rank = mon_get_u32(p + 12);
+        if (p[16] > 1)
+            return bad_enum(r, at + 16, "channel mode", p[16], msg, len);
+        e->write_end = p[16] == 1;
+        break;
+    case MON_ID_CHANNEL_BLOCK:
+        e->task = mon_get_u32(p);
+        e->channel = mon_get_u64(p + 4);
+        if (p[12] > 1)
+            return bad_enum(r, at + 12, "channel state", p[12], msg, len);
+        e->empty = p[12] == 1;
+        break;
     case MON_ID_TASK_LOAD:
         e->task = mon_get_u32(p);
         e->dispatches = mon_get_u32(p + 4);
@@ -480,6 +505,7 @@ static int log_next(log_reader *r, char *msg, size_t len)
         return rc;
     r->cur.kind = (mon_event_kind)id;
     r->cur.worker = r->worker;
+    r->cur.rank_worker = r->worker;
     r->cur.run = r->run;
     /* Logs are merged on ticks (before()), ns are for the consumers. */
     r->cur.time = mon_ticks_to_ns(r->clock, r->freq);
@@ -672,6 +698,8 @@ static void log_stopped(mon_trace *t, log_reader *r, int rc, const char *msg)
 
 int mon_trace_next(mon_trace *t, mon_event *ev)
 {
+    if (t->ranks)
+        return mon_ranks_next(t->ranks, ev);
     if (t->failed)
         return MON_TRACE_ERROR;
     if (t->error_pending) {
@@ -978,6 +1006,15 @@ int mon_trace_open_with(mon_trace **out, const char *trace_dir, const mon_trace_
         return -1;
     }
     t->keep_going = opt && opt->keep_going;
+    unsigned ranks = mon_ranks_detect(trace_dir);
+    if (ranks) {
+        if (mon_ranks_open(&t->ranks, trace_dir, ranks, opt, err, errlen) != 0) {
+            mon_trace_close(t);
+            return -1;
+        }
+        *out = t;
+        return 0;
+    }
     if (read_metadata(t, dir, err, errlen) != 0 || find_logs(t, trace_dir, dir, err, errlen) != 0 ||
         prime(t, err, errlen) != 0) {
         mon_trace_close(t);
@@ -994,6 +1031,10 @@ int mon_trace_open(mon_trace **out, const char *trace_dir, char *err, size_t err
 
 void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out)
 {
+    if (t->ranks) {
+        mon_ranks_log_status(t->ranks, i, out);
+        return;
+    }
     memset(out, 0, sizeof *out);
     if (i >= t->nlogs)
         return;
@@ -1026,17 +1067,64 @@ void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out)
                           : written - out->bytes_read;
 }
 
-const char *mon_trace_error(const mon_trace *t) { return t->msg; }
-unsigned mon_trace_num_workers(const mon_trace *t) { return t->nlogs; }
+const char *mon_trace_error(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_error(t->ranks) : t->msg;
+}
+unsigned mon_trace_num_workers(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_num_workers(t->ranks) : t->nlogs;
+}
 unsigned mon_trace_worker_id(const mon_trace *t, unsigned i)
 {
+    if (t->ranks)
+        return mon_ranks_worker_id(t->ranks, i);
     return i < t->nlogs ? t->logs[i]->worker : 0;
 }
-uint64_t mon_trace_clock_offset_ns(const mon_trace *t) { return t->clock_offset; }
-uint64_t mon_trace_clock_freq(const mon_trace *t) { return t->clock_freq; }
+uint64_t mon_trace_clock_offset_ns(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_clock_offset_ns(t->ranks) : t->clock_offset;
+}
+uint64_t mon_trace_clock_freq(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_clock_freq(t->ranks) : t->clock_freq;
+}
+
+unsigned mon_trace_num_ranks(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_num_ranks(t->ranks) : 1;
+}
+
+void mon_trace_worker_place(const mon_trace *t, unsigned i, unsigned *rank,
+                            unsigned *rank_worker)
+{
+    if (t->ranks) {
+        mon_ranks_worker_place(t->ranks, i, rank, rank_worker);
+        return;
+    }
+    *rank = 0;
+    *rank_worker = mon_trace_worker_id(t, i);
+}
+
+const char *mon_trace_worker_label(const mon_trace *t, unsigned worker, char *buf, size_t len)
+{
+    unsigned rank, local;
+    if (t && t->ranks && mon_ranks_worker_of(t->ranks, worker, &rank, &local))
+        snprintf(buf, len, "r%u.w%u", rank, local);
+    else
+        snprintf(buf, len, "w%u", worker);
+    return buf;
+}
+
+const mon_clock_alignment *mon_trace_clock_alignment(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_clock_alignment(t->ranks) : NULL;
+}
 
 uint64_t mon_trace_events_discarded(const mon_trace *t)
 {
+    if (t->ranks)
+        return mon_ranks_events_discarded(t->ranks);
     uint64_t n = 0;
     for (unsigned i = 0; i < t->nlogs; i++)
         n += t->logs[i]->discarded;
@@ -1047,6 +1135,7 @@ void mon_trace_close(mon_trace *t)
 {
     if (!t)
         return;
+    mon_ranks_close(t->ranks);
     for (unsigned i = 0; i < t->nlogs; i++)
         log_free(t->logs[i]);
     free(t->logs);
@@ -1061,10 +1150,30 @@ void mon_trace_close(mon_trace *t)
 
 static const char *const cause_names[] = {"input", "output", "any"};
 
+const char *mon_msg_id_format(uint64_t id, char *buf, size_t len)
+{
+    unsigned rank = mon_msg_id_rank(id);
+    if (rank)
+        snprintf(buf, len, "%u:%u.%" PRIu64, rank, mon_msg_id_node(id), mon_msg_id_seq(id));
+    else
+        snprintf(buf, len, "%u.%" PRIu64, mon_msg_id_node(id), mon_msg_id_seq(id));
+    return buf;
+}
+
+/* "channel=C.I": the creator rank and index of a channel id. */
+static void channel_text(uint64_t channel, char *buf, size_t len)
+{
+    snprintf(buf, len, "%" PRIu64 ".%" PRIu64, channel >> 32, channel & 0xffffffffu);
+}
+
 int mon_event_format(const mon_event *e, char *buf, size_t len)
 {
-    char head[64];
-    snprintf(head, sizeof head, "%" PRIu64 " w%u %s", e->time, e->worker,
+    char head[80], id[48], where[32];
+    if (e->ranked)
+        snprintf(where, sizeof where, "r%u.w%u", e->rank, e->rank_worker);
+    else
+        snprintf(where, sizeof where, "w%u", e->worker);
+    snprintf(head, sizeof head, "%" PRIu64 " %s %s", e->time, where,
              mon_event_kind_name(e->kind));
     switch (e->kind) {
     case MON_EV_TASK_MAP:
@@ -1095,8 +1204,21 @@ int mon_event_format(const mon_event *e, char *buf, size_t len)
                         e->task, e->stream, e->peer);
     case MON_EV_MESSAGE_READ:
     case MON_EV_MESSAGE_WRITTEN:
-        return snprintf(buf, len, "%s task=%" PRIu64 " msg=%u.%" PRIu64, head, e->task,
-                        (unsigned)(e->msg >> 48), e->msg & ((UINT64_C(1) << 48) - 1));
+        return snprintf(buf, len, "%s task=%" PRIu64 " msg=%s", head, e->task,
+                        mon_msg_id_format(e->msg, id, sizeof id));
+    case MON_EV_MESSAGE_SENT:
+    case MON_EV_MESSAGE_RECEIVED:
+        return snprintf(buf, len, "%s task=%" PRIu64 " msg=%s %s=%" PRIu32, head, e->task,
+                        mon_msg_id_format(e->msg, id, sizeof id),
+                        e->kind == MON_EV_MESSAGE_SENT ? "to" : "from", e->peer_rank);
+    case MON_EV_CHANNEL_OPEN:
+        channel_text(e->channel, id, sizeof id);
+        return snprintf(buf, len, "%s task=%" PRIu64 " channel=%s end=%s rank=%" PRIu32, head,
+                        e->task, id, e->write_end ? "sending" : "receiving", e->peer_rank);
+    case MON_EV_CHANNEL_BLOCK:
+        channel_text(e->channel, id, sizeof id);
+        return snprintf(buf, len, "%s task=%" PRIu64 " channel=%s peer=%" PRIu64 " state=%s",
+                        head, e->task, id, e->peer, e->empty ? "empty" : "full");
     case MON_EV_TASK_LOAD:
         return snprintf(buf, len, "%s task=%" PRIu64 " dispatches=%" PRIu32 " exec_ns=%" PRIu64,
                         head, e->task, e->dispatches, e->exec_ns);

@@ -302,6 +302,15 @@ void snet_mon_begin(void);
 void snet_mon_read(uint64_t id);
 void snet_mon_written(uint64_t id);
 void snet_mon_end(void);
+/* Across ranks (distrib/): a record leaving for / arriving from a rank, the
+ * ends of channels, and the clock measurements against rank 0 (each sample
+ * local send, reference, local receive, in trace clock ticks). */
+void snet_mon_sent(uint64_t id, int rank);
+void snet_mon_received(uint64_t id, int rank);
+void snet_mon_channel_open(uint64_t channel, int rank, bool sends);
+void snet_mon_channel_block(uint64_t channel, bool empty);
+bool snet_mon_clock(uint64_t *ticks);
+void snet_mon_clock_samples(const char *phase, const uint64_t (*s)[3], size_t n);
 /* Without monitoring hooks the monitor would drop these anyway: skip the
  * calls (four per record per entity on the hot path). */
 static inline void snet_trace_begin(const snet_run *run)

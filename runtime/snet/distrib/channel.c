@@ -11,6 +11,13 @@
  * Both tasks wait for the communication thread through the end's event;
  * the event's text names the rank and task at the other end, so that a
  * deadlock report shows who waits for whom across ranks.
+ *
+ * Monitored, the two tasks record both ends of every record that crosses
+ * (message_sent when it goes into a frame, message_received when it comes
+ * out of one: the pair the trace reader checks the ranks' clocks with and
+ * the bridge makes a TRANSFER of), and their channel and its waits
+ * (channel_open, channel_block), so that the waiting relation crosses
+ * ranks too (docs/LOGFORMAT.md section 8).
  */
 #include "distrib_internal.h"
 
@@ -116,12 +123,20 @@ void snet_endpoint_credit(snet_endpoint *e, long credits)
 
 /* ---- the sender ------------------------------------------------------------------------- */
 
+/* The channel's id in the trace: unique in the job. */
+static uint64_t channel_id(const snet_endpoint *e)
+{
+    return (uint64_t)e->creator << 32 | e->index;
+}
+
 /* One credit: wait for it if block, else false when there is none. */
 static bool take_credit(snet_endpoint *e, bool block)
 {
     pthread_mutex_lock(&e->lock);
     while (e->credits == 0 && block) {
         pthread_mutex_unlock(&e->lock);
+        if (e->dist->run->traced)
+            snet_mon_channel_block(channel_id(e), false);
         lpel_event_wait(e->event, LPEL_BLOCK_OUTPUT);
         pthread_mutex_lock(&e->lock);
     }
@@ -151,7 +166,10 @@ static bool frame_add(snet_endpoint *e, snet_msg *m, snet_record *r)
     snet_run *run = e->dist->run;
     size_t before = m->body.len;
     char err[512];
+    uint64_t id = r->kind == SNET_REC_DATA ? r->id : 0;
     int rc = snet_wire_put_record(&m->body, r, run, err, sizeof err);
+    if (rc == SNET_OK && id && run->traced)
+        snet_mon_sent(id, e->peer);
     if (rc == SNET_ENOMEM || m->body.failed)
         snet_fatal_oom("a channel sender");
     if (rc != SNET_OK) {
@@ -179,6 +197,8 @@ static void sender_task(void *arg)
 {
     snet_endpoint *e = arg;
     lpel_stream_open(e->stream, LPEL_STREAM_READ);
+    if (e->dist->run->traced)
+        snet_mon_channel_open(channel_id(e), e->peer, true);
     for (;;) {
         snet_record *r = lpel_stream_read(e->stream);
         snet_msg *m = frame_start(e);
@@ -207,6 +227,8 @@ static snet_frame *take_frame(snet_endpoint *e)
     pthread_mutex_lock(&e->lock);
     while (!e->head) {
         pthread_mutex_unlock(&e->lock);
+        if (e->dist->run->traced)
+            snet_mon_channel_block(channel_id(e), true);
         lpel_event_wait(e->event, LPEL_BLOCK_INPUT);
         pthread_mutex_lock(&e->lock);
     }
@@ -245,6 +267,8 @@ static bool deliver_frame(snet_endpoint *e, snet_frame *f, snet_wire_cache *cach
                           e->task, i + 1, e->peer, e->creator, e->index, err);
             break;
         }
+        if (run->traced && r->kind == SNET_REC_DATA && r->id)
+            snet_mon_received(r->id, e->peer);
         lpel_stream_write(e->stream, r);
     }
     if (count && !(flags & SNET_FRAME_EOS))
@@ -257,6 +281,8 @@ static void receiver_task(void *arg)
     snet_endpoint *e = arg;
     snet_wire_cache cache = {0};
     lpel_stream_open(e->stream, LPEL_STREAM_WRITE);
+    if (e->dist->run->traced)
+        snet_mon_channel_open(channel_id(e), e->peer, false);
     for (bool end = false; !end;) {
         snet_frame *f = take_frame(e);
         end = deliver_frame(e, f, &cache);

@@ -38,8 +38,13 @@ enum {
     SNET_TAG_PROBE = 4,  /* detection: rank 0 asks for a snapshot */
     SNET_TAG_REPLY = 5,  /* detection: the snapshot */
     SNET_TAG_FINISH = 6, /* detection: the run is over */
-    SNET_TAG_DEADLOCK = 7 /* detection: the run is deadlocked */
+    SNET_TAG_DEADLOCK = 7, /* detection: the run is deadlocked */
+    SNET_TAG_SYNC = 8      /* clock measurement against rank 0, before and after a run */
 };
+
+/* Round trips per rank and phase of the clock measurement; the one with the
+ * smallest round trip is what the trace reader uses. */
+#define SNET_SYNC_ROUNDS 16
 
 /* DATA frame flags. */
 #define SNET_FRAME_EOS 1u /* end-of-stream after the records of this frame */
