@@ -18,6 +18,7 @@
 #ifndef WFB_H
 #define WFB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -179,7 +180,17 @@ typedef struct wfb_worker_stats {
     double wait_s;         /* sum of waited..resumed intervals */
     uint64_t waits;        /* waiting events */
     double first_s, last_s;/* first and last event time on this worker */
+    bool ranked;           /* of a multi-rank trace: `worker` is rank_worker on rank */
+    uint32_t rank, rank_worker;
 } wfb_worker_stats;
+
+/* How a report names worker `worker` of run: "worker 3 (r1.w0)" in a
+ * multi-rank trace, "worker 3" otherwise. Returns buf. */
+const char *wfb_worker_name(const wfb_graph *g, uint32_t run, uint32_t worker, char *buf,
+                            size_t len);
+/* How a report names a task id: "1:5" for task 5 of rank 1 in a multi-rank
+ * trace (the rank is in bits 32-47, mon_reader.h), else the number. */
+const char *wfb_task_id_text(uint64_t task, char *buf, size_t len);
 
 /* end_s - start_s: the worker's execution time of eq. 1; NAN unknown. */
 double wfb_worker_span(const wfb_worker_stats *w);
@@ -219,6 +230,7 @@ typedef struct wfb_wait_relation {
     int on_empty;
     uint64_t count;
     double total_s;
+    int on_channel; /* `stream` is a channel between ranks (creator << 32 | index) */
 } wfb_wait_relation;
 size_t wfb_wait_relation_count(const wfb_graph *g);
 const wfb_wait_relation *wfb_wait_relation_at(const wfb_graph *g, size_t i);
@@ -540,7 +552,12 @@ typedef enum wfb_lpel_kind {
     WFB_LPEL_WORKER_LOAD,  /* load summary of a worker: load_count waits,
                               load_wait_s waiting, load_busy_s busy time */
     WFB_LPEL_WORKER_START, /* the worker started (its run's part of the log begins) */
-    WFB_LPEL_WORKER_END    /* the worker ended */
+    WFB_LPEL_WORKER_END,   /* the worker ended */
+    /* Across MPI ranks (multi-rank traces): */
+    WFB_LPEL_MSG_SENT,     /* task handed `msg` to rank `peer_rank` */
+    WFB_LPEL_MSG_RECEIVED, /* task took `msg`, sent by rank `peer_rank`, off a channel */
+    WFB_LPEL_CHANNEL_BLOCK /* task waits at channel `stream` for the task `peer` on
+                              another rank: `empty` 1 = for records, 0 = for room */
 } wfb_lpel_kind;
 
 typedef enum wfb_block_cause {
@@ -564,6 +581,11 @@ typedef struct wfb_lpel_event {
     int empty;        /* STREAM_BLOCK */
     uint64_t load_count;             /* TASK_LOAD, WORKER_LOAD */
     double load_busy_s, load_wait_s; /* TASK_LOAD, WORKER_LOAD */
+    /* From a multi-rank trace (ranked): the rank of the event's log and the
+     * worker's number in it (`worker` numbers the (rank, worker) pairs);
+     * MSG_SENT/RECEIVED: the other rank. */
+    bool ranked;
+    uint32_t rank, rank_worker, peer_rank;
 } wfb_lpel_event;
 
 typedef struct wfb_lifter wfb_lifter;

@@ -38,7 +38,7 @@ static void dump_usage(FILE *out)
 /* The reads of one task's open component execution. Task ids restart with
  * each run, so the key is the task id and its run. */
 typedef struct open_execution {
-    uint64_t task; /* (run << 32 | task id); 0: free slot */
+    uint64_t task; /* mon_run_key of the task; 0: free slot */
     uint64_t *reads;
     size_t n, cap;
     bool open;
@@ -99,7 +99,8 @@ static void execution_table_free(execution_table *tb)
 
 static void print_msg_id(uint64_t id)
 {
-    printf("%u.%llu", (unsigned)(id >> 48), (unsigned long long)(id & ((1ull << 48) - 1)));
+    char buf[48];
+    fputs(mon_msg_id_format(id, buf, sizeof buf), stdout);
 }
 
 /* Track component executions; print the parents of a written message.
@@ -109,7 +110,7 @@ static int note_message_event(execution_table *tb, const mon_event *ev, bool pri
     if (ev->kind != MON_EV_COMPONENT_BEGIN && ev->kind != MON_EV_COMPONENT_END &&
         ev->kind != MON_EV_MESSAGE_READ && ev->kind != MON_EV_MESSAGE_WRITTEN)
         return 0;
-    open_execution *e = execution_of(tb, (uint64_t)ev->run << 32 | (ev->task & 0xffffffffu));
+    open_execution *e = execution_of(tb, mon_run_key(ev, ev->task));
     if (!e)
         return -1;
     if (ev->kind == MON_EV_COMPONENT_BEGIN || ev->kind == MON_EV_COMPONENT_END) {

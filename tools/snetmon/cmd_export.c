@@ -68,7 +68,7 @@ static export_task *table_find(task_table *t, uint64_t id)
 /* Tasks are keyed by run and id: task ids restart with each run. */
 static uint64_t task_key(const mon_event *e)
 {
-    return (uint64_t)e->run << 32 | (e->task & 0xffffffffu);
+    return mon_run_key(e, e->task);
 }
 
 static void table_free(task_table *t)

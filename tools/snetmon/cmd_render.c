@@ -165,7 +165,7 @@ static viz_period_end block_cause(unsigned cause)
  * first run they are told apart by the run in their high bits. */
 static uint64_t run_key(const mon_event *ev, uint64_t id)
 {
-    return ev->run > 1 && id ? (uint64_t)ev->run << 32 | (id & 0xffffffffu) : id;
+    return ev->run > 1 && id ? mon_run_key(ev, id) : id;
 }
 
 static int feed_timeline(viz_timeline *tl, const mon_event *ev)

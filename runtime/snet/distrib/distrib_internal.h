@@ -44,7 +44,7 @@ enum {
 
 /* Round trips per rank and phase of the clock measurement; the one with the
  * smallest round trip is what the trace reader uses. */
-#define SNET_SYNC_ROUNDS 16
+#define SNET_SYNC_ROUNDS 32
 
 /* DATA frame flags. */
 #define SNET_FRAME_EOS 1u /* end-of-stream after the records of this frame */
