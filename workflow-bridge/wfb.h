@@ -655,6 +655,35 @@ int wfb_report_input_loss(const wfb_input_loss *loss, wfb_output fmt, FILE *out)
  * events" when some log cannot tell) into buf. */
 void wfb_input_loss_summary(const wfb_input_loss *loss, char *buf, size_t len);
 
+/* How the clocks of a multi-rank LPEL trace were aligned (the trace
+ * reader's findings, docs/METRICS.md section 9), carried by the graph so
+ * that its reports say so: per rank the linear correction, and the check
+ * of the messages between ranks (received before sent). */
+typedef struct wfb_rank_clock {
+    uint32_t rank;
+    unsigned samples;
+    int has_start, has_end;
+    double offset_ns, drift_ppm, rtt_ns, shift_max_ns;
+} wfb_rank_clock;
+
+typedef struct wfb_clock_alignment {
+    size_t ranks;
+    const wfb_rank_clock *rank;
+    uint64_t messages, unmatched;
+    uint64_t raw_violations; /* on the uncorrected clocks */
+    uint64_t violations;     /* after the linear correction */
+    double worst_ns;
+    uint64_t fixed;          /* receives moved to send + latency_ns */
+    double latency_ns;
+    uint64_t after;          /* violations left after the fix-up */
+} wfb_clock_alignment;
+
+/* Attach a copy (NULL: none, a trace of one process); -1 out of memory. */
+int wfb_graph_set_clock_alignment(wfb_graph *g, const wfb_clock_alignment *a);
+const wfb_clock_alignment *wfb_graph_clock_alignment(const wfb_graph *g);
+/* Text lines or one JSON object (null for NULL). */
+int wfb_report_clock_alignment(const wfb_clock_alignment *a, wfb_output fmt, FILE *out);
+
 /* Both critical paths (either may be invalid) as a text report or as the
  * JSON object documented in docs/EVENTS.md. */
 int wfb_report_wcp(const wfb_graph *g, const wfb_path *longest, const wfb_path *as_executed,

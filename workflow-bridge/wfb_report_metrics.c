@@ -225,6 +225,9 @@ static int metrics_json(const wfb_graph *g, const wfb_metrics_input *in, FILE *o
     json_object_set_new(root, "edges", json_integer((json_int_t)wfb_edge_count(g)));
     json_object_set_new(root, "runs", json_integer(wfb_run_count(g)));
     json_object_set_new(root, "input_loss", wfb_input_loss_json(wfb_graph_input_loss(g)));
+    if (wfb_graph_clock_alignment(g)) /* multi-rank traces only */
+        json_object_set_new(root, "clock_alignment",
+                            wfb_clock_alignment_json(wfb_graph_clock_alignment(g)));
     json_object_set_new(root, "activity_metrics", in->activities && in->activities->n_activities
                                                       ? activities_json(g, in->activities)
                                                       : json_null());
@@ -562,6 +565,7 @@ static int metrics_text(const wfb_graph *g, const wfb_metrics_input *in, FILE *o
     fprintf(out, "Metrics of %s (%zu vertices, %zu edges)\n", wfb_graph_source(g),
             wfb_vertex_count(g), wfb_edge_count(g));
     wfb_report_input_loss(wfb_graph_input_loss(g), WFB_OUT_TEXT, out);
+    wfb_report_clock_alignment(wfb_graph_clock_alignment(g), WFB_OUT_TEXT, out);
     fputc('\n', out);
     if (in->activities && in->activities->n_activities)
         activities_text(g, in->activities, out);

@@ -31,6 +31,9 @@ static void dump_usage(FILE *out)
                  "truncated or incomplete; the events before that point are printed.\n"
                  "With --partial every readable event is printed, then the loss as lines\n"
                  "starting with '# '.\n"
+                 "DIR may be a multi-rank trace (DIR/rank-R/, one per MPI rank): its events are\n"
+                 "merged on rank 0's clock, workers shown as r<rank>.w<worker>, message ids of\n"
+                 "rank R > 0 as R:W.S, and the clock alignment follows as '# ' lines.\n"
                  "  --count          print only the number of events (reads the whole trace)\n"
                  TRACE_INPUT_HELP);
 }
@@ -180,6 +183,10 @@ static int dump_trace(trace_input *in, bool count_only)
         printf("%llu\n", n);
     if (trace_input_loss(in))
         print_loss(trace_input_loss(in));
+    if (!count_only && trace_input_report_alignment(in, stdout, "# ") != 0) {
+        fprintf(stderr, "snetmon dump: out of memory\n");
+        return 1;
+    }
     return 0;
 }
 

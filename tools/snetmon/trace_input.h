@@ -9,8 +9,10 @@
  * format. Event files (JSONL, WfCommons, NetLogger) come through the same
  * door for the commands that analyse graphs (input_load_graph).
  *
- * Later inputs (packets flushed during a run, one trace per MPI rank) are
- * meant to be added here, behind the same three calls.
+ * A multi-rank trace (DIR/rank-R/, one per MPI rank) comes through the same
+ * calls as one trace (the reader merges and aligns the ranks); its events
+ * are `ranked`, mon_trace_worker_label names their columns, and
+ * trace_input_report_alignment says how the clocks were aligned.
  */
 #ifndef SNETMON_TRACE_INPUT_H
 #define SNETMON_TRACE_INPUT_H
@@ -41,6 +43,11 @@ const wfb_input_loss *trace_input_loss(const trace_input *in);
 const mon_trace *trace_input_trace(const trace_input *in);
 
 void trace_input_close(trace_input *in);
+
+/* A multi-rank trace (one trace per MPI rank, merged on rank 0's clock):
+ * how the clocks were aligned, as text lines each starting with prefix;
+ * nothing for the trace of one process. 0, or -1 when out of memory. */
+int trace_input_report_alignment(const trace_input *in, FILE *out, const char *prefix);
 
 /* The option every trace-reading subcommand takes, for its --help. */
 #define TRACE_INPUT_HELP                                                                      \
