@@ -24,9 +24,14 @@ static void usage(const app_spec *spec, FILE *out)
             "  --map FILE       place tasks on workers by net-path patterns (docs/MAPPING.md);\n"
             "                   `snetmon advise TRACE -o FILE` writes one from a trace\n"
             "  --check          verify every result (exit 1 if one is wrong)\n"
+            "%s"
             MON_OPTIONS_HELP
             "  --help           this text\n",
-            spec->name, spec->about, spec->options);
+            spec->name, spec->about, spec->options,
+            spec->mpi ? "  --mpi            run across the ranks of an MPI job (mpirun -n R ... --mpi):\n"
+                        "                   the !@ replicas go to the ranks, each rank writes its\n"
+                        "                   trace into DIR/rank-R; rank 0 reads the input and prints\n"
+                        : "");
 }
 
 /* The shared options; returns 0, 1 (help shown) or -1 (usage error). */
@@ -42,6 +47,8 @@ static int parse(const app_spec *spec, int argc, char **argv, void *app, app_ctx
             ctx->check = true;
         } else if (!strcmp(a, "--paper")) {
             ctx->paper = true;
+        } else if (!strcmp(a, "--mpi") && spec->mpi) {
+            ctx->mpi = true;
         } else if (!strcmp(a, "-w") || !strcmp(a, "--inputs")) {
             if (app_parse_long(spec->name, a, v, 1, a[1] == 'w' ? 4096 : 100000000, &n) != 0)
                 return -1;
@@ -97,11 +104,26 @@ static int prepare(const app_spec *spec, void *app, app_ctx *ctx, snet_net **net
     return 0;
 }
 
+/* --mpi: join the job; the trace of this rank goes into DIR/rank-R. 0 or
+ * -1 (printed). */
+static int join_job(const app_spec *spec, int *argc, char ***argv, app_ctx *ctx, mon_options *mo)
+{
+    char err[512];
+    if (snet_distrib_init(&ctx->distrib, argc, argv, err, sizeof err) != SNET_OK) {
+        fprintf(stderr, "%s: --mpi: %s\n", spec->name, err);
+        return -1;
+    }
+    ctx->rank = snet_distrib_rank(ctx->distrib);
+    ctx->ranks = snet_distrib_size(ctx->distrib);
+    mon_options_set_rank(mo, ctx->rank, ctx->ranks);
+    return 0;
+}
+
 int app_main(const app_spec *spec, int argc, char **argv, void *app)
 {
     mon_options mo;
     char err[512];
-    app_ctx ctx = {.prog = spec->name};
+    app_ctx ctx = {.prog = spec->name, .ranks = 1, .codecs = spec->codecs};
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", spec->name, err);
         return 2;
@@ -109,11 +131,13 @@ int app_main(const app_spec *spec, int argc, char **argv, void *app)
     int parsed = parse(spec, argc, argv, app, &ctx);
     if (parsed != 0)
         return parsed > 0 ? 0 : 2;
-    if (spec->finish(app, &ctx) != 0)
-        return 2;
+    if (ctx.mpi && join_job(spec, &argc, &argv, &ctx, &mo) != 0)
+        return 1;
     snet_net *net = NULL;
     snet_mapping *mapping = NULL;
     int status = 2;
+    if (spec->finish(app, &ctx) != 0)
+        goto out;
     if (prepare(spec, app, &ctx, &net, &mapping) != 0)
         goto out;
     mon *m = NULL;
@@ -130,6 +154,7 @@ int app_main(const app_spec *spec, int argc, char **argv, void *app)
 out:
     snet_mapping_free(mapping);
     snet_net_free(net);
+    snet_distrib_finalize(ctx.distrib);
     return status;
 }
 
@@ -159,15 +184,18 @@ int app_run_network(const app_ctx *ctx, bool monitored, snet_input_fn next, void
     cfg.lpel.num_workers = ctx->workers;
     cfg.lpel.hooks = monitored ? ctx->hooks : NULL;
     cfg.mapping = ctx->mapping;
+    cfg.distrib = ctx->distrib;
     snet_run *run;
     char err[1024];
     if (snet_run_create(&run, ctx->net, &cfg, err, sizeof err) != SNET_OK) {
         fprintf(stderr, "%s: %s\n", ctx->prog, err);
         return -1;
     }
+    for (const snet_codec *const *c = ctx->codecs; c && *c; c++)
+        snet_run_register_codec(run, *c);
     snet_run_set_input_fn(run, next, in_user);
     int rc = snet_run_execute(run);
-    if (rc != SNET_OK)
+    if (rc != SNET_OK && ctx->rank == 0) /* every rank has the same error: one says it */
         fprintf(stderr, "%s: run failed: %s\n", ctx->prog, snet_run_error(run));
     for (snet_record *o; (o = snet_run_take_output(run)) != NULL;)
         take(out_user, o);

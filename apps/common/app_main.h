@@ -31,6 +31,12 @@ typedef struct app_ctx {
     const snet_mapping *mapping;  /* its contents, or NULL */
     const lpel_hooks *hooks;      /* monitoring hooks, NULL when off */
     const snet_net *net;          /* the app's network, built by app_main */
+    /* --mpi: the run spans the ranks of an MPI job (apps whose spec says
+     * mpi); only rank 0 has the input and the results. */
+    bool mpi;
+    snet_distrib *distrib;        /* NULL without --mpi */
+    int rank, ranks;              /* 0 and 1 without --mpi */
+    const snet_codec *const *codecs; /* the spec's, registered with each run */
 } app_ctx;
 
 typedef struct app_spec {
@@ -43,10 +49,16 @@ typedef struct app_spec {
     /* After all options: settle sizes from ctx (paper, inputs); 0 or -1
      * (message printed). */
     int (*finish)(void *app, const app_ctx *ctx);
-    /* The network; its boxes may point into app. */
+    /* The network; its boxes may point into app. (finish has seen ctx, so an
+     * app that takes --mpi knows whether to place parts on ranks.) */
     snet_net *(*build)(void *app);
     /* The run: the exit status. */
     int (*run)(void *app, const app_ctx *ctx);
+    /* The network places parts on MPI ranks (snet_at_rank, snet_split_at)
+     * when built with ctx->mpi: the app takes --mpi. Its field types that
+     * cross ranks have these codecs (NULL-terminated list, or NULL). */
+    bool mpi;
+    const snet_codec *const *codecs;
 } app_spec;
 
 int app_main(const app_spec *spec, int argc, char **argv, void *app);

@@ -16,6 +16,15 @@
  * result. Scenes differ in their number of spheres, so their costs and
  * latencies differ. Images are written as PPM when --images DIR is given;
  * --check renders every scene sequentially and compares checksums.
+ *
+ * With --mpi (mpirun -n R rt --mpi ...) solver v runs on rank v mod R (the
+ * !@ placement, docs/WIRE.md); the counters live on rank 0 with balance,
+ * so a solver cannot subtract from them: its image carries <node> and the
+ * scene's <cost> back, and a box after the split on rank 0 settles them,
+ *     balance .. (solver !@ <node>) .. settle
+ * Images cross ranks through the image codec below. Only placement, never
+ * an image, depends on the counters, so checksums equal a run in one
+ * process.
  */
 #include "app_main.h"
 #include "raytrace.h"
@@ -34,6 +43,7 @@
 
 /* Shared by the boxes of one run. */
 typedef struct rt_job {
+    bool distributed; /* --mpi: settle subtracts, not the solver */
     long solvers;
     unsigned width, height;
     atomic_uint_fast64_t outstanding[RT_MAX_SOLVERS]; /* estimated cost queued per solver */
@@ -86,6 +96,40 @@ static int image_parse(const char *text, size_t len, void **value)
 static const snet_field_type IMAGE_TYPE = {"rtimage", image_copy, image_free, image_print,
                                            image_parse};
 
+/* An image crosses ranks as u32 width, u32 height (host order: ranks of
+ * one job share it, snet.h), then its RGB bytes. */
+static int image_encode(const void *v, snet_bytes *out)
+{
+    const rt_image *img = v;
+    uint32_t size[2] = {img->width, img->height};
+    return snet_bytes_put(out, size, sizeof size) == SNET_OK &&
+                   snet_bytes_put(out, img->rgb, (size_t)img->width * img->height * 3) == SNET_OK
+               ? 0
+               : -1;
+}
+
+static int image_decode(const void *data, size_t len, void **value)
+{
+    uint32_t size[2];
+    if (len < sizeof size)
+        return -1;
+    memcpy(size, data, sizeof size);
+    if (size[0] < 1 || size[1] < 1 || size[0] > 8192 || size[1] > 8192 ||
+        len != sizeof size + (size_t)size[0] * size[1] * 3)
+        return -1;
+    rt_image *img = malloc(sizeof *img);
+    if (!img || rt_image_init(img, size[0], size[1]) != 0) {
+        free(img);
+        return -1;
+    }
+    memcpy(img->rgb, (const unsigned char *)data + sizeof size, len - sizeof size);
+    *value = img;
+    return 0;
+}
+
+static const snet_codec IMAGE_CODEC = {&IMAGE_TYPE, image_encode, image_decode};
+static const snet_codec *const RT_CODECS[] = {&IMAGE_CODEC, NULL};
+
 /* ---- boxes ----------------------------------------------------------------- */
 
 static long least_loaded(rt_job *job)
@@ -130,19 +174,44 @@ static int rt_solver(snet_handle *h, snet_record *in)
         return -1;
     }
     rt_render(&s, img);
-    atomic_fetch_sub(&job->outstanding[node], rt_scene_cost(&s, job->width, job->height));
-    atomic_fetch_add(&job->rendered[node], 1);
+    uint64_t cost = rt_scene_cost(&s, job->width, job->height);
     snet_record *out = snet_record_new();
     snet_record_set_field(out, "img", &IMAGE_TYPE, img);
+    if (job->distributed) { /* settle, on rank 0, subtracts */
+        snet_record_set_tag(out, "node", node);
+        snet_record_set_tag(out, "cost", (long)cost);
+    } else {
+        atomic_fetch_sub(&job->outstanding[node], cost);
+        atomic_fetch_add(&job->rendered[node], 1);
+    }
+    return snet_out(h, out);
+}
+
+/* settle ({img, <node>, <cost>} -> {img}): with --mpi, on rank 0 */
+static int rt_settle(snet_handle *h, snet_record *in)
+{
+    rt_job *job = snet_handle_user(h);
+    long node = snet_record_tag(in, "node");
+    atomic_fetch_sub(&job->outstanding[node], (uint_fast64_t)snet_record_tag(in, "cost"));
+    atomic_fetch_add(&job->rendered[node], 1);
+    snet_record *out = snet_record_new();
+    snet_record_set_field(out, "img", &IMAGE_TYPE, image_copy(snet_record_field(in, "img")));
     return snet_out(h, out);
 }
 
 static snet_net *rt_build(void *arg)
 {
     rt_app *app = arg;
-    snet_net *solver = snet_box("rt.solver", "{scene, <node>} -> {img}", rt_solver, &app->job);
-    return snet_serial(snet_box("rt.balance", "{scene} -> {scene, <node>}", rt_balance, &app->job),
-                       snet_split_at(solver, "<node>"));
+    snet_net *balance = snet_box("rt.balance", "{scene} -> {scene, <node>}", rt_balance, &app->job);
+    if (!app->job.distributed) {
+        snet_net *solver = snet_box("rt.solver", "{scene, <node>} -> {img}", rt_solver, &app->job);
+        return snet_serial(balance, snet_split_at(solver, "<node>"));
+    }
+    snet_net *solver = snet_box("rt.solver", "{scene, <node>} -> {img, <node>, <cost>}",
+                                rt_solver, &app->job);
+    return snet_serial(balance, snet_serial(snet_split_at(solver, "<node>"),
+                                            snet_box("rt.settle", "{img, <node>, <cost>} -> {img}",
+                                                     rt_settle, &app->job)));
 }
 
 /* ---- running ------------------------------------------------------------------ */
@@ -263,6 +332,7 @@ static int rt_finish(void *arg, const app_ctx *ctx)
         app->height = ctx->paper ? 240 : 120;
     }
     app->job.solvers = app->solvers;
+    app->job.distributed = ctx->mpi;
     app->job.width = (unsigned)app->width;
     app->job.height = (unsigned)app->height;
     app->sums = calloc((size_t)app->scenes, sizeof *app->sums);
@@ -279,6 +349,10 @@ static int rt_run(void *arg, const app_ctx *ctx)
     int status = 1;
     if (app_run_network(ctx, true, next_scene, app, take_image, app) != 0 || app->bad)
         goto out;
+    if (ctx->rank != 0) { /* the images are on rank 0 */
+        status = 0;
+        goto out;
+    }
     if (app->got != app->scenes) {
         fprintf(stderr, "rt: expected %ld images out of the network, got %ld\n", app->scenes,
                 app->got);
@@ -303,7 +377,8 @@ static const app_spec RT_SPEC = {
     .about = "Ray tracing of a stream of scenes by N solver instances with dynamic load\n"
              "balancing on the S-Net network  balance .. (solver !@ <node>)\n"
              "default: 32 scenes of 160x120; --paper: 100 scenes of 320x240 (the paper: 100\n"
-             "scenes over 4 solvers)\n",
+             "scenes over 4 solvers); with --mpi solver v runs on rank v mod R, and\n"
+             "  balance .. (solver !@ <node>) .. settle  gives the counters back on rank 0\n",
     .options = "  --solvers N      solver instances (default 4, at most 64)\n"
                "  --size WxH       image size\n"
                "  --images DIR     write each image as DIR/sceneNNN.ppm\n",
@@ -311,6 +386,8 @@ static const app_spec RT_SPEC = {
     .finish = rt_finish,
     .build = rt_build,
     .run = rt_run,
+    .mpi = true,
+    .codecs = RT_CODECS,
 };
 
 int main(int argc, char **argv)

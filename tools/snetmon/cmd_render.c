@@ -45,6 +45,8 @@ static void usage(FILE *out)
             "Draws the worker-utilisation image: one column per worker, time running down,\n"
             "task execution periods coloured by kind of task, waiting grey, unaccounted white.\n"
             "Any trace size renders in bounded memory (time is binned per pixel row).\n"
+            "A multi-rank trace (DIR/rank-R/, one per MPI rank) is one image on rank 0's\n"
+            "clock: one column per (rank, worker), labelled r<rank>.w<worker>.\n"
             "\n"
             "  INPUT                a trace directory, or a text timeline file\n"
             "  --input-format F     trace | timeline (default: directory = trace, file = timeline)\n"
@@ -168,10 +170,38 @@ static uint64_t run_key(const mon_event *ev, uint64_t id)
     return ev->run > 1 && id ? mon_run_key(ev, id) : id;
 }
 
-static int feed_timeline(viz_timeline *tl, const mon_event *ev)
+/* The workers of a multi-rank trace named so far (columns "r1.w0"). */
+typedef struct named_workers {
+    bool *named;
+    size_t n;
+} named_workers;
+
+static int name_ranked_worker(viz_timeline *tl, named_workers *nw, const mon_event *ev)
+{
+    if (!ev->ranked || (ev->worker < nw->n && nw->named[ev->worker]))
+        return VIZ_OK;
+    if (ev->worker >= nw->n) {
+        size_t n = (size_t)ev->worker + 1;
+        bool *grown = realloc(nw->named, n * sizeof *grown);
+        if (!grown)
+            return VIZ_ENOMEM;
+        memset(grown + nw->n, 0, (n - nw->n) * sizeof *grown);
+        nw->named = grown;
+        nw->n = n;
+    }
+    nw->named[ev->worker] = true;
+    char label[40];
+    snprintf(label, sizeof label, "r%u.w%u", ev->rank, ev->rank_worker);
+    return viz_timeline_add_worker(tl, (int)ev->worker, label);
+}
+
+static int feed_timeline(viz_timeline *tl, named_workers *nw, const mon_event *ev)
 {
     uint64_t task = run_key(ev, ev->task);
     int w = (int)ev->worker;
+    int rc = name_ranked_worker(tl, nw, ev);
+    if (rc != VIZ_OK)
+        return rc;
     viz_time t = (viz_time)ev->time;
     switch (ev->kind) {
     case MON_EV_TASK_MAP:
@@ -219,6 +249,11 @@ static int feed_net(viz_net *net, const mon_event *ev)
         return viz_net_add_stream(net, stream, VIZ_NO_TASK, task, 0) != VIZ_OK
                    ? VIZ_ENOMEM
                    : viz_net_count_traffic(net, stream, 0, 1);
+    case MON_EV_CHANNEL_OPEN: { /* a stream between ranks: its two ends' tasks */
+        uint64_t channel = UINT64_C(1) << 63 | mon_run_key(ev, ev->channel);
+        return viz_net_add_stream(net, channel, ev->write_end ? task : VIZ_NO_TASK,
+                                  ev->write_end ? VIZ_NO_TASK : task, 0);
+    }
     default:
         return VIZ_OK;
     }
@@ -247,8 +282,9 @@ static int read_trace_dir(const render_options *o, viz_timeline *tl, viz_net *ne
         return 1;
     mon_event ev;
     int r, rc = 0;
+    named_workers nw = {NULL, 0};
     while (rc == 0 && (r = trace_input_next(in, &ev)) == 1) {
-        if (tl && feed_timeline(tl, &ev) != VIZ_OK) {
+        if (tl && feed_timeline(tl, &nw, &ev) != VIZ_OK) {
             fprintf(stderr, "snetmon render: %s: %s\n", o->input, viz_timeline_error(tl));
             rc = 1;
         } else if (net && feed_net(net, &ev) != VIZ_OK) {
@@ -256,6 +292,7 @@ static int read_trace_dir(const render_options *o, viz_timeline *tl, viz_net *ne
             rc = 1;
         }
     }
+    free(nw.named);
     if (rc == 0 && r != 0)
         rc = 1;
     note[0] = '\0';
