@@ -26,11 +26,12 @@ same_count() { # DIR: babeltrace2 and dump agree, both clean
 # Every event kind, many small packets.
 "$make_fixture" kinds "$work/kinds" || fail "fixture kinds"
 same_count "$work/kinds"
-[ "$(wc -l <"$work/dump.txt")" -eq 50 ] || fail "kinds fixture: expected 50 events"
+[ "$(wc -l <"$work/dump.txt")" -eq 58 ] || fail "kinds fixture: expected 58 events"
 for k in task_map task_create task_dispatch task_block task_yield task_destroy worker_start \
          worker_wait worker_resume worker_end stream_open stream_close stream_read stream_write \
          stream_block stream_wake component_begin component_end message_read message_written \
-         task_load worker_load run_start; do
+         task_load worker_load run_start message_sent message_received channel_open \
+         channel_block; do
     grep -q " $k" "$work/dump.txt" || fail "dump lacks $k"
     grep -q " $k:" "$work/bt.txt" || fail "babeltrace2 output lacks $k"
 done

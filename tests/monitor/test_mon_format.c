@@ -42,6 +42,7 @@ static const mon_event_kind expected_kinds[] = {
     MON_EV_RUN_START,      MON_EV_WORKER_START,   MON_EV_TASK_MAP,        MON_EV_TASK_CREATE,     MON_EV_TASK_DISPATCH,
     MON_EV_STREAM_OPEN,    MON_EV_STREAM_OPEN,     MON_EV_STREAM_READ,     MON_EV_COMPONENT_BEGIN, MON_EV_MESSAGE_READ,
     MON_EV_MESSAGE_WRITTEN, MON_EV_COMPONENT_END,  MON_EV_STREAM_WRITE,    MON_EV_STREAM_WAKE,
+    MON_EV_CHANNEL_OPEN,   MON_EV_MESSAGE_SENT,    MON_EV_MESSAGE_RECEIVED, MON_EV_CHANNEL_BLOCK,
     MON_EV_STREAM_BLOCK,   MON_EV_TASK_BLOCK,      MON_EV_WORKER_WAIT,     MON_EV_WORKER_RESUME,
     MON_EV_TASK_DISPATCH,  MON_EV_TASK_YIELD,      MON_EV_STREAM_CLOSE,    MON_EV_TASK_LOAD,
     MON_EV_TASK_DESTROY,   MON_EV_WORKER_LOAD,     MON_EV_WORKER_END,
@@ -83,6 +84,28 @@ static void check_worker_events(const mon_event *all, size_t n, unsigned w)
             break;
         case MON_EV_MESSAGE_WRITTEN:
             ck_assert_uint_eq(e->msg, mon_msg_id_make(w, 42));
+            break;
+        case MON_EV_CHANNEL_OPEN:
+            ck_assert_uint_eq(e->task, 1 + o);
+            ck_assert_uint_eq(e->channel, (uint64_t)w << 32 | 5);
+            ck_assert_uint_eq(e->peer_rank, 1 - w);
+            ck_assert(e->write_end == (w == 0));
+            break;
+        case MON_EV_CHANNEL_BLOCK:
+            ck_assert_uint_eq(e->channel, (uint64_t)w << 32 | 5);
+            ck_assert(e->empty == (w == 1));
+            ck_assert_uint_eq(e->peer, 0); /* resolved only across the ranks of a merged trace */
+            break;
+        case MON_EV_MESSAGE_SENT:
+            ck_assert_uint_eq(e->msg, mon_msg_id_make_at(3, w, 43));
+            ck_assert_uint_eq(mon_msg_id_rank(e->msg), 3);
+            ck_assert_uint_eq(mon_msg_id_node(e->msg), w);
+            ck_assert_uint_eq(mon_msg_id_seq(e->msg), 43);
+            ck_assert_uint_eq(e->peer_rank, 1);
+            break;
+        case MON_EV_MESSAGE_RECEIVED:
+            ck_assert_uint_eq(e->msg, mon_msg_id_make_at(2, w, 44));
+            ck_assert_uint_eq(e->peer_rank, 2);
             break;
         case MON_EV_STREAM_WAKE:
             ck_assert_uint_eq(e->task, 1 + o);
