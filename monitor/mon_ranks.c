@@ -4,7 +4,7 @@
  * (mon_trace of one process each) merged into one time order on rank 0's
  * clock, with worker, task and stream numbers made unique across ranks.
  *
- * Clock alignment, in two steps (docs/METRICS.md section 9):
+ * Clock alignment, in two steps (docs/METRICS.md section 7):
  *  1. linear: each rank's run.json holds offset measurements against rank
  *     0 (Cristian: the reference's clock read between a request and its
  *     answer, so offset = reference - midpoint, uncertain by half the

@@ -263,7 +263,7 @@ void mon_trace_worker_place(const mon_trace *t, unsigned i, unsigned *rank,
  * in a multi-rank trace, "w3" otherwise. Returns buf. */
 const char *mon_trace_worker_label(const mon_trace *t, unsigned worker, char *buf, size_t len);
 
-/* How the ranks' clocks were aligned (docs/METRICS.md section 9): per rank
+/* How the ranks' clocks were aligned (docs/METRICS.md section 7): per rank
  * the linear correction taken from the offset samples (rank 0's clock is
  * the reference), and what the check of the cross-rank messages found. */
 typedef struct mon_rank_clock {

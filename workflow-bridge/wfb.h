@@ -656,7 +656,7 @@ int wfb_report_input_loss(const wfb_input_loss *loss, wfb_output fmt, FILE *out)
 void wfb_input_loss_summary(const wfb_input_loss *loss, char *buf, size_t len);
 
 /* How the clocks of a multi-rank LPEL trace were aligned (the trace
- * reader's findings, docs/METRICS.md section 9), carried by the graph so
+ * reader's findings, docs/METRICS.md section 7), carried by the graph so
  * that its reports say so: per rank the linear correction, and the check
  * of the messages between ranks (received before sent). */
 typedef struct wfb_rank_clock {

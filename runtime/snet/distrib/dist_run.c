@@ -188,12 +188,15 @@ static void sync_clocks(snet_dist *d, const char *phase)
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, d->comm);
     if (!all || d->size < 2)
         return;
+    unsigned char ticks[8]; /* u64, little-endian (docs/WIRE.md) */
     if (d->rank == 0) {
         for (int r = 1; r < d->size; r++)
             for (int i = 0; i < SNET_SYNC_ROUNDS; i++) {
                 MPI_Recv(NULL, 0, MPI_BYTE, r, SNET_TAG_SYNC, d->comm, MPI_STATUS_IGNORE);
                 snet_mon_clock(&now);
-                MPI_Send(&now, 1, MPI_UINT64_T, r, SNET_TAG_SYNC, d->comm);
+                for (int b = 0; b < 8; b++)
+                    ticks[b] = (unsigned char)(now >> (8 * b));
+                MPI_Send(ticks, 8, MPI_BYTE, r, SNET_TAG_SYNC, d->comm);
             }
         return;
     }
@@ -201,8 +204,11 @@ static void sync_clocks(snet_dist *d, const char *phase)
     for (int i = 0; i < SNET_SYNC_ROUNDS; i++) {
         snet_mon_clock(&samples[i][0]);
         MPI_Send(NULL, 0, MPI_BYTE, 0, SNET_TAG_SYNC, d->comm);
-        MPI_Recv(&samples[i][1], 1, MPI_UINT64_T, 0, SNET_TAG_SYNC, d->comm, MPI_STATUS_IGNORE);
+        MPI_Recv(ticks, 8, MPI_BYTE, 0, SNET_TAG_SYNC, d->comm, MPI_STATUS_IGNORE);
         snet_mon_clock(&samples[i][2]);
+        samples[i][1] = 0;
+        for (int b = 0; b < 8; b++)
+            samples[i][1] |= (uint64_t)ticks[b] << (8 * b);
     }
     snet_mon_clock_samples(phase, (const uint64_t(*)[3])samples, SNET_SYNC_ROUNDS);
 }
