@@ -106,10 +106,13 @@ skew)
     [ "$(field "$work/dump" 'after the linear')" -eq 0 ] || fail "violations after the correction"
     [ "$(field "$work/dump" 'left')" -eq 0 ] || fail "violations left"
     # The offset at the start measurement: 5 ms less what 300 ppm drifted
-    # since the monitor started; the drift back, with the sign that undoes it.
+    # since the monitor started, give or take what the two ranks' TSC
+    # calibrations differ by (their tick counts since boot are converted
+    # with their own frequencies: tens of microseconds); the drift back,
+    # with the sign that undoes it.
     grep "rank 1: offset" "$work/dump" | awk '{
         o = $5; sub(/^\+/, "", o); d = $8
-        exit (o > 4.5e6 && o < 5.05e6 && d > -305 && d < -295) ? 0 : 1 }' ||
+        exit (o > 4.5e6 && o < 5.5e6 && d > -305 && d < -295) ? 0 : 1 }' ||
         fail "offset and drift not recovered"
     causal "$work/dump" || fail "a message received before it was sent"
     # Without rank 1's offset measurements only the fix-up is left to do it.
