@@ -453,20 +453,27 @@ static int align(mon_ranks *m, char *err, size_t errlen)
  * Opening
  * ------------------------------------------------------------------------- */
 
-/* A rank without a readable trace: one status line, and the trace is
+/* A rank without a readable trace: one status line (the reader's own line,
+ * which names the file, or DIR/rank-R: missing: ...), and the trace is
  * incomplete. */
 static int pseudo_log(mon_ranks *m, rank_state *r, mon_log_state st, const char *what)
 {
     r->pseudo_state = st;
     r->span = 1;
-    char line[4400];
-    snprintf(line, sizeof line, "%s: %s: %s", r->dir, mon_log_state_name(st), what);
-    r->pseudo_msg = strdup(line);
+    const char *state = mon_log_state_name(st);
+    bool own = st == MON_LOG_DAMAGED;
+    int n = own ? snprintf(NULL, 0, "%s", what)
+                : snprintf(NULL, 0, "%s: %s: %s", r->dir, state, what);
+    r->pseudo_msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
     if (!r->pseudo_msg)
         return -1;
+    if (own)
+        snprintf(r->pseudo_msg, (size_t)n + 1, "%s", what);
+    else
+        snprintf(r->pseudo_msg, (size_t)n + 1, "%s: %s: %s", r->dir, state, what);
     if (!m->truncated) {
         m->truncated = true;
-        snprintf(m->msg, sizeof m->msg, "%s", line);
+        snprintf(m->msg, sizeof m->msg, "%s", r->pseudo_msg);
     }
     return 0;
 }
