@@ -42,6 +42,7 @@ typedef struct options {
     int repeat;
     unsigned workers;
     long gap_us;
+    long window; /* records in flight per channel; 0: the default */
     bool json;
 } options;
 
@@ -201,7 +202,7 @@ static int usage(void)
     if (rank == 0)
         fprintf(stderr,
                 "usage: mpirun -n 2 mpi-bench stream|latency [--records N] [--repeat R] [-w W]\n"
-                "                                [--gap US] [--json]\n"
+                "                                [--gap US] [--window RECORDS] [--json]\n"
                 "  stream: S-Net records/s from rank 0 to rank 1 vs MPI messages/s of the\n"
                 "          same size (%d bytes); latency: one-way latency of paced records\n"
                 "          ({x, t}, %d bytes) vs half an MPI ping-pong of the same size\n",
@@ -211,13 +212,13 @@ static int usage(void)
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){NULL, 0, 5, 1, 100, false};
+    *o = (options){NULL, 0, 5, 1, 100, 0, false};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--json")) {
             o->json = true;
         } else if (v && (!strcmp(a, "--records") || !strcmp(a, "--repeat") || !strcmp(a, "-w") ||
-                         !strcmp(a, "--gap"))) {
+                         !strcmp(a, "--gap") || !strcmp(a, "--window"))) {
             long n = strtol(v, NULL, 10);
             if (n < 1)
                 return -1;
@@ -227,6 +228,8 @@ static int parse(int argc, char **argv, options *o)
                 o->repeat = (int)n;
             else if (!strcmp(a, "-w"))
                 o->workers = (unsigned)n;
+            else if (!strcmp(a, "--window"))
+                o->window = n;
             else
                 o->gap_us = n;
             i++;
@@ -259,6 +262,8 @@ int main(int argc, char **argv)
         snet_distrib_finalize(d);
         return rc;
     }
+    if (o.window)
+        snet_distrib_set_window(d, (unsigned)o.window);
     bool stream = !strcmp(o.bench, "stream");
     latencies = calloc((size_t)o.records, sizeof *latencies);
     double *mine = calloc((size_t)o.repeat, sizeof *mine);

@@ -35,7 +35,7 @@ mpi() { sh "$root/tests/distrib/mpi_run.sh" "$@"; }
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "## 1. stream and latency"
 mpi 2 "$build/bench/mpi/mpi-bench" stream --repeat "$runs" -w 1
-mpi 2 "$build/bench/mpi/mpi-bench" stream --repeat "$runs" -w 2
+mpi 2 "$build/bench/mpi/mpi-bench" stream --repeat "$runs" -w 1 --window 64  # the old window
 mpi 2 "$build/bench/mpi/mpi-bench" latency --repeat "$runs" -w 1
 
 echo "## 2. rt, --paper: 2 ranks x 1 worker against 1 rank x 2 workers ($runs runs each, interleaved)"
@@ -43,12 +43,14 @@ rt=$build/apps/rt/rt
 for i in $(seq "$runs"); do
     timed "$work/rt-2x1" sh "$root/tests/distrib/mpi_run.sh" 2 "$rt" --mpi --paper -w 1
     timed "$work/rt-1x2" sh "$root/tests/distrib/mpi_run.sh" 1 "$rt" --mpi --paper -w 2
+    timed "$work/rt-plain" "$rt" --paper -w 2
 done
 w21=$(column 1 "$work/rt-2x1") w12=$(column 1 "$work/rt-1x2")
 c21=$(column 2 "$work/rt-2x1") c12=$(column 2 "$work/rt-1x2")
 echo "2 ranks x 1 worker: median wall $w21 s (CPU $c21 s); 1 rank x 2 workers: median wall $w12 s (CPU $c12 s)"
 echo "2x1 against 1x2: wall $(pct "$w21" "$w12"), CPU $(pct "$c21" "$c12")"
-for f in rt-2x1 rt-1x2; do echo "  $f wall: $(awk '{printf "%s ", $1}' "$work/$f")"; done
+echo "(rt --paper -w 2 without MPI, for reference: median wall $(column 1 "$work/rt-plain") s, CPU $(column 2 "$work/rt-plain") s)"
+for f in rt-2x1 rt-1x2 rt-plain; do echo "  $f wall: $(awk '{printf "%s ", $1}' "$work/$f")"; done
 
 echo "## 3. clock alignment on 10^5 cross-rank messages"
 demo=$build/tests/distrib/dist_demo

@@ -50,7 +50,8 @@ snet_endpoint *snet_endpoint_new(snet_dist *d, uint32_t creator, uint32_t index,
     if (!e)
         return NULL;
     *e = (snet_endpoint){.dist = d, .creator = creator, .index = index, .peer = peer,
-                         .sends = sends, .credits = sends ? (long)d->window : 0};
+                         .sends = sends, .credits = sends ? (long)d->window : 0,
+                         .budget = sends ? SNET_WINDOW_BYTES : 0};
     pthread_mutex_init(&e->lock, NULL);
     e->task = format("%s%s.r%d", prefix, sends ? "to" : "from", peer);
     char *peer_task = format("%s%s.r%d", prefix, sends ? "from" : "to", d->rank);
@@ -113,10 +114,11 @@ void snet_endpoint_frame(snet_endpoint *e, snet_frame *f)
     lpel_event_raise(e->event);
 }
 
-void snet_endpoint_credit(snet_endpoint *e, long credits)
+void snet_endpoint_credit(snet_endpoint *e, long credits, long bytes)
 {
     pthread_mutex_lock(&e->lock);
     e->credits += credits;
+    e->budget += bytes;
     pthread_mutex_unlock(&e->lock);
     lpel_event_raise(e->event);
 }
@@ -129,18 +131,19 @@ static uint64_t channel_id(const snet_endpoint *e)
     return (uint64_t)e->creator << 32 | e->index;
 }
 
-/* One credit: wait for it if block, else false when there is none. */
+/* One credit (and budget left): wait for it if block, else false when
+ * there is none. */
 static bool take_credit(snet_endpoint *e, bool block)
 {
     pthread_mutex_lock(&e->lock);
-    while (e->credits == 0 && block) {
+    while ((e->credits == 0 || e->budget <= 0) && block) {
         pthread_mutex_unlock(&e->lock);
         if (e->dist->run->traced)
             snet_mon_channel_block(channel_id(e), false);
         lpel_event_wait(e->event, LPEL_BLOCK_OUTPUT);
         pthread_mutex_lock(&e->lock);
     }
-    bool got = e->credits > 0;
+    bool got = e->credits > 0 && e->budget > 0;
     if (got)
         e->credits--;
     pthread_mutex_unlock(&e->lock);
@@ -170,6 +173,11 @@ static bool frame_add(snet_endpoint *e, snet_msg *m, snet_record *r)
     int rc = snet_wire_put_record(&m->body, r, run, err, sizeof err);
     if (rc == SNET_OK && id && run->traced)
         snet_mon_sent(id, e->peer);
+    if (rc == SNET_OK) {
+        pthread_mutex_lock(&e->lock);
+        e->budget -= (long)(m->body.len - before);
+        pthread_mutex_unlock(&e->lock);
+    }
     if (rc == SNET_ENOMEM || m->body.failed)
         snet_fatal_oom("a channel sender");
     if (rc != SNET_OK) {
@@ -240,7 +248,7 @@ static snet_frame *take_frame(snet_endpoint *e)
     return f;
 }
 
-static void return_credits(snet_endpoint *e, uint32_t n)
+static void return_credits(snet_endpoint *e, uint32_t n, uint32_t bytes)
 {
     snet_msg *m = snet_msg_new(e->peer, SNET_TAG_CREDIT);
     if (!m)
@@ -248,6 +256,7 @@ static void return_credits(snet_endpoint *e, uint32_t n)
     snet_bytes_u32(&m->body, e->creator);
     snet_bytes_u32(&m->body, e->index);
     snet_bytes_u32(&m->body, n);
+    snet_bytes_u32(&m->body, bytes);
     snet_comm_post(e->dist, m);
 }
 
@@ -271,8 +280,8 @@ static bool deliver_frame(snet_endpoint *e, snet_frame *f, snet_wire_cache *cach
             snet_mon_received(r->id, e->peer);
         lpel_stream_write(e->stream, r);
     }
-    if (count && !(flags & SNET_FRAME_EOS))
-        return_credits(e, count);
+    if (count && !(flags & SNET_FRAME_EOS)) /* the records' bytes: the frame less its header */
+        return_credits(e, count, (uint32_t)(f->len - FRAME_HEADER));
     return flags & SNET_FRAME_EOS;
 }
 
