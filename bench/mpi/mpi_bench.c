@@ -127,11 +127,16 @@ static snet_record *next_record(void *arg)
     snet_record *r = snet_record_new();
     snet_record_set_int(r, "x", f->next);
     if (f->stamped) {
-        /* Paced: the input task yields until the record is due, so the
-         * tasks that carry the last one run meanwhile. */
+        /* Paced: the input task yields once, so that the tasks carrying
+         * the last record on this worker run, then sleeps until this one
+         * is due (sleeping, not spinning: a spinning input would take the
+         * core the other rank needs on this 2-core machine). */
+        lpel_task_yield();
         double due = f->start + (double)f->next * f->gap;
-        while (now() < due)
-            lpel_task_yield();
+        for (double left; (left = due - now()) > 0;) {
+            struct timespec ts = {0, (long)(left * 1e9)};
+            nanosleep(&ts, NULL);
+        }
         snet_record_set_int(r, "t", (long)(now() * 1e9));
     }
     f->next++;
