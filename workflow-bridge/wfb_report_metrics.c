@@ -149,6 +149,10 @@ static json_t *workers_json(const wfb_graph *g)
         json_t *o = json_object();
         json_object_set_new(o, "run", json_integer(w->run));
         json_object_set_new(o, "worker", json_integer(w->worker));
+        if (w->ranked) { /* a multi-rank trace: which rank's which worker */
+            json_object_set_new(o, "rank", json_integer(w->rank));
+            json_object_set_new(o, "rank_worker", json_integer(w->rank_worker));
+        }
         json_object_set_new(o, "start_s", num(w->start_s));
         json_object_set_new(o, "end_s", num(w->end_s));
         json_object_set_new(o, "span_s", num(wfb_worker_span(w)));
