@@ -14,7 +14,9 @@
 #      crosses twice), read by snetmon: violations (received before sent)
 #      on the recorded clocks, after the linear correction and after the
 #      fix-up; once as recorded and once with rank 1's clock skewed (5 ms,
-#      300 ppm, MON_CLOCK_SKEW).
+#      300 ppm, MON_CLOCK_SKEW); and what reading the ranks as one trace
+#      costs: `snetmon dump --count DIR` against the two rank directories
+#      read alone, one after the other (RUNS times, interleaved).
 #
 # BUILD_DIR defaults to build/release (configured with -DCMAKE_BUILD_TYPE=
 # Release if missing). Never a test: it only measures.
@@ -61,4 +63,13 @@ for skew in "" "1:-5000000:300"; do
     echo "MON_CLOCK_SKEW=${skew:-(none)}:"
     "$build/tools/snetmon/snetmon" dump "$work/trace" | grep '^#' | sed 's/^#/ /'
 done
+snetmon=$build/tools/snetmon/snetmon
+alone() { "$snetmon" dump --count "$work/trace/rank-0" && "$snetmon" dump --count "$work/trace/rank-1"; }
+for i in $(seq "$runs"); do
+    timed "$work/read-merged" "$snetmon" dump --count "$work/trace"
+    timed "$work/read-alone" alone
+done
+events=$("$snetmon" dump --count "$work/trace")
+echo "reading the $events events: merged median $(column 1 "$work/read-merged") s, the ranks alone $(column 1 "$work/read-alone") s: $(factor "$(column 1 "$work/read-merged")" "$(column 1 "$work/read-alone")")"
+
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
