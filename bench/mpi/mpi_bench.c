@@ -247,7 +247,7 @@ static int parse(int argc, char **argv, options *o)
     if (!o->bench)
         return -1;
     if (!o->records)
-        o->records = !strcmp(o->bench, "stream") ? 200000 : 2000;
+        o->records = !strcmp(o->bench, "stream") ? 1000000 : 2000;
     return 0;
 }
 
