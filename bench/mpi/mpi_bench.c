@@ -6,7 +6,11 @@
  *   stream   N small records {x} from rank 0 into a box on rank 1
  *            (snet_at_rank), against N MPI_Send/MPI_Recv of a record's
  *            wire size (RECORD_BYTES, docs/WIRE.md) from rank 0 to rank
- *            1: records/s of each and their ratio
+ *            1: records/s of each and their ratio. Raw MPI is measured
+ *            three times per repetition and its best taken: on this shared
+ *            machine its rate swings with the other tenants' load far more
+ *            than S-Net's (both MPI processes poll), and the best is the
+ *            harder baseline
  *   latency  records {x, t} sent one every --gap microseconds (so none
  *            waits for another), one-way latency from the moment the input
  *            made the record (t, CLOCK_MONOTONIC) to the moment the box on
@@ -277,7 +281,11 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (int r = 0; r < o.repeat; r++) {
         if (stream) {
-            raw[r] = mpi_stream(o.records, RECORD_BYTES);
+            raw[r] = 0;
+            for (int k = 0; k < 3; k++) {
+                double v = mpi_stream(o.records, RECORD_BYTES);
+                raw[r] = v > raw[r] ? v : raw[r];
+            }
             mine[r] = (double)o.records / snet_stream(d, &o, false);
         } else {
             raw[r] = mpi_pingpong(o.records, STAMPED_RECORD_BYTES);
@@ -298,7 +306,8 @@ int main(int argc, char **argv)
                    mine[o.repeat - 1], unit, b, m / b);
         else if (stream)
             printf("stream of %ld records {x} (%d bytes on the wire), %u worker(s) per rank, "
-                   "median of %d: S-Net %.4g records/s, raw MPI %.4g messages/s: %.1f %%\n",
+                   "median of %d: S-Net %.4g records/s, raw MPI (best of 3 each time) %.4g "
+                   "messages/s: %.1f %%\n",
                    o.records, RECORD_BYTES, o.workers, o.repeat, m, b, 100 * m / b);
         else
             printf("one-way latency of %ld records {x, t} (%d bytes), one every %ld us, median "
