@@ -401,7 +401,10 @@ int mon_trace_dir_create(const char *dir, const mon_run_info *info, char *ctf_di
         snprintf(err, errlen, "%s: trace directory name too long", dir);
         return -1;
     }
-    if (mon_mkdirs(ctf_dir, err, errlen) != 0 || mon_metadata_write(ctf_dir, info, err, errlen) != 0)
+    /* run.json ("complete": false) before the metadata: a reader that finds
+     * the metadata (snetmon top following the run) then also finds that the
+     * run is going on. */
+    if (mon_mkdirs(ctf_dir, err, errlen) != 0 || mon_run_json_write(dir, info, err, errlen) != 0)
         return -1;
-    return mon_run_json_write(dir, info, err, errlen);
+    return mon_metadata_write(ctf_dir, info, err, errlen);
 }

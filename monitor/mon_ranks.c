@@ -4,7 +4,7 @@
  * (mon_trace of one process each) merged into one time order on rank 0's
  * clock, with worker, task and stream numbers made unique across ranks.
  *
- * Clock alignment, in two steps (docs/METRICS.md section 7):
+ * Clock alignment, in two steps (docs/METRICS.md section 10):
  *  1. linear: each rank's run.json holds offset measurements against rank
  *     0 (Cristian: the reference's clock read between a request and its
  *     answer, so offset = reference - midpoint, uncertain by half the
@@ -496,6 +496,16 @@ static int open_rank(mon_ranks *m, rank_state *r, const mon_trace_options *opt, 
         }
         return pseudo_log(m, r, MON_LOG_DAMAGED, msg);
     }
+    if (opt && opt->follow && mon_trace_live(r->trace)) {
+        /* Merging needs every send and receive of every rank before the
+         * first event goes out (the clock fix-up), which a run in progress
+         * cannot give. A finished run is read as without follow. */
+        snprintf(err, errlen,
+                 "%s: rank %u is still running (its run.json is not complete), and a multi-rank "
+                 "trace cannot be followed live; read it once the run has finished",
+                 r->dir, r->rank);
+        return -1;
+    }
     r->freq = mon_trace_clock_freq(r->trace);
     unsigned top = 0;
     for (unsigned i = 0; i < mon_trace_num_workers(r->trace); i++)
@@ -785,6 +795,12 @@ uint64_t mon_ranks_clock_freq(const mon_ranks *m)
 {
     const mon_trace *t = reference(m);
     return t ? mon_trace_clock_freq(t) : MON_NS_PER_S;
+}
+
+uint64_t mon_ranks_now_ns(const mon_ranks *m)
+{
+    const mon_trace *t = reference(m);
+    return t ? mon_trace_now_ns(t) : 0;
 }
 
 unsigned mon_ranks_num_ranks(const mon_ranks *m) { return m->n; }

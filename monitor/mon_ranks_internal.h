@@ -16,6 +16,9 @@ typedef struct mon_ranks mon_ranks;
  * or it has no trace of its own but rank-N subdirectories), else 0. */
 unsigned mon_ranks_detect(const char *dir);
 
+/* opt->follow: a run still going on is refused (the clock fix-up needs
+ * every rank's sends and receives first); a finished run reads as without
+ * follow. */
 int mon_ranks_open(mon_ranks **out, const char *dir, unsigned ranks,
                    const mon_trace_options *opt, char *err, size_t errlen);
 int mon_ranks_next(mon_ranks *m, mon_event *ev);
@@ -26,6 +29,8 @@ void mon_ranks_log_status(const mon_ranks *m, unsigned i, mon_log_status *out);
 uint64_t mon_ranks_events_discarded(const mon_ranks *m);
 uint64_t mon_ranks_clock_offset_ns(const mon_ranks *m);
 uint64_t mon_ranks_clock_freq(const mon_ranks *m);
+/* The present on rank 0's trace clock (mon_trace_now_ns of its trace). */
+uint64_t mon_ranks_now_ns(const mon_ranks *m);
 unsigned mon_ranks_num_ranks(const mon_ranks *m);
 void mon_ranks_worker_place(const mon_ranks *m, unsigned i, unsigned *rank, unsigned *rank_worker);
 /* The rank and worker in it of global worker number w; false if none. */

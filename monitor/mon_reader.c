@@ -22,12 +22,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* run.json lists at most this many logs that the reader checks against. */
 #define MON_RUN_JSON_MAX_LOGS 4096
 
-enum { LOG_EVENT = 1, LOG_END = 0, LOG_ERROR = -1, LOG_TRUNCATED = -2 };
+/* LOG_AGAIN: follow mode, nothing more published yet (the log is in
+ * progress). */
+enum { LOG_EVENT = 1, LOG_END = 0, LOG_ERROR = -1, LOG_TRUNCATED = -2, LOG_AGAIN = -3 };
+
+/* Follow mode: an event is held back until it is this much older than the
+ * trace's present, beyond two flush periods (see mon_trace_options). */
+#define MON_FOLLOW_MARGIN_NS UINT64_C(100000000)
+/* The monitor's default --mon-flush (mon.h, which the reader does not
+ * include: it is the runtime side). */
+#define MON_FOLLOW_DEFAULT_FLUSH_MS 200u
 
 /* The decoder of one worker log. */
 typedef struct log_reader {
@@ -60,6 +70,11 @@ typedef struct log_reader {
     uint32_t run;          /* from the last run_start */
     bool ended;            /* the last event decoded is worker_end */
     char *message;         /* the status line, once stopped */
+    /* Follow mode (mon_trace_options.follow). */
+    bool follow;           /* packets are read as far as published, and re-read */
+    bool live;             /* the run goes on: the end of the file is not the end */
+    bool waiting;          /* at the end of what is published (MON_LOG_IN_PROGRESS) */
+    char note[4200];       /* the status line while in progress */
 } log_reader;
 
 /* The tasks bound to a stream's ends, learnt from stream_open events; gives
@@ -85,6 +100,18 @@ struct mon_trace {
     bool truncated;
     bool failed;
     bool error_pending; /* an error to return on the next call */
+    /* Follow mode. */
+    bool follow;
+    bool live;             /* run.json exists and is not complete */
+    bool run_json_found, run_complete; /* from the last read of run.json */
+    unsigned flush_ms;     /* --mon-flush of the run */
+    bool clock_monotonic;  /* the trace clock is CLOCK_MONOTONIC itself */
+    unsigned logs_cap;     /* capacity of logs */
+    unsigned heap_cap;     /* capacity of heap */
+    unsigned n_waiting;    /* logs at the end of what is published */
+    uint64_t wait_min;     /* ticks: the earliest clock of a waiting log */
+    uint64_t settled;      /* ticks: events up to here are all published */
+    char trace_dir[4096], ctf_dir[4096];
     char name[MON_NAME_MAX + 1];
     char msg[4608];
 };
@@ -284,6 +311,204 @@ static int load_packet(log_reader *r, char *msg, size_t len)
     r->pos = MON_PACKET_PREAMBLE_BYTES;
     r->in_packet = true;
     return LOG_EVENT;
+}
+
+/* ---------------------------------------------------------------------------
+ * Follow mode: a log its writer is still publishing (docs/LOGFORMAT.md
+ * section 4). The current packet is read only up to its content_size and
+ * re-read from there when that grows; a packet is finished once the file
+ * goes on past it (the writer allocates the next region only after it
+ * published the last events of this one) or its size was cut to its
+ * content (the end of the run). While the run goes on (r->live), the end of
+ * what is published is LOG_AGAIN, never an end, a truncation or damage.
+ * ------------------------------------------------------------------------- */
+
+/* pread(2) up to len bytes, stopping only at end of file. */
+static ssize_t pread_full(int fd, uint8_t *buf, size_t len, uint64_t off)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (ssize_t)got;
+}
+
+static int read_error(log_reader *r, char *msg, size_t len)
+{
+    snprintf(msg, len, "%s: read error: %s", r->path, strerror(errno));
+    return LOG_ERROR;
+}
+
+/* The preamble of the packet at off into buf, content_size read first: the
+ * writer stores timestamp_end before content_size, so a content_size read
+ * before the rest never covers an event later than the timestamp_end read
+ * after it (one read(2) of both may see the new size with the old end).
+ * Returns the bytes of the preamble present, or -1. */
+static ssize_t read_preamble(log_reader *r, uint8_t *buf, uint64_t off)
+{
+    uint8_t first[8];
+    ssize_t n = pread_full(r->fd, first, sizeof first, off + MON_OFF_CONTENT_SIZE);
+    if (n < 0)
+        return -1;
+    ssize_t got = pread_full(r->fd, buf, MON_PACKET_PREAMBLE_BYTES, off);
+    if (got == MON_PACKET_PREAMBLE_BYTES && n == 8 &&
+        mon_get_u64(first) <= mon_get_u64(buf + MON_OFF_CONTENT_SIZE))
+        memcpy(buf + MON_OFF_CONTENT_SIZE, first, 8);
+    return got;
+}
+
+/* The current packet again: its content_size may have grown, its
+ * packet_size been cut to its content (end of run). New events are read
+ * into r->pkt after the old ones. LOG_EVENT (in_packet false when the
+ * packet was removed: an empty last packet at the end of the run), or
+ * LOG_AGAIN / LOG_ERROR / LOG_TRUNCATED. */
+static int refresh_packet(log_reader *r, char *msg, size_t len)
+{
+    uint8_t pre[MON_PACKET_PREAMBLE_BYTES];
+    ssize_t got = read_preamble(r, pre, r->pkt_off);
+    if (got < 0)
+        return read_error(r, msg, len);
+    if (got < MON_PACKET_PREAMBLE_BYTES) {
+        if (r->pkt_events == 0 && got == 0) {
+            r->in_packet = false; /* an empty last packet, removed at the end */
+            r->pkt_bytes = 0;
+            return LOG_EVENT;
+        }
+        if (r->live)
+            return LOG_AGAIN;
+        r->avail = (size_t)got;
+        return truncated(r, msg, len);
+    }
+    uint64_t content = mon_get_u64(pre + MON_OFF_CONTENT_SIZE) / 8;
+    uint64_t size = mon_get_u64(pre + MON_OFF_PACKET_SIZE) / 8;
+    uint64_t begin = mon_get_u64(pre + MON_OFF_TS_BEGIN), end = mon_get_u64(pre + MON_OFF_TS_END);
+    uint64_t discarded = mon_get_u64(pre + MON_OFF_DISCARDED);
+    /* The writer sets timestamp_begin with the packet's first event: the
+     * compact headers that follow count from it. */
+    uint64_t clock = r->pkt_events == 0 && begin > r->clock ? begin : r->clock;
+    bool sane = mon_get_u32(pre + MON_OFF_MAGIC) == MON_CTF_MAGIC && content >= r->content &&
+                content <= size && size <= r->pkt_bytes && end >= clock &&
+                discarded >= r->discarded;
+    if (!sane) {
+        if (r->live)
+            return LOG_AGAIN; /* a header caught between two stores */
+        corrupt(msg, len, r, r->pkt_off + MON_OFF_CONTENT_SIZE,
+                "the packet header changed inconsistently while the log was read");
+        return LOG_ERROR;
+    }
+    if (content > r->content) {
+        if (!ensure_capacity(r, (size_t)content)) {
+            snprintf(msg, len, "%s: out of memory for a %zu-byte packet", r->path, (size_t)content);
+            return LOG_ERROR;
+        }
+        size_t want = (size_t)content - r->content;
+        got = pread_full(r->fd, r->pkt + r->content, want, r->pkt_off + r->content);
+        if (got < 0)
+            return read_error(r, msg, len);
+        if ((size_t)got < want && r->live)
+            return LOG_AGAIN;
+        r->avail = r->content + (size_t)got;
+        r->content = (size_t)content;
+    }
+    r->pkt_bytes = (size_t)size;
+    r->clock = clock;
+    r->ts_end = end;
+    r->discarded = discarded;
+    return LOG_EVENT;
+}
+
+/* The next packet, read up to its content_size. */
+static int load_packet_follow(log_reader *r, char *msg, size_t len)
+{
+    r->pkt_off += r->in_packet ? r->pkt_bytes : 0;
+    r->good_end = r->pkt_off;
+    r->in_packet = false;
+    r->pkt_events = 0;
+    r->pkt_bytes = MON_PACKET_PREAMBLE_BYTES;
+    uint64_t have = r->file_bytes > r->pkt_off ? r->file_bytes - r->pkt_off : 0;
+    if (have == 0)
+        return r->live ? LOG_AGAIN : LOG_END;
+    if (!ensure_capacity(r, MON_PACKET_PREAMBLE_BYTES)) {
+        snprintf(msg, len, "%s: out of memory", r->path);
+        return LOG_ERROR;
+    }
+    ssize_t got = read_preamble(r, r->pkt, r->pkt_off);
+    if (got < 0)
+        return read_error(r, msg, len);
+    r->avail = (size_t)got;
+    if (got < MON_PACKET_PREAMBLE_BYTES) {
+        if (r->live)
+            return LOG_AGAIN;
+        if (got >= 4 && mon_get_u32(r->pkt) != MON_CTF_MAGIC) {
+            corrupt(msg, len, r, r->pkt_off, "bad packet magic");
+            return LOG_ERROR;
+        }
+        return got ? truncated(r, msg, len) : LOG_END;
+    }
+    int rc = check_preamble(r, msg, len);
+    if (rc != LOG_EVENT) {
+        /* The last region of a live log may be a header being written (the
+         * region is allocated, then its header stored field by field). */
+        uint64_t size = mon_get_u64(r->pkt + MON_OFF_PACKET_SIZE) / 8;
+        if (r->live && (size < MON_PACKET_PREAMBLE_BYTES || r->pkt_off + size >= r->file_bytes)) {
+            r->pkt_bytes = MON_PACKET_PREAMBLE_BYTES;
+            r->problem_off = 0;
+            return LOG_AGAIN;
+        }
+        return rc;
+    }
+    size_t want = r->content - MON_PACKET_PREAMBLE_BYTES;
+    if (!ensure_capacity(r, r->content)) {
+        snprintf(msg, len, "%s: out of memory for a %zu-byte packet", r->path, r->content);
+        return LOG_ERROR;
+    }
+    got = pread_full(r->fd, r->pkt + MON_PACKET_PREAMBLE_BYTES, want,
+                     r->pkt_off + MON_PACKET_PREAMBLE_BYTES);
+    if (got < 0)
+        return read_error(r, msg, len);
+    if ((size_t)got < want && r->live) {
+        r->pkt_bytes = MON_PACKET_PREAMBLE_BYTES;
+        return LOG_AGAIN;
+    }
+    r->avail = MON_PACKET_PREAMBLE_BYTES + (size_t)got;
+    r->pos = MON_PACKET_PREAMBLE_BYTES;
+    r->in_packet = true;
+    return LOG_EVENT;
+}
+
+/* More events for a followed log: the current packet's growth, else the
+ * next packet. LOG_EVENT when r->pos has an event to decode (or more is to
+ * be tried), LOG_AGAIN at the end of what is published, else as
+ * load_packet. */
+static int follow_packet(log_reader *r, char *msg, size_t len)
+{
+    struct stat st;
+    if (fstat(r->fd, &st) != 0)
+        return read_error(r, msg, len);
+    /* The size first: a file that has grown past the packet was grown after
+     * the packet's last publication, which the refresh below then sees. */
+    r->file_bytes = (uint64_t)st.st_size;
+    if (r->in_packet) {
+        int rc = refresh_packet(r, msg, len);
+        if (rc != LOG_EVENT || !r->in_packet || r->pos < r->content)
+            return rc;
+        uint64_t end = r->pkt_off + r->pkt_bytes;
+        bool finished = r->content == r->pkt_bytes || r->file_bytes > end;
+        if (!finished && r->live)
+            return LOG_AGAIN;
+        if (!finished && r->file_bytes < end) {
+            r->avail = (size_t)(r->file_bytes - r->pkt_off);
+            return truncated(r, msg, len);
+        }
+    }
+    return load_packet_follow(r, msg, len);
 }
 
 /* The event at r->pos needs bytes more: within the packet's content? */
@@ -489,9 +714,14 @@ static int log_next(log_reader *r, char *msg, size_t len)
     for (;;) {
         if (r->in_packet && r->pos < r->content)
             break;
-        if (r->in_packet && r->avail < r->pkt_bytes)
-            return truncated(r, msg, len); /* content ends where the file does */
-        int rc = load_packet(r, msg, len);
+        int rc;
+        if (r->follow) {
+            rc = follow_packet(r, msg, len);
+        } else {
+            if (r->in_packet && r->avail < r->pkt_bytes)
+                return truncated(r, msg, len); /* content ends where the file does */
+            rc = load_packet(r, msg, len);
+        }
         if (rc != LOG_EVENT)
             return rc;
     }
@@ -623,7 +853,7 @@ static void track_stream_ends(mon_trace *t, mon_event *ev)
  * ------------------------------------------------------------------------- */
 
 static const char *const state_names[] = {"reading",    "complete", "truncated", "damaged",
-                                          "unfinished", "missing",  "discarded"};
+                                          "unfinished", "missing",  "discarded", "in progress"};
 
 const char *mon_log_state_name(mon_log_state s)
 {
@@ -696,6 +926,10 @@ static void log_stopped(mon_trace *t, log_reader *r, int rc, const char *msg)
     }
 }
 
+static int follow_poll(mon_trace *t);
+static bool deliverable(const mon_trace *t);
+static void note_waiting(mon_trace *t, log_reader *r);
+
 int mon_trace_next(mon_trace *t, mon_event *ev)
 {
     if (t->ranks)
@@ -705,6 +939,11 @@ int mon_trace_next(mon_trace *t, mon_event *ev)
     if (t->error_pending) {
         t->failed = true;
         return MON_TRACE_ERROR;
+    }
+    if (t->follow && !deliverable(t)) {
+        int rc = follow_poll(t);
+        if (rc != MON_TRACE_EVENT)
+            return rc;
     }
     if (t->nheap == 0)
         return t->truncated ? MON_TRACE_TRUNCATED : MON_TRACE_END;
@@ -717,7 +956,10 @@ int mon_trace_next(mon_trace *t, mon_event *ev)
     }
     char msg[sizeof t->msg];
     int rc = log_next(r, msg, sizeof msg);
-    if (rc != LOG_EVENT) {
+    if (rc == LOG_AGAIN) {
+        note_waiting(t, r);
+        t->heap[0] = t->heap[--t->nheap];
+    } else if (rc != LOG_EVENT) {
         log_stopped(t, r, rc, msg);
         t->heap[0] = t->heap[--t->nheap];
     }
@@ -778,6 +1020,8 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
         sscanf(line, " offset = %llu;", &off);
         sscanf(line, " freq = %llu;", &freq);
         sscanf(line, " monitor_flags = \"%15[A-Za-z]\";", flags);
+        if (strstr(line, "name = \"monotonic\";")) /* the clock block's; events have others */
+            t->clock_monotonic = true;
     }
     t->worker_events = strchr(flags, 'W') != NULL;
     fclose(f);
@@ -885,8 +1129,7 @@ static int expect_log(mon_trace *t, const char *dir, unsigned w, unsigned long l
  * they tell a log cut at a packet boundary, or missing, from a whole one. A
  * run.json that is absent, of an unfinished run, or without counts (older
  * traces) gives no expectations. */
-static int read_run_json(mon_trace *t, const char *trace_dir, const char *ctf_dir, unsigned *cap,
-                         char *err, size_t errlen)
+static FILE *open_run_json(const char *trace_dir, const char *ctf_dir)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/run.json", trace_dir);
@@ -895,6 +1138,24 @@ static int read_run_json(mon_trace *t, const char *trace_dir, const char *ctf_di
         snprintf(path, sizeof path, "%s/../run.json", trace_dir); /* given DIR/ctf */
         f = fopen(path, "r");
     }
+    return f;
+}
+
+/* The --mon-flush period on run.json's command line (one line), if any. */
+static void parse_flush(mon_trace *t, const char *line)
+{
+    const char *key = "\"--mon-flush\", \"";
+    const char *p = strstr(line, key);
+    unsigned ms;
+    if (p && sscanf(p + strlen(key), "%u", &ms) == 1)
+        t->flush_ms = ms;
+}
+
+static int read_run_json(mon_trace *t, const char *trace_dir, const char *ctf_dir, unsigned *cap,
+                         char *err, size_t errlen)
+{
+    FILE *f = open_run_json(trace_dir, ctf_dir);
+    t->run_json_found = f != NULL;
     if (!f)
         return 0;
     char line[512];
@@ -906,6 +1167,8 @@ static int read_run_json(mon_trace *t, const char *trace_dir, const char *ctf_di
         unsigned long long ev, by;
         if (strstr(line, "\"complete\": true"))
             complete = true;
+        if (strstr(line, "\"command_line\": ["))
+            parse_flush(t, line);
         if (strstr(line, "\"logs\": ["))
             in_logs = true;
         else if (in_logs && n < MON_RUN_JSON_MAX_LOGS &&
@@ -919,6 +1182,7 @@ static int read_run_json(mon_trace *t, const char *trace_dir, const char *ctf_di
             in_logs = false;
     }
     fclose(f);
+    t->run_complete = complete;
     int rc = entries ? 0 : -1;
     if (!entries)
         snprintf(err, errlen, "out of memory");
@@ -937,17 +1201,16 @@ static int find_logs(mon_trace *t, const char *trace_dir, const char *dir, char 
         snprintf(err, errlen, "%s: cannot open directory: %s", dir, strerror(errno));
         return -1;
     }
-    unsigned cap = 0;
     struct dirent *de;
     int rc = 0;
     while (rc == 0 && (de = readdir(d)) != NULL) {
         long n = worker_number(de->d_name);
         if (n >= 0)
-            rc = add_log(t, dir, de->d_name, n, &cap, err, errlen);
+            rc = add_log(t, dir, de->d_name, n, &t->logs_cap, err, errlen);
     }
     closedir(d);
     if (rc == 0)
-        rc = read_run_json(t, trace_dir, dir, &cap, err, errlen);
+        rc = read_run_json(t, trace_dir, dir, &t->logs_cap, err, errlen);
     /* No logs is an empty trace, not an error: a runtime built with its
      * hooks compiled out starts no worker log. */
     if (rc == 0 && t->nlogs)
@@ -958,7 +1221,8 @@ static int find_logs(mon_trace *t, const char *trace_dir, const char *dir, char 
 /* Decode the first event of every log and build the heap. */
 static int prime(mon_trace *t, char *err, size_t errlen)
 {
-    t->heap = calloc(t->nlogs ? t->nlogs : 1, sizeof *t->heap);
+    t->heap_cap = t->nlogs ? t->nlogs : 1;
+    t->heap = calloc(t->heap_cap, sizeof *t->heap);
     if (!t->heap) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -973,6 +1237,10 @@ static int prime(mon_trace *t, char *err, size_t errlen)
             t->heap[t->nheap++] = r;
             continue;
         }
+        if (rc == LOG_AGAIN) {
+            note_waiting(t, r);
+            continue;
+        }
         log_stopped(t, r, rc, msg);
         if (rc == LOG_ERROR && !t->keep_going) {
             snprintf(err, errlen, "%s", msg);
@@ -981,6 +1249,212 @@ static int prime(mon_trace *t, char *err, size_t errlen)
     }
     heap_build(t);
     return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Following a run in progress (mon_trace_options.follow)
+ * ------------------------------------------------------------------------- */
+
+/* Follow only a run that is going on: run.json there, not complete. */
+static void start_follow(mon_trace *t, bool follow)
+{
+    t->follow = follow;
+    t->live = follow && t->run_json_found && !t->run_complete;
+    for (unsigned i = 0; i < t->nlogs; i++) {
+        t->logs[i]->follow = follow;
+        t->logs[i]->live = t->live;
+    }
+}
+
+/* r is at the end of what its writer has published. */
+static void note_waiting(mon_trace *t, log_reader *r)
+{
+    if (!r->waiting) {
+        r->waiting = true;
+        if (t->n_waiting++ == 0 || r->clock < t->wait_min)
+            t->wait_min = r->clock;
+    }
+}
+
+/* Can the heap's first event go out now? Not while some log in progress
+ * may still publish an earlier one. */
+static bool deliverable(const mon_trace *t)
+{
+    if (t->nheap == 0)
+        return false;
+    uint64_t c = t->heap[0]->clock;
+    return t->n_waiting == 0 || c <= t->wait_min || c <= t->settled;
+}
+
+static void heap_push(mon_trace *t, log_reader *r)
+{
+    unsigned i = t->nheap++;
+    t->heap[i] = r;
+    while (i > 0 && before(t->heap[i], t->heap[(i - 1) / 2])) {
+        log_reader *tmp = t->heap[i];
+        t->heap[i] = t->heap[(i - 1) / 2];
+        t->heap[(i - 1) / 2] = tmp;
+        i = (i - 1) / 2;
+    }
+}
+
+/* ns -> ticks, rounded down, saturating (the inverse of mon_ticks_to_ns). */
+static uint64_t ns_to_ticks(uint64_t ns, uint64_t freq)
+{
+    if (freq == MON_NS_PER_S)
+        return ns;
+    uint64_t s = ns / MON_NS_PER_S, rem = ns % MON_NS_PER_S;
+    if (s > UINT64_MAX / freq)
+        return UINT64_MAX;
+    /* rem * freq < 10^9 * MON_CLOCK_FREQ_MAX fits in 64 bits. */
+    uint64_t whole = s * freq, part = rem * freq / MON_NS_PER_S;
+    return part > UINT64_MAX - whole ? UINT64_MAX : whole + part;
+}
+
+/* Now on the trace clock, in ns: CLOCK_MONOTONIC itself, or the wall clock
+ * less the trace's offset (a TSC trace; on the host that writes it). */
+static uint64_t trace_now_ns(const mon_trace *t)
+{
+    struct timespec ts;
+    clock_gettime(t->clock_monotonic ? CLOCK_MONOTONIC : CLOCK_REALTIME, &ts);
+    uint64_t ns = (uint64_t)ts.tv_sec * MON_NS_PER_S + (uint64_t)ts.tv_nsec;
+    if (t->clock_monotonic)
+        return ns;
+    return ns > t->clock_offset ? ns - t->clock_offset : 0;
+}
+
+/* The settle time: every event older than two flush periods and a margin
+ * has been published. "Now" is the later of this host's clock and the
+ * newest event read (a trace from another host's clock still advances). */
+static void settle(mon_trace *t)
+{
+    t->settled = 0;
+    if (!t->live || t->flush_ms == 0)
+        return;
+    uint64_t newest = 0;
+    for (unsigned i = 0; i < t->nlogs; i++)
+        if (t->logs[i]->clock > newest)
+            newest = t->logs[i]->clock;
+    uint64_t now = trace_now_ns(t), latest = mon_ticks_to_ns(newest, t->clock_freq);
+    if (latest > now)
+        now = latest;
+    uint64_t lag = 2 * (uint64_t)t->flush_ms * 1000000u + MON_FOLLOW_MARGIN_NS;
+    if (now > lag)
+        t->settled = ns_to_ticks(now - lag, t->clock_freq);
+}
+
+/* Has the run finished (run.json rewritten with "complete": true)? */
+static bool run_now_complete(const mon_trace *t)
+{
+    FILE *f = open_run_json(t->trace_dir, t->ctf_dir);
+    if (!f)
+        return false;
+    char line[512];
+    bool complete = false;
+    while (!complete && fgets(line, sizeof line, f))
+        complete = strstr(line, "\"complete\": true") != NULL;
+    fclose(f);
+    return complete;
+}
+
+static void follow_fail(mon_trace *t, const char *msg)
+{
+    if (!t->error_pending) {
+        t->error_pending = true;
+        snprintf(t->msg, sizeof t->msg, "%s", msg);
+    }
+}
+
+/* Worker logs that appeared since the last look, added in progress. */
+static void rescan(mon_trace *t)
+{
+    DIR *d = opendir(t->ctf_dir);
+    if (!d)
+        return; /* it was there at open: try again next time */
+    struct dirent *de;
+    char err[4400];
+    bool added = false;
+    while ((de = readdir(d)) != NULL) {
+        long n = worker_number(de->d_name);
+        if (n < 0 || log_of_worker(t, (unsigned)n))
+            continue;
+        if (add_log(t, t->ctf_dir, de->d_name, n, &t->logs_cap, err, sizeof err) != 0) {
+            follow_fail(t, err);
+            break;
+        }
+        log_reader *r = t->logs[t->nlogs - 1];
+        r->follow = r->live = true;
+        note_waiting(t, r);
+        added = true;
+    }
+    closedir(d);
+    if (added)
+        qsort(t->logs, t->nlogs, sizeof *t->logs, by_worker);
+}
+
+/* The run ended since the last look: the logs are final now, and run.json
+ * says what each should hold. */
+static void finish_follow(mon_trace *t)
+{
+    t->live = false;
+    for (unsigned i = 0; i < t->nlogs; i++)
+        t->logs[i]->live = false;
+    char err[4400];
+    if (read_run_json(t, t->trace_dir, t->ctf_dir, &t->logs_cap, err, sizeof err) != 0)
+        follow_fail(t, err);
+    else
+        qsort(t->logs, t->nlogs, sizeof *t->logs, by_worker);
+}
+
+/* Read what the waiting logs have published since; they rejoin the heap. */
+static void repoll(mon_trace *t)
+{
+    if (t->heap_cap < t->nlogs) {
+        log_reader **h = realloc(t->heap, t->nlogs * sizeof *h);
+        if (!h) {
+            follow_fail(t, "out of memory");
+            return;
+        }
+        t->heap = h;
+        t->heap_cap = t->nlogs;
+    }
+    t->n_waiting = 0;
+    char msg[sizeof t->msg];
+    for (unsigned i = 0; i < t->nlogs; i++) {
+        log_reader *r = t->logs[i];
+        if (!r->waiting)
+            continue;
+        r->waiting = false;
+        int rc = log_next(r, msg, sizeof msg);
+        if (rc == LOG_EVENT)
+            heap_push(t, r);
+        else if (rc == LOG_AGAIN)
+            note_waiting(t, r);
+        else
+            log_stopped(t, r, rc, msg);
+    }
+}
+
+/* The next event cannot go out yet: look for what was published since.
+ * MON_TRACE_EVENT when it can now (or when the trace has ended: nothing
+ * waits any more), MON_TRACE_AGAIN, or MON_TRACE_ERROR. */
+static int follow_poll(mon_trace *t)
+{
+    if (t->live) {
+        if (run_now_complete(t))
+            finish_follow(t);
+        else
+            rescan(t);
+    }
+    settle(t);
+    repoll(t);
+    if (t->error_pending) {
+        t->failed = true;
+        return MON_TRACE_ERROR;
+    }
+    if (deliverable(t) || (t->n_waiting == 0 && !t->live))
+        return MON_TRACE_EVENT;
+    return MON_TRACE_AGAIN;
 }
 
 /* The directory holding metadata: DIR/ctf, or DIR itself when given the
@@ -1006,6 +1480,9 @@ int mon_trace_open_with(mon_trace **out, const char *trace_dir, const mon_trace_
         return -1;
     }
     t->keep_going = opt && opt->keep_going;
+    t->flush_ms = MON_FOLLOW_DEFAULT_FLUSH_MS;
+    snprintf(t->trace_dir, sizeof t->trace_dir, "%s", trace_dir);
+    snprintf(t->ctf_dir, sizeof t->ctf_dir, "%s", dir);
     unsigned ranks = mon_ranks_detect(trace_dir);
     if (ranks) {
         if (mon_ranks_open(&t->ranks, trace_dir, ranks, opt, err, errlen) != 0) {
@@ -1016,7 +1493,7 @@ int mon_trace_open_with(mon_trace **out, const char *trace_dir, const mon_trace_
         return 0;
     }
     if (read_metadata(t, dir, err, errlen) != 0 || find_logs(t, trace_dir, dir, err, errlen) != 0 ||
-        prime(t, err, errlen) != 0) {
+        (start_follow(t, opt && opt->follow), prime(t, err, errlen)) != 0) {
         mon_trace_close(t);
         return -1;
     }
@@ -1038,18 +1515,28 @@ void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out)
     memset(out, 0, sizeof *out);
     if (i >= t->nlogs)
         return;
-    const log_reader *r = t->logs[i];
+    log_reader *r = t->logs[i];
     out->worker = r->worker;
     out->path = r->path;
     out->state = r->state;
     out->offset = r->problem_off;
+    if (t->live && r->state == MON_LOG_READING) {
+        out->state = MON_LOG_IN_PROGRESS;
+        out->offset = r->good_end;
+        snprintf(r->note, sizeof r->note,
+                 "%s: in progress: read to byte %" PRIu64 " of %" PRIu64
+                 "; the run is still writing it (run.json is not complete)",
+                 r->path, r->good_end, r->file_bytes);
+        out->message = r->note;
+    }
     out->events_read = r->events_read;
     out->bytes_read = r->state == MON_LOG_COMPLETE ? r->file_bytes : r->good_end;
     out->file_bytes = r->file_bytes;
     out->events_expected = r->expected_events;
     out->bytes_expected = r->expected_bytes;
     out->events_discarded = r->discarded;
-    out->message = r->message;
+    if (out->state != MON_LOG_IN_PROGRESS)
+        out->message = r->message;
     bool whole = r->state == MON_LOG_COMPLETE || r->state == MON_LOG_DISCARDED;
     if (r->expected_events >= 0)
         out->events_lost = r->expected_events > (int64_t)r->events_read
@@ -1062,7 +1549,8 @@ void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out)
     uint64_t written = r->file_bytes > r->lost_to ? r->file_bytes : r->lost_to;
     if (r->expected_bytes >= 0 && (uint64_t)r->expected_bytes > written)
         written = (uint64_t)r->expected_bytes;
-    out->bytes_lost = r->state == MON_LOG_READING || written < out->bytes_read
+    out->bytes_lost = out->state == MON_LOG_READING || out->state == MON_LOG_IN_PROGRESS ||
+                              written < out->bytes_read
                           ? 0
                           : written - out->bytes_read;
 }
@@ -1119,6 +1607,12 @@ const char *mon_trace_worker_label(const mon_trace *t, unsigned worker, char *bu
 const mon_clock_alignment *mon_trace_clock_alignment(const mon_trace *t)
 {
     return t->ranks ? mon_ranks_clock_alignment(t->ranks) : NULL;
+}
+bool mon_trace_live(const mon_trace *t) { return !t->ranks && t->live; }
+unsigned mon_trace_flush_ms(const mon_trace *t) { return t->ranks ? 0 : t->flush_ms; }
+uint64_t mon_trace_now_ns(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_now_ns(t->ranks) : trace_now_ns(t);
 }
 
 uint64_t mon_trace_events_discarded(const mon_trace *t)

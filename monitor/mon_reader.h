@@ -7,6 +7,11 @@
  * packet (a crash without flush, a copy cut short) is reported as truncated
  * with how much of it was read; anything that cannot be a valid log is
  * rejected with a one-line message naming the file and byte offset.
+ *
+ * Follow mode (mon_trace_options.follow) reads a trace while its run is
+ * still writing it: each log as far as the writer has published it, and
+ * more on the next call once more is published, without reading anything
+ * twice; the unpublished end of a log is "in progress", not a truncation.
  */
 #ifndef MON_READER_H
 #define MON_READER_H
@@ -166,11 +171,14 @@ enum {
     MON_TRACE_EVENT = 1,     /* *ev holds the next event */
     MON_TRACE_END = 0,       /* every log read completely */
     MON_TRACE_ERROR = -1,    /* corruption or I/O error: mon_trace_error */
-    MON_TRACE_TRUNCATED = -2 /* every readable event was delivered, but some
+    MON_TRACE_TRUNCATED = -2, /* every readable event was delivered, but some
                                 log is incomplete (truncated, damaged with
                                 keep_going, unfinished, missing, or the
                                 writer lost events): mon_trace_error has the
                                 first problem, mon_trace_log_status each */
+    MON_TRACE_AGAIN = -3     /* follow mode only: every event published so far
+                                that can be put in time order was delivered;
+                                the run goes on: call again later for more */
 };
 
 typedef struct mon_trace_options {
@@ -178,6 +186,20 @@ typedef struct mon_trace_options {
      * what); the other logs are read to their end. Default (false): the
      * trace stops with MON_TRACE_ERROR at the first damage. */
     bool keep_going;
+    /* Follow a run in progress (its run.json says "complete": false): a
+     * log's end is where its writer has published so far, and
+     * mon_trace_next returns MON_TRACE_AGAIN there instead of ending;
+     * calling it again later picks up what was published since (new
+     * packets, the current packet's growth, new worker logs), reading
+     * only that. Events are still delivered in time order: an event is
+     * held back until every log in progress has published past its time,
+     * or until it is older than the trace's settle time (two flush periods
+     * plus 100 ms before now, the flush period from run.json's command
+     * line: the writer publishes every event within a flush period, so a
+     * sleeping worker does not hold the others up). Once the run is
+     * complete, or when it never started a follow (no run.json, or a
+     * finished run), the trace reads as without follow. */
+    bool follow;
 } mon_trace_options;
 
 /* Open a trace directory. Returns 0, or -1 with a one-line message. */
@@ -209,12 +231,15 @@ typedef enum mon_log_state {
                              recorded worker events: the run did not finish
                              (crash, kill) or the file was cut at a packet end */
     MON_LOG_MISSING,      /* run.json lists this worker's log; the file is not there */
-    MON_LOG_DISCARDED     /* read completely, but the writer lost events
+    MON_LOG_DISCARDED,    /* read completely, but the writer lost events
                              (events_discarded: disk full, I/O error) */
+    MON_LOG_IN_PROGRESS   /* follow mode: read to what the writer has published
+                             so far; the run goes on (offset: where reading
+                             stands) */
 } mon_log_state;
 
 /* "reading", "complete", "truncated", "damaged", "unfinished", "missing",
- * "discarded". */
+ * "discarded", "in progress". */
 const char *mon_log_state_name(mon_log_state s);
 
 typedef struct mon_log_status {
@@ -250,6 +275,21 @@ uint64_t mon_trace_clock_offset_ns(const mon_trace *t);
 /* The trace clock's ticks per second (10^9 for CLOCK_MONOTONIC). */
 uint64_t mon_trace_clock_freq(const mon_trace *t);
 
+/* Follow mode: true while the run is still writing the trace (run.json
+ * exists and does not say "complete": true, as of the last call that
+ * returned MON_TRACE_AGAIN); always false without follow. A killed run
+ * stays "live" for ever: nothing in the trace tells a kill from a pause. */
+bool mon_trace_live(const mon_trace *t);
+/* The flush period of the run (--mon-flush, from run.json's command line;
+ * the default 200 when not given there), in ms; 0 when the run published
+ * only full packets. */
+unsigned mon_trace_flush_ms(const mon_trace *t);
+/* The present on the trace clock, in ns (as mon_event.time), read on this
+ * host: CLOCK_MONOTONIC for a CLOCK_MONOTONIC trace, else the wall clock
+ * less mon_trace_clock_offset_ns. Meaningful for a trace written on this
+ * host since its last boot. */
+uint64_t mon_trace_now_ns(const mon_trace *t);
+
 /* ---- multi-rank traces (docs/LOGFORMAT.md section 8) ---- */
 
 /* The MPI ranks whose traces make the trace (1 for the trace of one
@@ -263,7 +303,7 @@ void mon_trace_worker_place(const mon_trace *t, unsigned i, unsigned *rank,
  * in a multi-rank trace, "w3" otherwise. Returns buf. */
 const char *mon_trace_worker_label(const mon_trace *t, unsigned worker, char *buf, size_t len);
 
-/* How the ranks' clocks were aligned (docs/METRICS.md section 7): per rank
+/* How the ranks' clocks were aligned (docs/METRICS.md section 10): per rank
  * the linear correction taken from the offset samples (rank 0's clock is
  * the reference), and what the check of the cross-rank messages found. */
 typedef struct mon_rank_clock {

@@ -21,11 +21,28 @@
 #   libxml2-dev                        S-Net records in the original runtime's XML format and the
 #                                      <metadata> blocks of .snet files (a real XML parser: entities,
 #                                      encodings, errors with line numbers)
+#   scdoc                              the man pages (docs/man/*.scd -> snetmon(1), lpel(3),
+#                                      snetmon-trace(5)), generated at build time from one
+#                                      small, readable source format
+#   bash-completion                    the completion of snetmon is tested against it
+#   libopen-trace-format2-dev otf2-tools  `snetmon export --otf2` writes OTF2 archives (Vampir,
+#                                      Score-P) with the OTF2 library; otf2-print reads them back
+#                                      in the test that compares its counts with `snetmon dump`
+#   chromium                           the `browser` test: the HTML report of `snetmon report`
+#                                      loaded in headless Chromium (renders, no console errors)
+#   libsqlite3-dev                     the experiment repository's default database, one file, no
+#                                      server (snetmon store / runs / compare, docs/REPOSITORY.md)
+#   libpq-dev                          the same repository in PostgreSQL, for a team (--db postgresql://)
+#   postgresql                         a real server for the repository's PostgreSQL test, which
+#                                      starts its own in a temporary directory (tests/repo/pg_test.sh)
+#   libmetis-dev                       graph partitioning for `snetmon advise` (workflow-bridge/
+#                                      wfb_advise.c): balances tasks over workers, few streams cut
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
           libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev
-          libopenmpi-dev openmpi-bin bison flex libxml2-dev)
+          libopenmpi-dev openmpi-bin bison flex libxml2-dev scdoc bash-completion
+          libopen-trace-format2-dev otf2-tools chromium libsqlite3-dev libpq-dev postgresql libmetis-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -9,7 +9,7 @@
  * (the width doubles) - memory never grows with the trace. Periods at least
  * one bin long are also kept individually so that they can be drawn as
  * labelled boxes; per worker they cannot overlap, so there are at most about
- * as many as bins. With a window (--from/--to) the bins are fixed to it and
+ * as many as bins. With a window (--start/--end) the bins are fixed to it and
  * everything outside is clipped away.
  */
 #include "viz_internal.h"

@@ -806,10 +806,12 @@ static void write_text_layer(FILE *out, const canvas *cv)
     fputs("</g>\n", out);
 }
 
-static int write_svg(viz_timeline *tl, const char *path)
+int viz_timeline_svg_document(viz_timeline *tl, char **out, size_t *out_len)
 {
-    char *doc = NULL;
-    size_t doc_len = 0;
+    char *doc = NULL, *full = NULL;
+    size_t doc_len = 0, full_len = 0;
+    *out = NULL;
+    *out_len = 0;
     FILE *mem = open_memstream(&doc, &doc_len);
     if (!mem)
         return VIZ_ENOMEM;
@@ -827,26 +829,51 @@ static int write_svg(viz_timeline *tl, const char *path)
     }
     cairo_surface_destroy(surface);
     fclose(mem);
-    FILE *out = rc == VIZ_OK ? fopen(path, "w") : NULL;
-    if (rc == VIZ_OK && !out) {
-        viz_set_error(tl->error, sizeof tl->error, "%s: cannot open for writing", path);
-        rc = VIZ_EIO;
-    }
-    if (out) {
+    FILE *with_text = rc == VIZ_OK ? open_memstream(&full, &full_len) : NULL;
+    if (rc == VIZ_OK && !with_text)
+        rc = VIZ_ENOMEM;
+    if (with_text) {
         char *close_tag = NULL;
         for (char *p = strstr(doc, "</svg>"); p; p = strstr(p + 1, "</svg>"))
             close_tag = p;
         size_t head = close_tag ? (size_t)(close_tag - doc) : doc_len;
-        fwrite(doc, 1, head, out);
-        write_text_layer(out, &cv);
-        fwrite(doc + head, 1, doc_len - head, out);
+        fwrite(doc, 1, head, with_text);
+        write_text_layer(with_text, &cv);
+        fwrite(doc + head, 1, doc_len - head, with_text);
+        if (fclose(with_text) != 0) {
+            free(full);
+            full = NULL;
+            rc = VIZ_ENOMEM;
+        }
+    }
+    free(doc);
+    free_texts(&cv);
+    if (rc == VIZ_OK) {
+        *out = full;
+        *out_len = full_len;
+    }
+    return rc;
+}
+
+static int write_svg(viz_timeline *tl, const char *path)
+{
+    char *doc;
+    size_t len;
+    int rc = viz_timeline_svg_document(tl, &doc, &len);
+    if (rc != VIZ_OK)
+        return rc;
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        viz_set_error(tl->error, sizeof tl->error, "%s: cannot open for writing", path);
+        rc = VIZ_EIO;
+    } else {
+        fwrite(doc, 1, len, out);
         if (fclose(out) != 0) {
             viz_set_error(tl->error, sizeof tl->error, "%s: write failed", path);
             rc = VIZ_EIO;
         }
     }
     free(doc);
-    free_texts(&cv);
     return rc;
 }
 

@@ -15,6 +15,9 @@
  *     with message counts) through Graphviz; .svg, .png or .dot.
  *  3. viz_dag: a DAG with its critical path highlighted in context, repeated
  *     structure collapsed into "label ×N" nodes; .svg, .png or .dot.
+ *  4. viz_report: one self-contained HTML file (inline CSS, JS and SVG, no
+ *     network fetches): tables that sort by any column, and the utilisation
+ *     timeline (1) as an SVG to zoom and pan, with a path drawn over it.
  *
  * Times are nanoseconds (int64). Every function returning int returns VIZ_OK
  * (0) or a negative viz_status; a one-line message is then available from the
@@ -91,7 +94,7 @@ int viz_timeline_set_title(viz_timeline *tl, const char *title);
 /* The message of the last failed call on tl. */
 const char *viz_timeline_error(const viz_timeline *tl);
 
-/* The time origin: the axis shows times relative to it and --from/--to are
+/* The time origin: the axis shows times relative to it and --start/--end are
  * relative to it. Must be set before the first event if at all; without it
  * the origin is the first event's time (with a window) or the earliest time
  * seen (without). */
@@ -215,6 +218,90 @@ int viz_dag_set_critical_path(viz_dag *dag, const uint64_t *ids, size_t count);
 int viz_dag_collapsed_size(viz_dag *dag, size_t *nodes);
 /* ".svg", ".png" or ".dot"; config NULL = collapse on. */
 int viz_dag_render(viz_dag *dag, const char *path, const viz_dag_config *config);
+
+/* ------------------------------------------------------------------------ */
+/* 4. HTML report                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A report is a title, a table of facts about the run, then blocks in the
+ * order they are added (headings, paragraphs, tables, the timeline), and
+ * last an advice section, present only when advice was set. Strings are
+ * copied; every text is escaped when written. */
+typedef struct viz_report viz_report;
+
+int viz_report_create(viz_report **out, const char *title, char *err, size_t errlen);
+void viz_report_destroy(viz_report *r);
+const char *viz_report_error(const viz_report *r);
+
+/* One line of the run's facts at the top ("trace", "/tmp/t"). */
+int viz_report_add_meta(viz_report *r, const char *key, const char *value);
+/* A section heading; id is its anchor in the page's table of contents. */
+int viz_report_add_heading(viz_report *r, const char *id, const char *title);
+int viz_report_add_text(viz_report *r, const char *text);
+
+typedef struct viz_report_column {
+    const char *title;
+    bool numeric; /* sorts by the cells' values, right-aligned */
+} viz_report_column;
+
+typedef struct viz_report_cell {
+    const char *text; /* shown; NULL = empty */
+    double value;     /* numeric columns sort by it (NAN: last) */
+} viz_report_cell;
+
+/* A table; rows go to the last table added. sortable: clicking a column's
+ * title sorts the rows by it (again: the other way). id may be NULL. */
+int viz_report_add_table(viz_report *r, const char *id, const viz_report_column *columns,
+                         size_t ncolumns, bool sortable);
+/* ncolumns cells; highlight marks the row (e.g. a step of the critical path). */
+int viz_report_add_row(viz_report *r, const viz_report_cell *cells, bool highlight);
+
+/* The utilisation timeline, drawn when the report is written exactly as
+ * viz_timeline_render draws the SVG (same colours as the PNG), with one lane
+ * per worker column to hover, zoom (wheel, buttons) and pan (drag). tl must
+ * live until viz_report_write. */
+int viz_report_add_timeline(viz_report *r, viz_timeline *tl);
+/* A point of the path drawn over the timeline (red line through the
+ * points, in the order added): on worker's column at time when (the same
+ * clock as the timeline's events); label shows on hover. */
+int viz_report_add_path_point(viz_report *r, int worker, viz_time when, const char *label);
+/* The advice section's text, shown as it is (preformatted). */
+int viz_report_set_advice(viz_report *r, const char *text);
+
+/* Writes the whole HTML document to out. */
+int viz_report_write(viz_report *r, FILE *out);
+
+/* ------------------------------------------------------------------------ */
+/* 5. Series plot: figures of many runs along one label                      */
+/* ------------------------------------------------------------------------ */
+
+/* One line of a panel: n_points values (NAN: missing, the line breaks). */
+typedef struct viz_series_line {
+    const char *name;
+    const double *values;
+} viz_series_line;
+
+/* One panel: its own y axis from 0, its lines in palette colours. */
+typedef struct viz_series_panel {
+    const char *title; /* with the unit, e.g. "latency [s]" */
+    size_t n_lines;
+    const viz_series_line *lines;
+} viz_series_panel;
+
+/* Panels stacked above one categorical x axis (x_labels, in order). */
+typedef struct viz_series_plot {
+    const char *title;
+    const char *x_title;
+    size_t n_points;
+    const char *const *x_labels;
+    size_t n_panels;
+    const viz_series_panel *panels;
+    int width, height; /* 0 = default 900 x 300 per panel */
+} viz_series_plot;
+
+/* Draws the plot to path, ".png" or ".svg" (cairo). VIZ_OK or an error with
+ * one line in err. */
+int viz_series_render(const viz_series_plot *plot, const char *path, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------ */
 /* Text timeline format (see docs in viz/timeline_text.c and --help)         */

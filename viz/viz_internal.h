@@ -162,6 +162,9 @@ bool viz_timeline_range(const viz_timeline *tl, viz_time *start, viz_time *end,
                         viz_time *axis_origin);
 /* Drawing (timeline_draw.c). */
 int viz_timeline_draw(viz_timeline *tl, const char *path, viz_format format);
+/* The SVG document exactly as viz_timeline_render writes it, in memory
+ * (malloc'ed; the HTML report embeds it). */
+int viz_timeline_svg_document(viz_timeline *tl, char **doc, size_t *len);
 
 /* ---- Graphviz output (gv_output.c) ---- */
 

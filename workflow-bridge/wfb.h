@@ -236,6 +236,17 @@ size_t wfb_wait_relation_count(const wfb_graph *g);
 const wfb_wait_relation *wfb_wait_relation_at(const wfb_graph *g, size_t i);
 const wfb_exec *wfb_exec_at(const wfb_graph *g, size_t i);
 
+/* Stream traffic (LPEL traces with flag S): one row per stream of a run,
+ * its writer and reader task (from stream_open; 0 when not seen) and the
+ * items written to it (stream_write). Filled by the LPEL lifter. */
+typedef struct wfb_stream_stats {
+    uint32_t run;
+    uint64_t stream, writer, reader;
+    uint64_t writes;
+} wfb_stream_stats;
+size_t wfb_stream_stats_count(const wfb_graph *g);
+const wfb_stream_stats *wfb_stream_stats_at(const wfb_graph *g, size_t i);
+
 /* LPEL traces: the runs (0 for event files) and the run a vertex belongs
  * to (0: none). */
 uint32_t wfb_run_count(const wfb_graph *g);
@@ -310,17 +321,6 @@ wfb_bp_mapping *wfb_bp_mapping_pegasus(wfb_error *err);
 /* Reads a mapping file (format in docs/EVENTS.md). */
 wfb_bp_mapping *wfb_bp_mapping_load(const char *path, wfb_error *err);
 
-/* One parsed BP line: pairs point into the caller's buffer (modified). */
-typedef struct wfb_bp_pair {
-    const char *key;
-    const char *value;
-} wfb_bp_pair;
-/* Splits `line` in place into pairs (quotes removed, \" unescaped).
- * Returns the number of pairs or -1 on a syntax error. */
-int wfb_bp_parse_line(char *line, wfb_bp_pair *pairs, int max_pairs);
-/* ISO-8601 "2012-03-13T12:35:36.000000Z" (or a number) -> seconds since the
- * epoch; -1 on failure. */
-int wfb_parse_time(const char *s, double *out);
 
 /* --------------------------------------------------------------- emitter */
 
@@ -389,21 +389,6 @@ typedef struct wfb_summary {
 
 /* Nearest-rank summary of values (the array is sorted in place). */
 void wfb_summarise(double *values, size_t n, wfb_summary *out);
-
-/* Fixed-memory log-scale histogram for percentile timeouts. Relative error
- * of a bucket is below 1/WFB_HIST_SUB. */
-#define WFB_HIST_SUB 64
-#define WFB_HIST_OCTAVES 64
-typedef struct wfb_histogram {
-    double unit;          /* smallest resolved value */
-    uint64_t count;
-    uint64_t zero;        /* values below unit */
-    uint64_t buckets[WFB_HIST_OCTAVES * WFB_HIST_SUB];
-} wfb_histogram;
-void wfb_histogram_init(wfb_histogram *h, double unit);
-void wfb_histogram_add(wfb_histogram *h, double value);
-/* Upper bound of the bucket holding the p-th percentile (0 < p <= 100). */
-double wfb_histogram_percentile(const wfb_histogram *h, double p);
 
 /* Activity DAG metrics after the Grid workflow performance analysis of
  * Truong, Dustdar and Fahringer (docs/METRICS.md). NAN where the needed
@@ -533,68 +518,15 @@ size_t wfb_activity_anomalies(const wfb_graph *g, uint32_t **vertices);
 
 /* ---------------------------------------------------------- LPEL lifting */
 
-/* The internal event interface the LPEL trace importer is built on: an
- * adapter turns the monitor's reader output into these, in time order. */
-typedef enum wfb_lpel_kind {
-    WFB_LPEL_TASK_MAP = 0, /* task created on worker, with name */
-    WFB_LPEL_DISPATCH,     /* task starts running on worker */
-    WFB_LPEL_BLOCK,        /* task stops running; cause in `cause` */
-    WFB_LPEL_MSG_READ,     /* task read message `msg` */
-    WFB_LPEL_MSG_WRITTEN,  /* task wrote message `msg` */
-    WFB_LPEL_COMP_BEGIN,   /* component execution begins in task */
-    WFB_LPEL_COMP_END,     /* component execution ends in task */
-    WFB_LPEL_WORKER_WAIT,  /* worker found nothing to run */
-    WFB_LPEL_WORKER_RESUME,/* worker has work again */
-    WFB_LPEL_STREAM_BLOCK, /* task blocks on `stream`, other end `peer`; `empty`
-                              1 = blocked on an empty stream, 0 = on a full one */
-    WFB_LPEL_TASK_LOAD,    /* load summary of a task: load_count dispatches,
-                              load_busy_s execution time */
-    WFB_LPEL_WORKER_LOAD,  /* load summary of a worker: load_count waits,
-                              load_wait_s waiting, load_busy_s busy time */
-    WFB_LPEL_WORKER_START, /* the worker started (its run's part of the log begins) */
-    WFB_LPEL_WORKER_END,   /* the worker ended */
-    /* Across MPI ranks (multi-rank traces): */
-    WFB_LPEL_MSG_SENT,     /* task handed `msg` to rank `peer_rank` */
-    WFB_LPEL_MSG_RECEIVED, /* task took `msg`, sent by rank `peer_rank`, off a channel */
-    WFB_LPEL_CHANNEL_BLOCK /* task waits at channel `stream` for the task `peer` on
-                              another rank: `empty` 1 = for records, 0 = for room */
-} wfb_lpel_kind;
-
-typedef enum wfb_block_cause {
-    WFB_BLOCK_INPUT = 0,
-    WFB_BLOCK_OUTPUT,
-    WFB_BLOCK_ANY,
-    WFB_BLOCK_OTHER /* exit, yield */
-} wfb_block_cause;
-
-typedef struct wfb_lpel_event {
-    wfb_lpel_kind kind;
-    double time;      /* seconds */
-    uint32_t run;     /* runtime instance, from 1 (0 is taken as 1) */
-    uint32_t worker;
-    uint64_t task;
-    uint64_t msg;     /* MSG_READ / MSG_WRITTEN */
-    const char *name; /* TASK_MAP: task name (copied) */
-    wfb_block_cause cause;
-    uint64_t stream;  /* STREAM_BLOCK */
-    uint64_t peer;    /* STREAM_BLOCK: the task at the other end, 0 unknown */
-    int empty;        /* STREAM_BLOCK */
-    uint64_t load_count;             /* TASK_LOAD, WORKER_LOAD */
-    double load_busy_s, load_wait_s; /* TASK_LOAD, WORKER_LOAD */
-    /* From a multi-rank trace (ranked): the rank of the event's log and the
-     * worker's number in it (`worker` numbers the (rank, worker) pairs);
-     * MSG_SENT/RECEIVED: the other rank. */
-    bool ranked;
-    uint32_t rank, rank_worker, peer_rank;
-} wfb_lpel_event;
-
+/* The lifter turns a stream of the monitor's trace events into the graph,
+ * for a caller that reads the trace itself (snetmon's loader, with its
+ * policy for damaged traces); wfb_import_lpel_trace does all of it. */
 typedef struct wfb_lifter wfb_lifter;
 /* The lifter adds to g (which must not be finished yet). */
 wfb_lifter *wfb_lifter_new(wfb_graph *g);
-int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err);
 /* Feeds one event of the monitor's trace reader (mon_reader.h), in the
  * order mon_trace_next delivers them; events the lifter does not use are
- * skipped. Only in a bridge built with the monitor's reader. */
+ * skipped. */
 struct mon_event;
 int wfb_lifter_feed_mon(wfb_lifter *l, const struct mon_event *ev, wfb_error *err);
 /* Closes open executions and dispatches at the last event's time, stores the
@@ -604,12 +536,122 @@ int wfb_lifter_feed_mon(wfb_lifter *l, const struct mon_event *ev, wfb_error *er
 int wfb_lifter_finish(wfb_lifter *l, wfb_error *err);
 void wfb_lifter_free(wfb_lifter *l);
 
-/* Imports an LPEL trace directory. Needs the monitor reader library; when
- * the bridge was built without it this fails with an explanatory error. */
+/* Imports an LPEL trace directory (through the monitor's trace reader). */
 int wfb_import_lpel_trace(wfb_graph *g, const char *dir, wfb_error *err);
-/* 1 when the bridge was built with the monitor's reader (trace import works). */
-int wfb_lpel_trace_supported(void);
 
+
+/* -------------------------------------------------------- mapping advice */
+
+/* Mapping advice (snetmon advise; every figure is defined in docs/METRICS.md,
+ * section "Mapping advice"): from one run of an LPEL trace, the evidence of
+ * how its mapping performed, a prediction model of the run time of a
+ * mapping, and a mapping of task names to workers that the METIS graph
+ * partitioner balances over the run's workers (tasks weighted by execution
+ * time, streams by items). The advice changes the mapping only when the
+ * model predicts the new one faster by more than min_gain. */
+typedef struct wfb_advice_options {
+    double message_cost_s; /* c: the model's cost of one item crossing workers;
+                              negative: the default, WFB_ADVICE_MESSAGE_COST_S */
+    double min_gain;       /* the predicted gain (fraction) below which the
+                              mapping is kept; negative: WFB_ADVICE_MIN_GAIN */
+    unsigned cores;        /* the cores the run's workers shared, worker w on core
+                              w mod cores (as LPEL pins them); 0: one per worker */
+} wfb_advice_options;
+#define WFB_ADVICE_MESSAGE_COST_S 1e-7
+#define WFB_ADVICE_MIN_GAIN 0.05
+
+/* One task name. A mapping line places names, so the tasks sharing one
+ * (a parallel dispatcher and its collector) are placed together. */
+typedef struct wfb_advice_group {
+    const char *name;       /* interned in the graph */
+    size_t tasks;           /* tasks of the run with this name */
+    double exec_s;          /* their execution time */
+    uint32_t worker_now;    /* the worker with most of that time */
+    int split_now;          /* 1: its tasks ran on more than one worker */
+    uint32_t worker_advised;
+} wfb_advice_group;
+
+typedef struct wfb_advice_worker {
+    double span_s, busy_s, wait_s; /* measured (section 3); NAN unknown */
+    uint64_t waits;
+    double load_now_s, load_advised_s; /* the model's load of the worker */
+    uint64_t cross_now, cross_advised; /* items with exactly one end here */
+} wfb_advice_worker;
+
+/* A waiting relation W(A,B) of the run, with names and workers. */
+typedef struct wfb_advice_wait {
+    const char *waiter, *waited_for; /* NULL: unnamed or unknown task */
+    uint32_t waiter_worker, waited_worker;
+    int on_empty;
+    uint64_t count;
+    double total_s;
+} wfb_advice_wait;
+
+#define WFB_ADVICE_TOP_WAITS 5
+#define WFB_ADVICE_TOP_GROUPS 5
+
+typedef struct wfb_advice {
+    uint32_t run;
+    unsigned workers;
+    unsigned cores;              /* min(workers, the option's cores) */
+    double message_cost_s;       /* c used: the option's, or less where the measured
+                                    span shows items cannot have cost that much */
+    double message_cost_given_s; /* the option's c */
+    double min_gain;
+    size_t n_tasks;              /* tasks of the run */
+    size_t n_groups;
+    wfb_advice_group *groups;    /* sorted by name */
+    size_t n_unnamed;            /* tasks without a name: they stay where they ran */
+    double unnamed_exec_s;
+    wfb_advice_worker *per_worker; /* `workers` entries */
+    double *waited_s;            /* workers x workers: [a * workers + b] = seconds
+                                    tasks on worker a waited for tasks on worker b */
+    size_t n_top_waits;          /* the largest W(A,B), by total_s */
+    wfb_advice_wait top_waits[WFB_ADVICE_TOP_WAITS];
+    size_t n_top_groups;         /* indices of the heaviest names, by exec_s */
+    size_t top_groups[WFB_ADVICE_TOP_GROUPS];
+    double exec_s;               /* all execution time of the run */
+    uint64_t items;              /* stream items (writes) of the run */
+    size_t n_streams;
+    uint64_t cross_now, cross_advised; /* items whose ends are on two workers */
+    int streams_known;           /* 0: no stream events (flag S): no traffic */
+    double critical_path_s;      /* L: the longest path of the message graph */
+    double replay_now_s;         /* S: the run's component executions replayed on the
+                                    current mapping (NAN: no executions) */
+    double replay_advised_s;     /* S on the best mapping found */
+    double measured_span_s;      /* the longest worker span (eq. 1); NAN unknown */
+    double predicted_now_s;      /* the model on the current mapping */
+    double predicted_advised_s;  /* the model on the best mapping found (adopted
+                                    only when `change`) */
+    double unexplained_s;        /* measured span - predicted_now_s (>= 0; 0 when the
+                                    span is unknown): time the model does not see,
+                                    taken to be the same under any mapping */
+    int change;                  /* 1: the advised mapping differs and is
+                                    predicted faster by more than min_gain */
+    size_t moved_groups;         /* names whose worker changes */
+    double moved_exec_s;
+    char partitioner[96];        /* what produced the advised placement */
+} wfb_advice;
+
+/* The predicted span of the current and of the best mapping found:
+ * model time plus the time the model does not explain. */
+double wfb_advice_span_now(const wfb_advice *a);
+double wfb_advice_span_advised(const wfb_advice *a);
+
+/* Computes the advice for the one run of g (an LPEL trace; a trace of
+ * several runs is refused: the advice is for one run). opt may be NULL. */
+int wfb_advise(const wfb_graph *g, const wfb_advice_options *opt, wfb_advice *out,
+               wfb_error *err);
+void wfb_advice_free(wfb_advice *a);
+/* The evidence, the problem in words, the prediction and the verdict, as
+ * text. source names the trace. */
+int wfb_advice_report(const wfb_advice *a, const char *source, FILE *out);
+/* The advised mapping in the format of docs/MAPPING.md: exact task names,
+ * a name with ":**" where every task below it goes to one worker, and
+ * "NAME:R*:**"-style lines where a whole family of replicas does.
+ * *lines receives the number of placement lines (may be NULL). */
+int wfb_advice_write_mapping(const wfb_advice *a, const char *source, FILE *out,
+                             size_t *lines);
 
 /* -------------------------------------------------------------- reports */
 
@@ -656,7 +698,7 @@ int wfb_report_input_loss(const wfb_input_loss *loss, wfb_output fmt, FILE *out)
 void wfb_input_loss_summary(const wfb_input_loss *loss, char *buf, size_t len);
 
 /* How the clocks of a multi-rank LPEL trace were aligned (the trace
- * reader's findings, docs/METRICS.md section 7), carried by the graph so
+ * reader's findings, docs/METRICS.md section 10), carried by the graph so
  * that its reports say so: per rank the linear correction, and the check
  * of the messages between ranks (received before sent). */
 typedef struct wfb_rank_clock {
@@ -722,23 +764,12 @@ typedef struct wfb_metrics_input {
 int wfb_report_metrics(const wfb_graph *g, const wfb_metrics_input *in, wfb_output fmt,
                        FILE *out);
 
-/* A progress bar on a terminal: drawn only when `out` is a tty and the work
- * has taken more than a second. Pass wfb_progress_bar_update as the import
- * progress callback with the bar as context. */
-typedef struct wfb_progress_bar {
-    FILE *out;
-    int enabled, drawn;
-    double started;
-} wfb_progress_bar;
-void wfb_progress_bar_init(wfb_progress_bar *bar, FILE *out);
-void wfb_progress_bar_update(void *bar, uint64_t done, uint64_t total);
-void wfb_progress_bar_end(wfb_progress_bar *bar);
-
 /* Everything a command needs to get a finished graph: detects the format
- * (unless given), loads the BP mapping file (NULL = Pegasus), shows the
- * progress bar on stderr when `progress` is set. *out is NULL on error. */
-int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path, int progress,
-                   wfb_graph **out, wfb_error *err);
+ * (unless given), loads the BP mapping file (NULL = Pegasus), reports
+ * progress to `progress` (may be NULL) with ctx. *out is NULL on error. */
+int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path,
+                   wfb_progress_fn progress, void *progress_ctx, wfb_graph **out,
+                   wfb_error *err);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
  * wfb_clocks.c - the clock alignment of a multi-rank LPEL trace, carried by
  * the graph so that every report of it says how the ranks' clocks were put
  * on one time line and whether a message still arrives before it left
- * (docs/METRICS.md section 7). The figures come from the trace reader
+ * (docs/METRICS.md section 10). The figures come from the trace reader
  * (monitor/mon_ranks.c); the bridge only keeps and prints them.
  */
 #include "wfb_internal.h"

@@ -127,6 +127,7 @@ void wfb_graph_free(wfb_graph *g)
     free(g->tasks);
     free(g->execs);
     free(g->waits);
+    free(g->streams);
     free(g);
 }
 
@@ -474,6 +475,11 @@ size_t wfb_exec_count(const wfb_graph *g) { return g->n_execs; }
 size_t wfb_wait_relation_count(const wfb_graph *g) { return g->n_waits; }
 const wfb_wait_relation *wfb_wait_relation_at(const wfb_graph *g, size_t i) { return &g->waits[i]; }
 const wfb_exec *wfb_exec_at(const wfb_graph *g, size_t i) { return &g->execs[i]; }
+size_t wfb_stream_stats_count(const wfb_graph *g) { return g->n_streams; }
+const wfb_stream_stats *wfb_stream_stats_at(const wfb_graph *g, size_t i)
+{
+    return &g->streams[i];
+}
 
 /* ---- finishing ---- */
 

@@ -173,8 +173,9 @@ int wfb_import_path(wfb_graph *g, const char *path, wfb_format format,
     return rc;
 }
 
-int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path, int progress,
-                   wfb_graph **out, wfb_error *err)
+int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path,
+                   wfb_progress_fn progress, void *progress_ctx, wfb_graph **out,
+                   wfb_error *err)
 {
     *out = NULL;
     wfb_bp_mapping *map = NULL;
@@ -186,11 +187,8 @@ int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path,
         wfb_set_error(err, path, 0, "out of memory");
         return -1;
     }
-    wfb_progress_bar bar;
-    wfb_progress_bar_init(&bar, stderr);
-    wfb_import_options opt = {progress ? wfb_progress_bar_update : NULL, &bar, map};
+    wfb_import_options opt = {progress, progress_ctx, map};
     int rc = wfb_import_path(g, path, format, &opt, err);
-    wfb_progress_bar_end(&bar);
     wfb_bp_mapping_free(map);
     if (rc) {
         wfb_graph_free(g);

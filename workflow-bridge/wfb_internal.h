@@ -6,20 +6,20 @@
 #define WFB_INTERNAL_H
 
 #include "wfb.h"
+#include "wfb_index_map.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 
 /* Interned strings: index i names the i-th distinct string. Strings live in
- * one arena (NUL-terminated); an open-addressing table maps text to index. */
+ * one arena (NUL-terminated); the bridge's index map finds text's index. */
 typedef struct wfb_strtab {
     char *arena;
     size_t arena_len, arena_cap;
     uint32_t *offset; /* per string: start in the arena */
     uint32_t *hash;   /* per string: its hash, so growing never rehashes text */
     size_t count, cap;
-    uint32_t *slots;  /* index + 1, 0 = empty */
-    size_t nslots;    /* power of two */
+    wfb_index_map map;
 } wfb_strtab;
 
 void wfb_strtab_free(wfb_strtab *t);
@@ -73,6 +73,8 @@ struct wfb_graph {
     size_t n_execs, cap_execs;
     wfb_wait_relation *waits;
     size_t n_waits;
+    wfb_stream_stats *streams; /* wfb_streams.c */
+    size_t n_streams;
     struct wfb_loss_copy *loss; /* what the input lacked; NULL when complete */
     wfb_clock_alignment *clocks; /* a multi-rank trace's clock alignment, or NULL */
     uint32_t n_runs;            /* LPEL runs (0: not a trace) */
@@ -166,7 +168,49 @@ void wfb_clock_alignment_free(wfb_clock_alignment *a);
 int wfb_activity_event(wfb_graph *g, uint32_t v, wfb_time_kind kind, double t, char *why,
                        size_t whylen);
 
+/* The lifter's stream table (wfb_streams.c): rows keyed by (run, stream). */
+typedef struct wfb_stream_table {
+    wfb_stream_stats *rows;
+    size_t n, cap;
+    wfb_index_map index; /* (run, stream) -> row */
+} wfb_stream_table;
+struct wfb_lpel_event;
+/* Records a STREAM_OPEN or STREAM_WRITE event; -1 when out of memory. */
+int wfb_stream_table_feed(wfb_stream_table *t, uint32_t run, const struct wfb_lpel_event *ev);
+/* Moves the rows into g (the table is emptied); -1 when out of memory. */
+int wfb_stream_table_store(wfb_stream_table *t, wfb_graph *g);
+void wfb_stream_table_free(wfb_stream_table *t);
+
 /* Appends one execution; returns its index or WFB_NONE. */
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x);
+
+/* NetLogger BP lines (wfb_netlogger.c; tested on their own). */
+/* One parsed BP line: pairs point into the caller's buffer (modified). */
+typedef struct wfb_bp_pair {
+    const char *key;
+    const char *value;
+} wfb_bp_pair;
+/* Splits `line` in place into pairs (quotes removed, \" unescaped).
+ * Returns the number of pairs or -1 on a syntax error. */
+int wfb_bp_parse_line(char *line, wfb_bp_pair *pairs, int max_pairs);
+/* ISO-8601 "2012-03-13T12:35:36.000000Z" (or a number) -> seconds since the
+ * epoch; -1 on failure. */
+int wfb_parse_time(const char *s, double *out);
+
+/* Percentile timeouts of the message metrics (wfb_messages.c). */
+/* Fixed-memory log-scale histogram for percentile timeouts. Relative error
+ * of a bucket is below 1/WFB_HIST_SUB. */
+#define WFB_HIST_SUB 64
+#define WFB_HIST_OCTAVES 64
+typedef struct wfb_histogram {
+    double unit;          /* smallest resolved value */
+    uint64_t count;
+    uint64_t zero;        /* values below unit */
+    uint64_t buckets[WFB_HIST_OCTAVES * WFB_HIST_SUB];
+} wfb_histogram;
+void wfb_histogram_init(wfb_histogram *h, double unit);
+void wfb_histogram_add(wfb_histogram *h, double value);
+/* Upper bound of the bucket holding the p-th percentile (0 < p <= 100). */
+double wfb_histogram_percentile(const wfb_histogram *h, double p);
 
 #endif

@@ -30,6 +30,7 @@
  * like a stream block, its peer the task at the channel's other end.
  */
 #include "wfb_internal.h"
+#include "wfb_lifter_internal.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -55,7 +56,7 @@ typedef struct pending_wait {
 
 typedef struct task_state {
     wfb_task_stats stats;
-    uint64_t key;     /* run << 32 | task id */
+    uint64_t key;     /* task_key(run, task id) */
     uint32_t name;    /* in g->strs */
     double running_since; /* NAN when not running */
     open_exec exec;
@@ -78,8 +79,7 @@ struct wfb_lifter {
     wfb_graph *g;
     task_state *tasks;
     size_t n_tasks, cap_tasks;
-    uint32_t *task_slots; /* open addressing: task index + 1 */
-    size_t n_slots;
+    wfb_index_map task_map; /* (run, task) -> index into tasks */
     worker_state *workers;
     size_t n_workers;
     wfb_worker_stats *rows; /* finished (run, worker) rows */
@@ -91,8 +91,8 @@ struct wfb_lifter {
     double last_time;
     wfb_wait_relation *waits; /* distinct (waiter, waited_for, stream, empty) */
     size_t n_waits, cap_waits;
-    uint32_t *wait_slots; /* open addressing: relation index + 1 */
-    size_t n_wait_slots;
+    wfb_index_map wait_map; /* relation -> index into waits */
+    wfb_stream_table streams; /* traffic per stream (wfb_streams.c) */
 };
 
 wfb_lifter *wfb_lifter_new(wfb_graph *g)
@@ -112,12 +112,13 @@ void wfb_lifter_free(wfb_lifter *l)
         free(l->tasks[i].exec.writes);
     }
     free(l->tasks);
-    free(l->task_slots);
+    wfb_index_map_free(&l->task_map);
     free(l->workers);
     free(l->rows);
     free(l->v_worker);
     free(l->waits);
-    free(l->wait_slots);
+    wfb_index_map_free(&l->wait_map);
+    wfb_stream_table_free(&l->streams);
     free(l);
 }
 
@@ -129,65 +130,51 @@ static int oom(const wfb_lifter *l, wfb_error *err)
 
 /* ---- tables ---- */
 
-static size_t slot_of(uint64_t key, size_t n_slots)
-{
-    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (n_slots - 1);
-}
-
 static uint64_t task_key(uint32_t run, uint64_t task)
 {
-    /* Task ids of a multi-rank trace use bits 0-47 (mon_reader.h). */
+    /* Task ids of a multi-rank trace use bits 0-47 (mon_run_key in
+     * mon_reader.h: the same layout). */
     return (uint64_t)(run & 0xffffu) << 48 | (task & ((UINT64_C(1) << 48) - 1));
 }
 
-static int rehash_tasks(wfb_lifter *l)
+typedef struct task_probe {
+    const wfb_lifter *l;
+    uint64_t key;
+} task_probe;
+
+static bool same_task(const void *ctx, uint32_t i)
 {
-    size_t n = l->n_slots ? l->n_slots * 2 : 256;
-    uint32_t *slots = calloc(n, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < l->n_tasks; i++) {
-        size_t k = slot_of(l->tasks[i].key, n);
-        while (slots[k])
-            k = (k + 1) & (n - 1);
-        slots[k] = (uint32_t)i + 1;
-    }
-    free(l->task_slots);
-    l->task_slots = slots;
-    l->n_slots = n;
-    return 0;
+    const task_probe *p = ctx;
+    return p->l->tasks[i].key == p->key;
+}
+
+static uint64_t task_hash(const void *ctx, uint32_t i)
+{
+    const wfb_lifter *l = ctx;
+    return l->tasks[i].key;
 }
 
 /* Finds the task, creating it when first seen. NULL when out of memory. */
 static task_state *task_of(wfb_lifter *l, uint32_t run, uint64_t task, uint32_t worker)
 {
-    uint64_t key = task_key(run, task);
-    if (l->n_slots) {
-        for (size_t k = slot_of(key, l->n_slots);; k = (k + 1) & (l->n_slots - 1)) {
-            uint32_t s = l->task_slots[k];
-            if (!s)
-                break;
-            if (l->tasks[s - 1].key == key)
-                return &l->tasks[s - 1];
-        }
-    }
-    if ((l->n_tasks + 1) * 2 > l->n_slots && rehash_tasks(l))
-        return NULL;
+    task_probe probe = {l, task_key(run, task)};
+    uint32_t found = wfb_index_map_find(&l->task_map, probe.key, same_task, &probe);
+    if (found != UINT32_MAX)
+        return &l->tasks[found];
     if (wfb_grow((void **)&l->tasks, &l->cap_tasks, l->n_tasks + 1, sizeof *l->tasks))
         return NULL;
     task_state *t = &l->tasks[l->n_tasks];
     memset(t, 0, sizeof *t);
-    t->key = key;
+    t->key = probe.key;
     t->stats.run = run;
     t->stats.task = task;
     t->stats.worker = worker;
     t->name = WFB_NONE;
     t->running_since = NAN;
     t->wait.since = NAN;
-    size_t k = slot_of(key, l->n_slots);
-    while (l->task_slots[k])
-        k = (k + 1) & (l->n_slots - 1);
-    l->task_slots[k] = (uint32_t)++l->n_tasks;
+    if (wfb_index_map_insert(&l->task_map, probe.key, (uint32_t)l->n_tasks, task_hash, l) != 0)
+        return NULL;
+    l->n_tasks++;
     return t;
 }
 
@@ -393,52 +380,42 @@ static int open_exec_at(wfb_lifter *l, task_state *t, double time, bool implicit
 
 /* ---- waiting relations ---- */
 
-static size_t wait_slot(const wfb_wait_relation *w, size_t n_slots)
+static uint64_t relation_hash(const wfb_wait_relation *w)
 {
-    uint64_t h = w->waiter * 0x9e3779b97f4a7c15ull ^ w->waited_for * 0xc2b2ae3d27d4eb4full ^
-                 w->stream * 0x165667b19e3779f9ull ^ (uint64_t)w->on_empty ^
-                 (uint64_t)w->run << 40;
-    return (size_t)(h ^ (h >> 29)) & (n_slots - 1);
+    return w->waiter * 0x9e3779b97f4a7c15ull ^ w->waited_for * 0xc2b2ae3d27d4eb4full ^
+           w->stream * 0x165667b19e3779f9ull ^ (uint64_t)w->on_empty ^ (uint64_t)w->run << 40;
 }
 
-static bool same_relation(const wfb_wait_relation *a, const wfb_wait_relation *b)
+typedef struct wait_probe {
+    const wfb_lifter *l;
+    const wfb_wait_relation *key;
+} wait_probe;
+
+static bool same_relation(const void *ctx, uint32_t i)
 {
+    const wait_probe *p = ctx;
+    const wfb_wait_relation *a = &p->l->waits[i], *b = p->key;
     return a->run == b->run && a->waiter == b->waiter && a->waited_for == b->waited_for &&
            a->stream == b->stream && a->on_empty == b->on_empty &&
            a->on_channel == b->on_channel;
 }
 
-static int rehash_waits(wfb_lifter *l)
+static uint64_t stored_relation_hash(const void *ctx, uint32_t i)
 {
-    size_t n = l->n_wait_slots ? l->n_wait_slots * 2 : 64;
-    uint32_t *slots = calloc(n, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < l->n_waits; i++) {
-        size_t k = wait_slot(&l->waits[i], n);
-        while (slots[k])
-            k = (k + 1) & (n - 1);
-        slots[k] = (uint32_t)i + 1;
-    }
-    free(l->wait_slots);
-    l->wait_slots = slots;
-    l->n_wait_slots = n;
-    return 0;
+    const wfb_lifter *l = ctx;
+    return relation_hash(&l->waits[i]);
 }
 
 /* Adds one wait of `seconds` to its relation, creating it when new. */
 static int add_wait(wfb_lifter *l, const wfb_wait_relation *key, double seconds)
 {
-    if ((l->n_waits + 1) * 2 > l->n_wait_slots && rehash_waits(l))
-        return -1;
-    size_t k = wait_slot(key, l->n_wait_slots);
-    for (; l->wait_slots[k]; k = (k + 1) & (l->n_wait_slots - 1)) {
-        wfb_wait_relation *w = &l->waits[l->wait_slots[k] - 1];
-        if (same_relation(w, key)) {
-            w->count++;
-            w->total_s += seconds;
-            return 0;
-        }
+    wait_probe probe = {l, key};
+    uint64_t hash = relation_hash(key);
+    uint32_t found = wfb_index_map_find(&l->wait_map, hash, same_relation, &probe);
+    if (found != UINT32_MAX) {
+        l->waits[found].count++;
+        l->waits[found].total_s += seconds;
+        return 0;
     }
     if (wfb_grow((void **)&l->waits, &l->cap_waits, l->n_waits + 1, sizeof *l->waits))
         return -1;
@@ -446,7 +423,10 @@ static int add_wait(wfb_lifter *l, const wfb_wait_relation *key, double seconds)
     *w = *key;
     w->count = 1;
     w->total_s = seconds;
-    l->wait_slots[k] = (uint32_t)++l->n_waits;
+    if (wfb_index_map_insert(&l->wait_map, hash, (uint32_t)l->n_waits, stored_relation_hash, l) !=
+        0)
+        return -1;
+    l->n_waits++;
     return 0;
 }
 
@@ -654,6 +634,8 @@ static int on_task_event(wfb_lifter *l, task_state *t, worker_state *w, const wf
 int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err)
 {
     uint32_t run = ev->run ? ev->run : 1;
+    if (ev->kind == WFB_LPEL_STREAM_OPEN || ev->kind == WFB_LPEL_STREAM_WRITE)
+        return wfb_stream_table_feed(&l->streams, run, ev) ? oom(l, err) : 0;
     if (ev->kind == WFB_LPEL_TASK_MAP) {
         /* Its worker is the one the task is placed on, not necessarily the
          * log it is in: it says nothing about that worker's run. */
@@ -749,6 +731,8 @@ static int store_tables(wfb_lifter *l)
         memcpy(g->waits, l->waits, l->n_waits * sizeof *g->waits);
         g->n_waits = l->n_waits;
     }
+    if (wfb_stream_table_store(&l->streams, g))
+        return -1;
     if (l->n_rows)
         memcpy(g->workers, l->rows, l->n_rows * sizeof *g->workers);
     g->n_workers = l->n_rows;
@@ -809,29 +793,7 @@ const char *wfb_task_id_text(uint64_t task, char *buf, size_t len)
     return buf;
 }
 
-int wfb_lpel_trace_supported(void)
-{
-#ifdef WFB_HAVE_MON_READER
-    return 1;
-#else
-    return 0;
-#endif
-}
-
 int wfb_import_lpel_trace(wfb_graph *g, const char *dir, wfb_error *err)
 {
     return wfb_import_lpel_trace_opt(g, dir, NULL, err);
 }
-
-#ifndef WFB_HAVE_MON_READER
-int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_options *opt,
-                              wfb_error *err)
-{
-    (void)g;
-    (void)opt;
-    wfb_set_error(err, dir, 0,
-                  "LPEL trace import is not available: the bridge was built without the "
-                  "monitor's trace reader (monitor/mon_reader.h)");
-    return -1;
-}
-#endif

@@ -2,11 +2,11 @@
  * wfb_mon_adapter.c - the thin adapter between the monitor's trace reader
  * (monitor/mon_reader.h) and the bridge's own LPEL event interface.
  *
- * It is the only bridge file that knows the trace format's reader; it is
- * built only when the monitor library exists. Events arrive in time order
+ * It is the only bridge file that knows the trace format's reader. Events arrive in time order
  * from mon_trace_next and are translated one by one into wfb_lpel_event.
  */
 #include "wfb_internal.h"
+#include "wfb_lifter_internal.h"
 
 #include "mon_reader.h"
 
@@ -75,6 +75,15 @@ static int translate(const mon_event *ev, wfb_lpel_event *out)
         out->stream = ev->stream;
         out->peer = ev->peer;
         out->empty = ev->empty;
+        return 1;
+    case MON_EV_STREAM_OPEN:
+        out->kind = WFB_LPEL_STREAM_OPEN;
+        out->stream = ev->stream;
+        out->write_end = ev->write_end;
+        return 1;
+    case MON_EV_STREAM_WRITE:
+        out->kind = WFB_LPEL_STREAM_WRITE;
+        out->stream = ev->stream;
         return 1;
     case MON_EV_MESSAGE_SENT:
         out->kind = WFB_LPEL_MSG_SENT;

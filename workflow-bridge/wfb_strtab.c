@@ -2,8 +2,8 @@
  * wfb_strtab.c - string interning for vertex ids and attribute strings.
  *
  * Ten million vertex ids must fit in a few hundred megabytes, so strings are
- * packed in one arena and looked up through an open-addressing table of
- * 32-bit indices instead of one malloc per string.
+ * packed in one arena and looked up through the bridge's index map
+ * (wfb_index_map.h: 32-bit indices) instead of one malloc per string.
  */
 #include "wfb_internal.h"
 
@@ -26,60 +26,48 @@ void wfb_strtab_free(wfb_strtab *t)
     free(t->arena);
     free(t->offset);
     free(t->hash);
-    free(t->slots);
+    wfb_index_map_free(&t->map);
     memset(t, 0, sizeof *t);
 }
 
-static bool same_text(const wfb_strtab *t, uint32_t i, const char *s, size_t len)
+/* What a lookup compares against. */
+typedef struct probe_key {
+    const wfb_strtab *t;
+    const char *s;
+    size_t len;
+    uint32_t hash;
+} probe_key;
+
+static bool same_text(const void *ctx, uint32_t i)
 {
-    const char *stored = t->arena + t->offset[i];
-    return memcmp(stored, s, len) == 0 && stored[len] == '\0';
+    const probe_key *k = ctx;
+    const char *stored = k->t->arena + k->t->offset[i];
+    return k->t->hash[i] == k->hash && memcmp(stored, k->s, k->len) == 0 &&
+           stored[k->len] == '\0';
+}
+
+static uint64_t stored_hash(const void *ctx, uint32_t i)
+{
+    const wfb_strtab *t = ctx;
+    return t->hash[i];
 }
 
 uint32_t wfb_strtab_find(const wfb_strtab *t, const char *s, size_t len)
 {
-    if (!t->nslots)
-        return WFB_NONE;
-    uint32_t h = hash_text(s, len);
-    size_t mask = t->nslots - 1;
-    for (size_t k = h & mask;; k = (k + 1) & mask) {
-        uint32_t slot = t->slots[k];
-        if (!slot)
-            return WFB_NONE;
-        if (t->hash[slot - 1] == h && same_text(t, slot - 1, s, len))
-            return slot - 1;
-    }
-}
-
-/* Keeps the load factor at or below one half. */
-static int grow_slots(wfb_strtab *t)
-{
-    size_t n = t->nslots ? t->nslots * 2 : 64;
-    uint32_t *slots = calloc(n, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < t->count; i++) {
-        size_t k = t->hash[i] & (n - 1);
-        while (slots[k])
-            k = (k + 1) & (n - 1);
-        slots[k] = (uint32_t)i + 1;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = n;
-    return 0;
+    probe_key k = {t, s, len, hash_text(s, len)};
+    uint32_t i = wfb_index_map_find(&t->map, k.hash, same_text, &k);
+    return i == UINT32_MAX ? WFB_NONE : i;
 }
 
 uint32_t wfb_strtab_intern(wfb_strtab *t, const char *s, size_t len, bool *added)
 {
     if (added)
         *added = false;
-    uint32_t found = wfb_strtab_find(t, s, len);
-    if (found != WFB_NONE)
+    probe_key k = {t, s, len, hash_text(s, len)};
+    uint32_t found = wfb_index_map_find(&t->map, k.hash, same_text, &k);
+    if (found != UINT32_MAX)
         return found;
     if (t->count >= WFB_NONE - 1 || t->arena_len + len + 1 > UINT32_MAX)
-        return WFB_NONE;
-    if ((t->count + 1) * 2 > t->nslots && grow_slots(t))
         return WFB_NONE;
     size_t cap = t->cap;
     if (wfb_grow((void **)&t->offset, &cap, t->count + 1, sizeof *t->offset))
@@ -92,15 +80,14 @@ uint32_t wfb_strtab_intern(wfb_strtab *t, const char *s, size_t len, bool *added
         return WFB_NONE;
     uint32_t i = (uint32_t)t->count++;
     t->offset[i] = (uint32_t)t->arena_len;
-    t->hash[i] = hash_text(s, len);
+    t->hash[i] = k.hash;
     memcpy(t->arena + t->arena_len, s, len);
     t->arena[t->arena_len + len] = '\0';
+    if (wfb_index_map_insert(&t->map, t->hash[i], i, stored_hash, t) != 0) {
+        t->count--;
+        return WFB_NONE;
+    }
     t->arena_len += len + 1;
-    size_t mask = t->nslots - 1;
-    size_t k = t->hash[i] & mask;
-    while (t->slots[k])
-        k = (k + 1) & mask;
-    t->slots[k] = i + 1;
     if (added)
         *added = true;
     return i;
@@ -109,5 +96,5 @@ uint32_t wfb_strtab_intern(wfb_strtab *t, const char *s, size_t len, bool *added
 size_t wfb_strtab_bytes(const wfb_strtab *t)
 {
     return t->arena_cap + t->cap * (sizeof *t->offset + sizeof *t->hash) +
-           t->nslots * sizeof *t->slots;
+           wfb_index_map_bytes(&t->map);
 }

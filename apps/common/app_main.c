@@ -1,90 +1,41 @@
 /*
- * app_main.c - the main() the four applications share (see app_main.h), so
- * that each app's own file holds only its network, its options and its
- * check.
+ * app_main.c - the main() the four applications' C programs share (see
+ * snet_prog.h): options, the network built and checked against the
+ * mapping, the monitor opened around the run, the run and the app's
+ * report. Under snetrun, app_boxlib.c plays this part.
  */
-#include "app_main.h"
+#include "snet_prog.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <mon.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static void usage(const app_spec *spec, FILE *out)
 {
-    fprintf(out,
-            "usage: %s [options]\n"
-            "%s\n"
-            "  -w N             workers (default: one per core)\n"
-            "  --inputs N       input records in the stream (default and --paper: below)\n"
-            "%s"
-            "  --paper          the paper's sizes\n"
-            "  --map FILE       place tasks on workers by net-path patterns (docs/MAPPING.md);\n"
-            "                   `snetmon advise TRACE -o FILE` writes one from a trace\n"
-            "  --check          verify every result (exit 1 if one is wrong)\n"
-            "%s"
-            MON_OPTIONS_HELP
-            "  --help           this text\n",
-            spec->name, spec->about, spec->options,
-            spec->mpi ? "  --mpi            run across the ranks of an MPI job (mpirun -n R ... --mpi):\n"
-                        "                   the !@ replicas go to the ranks, each rank writes its\n"
-                        "                   trace into DIR/rank-R; rank 0 reads the input and prints\n"
-                        : "");
-}
-
-/* The shared options; returns 0, 1 (help shown) or -1 (usage error). */
-static int parse(const app_spec *spec, int argc, char **argv, void *app, app_ctx *ctx)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long n;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(spec, stdout);
-            return 1;
-        } else if (!strcmp(a, "--check")) {
-            ctx->check = true;
-        } else if (!strcmp(a, "--paper")) {
-            ctx->paper = true;
-        } else if (!strcmp(a, "--mpi") && spec->mpi) {
-            ctx->mpi = true;
-        } else if (!strcmp(a, "-w") || !strcmp(a, "--inputs")) {
-            if (app_parse_long(spec->name, a, v, 1, a[1] == 'w' ? 4096 : 100000000, &n) != 0)
-                return -1;
-            if (a[1] == 'w')
-                ctx->workers = (unsigned)n;
-            else
-                ctx->inputs = n;
-            i++;
-        } else if (!strcmp(a, "--map")) {
-            if (!v) {
-                fprintf(stderr, "%s: --map expects a mapping file (docs/MAPPING.md)\n",
-                        spec->name);
-                return -1;
-            }
-            ctx->map_path = v;
-            i++;
-        } else {
-            int used = spec->option(app, a, v);
-            if (used < 0)
-                return -1;
-            if (used == 0) {
-                fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", spec->name, a,
-                        spec->name);
-                return -1;
-            }
-            i += used - 1;
-        }
-    }
-    return 0;
+    char synopsis[128];
+    snprintf(synopsis, sizeof synopsis, "%s [options]", spec->name);
+    static const char host_options[] =
+        "  -w N             workers (default: one per core)\n"
+        "  --map FILE       place tasks on workers by net-path patterns (docs/MAPPING.md);\n"
+        "                   `snetmon advise TRACE -o FILE` writes one from a trace\n"
+        MON_OPTIONS_HELP
+        "  -h, --help       this text\n"
+        "  --version        the version and git revision\n";
+    static const char host_options_mpi[] =
+        "  -w N             workers (default: one per core)\n"
+        "  --map FILE       place tasks on workers by net-path patterns (docs/MAPPING.md);\n"
+        "                   `snetmon advise TRACE -o FILE` writes one from a trace\n"
+        APP_MPI_OPTION_HELP
+        MON_OPTIONS_HELP
+        "  -h, --help       this text\n"
+        "  --version        the version and git revision\n";
+    app_usage(spec, synopsis, spec->mpi ? host_options_mpi : host_options, out);
 }
 
 /* Build the network and load and check the mapping: 0, or -1 (printed). */
 static int prepare(const app_spec *spec, void *app, app_ctx *ctx, snet_net **net,
                    snet_mapping **mapping)
 {
-    char err[1024];
     *net = spec->build(app);
     const char *problem = snet_net_check(*net);
     if (problem) {
@@ -94,18 +45,14 @@ static int prepare(const app_spec *spec, void *app, app_ctx *ctx, snet_net **net
     ctx->net = *net;
     if (!ctx->map_path)
         return 0;
-    unsigned workers = ctx->workers ? ctx->workers : lpel_core_count();
-    if (snet_mapping_load(ctx->map_path, mapping, err, sizeof err) != SNET_OK ||
-        snet_mapping_check(*mapping, *net, workers, err, sizeof err) != SNET_OK) {
-        fprintf(stderr, "%s: %s\n", spec->name, err);
+    if (snet_prog_load_mapping(spec->name, ctx->map_path, *net, ctx->workers, mapping) != 0)
         return -1;
-    }
     ctx->mapping = *mapping;
     return 0;
 }
 
-/* --mpi: join the job; the trace of this rank goes into DIR/rank-R. 0 or
- * -1 (printed). */
+/* --mpi: join the job (MPI_Init through the S-Net library); this rank's
+ * trace goes into DIR/rank-R. 0, or -1 after the message. */
 static int join_job(const app_spec *spec, int *argc, char ***argv, app_ctx *ctx, mon_options *mo)
 {
     char err[512];
@@ -115,11 +62,43 @@ static int join_job(const app_spec *spec, int *argc, char ***argv, app_ctx *ctx,
     }
     ctx->rank = snet_distrib_rank(ctx->distrib);
     ctx->ranks = snet_distrib_size(ctx->distrib);
-    mon_options_set_rank(mo, ctx->rank, ctx->ranks);
+    if (mon_options_set_rank(mo, ctx->rank, ctx->ranks) != 0) {
+        fprintf(stderr, "%s: --mpi: MPI says rank %d of %d\n", spec->name, ctx->rank,
+                ctx->ranks);
+        return -1;
+    }
     return 0;
 }
 
-int app_main(const app_spec *spec, int argc, char **argv, void *app)
+/* ctx->rerun of the C program: the same network, unmonitored. */
+static int rerun_unmonitored(const app_ctx *ctx, snet_input_fn next, void *in_user,
+                             app_take_fn take, void *out_user)
+{
+    return app_run_network(ctx, false, next, in_user, take, out_user);
+}
+
+/* The monitored run and the report; the exit status. */
+static int run_and_report(const app_spec *spec, void *app, app_ctx *ctx, const mon_options *mo,
+                          int argc, char **argv)
+{
+    mon *m = NULL;
+    lpel_hooks hooks;
+    char err[512];
+    if (mon_open(&m, mo, argc, argv, &hooks, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", spec->name, err);
+        spec->report(app, ctx, -1);
+        return 1;
+    }
+    ctx->hooks = mon_lpel_hooks(m);
+    ctx->rerun = rerun_unmonitored;
+    int run = app_run_network(ctx, true, spec->input, app, spec->output, app);
+    int status = spec->report(app, ctx, run);
+    if (mon_close(m) != 0 && status == 0)
+        status = 1;
+    return status;
+}
+
+int app_main(const app_spec *spec, int argc, char **argv)
 {
     mon_options mo;
     char err[512];
@@ -128,53 +107,33 @@ int app_main(const app_spec *spec, int argc, char **argv, void *app)
         fprintf(stderr, "%s: %s\n", spec->name, err);
         return 2;
     }
-    int parsed = parse(spec, argc, argv, app, &ctx);
-    if (parsed != 0)
-        return parsed > 0 ? 0 : 2;
-    if (ctx.mpi && join_job(spec, &argc, &argv, &ctx, &mo) != 0)
+    void *app = app_new(spec);
+    if (!app)
         return 1;
+    int status = 2;
     snet_net *net = NULL;
     snet_mapping *mapping = NULL;
-    int status = 2;
-    if (spec->finish(app, &ctx) != 0)
-        goto out;
-    if (prepare(spec, app, &ctx, &net, &mapping) != 0)
-        goto out;
-    mon *m = NULL;
-    lpel_hooks hooks;
-    if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", spec->name, err);
-        status = 1;
-        goto out;
+    int parsed = app_parse_options(spec, APP_HOST_PROGRAM, argc, argv, app, &ctx);
+    if (parsed != 0) {
+        if (parsed == 1)
+            usage(spec, stdout);
+        free(app);
+        return parsed > 0 ? 0 : 2;
     }
-    ctx.hooks = mon_lpel_hooks(m);
-    status = spec->run(app, &ctx);
-    if (mon_close(m) != 0 && status == 0)
-        status = 1;
-out:
+    if (ctx.mpi && join_job(spec, &argc, &argv, &ctx, &mo) != 0) {
+        snet_distrib_finalize(ctx.distrib);
+        free(app);
+        return 1;
+    }
+    if (spec->finish(app, &ctx) != 0 || prepare(spec, app, &ctx, &net, &mapping) != 0)
+        spec->report(app, &ctx, -1);
+    else
+        status = run_and_report(spec, app, &ctx, &mo, argc, argv);
     snet_mapping_free(mapping);
     snet_net_free(net);
     snet_distrib_finalize(ctx.distrib);
+    free(app);
     return status;
-}
-
-int app_parse_long(const char *prog, const char *flag, const char *value, long min, long max,
-                   long *out)
-{
-    char *end;
-    errno = 0;
-    long n = value ? strtol(value, &end, 10) : 0;
-    if (!value || errno || *end || end == value || n < min || n > max) {
-        if (max == LONG_MAX)
-            fprintf(stderr, "%s: %s expects a whole number >= %ld, got '%s'\n", prog, flag, min,
-                    value ? value : "(nothing)");
-        else
-            fprintf(stderr, "%s: %s expects a whole number from %ld to %ld, got '%s'\n", prog,
-                    flag, min, max, value ? value : "(nothing)");
-        return -1;
-    }
-    *out = n;
-    return 0;
 }
 
 int app_run_network(const app_ctx *ctx, bool monitored, snet_input_fn next, void *in_user,
@@ -201,12 +160,4 @@ int app_run_network(const app_ctx *ctx, bool monitored, snet_input_fn next, void
         take(out_user, o);
     snet_run_destroy(run);
     return rc == SNET_OK ? 0 : -1;
-}
-
-uint64_t app_mix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15u;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
 }

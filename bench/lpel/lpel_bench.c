@@ -16,9 +16,8 @@
 #include "bench.h"
 
 #include <lpel.h>
-#if BENCH_WITH_MONITOR
 #include <mon.h>
-#endif
+#include <prog_opt.h>
 
 #include <errno.h>
 #include <math.h>
@@ -462,10 +461,8 @@ static void usage(FILE *out)
             "  --repeat R       runs to take the median of (default 1)\n"
             "  --no-baseline    skip the pthreads program (a 1000-thread ring takes ~30 s)\n"
             "  --json           print one JSON object\n"
-#if BENCH_WITH_MONITOR
             MON_OPTIONS_HELP
-#endif
-    );
+            "  -h, --help, --version\n");
 }
 
 static long parse_count(const char *flag, const char *value, long min)
@@ -481,52 +478,90 @@ static long parse_count(const char *flag, const char *value, long min)
     return v;
 }
 
+enum {
+    OPT_NO_BASELINE = PROG_OPT_OWN,
+    OPT_JSON,
+    OPT_TASKS,
+    OPT_ROUNDS,
+    OPT_DEPTH,
+    OPT_MESSAGES,
+    OPT_CAPACITY,
+    OPT_SWITCHES,
+    OPT_COUNT,
+    OPT_WORKERS,
+    OPT_REPEAT,
+    OPT_PLACE
+};
+
+/* One option with a number (or --place) as its value. */
+static void take_value(options *o, int c, const char *v)
+{
+    switch (c) {
+    case OPT_TASKS: o->tasks = parse_count("--tasks", v, 2); break;
+    case OPT_ROUNDS: o->rounds = parse_count("--rounds", v, 2); break;
+    case OPT_DEPTH: o->depth = parse_count("--depth", v, 2); break;
+    case OPT_MESSAGES: o->messages = parse_count("--messages", v, 1); break;
+    case OPT_CAPACITY: o->capacity = (size_t)parse_count("--capacity", v, 1); break;
+    case OPT_SWITCHES: o->switches = parse_count("--switches", v, 2); break;
+    case OPT_COUNT: o->count = parse_count("--count", v, 10); break;
+    case OPT_WORKERS: o->workers = (unsigned)parse_count("--workers", v, 2); break;
+    case OPT_REPEAT: o->repeat = (int)parse_count("--repeat", v, 1); break;
+    default: /* OPT_PLACE */
+        if (!strcmp(v, "const")) o->place = PLACE_CONST;
+        else if (!strcmp(v, "rr")) o->place = PLACE_RR;
+        else if (!strcmp(v, "parts")) o->place = PLACE_PARTS;
+        else {
+            fprintf(stderr, "lpel-bench: --place expects const, rr or parts, got '%s'\n", v);
+            exit(2);
+        }
+    }
+}
+
 static void parse_options(int argc, char **argv, options *o)
 {
-    if (argc < 2) {
+    static const struct option longopts[] = {
+        PROG_OPT_STANDARD,
+        {"no-baseline", no_argument, NULL, OPT_NO_BASELINE},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"tasks", required_argument, NULL, OPT_TASKS},
+        {"rounds", required_argument, NULL, OPT_ROUNDS},
+        {"depth", required_argument, NULL, OPT_DEPTH},
+        {"messages", required_argument, NULL, OPT_MESSAGES},
+        {"capacity", required_argument, NULL, OPT_CAPACITY},
+        {"switches", required_argument, NULL, OPT_SWITCHES},
+        {"count", required_argument, NULL, OPT_COUNT},
+        {"workers", required_argument, NULL, OPT_WORKERS},
+        {"repeat", required_argument, NULL, OPT_REPEAT},
+        {"place", required_argument, NULL, OPT_PLACE},
+        {NULL, 0, NULL, 0}};
+    prog_opt p;
+    prog_opt_begin(&p, "lpel-bench", argc, argv);
+    for (int c; (c = prog_opt_next(&p, "h", longopts)) != -1;) {
+        if (c == 'h') {
+            usage(stdout);
+            exit(0);
+        } else if (c == PROG_OPT_VERSION) {
+            exit(prog_opt_version(&p));
+        } else if (c == OPT_NO_BASELINE) {
+            o->baseline = false;
+        } else if (c == OPT_JSON) {
+            o->json = true;
+        } else if (c >= OPT_TASKS && c <= OPT_PLACE) {
+            take_value(o, c, optarg);
+        } else {
+            exit(2);
+        }
+    }
+    if (prog_opt_npositional(&p) != 1) {
         usage(stderr);
         exit(2);
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(stdout);
-        exit(0);
-    }
-    o->bench = argv[1];
+    o->bench = prog_opt_positional(&p)[0];
     if (strcmp(o->bench, "ctx") && strcmp(o->bench, "ring") && strcmp(o->bench, "pipe") &&
         strcmp(o->bench, "create")) {
         fprintf(stderr, "lpel-bench: unknown benchmark '%s' (expected ctx, ring, pipe or create)\n",
                 o->bench);
         exit(2);
-    }
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(0); }
-        else if (!strcmp(a, "--no-baseline")) o->baseline = false;
-        else if (!strcmp(a, "--json")) o->json = true;
-        else if (!strcmp(a, "--tasks")) { o->tasks = parse_count(a, v, 2); i++; }
-        else if (!strcmp(a, "--rounds")) { o->rounds = parse_count(a, v, 2); i++; }
-        else if (!strcmp(a, "--depth")) { o->depth = parse_count(a, v, 2); i++; }
-        else if (!strcmp(a, "--messages")) { o->messages = parse_count(a, v, 1); i++; }
-        else if (!strcmp(a, "--capacity")) { o->capacity = (size_t)parse_count(a, v, 1); i++; }
-        else if (!strcmp(a, "--switches")) { o->switches = parse_count(a, v, 2); i++; }
-        else if (!strcmp(a, "--count")) { o->count = parse_count(a, v, 10); i++; }
-        else if (!strcmp(a, "--workers")) { o->workers = (unsigned)parse_count(a, v, 2); i++; }
-        else if (!strcmp(a, "--repeat")) { o->repeat = (int)parse_count(a, v, 1); i++; }
-        else if (!strcmp(a, "--place")) {
-            if (v && !strcmp(v, "const")) o->place = PLACE_CONST;
-            else if (v && !strcmp(v, "rr")) o->place = PLACE_RR;
-            else if (v && !strcmp(v, "parts")) o->place = PLACE_PARTS;
-            else {
-                fprintf(stderr, "lpel-bench: --place expects const, rr or parts, got '%s'\n",
-                        v ? v : "(nothing)");
-                exit(2);
-            }
-            i++;
-        } else {
-            fprintf(stderr, "lpel-bench: unknown option '%s' (see lpel-bench --help)\n", a);
-            exit(2);
-        }
     }
 }
 
@@ -535,7 +570,6 @@ int main(int argc, char **argv)
     options o = {.tasks = 1000, .rounds = 1000, .depth = 100, .messages = 100000,
                  .switches = 10000000, .count = 1000000, .capacity = 16,
                  .place = PLACE_PARTS, .repeat = 1, .baseline = true};
-#if BENCH_WITH_MONITOR
     mon_options mo;
     char err[512];
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
@@ -555,9 +589,4 @@ int main(int argc, char **argv)
     }
     run_bench(&o);
     return mon_close(m) == 0 ? 0 : 1;
-#else
-    parse_options(argc, argv, &o);
-    run_bench(&o);
-    return 0;
-#endif
 }

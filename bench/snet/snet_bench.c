@@ -17,9 +17,8 @@
  */
 #include <lpel.h>
 #include <snet.h>
-#if BENCH_WITH_MONITOR
 #include <mon.h>
-#endif
+#include <prog_opt.h>
 
 #include <errno.h>
 #include <stdint.h>
@@ -328,25 +327,58 @@ static long number(const char *flag, const char *v, long min, long max)
     return n;
 }
 
-static void usage(void)
+static void usage(FILE *out)
 {
-    puts("usage: snet-bench pipeline|star [-w N] [--messages M] [--replicas N] [--repeat R] [--json]"
-#if BENCH_WITH_MONITOR
-         " [-m FLAGS -o DIR]"
-#endif
-    );
+    fputs("usage: snet-bench pipeline|star [-w N] [--messages M] [--replicas N] [--repeat R] [--json]"
+          " [-m FLAGS -o DIR] [-h|--help] [--version]\n", out);
+}
+
+/* 0 to run, else the exit status + 1 (help and version: 1). */
+static int parse_options(int argc, char **argv, options *o)
+{
+    enum { OPT_MESSAGES = PROG_OPT_OWN, OPT_REPLICAS, OPT_REPEAT, OPT_JSON };
+    static const struct option longopts[] = {PROG_OPT_STANDARD,
+                                              {"workers", required_argument, NULL, 'w'},
+                                              {"messages", required_argument, NULL, OPT_MESSAGES},
+                                              {"replicas", required_argument, NULL, OPT_REPLICAS},
+                                              {"repeat", required_argument, NULL, OPT_REPEAT},
+                                              {"json", no_argument, NULL, OPT_JSON},
+                                              {NULL, 0, NULL, 0}};
+    prog_opt p;
+    prog_opt_begin(&p, "snet-bench", argc, argv);
+    for (int c; (c = prog_opt_next(&p, "hw:", longopts)) != -1;) {
+        switch (c) {
+        case 'h': usage(stdout); return 1;
+        case PROG_OPT_VERSION: prog_opt_version(&p); return 1;
+        case 'w': o->workers = (unsigned)number("-w", optarg, 1, 1024); break;
+        case OPT_MESSAGES: o->messages = number("--messages", optarg, 1, 1L << 40); break;
+        case OPT_REPLICAS: o->replicas = number("--replicas", optarg, 1, 1L << 30); break;
+        case OPT_REPEAT: o->repeat = (int)number("--repeat", optarg, 1, 64); break;
+        case OPT_JSON: o->json = true; break;
+        default: usage(stderr); return 3;
+        }
+    }
+    char **args = prog_opt_positional(&p);
+    if (prog_opt_npositional(&p) != 1 || (strcmp(args[0], "pipeline") && strcmp(args[0], "star"))) {
+        usage(stderr);
+        return 3;
+    }
+    o->bench = args[0];
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     options o = {NULL, 1000000, 100000, 5, 0, false, NULL};
-#if BENCH_WITH_MONITOR
     mon_options mo;
     char err[512];
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
         fprintf(stderr, "snet-bench: %s\n", err);
         return 2;
     }
+    int parsed = parse_options(argc, argv, &o);
+    if (parsed)
+        return parsed - 1;
     mon *m = NULL;
     lpel_hooks hooks;
     if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
@@ -354,31 +386,11 @@ int main(int argc, char **argv)
         return 1;
     }
     o.hooks = mon_lpel_hooks(m);
-#endif
-    if (argc < 2 || (strcmp(argv[1], "pipeline") && strcmp(argv[1], "star"))) {
-        usage();
-        return 2;
-    }
-    o.bench = argv[1];
-    for (int i = 2; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "-w")) o.workers = (unsigned)number("-w", v, 1, 1024), i++;
-        else if (!strcmp(argv[i], "--messages")) o.messages = number("--messages", v, 1, 1L << 40), i++;
-        else if (!strcmp(argv[i], "--replicas")) o.replicas = number("--replicas", v, 1, 1L << 30), i++;
-        else if (!strcmp(argv[i], "--repeat")) o.repeat = (int)number("--repeat", v, 1, 64), i++;
-        else if (!strcmp(argv[i], "--json")) o.json = true;
-        else {
-            usage();
-            return 2;
-        }
-    }
     if (!o.json)
         printf("workers: %u, monitoring: %s\n", o.workers ? o.workers : lpel_core_count(),
                o.hooks ? "on (mon1)" : "off");
     int rc = !strcmp(o.bench, "pipeline") ? bench_pipeline(&o) : bench_star(&o);
-#if BENCH_WITH_MONITOR
     if (mon_close(m) != 0 && rc == 0)
         rc = 1;
-#endif
     return rc;
 }

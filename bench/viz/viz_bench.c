@@ -13,6 +13,7 @@
  * same run, so the ratios do not depend on the machine's speed. A zoomed
  * render (a 1% window, full detail) of the largest size is measured too.
  */
+#include "prog_opt.h"
 #include "viz.h"
 
 #include <stdint.h>
@@ -293,10 +294,10 @@ static viz_time stream_end(long long events)
     return s.last;
 }
 
-static void usage(void)
+static void usage(FILE *out)
 {
-    fprintf(stderr, "usage: viz-bench [--runs N (5)] [--max EVENTS (1e7; 1e8 adds a row)] "
-                    "[--out DIR (.)]\n");
+    fprintf(out, "usage: viz-bench [--runs N (5)] [--max EVENTS (1e7; 1e8 adds a row)] "
+                 "[--out DIR (.)] [-h|--help] [--version]\n");
 }
 
 int main(int argc, char **argv)
@@ -304,20 +305,30 @@ int main(int argc, char **argv)
     int runs = 5;
     double max_events = 1e7;
     const char *dir = ".";
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--runs") && i + 1 < argc)
-            runs = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--max") && i + 1 < argc)
-            max_events = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
-            dir = argv[++i];
-        else {
-            usage();
-            return 2;
-        }
+    enum { OPT_RUNS = PROG_OPT_OWN, OPT_MAX, OPT_OUT };
+    static const struct option longopts[] = {PROG_OPT_STANDARD,
+                                              {"runs", required_argument, NULL, OPT_RUNS},
+                                              {"max", required_argument, NULL, OPT_MAX},
+                                              {"out", required_argument, NULL, OPT_OUT},
+                                              {NULL, 0, NULL, 0}};
+    prog_opt p;
+    prog_opt_begin(&p, "viz-bench", argc, argv);
+    for (int c; (c = prog_opt_next(&p, "h", longopts)) != -1;) {
+        if (c == 'h')
+            return usage(stdout), 0;
+        else if (c == PROG_OPT_VERSION)
+            return prog_opt_version(&p);
+        else if (c == OPT_RUNS)
+            runs = atoi(optarg);
+        else if (c == OPT_MAX)
+            max_events = atof(optarg);
+        else if (c == OPT_OUT)
+            dir = optarg;
+        else
+            return usage(stderr), 2;
     }
-    if (runs < 1 || runs > 64 || max_events < 1e5) {
-        usage();
+    if (prog_opt_npositional(&p) > 0 || runs < 1 || runs > 64 || max_events < 1e5) {
+        usage(stderr);
         return 2;
     }
     long long sizes[MAX_SIZES] = {0};

@@ -11,7 +11,9 @@
  *   wfb-bench jsonl N FILE     write N events to FILE, then time importing it
  *   wfb-bench lift N           N messages through the LPEL lifter
  */
+#include "prog_opt.h"
 #include "wfb.h"
+#include "wfb_lifter_internal.h" /* synthetic traces go in as lifter events */
 
 #include <math.h>
 #include <stdio.h>
@@ -199,14 +201,31 @@ static int bench_lift(size_t n)
     return 0;
 }
 
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: wfb-bench wcp N [DEGREE] | jsonl N FILE | lift N   (-h, --version)\n");
+}
+
 int main(int argc, char **argv)
 {
-    if (argc >= 3 && !strcmp(argv[1], "wcp"))
-        return bench_wcp(strtoull(argv[2], NULL, 10), argc > 3 ? atoi(argv[3]) : 2);
-    if (argc >= 4 && !strcmp(argv[1], "jsonl"))
-        return bench_jsonl(strtoull(argv[2], NULL, 10), argv[3]);
-    if (argc >= 3 && !strcmp(argv[1], "lift"))
-        return bench_lift(strtoull(argv[2], NULL, 10));
-    fprintf(stderr, "usage: wfb-bench wcp N [DEGREE] | jsonl N FILE | lift N\n");
+    static const struct option longopts[] = {PROG_OPT_STANDARD, {NULL, 0, NULL, 0}};
+    prog_opt p;
+    prog_opt_begin(&p, "wfb-bench", argc, argv);
+    for (int c; (c = prog_opt_next(&p, "h", longopts)) != -1;) {
+        if (c == 'h')
+            return usage(stdout), 0;
+        if (c == PROG_OPT_VERSION)
+            return prog_opt_version(&p);
+        return usage(stderr), 2;
+    }
+    int n = prog_opt_npositional(&p);
+    char **a = prog_opt_positional(&p);
+    if (n >= 2 && !strcmp(a[0], "wcp"))
+        return bench_wcp(strtoull(a[1], NULL, 10), n > 2 ? atoi(a[2]) : 2);
+    if (n >= 3 && !strcmp(a[0], "jsonl"))
+        return bench_jsonl(strtoull(a[1], NULL, 10), a[2]);
+    if (n >= 2 && !strcmp(a[0], "lift"))
+        return bench_lift(strtoull(a[1], NULL, 10));
+    usage(stderr);
     return 2;
 }

@@ -14,6 +14,7 @@
  */
     .text
     .globl  lpel_ctx_swap
+    .hidden lpel_ctx_swap
     .type   lpel_ctx_swap, @function
 /* void lpel_ctx_swap(void **save_sp (rdi), void *new_sp (rsi)) */
 lpel_ctx_swap:
@@ -51,6 +52,7 @@ lpel_ctx_swap:
     .size   lpel_ctx_swap, .-lpel_ctx_swap
 
     .globl  lpel_ctx_trampoline
+    .hidden lpel_ctx_trampoline
     .type   lpel_ctx_trampoline, @function
 /* First code a new context runs: r12 = entry, r13 = arg (set up by
  * lpel_ctx_init). The stack is 16-byte aligned here, as a call needs. */

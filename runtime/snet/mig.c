@@ -9,20 +9,12 @@
  * (snet_mig_slot, one cache line each); a task never leaves its worker, so
  * only one thread ever touches a counter and no atomics are needed.
  *
- * The trace calls wrap the monitor's TMO interface so that the runtime
- * builds without the monitor (SNET_WITH_MONITOR unset): they compile away.
+ * The trace calls are the monitor's TMO interface for the running task:
+ * the only use the S-Net library makes of the monitor.
  */
 #include "snet_internal.h"
 
-#ifdef SNET_WITH_MONITOR
 #include <mon.h>
-#endif
-
-/* The layout of mon_msg_id_make_at, for builds without the monitor. */
-#define SNET_MSG_SEQ_BITS 40
-#define SNET_MSG_SEQ_MASK ((UINT64_C(1) << SNET_MSG_SEQ_BITS) - 1)
-#define SNET_MSG_FIELD_MASK 0xfffu
-#define SNET_MSG_RANK_SHIFT 52
 
 uint64_t snet_mig_next(snet_run *run)
 {
@@ -33,17 +25,9 @@ uint64_t snet_mig_next(snet_run *run)
 uint64_t snet_mig_next_on(snet_run *run, unsigned worker)
 {
     uint64_t seq = ++run->mig[worker].seq;
-    unsigned rank = (unsigned)run->rank;
-#ifdef SNET_WITH_MONITOR
-    return mon_msg_id_make_at(rank, worker, seq);
-#else
-    return ((uint64_t)(rank & SNET_MSG_FIELD_MASK) << SNET_MSG_RANK_SHIFT) |
-           ((uint64_t)(worker & SNET_MSG_FIELD_MASK) << SNET_MSG_SEQ_BITS) |
-           (seq & SNET_MSG_SEQ_MASK);
-#endif
+    return mon_msg_id_make_at((unsigned)run->rank, worker, seq);
 }
 
-#ifdef SNET_WITH_MONITOR
 void snet_mon_begin(void) { mon_component_begin(lpel_task_self()); }
 void snet_mon_read(uint64_t id) { mon_message_read(lpel_task_self(), id); }
 void snet_mon_written(uint64_t id) { mon_message_written(lpel_task_self(), id); }
@@ -75,21 +59,3 @@ void snet_mon_clock_samples(const char *phase, const uint64_t (*s)[3], size_t n)
         n -= k;
     }
 }
-#else
-void snet_mon_begin(void) {}
-void snet_mon_read(uint64_t id) { (void)id; }
-void snet_mon_written(uint64_t id) { (void)id; }
-void snet_mon_end(void) {}
-void snet_mon_sent(uint64_t id, int rank) { (void)id, (void)rank; }
-void snet_mon_received(uint64_t id, int rank) { (void)id, (void)rank; }
-void snet_mon_channel_open(uint64_t channel, int rank, bool sends)
-{
-    (void)channel, (void)rank, (void)sends;
-}
-void snet_mon_channel_block(uint64_t channel, bool empty) { (void)channel, (void)empty; }
-bool snet_mon_clock(uint64_t *ticks) { return (void)ticks, false; }
-void snet_mon_clock_samples(const char *phase, const uint64_t (*s)[3], size_t n)
-{
-    (void)phase, (void)s, (void)n;
-}
-#endif

@@ -95,10 +95,9 @@
  *     snet_run_destroy(run);
  *     snet_net_free(net);
  *
- * A whole command-line program (records as text on stdin, see docs/RECORDS.md;
- * -m FLAGS / -o DIR for monitoring, -w N workers):
- *
- *     int main(int argc, char **argv) { return snet_main(argc, argv, build_net()); }
+ * A whole command-line program around a net (records as text on stdin,
+ * monitoring options, mapping files) is program-side: snet_prog_main in
+ * apps/common/snet_prog.h (library snet_prog).
  *
  * Errors are return codes (SNET_OK, SNET_E...) plus a message. A record that
  * matches no branch or no box input type is a runtime error naming the
@@ -496,21 +495,6 @@ typedef struct snet_codec {
 /* Register a codec for this run (the codec must outlive it). Types are
  * matched across ranks by name. */
 int snet_run_register_codec(snet_run *run, const snet_codec *codec);
-
-/*
- * A complete command-line program around a net (freed before returning):
- *   -w N            workers (default: one per core)
- *   --map FILE      place tasks by the mapping file (docs/MAPPING.md)
- *   -i FILE         input records (default: stdin), docs/RECORDS.md
- *   -O FILE         output records (default: stdout)
- *   -m FLAGS, -o DIR, --mon-tasks RE   monitoring (when built with monitor/)
- * Returns the process exit status: 0 on success, 1 on a runtime error, 2 on
- * a usage error.
- */
-int snet_main(int argc, char **argv, snet_net *net);
-/* The same, with field types the text reader should know. */
-int snet_main_types(int argc, char **argv, snet_net *net,
-                    const snet_field_type *const *types, size_t ntypes);
 
 #ifdef __cplusplus
 }

@@ -8,15 +8,11 @@
  * worker v (dynamic placement), or across MPI ranks (distrib/). A !! <t> keeps input order with sort
  * markers sent to every replica and the control stream (merger.c).
  */
+#include "snet_index_map.h"
 #include "snet_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct replica_slot {
-    long value;
-    lpel_stream *in; /* NULL: free slot */
-} replica_slot;
 
 typedef struct split_entity {
     snet_run *run;
@@ -24,37 +20,38 @@ typedef struct split_entity {
     char *path, *prefix;
     int worker; /* placement hint of the enclosing @N */
     lpel_stream *in, *control;
-    replica_slot *slots; /* open addressing, power of two */
-    size_t nslots, nreplicas;
+    snet_index_map replicas; /* tag value -> replica index */
+    long *values;            /* per replica: its tag value */
+    size_t nreplicas;
     lpel_stream **all; /* every replica input, and the control stream last */
     uint64_t counter;
 } split_entity;
 
-static size_t slot_of(const split_entity *s, long value)
+static uint64_t value_hash(long value) { return (uint64_t)value; }
+
+typedef struct value_probe {
+    const split_entity *s;
+    long value;
+} value_probe;
+
+static bool same_value(const void *ctx, uint32_t i)
 {
-    uint64_t h = (uint64_t)value * 0x9e3779b97f4a7c15ULL;
-    size_t i = (size_t)(h >> 32) & (s->nslots - 1);
-    while (s->slots[i].in && s->slots[i].value != value)
-        i = (i + 1) & (s->nslots - 1);
-    return i;
+    const value_probe *p = ctx;
+    return p->s->values[i] == p->value;
 }
 
-static int grow_table(split_entity *s)
+static uint64_t stored_value_hash(const void *ctx, uint32_t i)
 {
-    replica_slot *old = s->slots;
-    size_t nold = s->nslots;
-    s->nslots = nold ? nold * 2 : 16;
-    s->slots = calloc(s->nslots, sizeof *s->slots);
-    if (!s->slots) {
-        s->slots = old;
-        s->nslots = nold;
-        return -1;
-    }
-    for (size_t i = 0; i < nold; i++)
-        if (old[i].in)
-            s->slots[slot_of(s, old[i].value)] = old[i];
-    free(old);
-    return 0;
+    const split_entity *s = ctx;
+    return value_hash(s->values[i]);
+}
+
+/* The input stream of the replica for value, NULL when there is none yet. */
+static lpel_stream *replica_of(const split_entity *s, long value)
+{
+    value_probe p = {s, value};
+    uint32_t i = snet_index_map_find(&s->replicas, value_hash(value), same_value, &p);
+    return i == UINT32_MAX ? NULL : s->all[i];
 }
 
 static int worker_for(const split_entity *s, long value)
@@ -68,12 +65,16 @@ static int worker_for(const split_entity *s, long value)
 /* Create the replica for value; returns its input stream or NULL. */
 static lpel_stream *new_replica(split_entity *s, long value)
 {
-    if ((s->nreplicas + 1) * 2 > s->nslots && grow_table(s) != 0)
-        return NULL;
     lpel_stream **all = realloc(s->all, (s->nreplicas + 2) * sizeof *all);
     if (!all)
         return NULL;
     s->all = all;
+    long *values = realloc(s->values, (s->nreplicas + 1) * sizeof *values);
+    if (!values)
+        return NULL;
+    s->values = values;
+    if (snet_index_map_reserve(&s->replicas, stored_value_hash, s) != 0)
+        return NULL;
     char part[48];
     snprintf(part, sizeof part, "I%ld:", value);
     char *full = snet_path_join(s->prefix, part);
@@ -97,9 +98,12 @@ static lpel_stream *new_replica(split_entity *s, long value)
     }
     add->add_stream = rout;
     lpel_stream_write(s->control, add);
-    size_t slot = slot_of(s, value);
-    s->slots[slot] = (replica_slot){value, rin};
-    s->all[s->nreplicas++] = rin;
+    s->all[s->nreplicas] = rin;
+    s->values[s->nreplicas] = value;
+    /* Cannot fail: reserved above. */
+    snet_index_map_insert(&s->replicas, value_hash(value), (uint32_t)s->nreplicas,
+                          stored_value_hash, s);
+    s->nreplicas++;
     lpel_stream_open(rin, LPEL_STREAM_WRITE);
     return rin;
 }
@@ -117,7 +121,7 @@ static void route(split_entity *s, snet_record *r)
         return;
     }
     long value = r->entries[i].u.tag;
-    lpel_stream *target = s->nslots ? s->slots[slot_of(s, value)].in : NULL;
+    lpel_stream *target = replica_of(s, value);
     if (!target)
         target = new_replica(s, value);
     if (!target) {
@@ -160,7 +164,8 @@ static void split_task(void *arg)
     for (size_t i = 0; i < s->nreplicas; i++)
         lpel_stream_close(s->all[i], LPEL_STREAM_WRITE);
     lpel_stream_close(s->control, LPEL_STREAM_WRITE);
-    free(s->slots);
+    snet_index_map_free(&s->replicas);
+    free(s->values);
     free(s->all);
     free(s->path);
     free(s->prefix);

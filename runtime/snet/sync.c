@@ -16,6 +16,7 @@
  * pattern pass through unchanged (same id). Records still stored when the
  * input ends are discarded and counted (the cell never fired).
  */
+#include "snet_index_map.h"
 #include "snet_internal.h"
 
 #include <stdlib.h>
@@ -37,8 +38,9 @@ typedef struct sync_entity {
     const char **keys; /* the binding tags every pattern names */
     size_t nkeys;
     cell plain;
-    cell *cells; /* keyed: open addressing, power of two */
-    size_t ncells, used;
+    cell *cells; /* keyed: one per key seen, in order */
+    size_t ncells, cap_cells;
+    snet_index_map by_key; /* key -> index into cells */
 } sync_entity;
 
 /* The free pattern of c that r matches best, or -1. */
@@ -91,27 +93,50 @@ static uint64_t key_hash(const long *key, size_t n)
     return h ^ (h >> 33);
 }
 
-static size_t slot_of(const sync_entity *s, const cell *cells, size_t ncells, const long *key)
+typedef struct key_probe {
+    const sync_entity *s;
+    const long *key;
+} key_probe;
+
+static bool same_key(const void *ctx, uint32_t i)
 {
-    size_t i = (size_t)key_hash(key, s->nkeys) & (ncells - 1);
-    while (cells[i].key && memcmp(cells[i].key, key, s->nkeys * sizeof *key) != 0)
-        i = (i + 1) & (ncells - 1);
-    return i;
+    const key_probe *p = ctx;
+    return memcmp(p->s->cells[i].key, p->key, p->s->nkeys * sizeof *p->key) == 0;
 }
 
-static int grow_cells(sync_entity *s)
+static uint64_t stored_key_hash(const void *ctx, uint32_t i)
 {
-    size_t n = s->ncells ? s->ncells * 2 : 16;
-    cell *cells = calloc(n, sizeof *cells);
-    if (!cells)
-        return -1;
-    for (size_t i = 0; i < s->ncells; i++)
-        if (s->cells[i].key)
-            cells[slot_of(s, cells, n, s->cells[i].key)] = s->cells[i];
-    free(s->cells);
-    s->cells = cells;
-    s->ncells = n;
-    return 0;
+    const sync_entity *s = ctx;
+    return key_hash(s->cells[i].key, s->nkeys);
+}
+
+/* A new cell for key k at the end of cells; NULL if out of memory. */
+static cell *add_cell(sync_entity *s, const long *k, uint64_t hash)
+{
+    if (s->ncells == s->cap_cells) {
+        size_t cap = s->cap_cells ? s->cap_cells * 2 : 16;
+        cell *cells = realloc(s->cells, cap * sizeof *cells);
+        if (!cells)
+            return NULL;
+        s->cells = cells;
+        s->cap_cells = cap;
+    }
+    if (snet_index_map_reserve(&s->by_key, stored_key_hash, s) != 0)
+        return NULL;
+    cell *c = &s->cells[s->ncells];
+    *c = (cell){0};
+    c->key = malloc(s->nkeys * sizeof *c->key);
+    c->stored = calloc(s->net->patterns.count, sizeof *c->stored);
+    if (!c->key || !c->stored) {
+        free(c->key);
+        free(c->stored);
+        return NULL;
+    }
+    memcpy(c->key, k, s->nkeys * sizeof *k);
+    /* Cannot fail: reserved above. */
+    snet_index_map_insert(&s->by_key, hash, (uint32_t)s->ncells, stored_key_hash, s);
+    s->ncells++;
+    return c;
 }
 
 /* The cell for r's key (made on first use), NULL if out of memory. */
@@ -124,24 +149,10 @@ static cell *keyed_cell(sync_entity *s, const snet_record *r)
         long e = snet_record_find(r, SNET_BTAG, s->keys[i]);
         k[i] = e < 0 ? 0 : r->entries[e].u.tag;
     }
-    cell *c = NULL;
-    if ((s->used + 1) * 2 > s->ncells && grow_cells(s) != 0)
-        goto done;
-    c = &s->cells[slot_of(s, s->cells, s->ncells, k)];
-    if (!c->key) {
-        c->key = malloc(s->nkeys * sizeof *c->key);
-        c->stored = calloc(s->net->patterns.count, sizeof *c->stored);
-        if (!c->key || !c->stored) {
-            free(c->key);
-            free(c->stored);
-            *c = (cell){0};
-            c = NULL;
-            goto done;
-        }
-        memcpy(c->key, k, s->nkeys * sizeof *k);
-        s->used++;
-    }
-done:
+    uint64_t hash = key_hash(k, s->nkeys);
+    key_probe probe = {s, k};
+    uint32_t i = snet_index_map_find(&s->by_key, hash, same_key, &probe);
+    cell *c = i != UINT32_MAX ? &s->cells[i] : add_cell(s, k, hash);
     if (k != key)
         free(k);
     return c;
@@ -188,9 +199,9 @@ static void sync_free(sync_entity *s)
 {
     cell_discard(s, &s->plain);
     for (size_t i = 0; i < s->ncells; i++)
-        if (s->cells[i].key)
-            cell_discard(s, &s->cells[i]);
+        cell_discard(s, &s->cells[i]);
     free(s->cells);
+    snet_index_map_free(&s->by_key);
     free(s->keys);
     free(s->path);
     free(s);

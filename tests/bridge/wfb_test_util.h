@@ -6,6 +6,9 @@
 #define WFB_TEST_UTIL_H
 
 #include "wfb.h"
+/* White-box tests: the lifter's event interface, BP lines, histograms. */
+#include "wfb_internal.h"
+#include "wfb_lifter_internal.h"
 
 #include <check.h>
 #include <math.h>
@@ -21,7 +24,7 @@ static inline wfb_graph *load_fixture(const char *path)
 {
     wfb_graph *g;
     wfb_error err;
-    int rc = wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, 0, &g, &err);
+    int rc = wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, NULL, NULL, &g, &err);
     ck_assert_msg(rc == 0, "%s: %s (line %ld)", path, err.msg, err.line);
     return g;
 }

@@ -3,7 +3,8 @@
 #   trace_input_test.sh SNETMON JSON_CHECK WORKDIR PROGRAM [ARGS...]
 # PROGRAM ARGS -m A -o DIR makes a trace (a real monitored run). Then, for a
 # worker log cut inside a packet, cut to nothing, and removed:
-#  - every subcommand (dump, convert, export, metrics, wcp, render) exits 1
+#  - every subcommand (dump, convert, export --chrome and --otf2, metrics,
+#    wcp, render, report) exits 1
 #    with one line naming the file and the byte offset, and leaves no
 #    output file behind;
 #  - with --partial each one succeeds and says what was lost in its output
@@ -22,6 +23,8 @@ commands() { # DIR
     echo "dump $1"
     echo "convert --to snet-logformat $1 $work/out.conv"
     echo "export --chrome $1 -o $work/out.json"
+    echo "export --otf2 $1 -o $work/out.otf2"
+    echo "report $1 -o $work/out.html"
     echo "metrics $1"
     echo "wcp $1 --dot $work/out.dot --render $work/out.svg"
     echo "render $1 -o $work/out.png"
@@ -37,7 +40,7 @@ refused_everywhere() { # DIR WHAT: exit 1, one line with file and offset, nothin
         [ $rc -eq 1 ] || fail "$what: snetmon $line: exit $rc"
         [ "$(wc -l <"$work/err")" -eq 1 ] || fail "$what: snetmon $line: not one line: $(cat "$work/err")"
         grep -q "$what" "$work/err" || fail "$what: snetmon $line: $(cat "$work/err")"
-        for f in out.conv out.json out.dot out.svg out.png out.gv.svg; do
+        for f in out.conv out.json out.otf2 out.html out.dot out.svg out.png out.gv.svg; do
             if [ -e "$work/$f" ]; then fail "$what: snetmon $line left $f behind"; fi
         done
         if ls -a "$work" | grep -q '\.tmp-'; then fail "$what: snetmon $line left a temporary file"; fi
@@ -66,11 +69,17 @@ partial_everywhere() { # DIR STATE
     "$snetmon" export --chrome --partial "$dir" -o "$work/out.json" 2>/dev/null || fail "export --partial"
     "$json_check" "$work/out.json" >/dev/null || fail "export --partial: invalid JSON"
     grep -q '"otherData":{"input_loss":{' "$work/out.json" || fail "export: no input_loss"
+    "$snetmon" export --otf2 --partial "$dir" -o "$work/out.otf2" >/dev/null 2>&1 || fail "export --otf2 --partial"
+    [ -s "$work/out.otf2/traces.otf2" ] || fail "export --otf2 --partial: no archive"
+    "$snetmon" report --partial "$dir" -o "$work/out.html" >/dev/null 2>"$work/err" || fail "report --partial"
+    [ "$(grep -c 'warning: partial trace' "$work/err")" -eq 1 ] || fail "report --partial: not one warning: $(cat "$work/err")"
+    grep -q "What could not be read" "$work/out.html" || fail "report: the loss is not in the report"
+    grep -q "worker 1 $state\|<td>$state</td>" "$work/out.html" || fail "report: worker 1 $state not in the report"
     "$snetmon" convert --partial --to snet-logformat "$dir" "$work/out.conv" 2>/dev/null || fail "convert --partial"
     grep -q "worker 1 $state" "$work/out.conv/partial.txt" || fail "convert: no partial.txt"
     "$snetmon" render --partial "$dir" -o "$work/out.svg" >/dev/null 2>&1 || fail "render --partial"
     grep -q "partial trace: .* bytes lost (worker 1 $state)" "$work/out.svg" || fail "render: title lacks the loss"
-    rm -rf "$work/out.conv" "$work/out.json" "$work/out.svg"
+    rm -rf "$work/out.conv" "$work/out.json" "$work/out.svg" "$work/out.otf2" "$work/out.html"
     echo "ok: $state: --partial reports the loss in text, JSON and CSV"
 }
 

@@ -99,12 +99,13 @@ entries=$(cat "$work"/old/mon_n00_worker*.log | tr '#' '\n' | grep -cE '^[0-9]+[
 echo "ok: convert: $entries task entries"
 
 # export --chrome: valid JSON, one slice per execution period, one flow
-# start per message written.
+# (one start, one end) per message both written and read in the trace.
 "$snetmon" export --chrome "$conv_dir" -o "$work/trace.json" || fail "export"
 counts=$("$json_check" "$work/trace.json") || fail "export: invalid JSON"
-written=$(grep -c ' message_written ' "$work/dump.txt" || true)
+paired=$(awk '$3 == "message_written" || $3 == "message_read" { split($5, m, "="); seen[m[2]] = seen[m[2]] $3 }
+              END { n = 0; for (k in seen) if (seen[k] ~ /written/ && seen[k] ~ /read/) n++; print n }' "$work/dump.txt")
 echo "$counts" | grep -q "slices=[1-9]" || fail "export: no slices ($counts)"
-echo "$counts" | grep -q "flows_out=$written " || fail "export: $counts, $written messages written"
+echo "$counts" | grep -q "flows_out=$paired flows_in=$paired unpaired=0" || fail "export: $counts, $paired messages written and read"
 echo "ok: export: $counts"
 
 # Damaged traces: one-line errors naming file and offset, exit 1.

@@ -1,12 +1,12 @@
 /*
  * snet_cli_demo.c - a tiny S-Net program for the command-line test
- * (snet_cli_test.sh): snet_main around a split of a box, so the test can
+ * (snet_cli_test.sh): snet_prog_main around a split of a box, so the test can
  * check the whole path from text records on stdin to text on stdout, the
  * options, and the exit status of a failing run.
  *
  *     [{x, <t>} -> {x, <t=t%2>}] .. (inc !! <t>)
  */
-#include <snet.h>
+#include <snet_prog.h>
 
 static int inc(snet_handle *h, snet_record *in)
 {
@@ -19,5 +19,5 @@ int main(int argc, char **argv)
 {
     snet_net *net = snet_serial(snet_filter("[{x, <t>} -> {x, <t=t%2>}]"),
                                 snet_split_det(snet_box("inc", "{x} -> {x}", inc, NULL), "<t>"));
-    return snet_main(argc, argv, net);
+    return snet_prog_main(argc, argv, net);
 }

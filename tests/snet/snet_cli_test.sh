@@ -1,5 +1,5 @@
 #!/bin/sh
-# snet_cli_test.sh DEMO - runs the snet_main demo program from the command
+# snet_cli_test.sh DEMO - runs the snet_prog_main demo program from the command
 # line: records as text on stdin and from a file, output to stdout and to a
 # file, the exit status of a run with a bad record and of a bad option.
 set -u

@@ -12,9 +12,8 @@
  * monitoring (when built with the monitor).
  */
 #include <lpel.h>
-#if DEMO_WITH_MONITOR
 #include <mon.h>
-#endif
+#include <prog_opt.h>
 
 #include <errno.h>
 #include <stdint.h>
@@ -169,10 +168,9 @@ static void usage(FILE *out)
             "  -w N             workers (default: one per core)\n"
             "  --stages K       pipeline stages (default 8)\n"
             "  --messages M     pipeline messages (default 100000)\n"
-#if DEMO_WITH_MONITOR
             MON_OPTIONS_HELP
-#endif
-    );
+            "  -h, --help       this text\n"
+            "  --version        the version and git revision\n");
 }
 
 static long number(const char *flag, const char *v, long min)
@@ -190,26 +188,43 @@ static long number(const char *flag, const char *v, long min)
 
 static void parse(int argc, char **argv, demo_options *o)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        exit(argc < 2 ? 2 : 0);
+    enum { OPT_STAGES = PROG_OPT_OWN, OPT_MESSAGES };
+    static const struct option longopts[] = {PROG_OPT_STANDARD,
+                                              {"workers", required_argument, NULL, 'w'},
+                                              {"stages", required_argument, NULL, OPT_STAGES},
+                                              {"messages", required_argument, NULL, OPT_MESSAGES},
+                                              {NULL, 0, NULL, 0}};
+    prog_opt p;
+    prog_opt_begin(&p, "lpel-demo", argc, argv);
+    for (int c; (c = prog_opt_next(&p, "hw:", longopts)) != -1;) {
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            exit(0);
+        case PROG_OPT_VERSION:
+            exit(prog_opt_version(&p));
+        case 'w':
+            o->workers = (unsigned)number("-w", optarg, 1);
+            break;
+        case OPT_STAGES:
+            o->stages = number("--stages", optarg, 1);
+            break;
+        case OPT_MESSAGES:
+            o->messages = number("--messages", optarg, 1);
+            break;
+        default:
+            exit(2);
+        }
     }
-    o->program = argv[1];
+    if (prog_opt_npositional(&p) != 1) {
+        usage(stderr);
+        exit(2);
+    }
+    o->program = prog_opt_positional(&p)[0];
     if (strcmp(o->program, "pipeline") && strcmp(o->program, "deadlock")) {
         fprintf(stderr, "lpel-demo: unknown program '%s' (expected pipeline or deadlock)\n",
                 o->program);
         exit(2);
-    }
-    for (int i = 2; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(stdout); exit(0); }
-        else if (!strcmp(argv[i], "-w")) { o->workers = (unsigned)number("-w", v, 1); i++; }
-        else if (!strcmp(argv[i], "--stages")) { o->stages = number("--stages", v, 1); i++; }
-        else if (!strcmp(argv[i], "--messages")) { o->messages = number("--messages", v, 1); i++; }
-        else {
-            fprintf(stderr, "lpel-demo: unknown option '%s' (see lpel-demo --help)\n", argv[i]);
-            exit(2);
-        }
     }
 }
 
@@ -217,7 +232,6 @@ int main(int argc, char **argv)
 {
     demo_options o = {.workers = 0, .stages = 8, .messages = 100000};
     lpel_config cfg = lpel_config_default();
-#if DEMO_WITH_MONITOR
     mon_options mo;
     char err[512];
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
@@ -232,9 +246,6 @@ int main(int argc, char **argv)
         return 1;
     }
     cfg.hooks = mon_lpel_hooks(m);
-#else
-    parse(argc, argv, &o);
-#endif
     cfg.num_workers = o.workers;
     lpel_runtime *rt;
     char rterr[256];
@@ -244,9 +255,7 @@ int main(int argc, char **argv)
     }
     int status = !strcmp(o.program, "pipeline") ? run_pipeline(rt, &o) : run_deadlock(rt);
     lpel_runtime_destroy(rt);
-#if DEMO_WITH_MONITOR
     if (mon_close(m) != 0 && status == 0)
         status = 1;
-#endif
     return status;
 }

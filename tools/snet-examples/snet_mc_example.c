@@ -18,9 +18,8 @@
  */
 #include <lpel.h>
 #include <snet.h>
-#if MC_WITH_MONITOR
 #include <mon.h>
-#endif
+#include <prog_opt.h>
 
 #include <errno.h>
 #include <math.h>
@@ -104,10 +103,7 @@ static snet_net *mc_network(void)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: snet-mc-example [-w N] [-p PATHS]"
-#if MC_WITH_MONITOR
-                 " [-m FLAGS] [-o DIR]"
-#endif
+    fprintf(out, "usage: snet-mc-example [-w N] [-p PATHS] [-m FLAGS] [-o DIR] [--version]"
                  "\n  prices a European call by Monte Carlo over PATHS paths (default 1000)\n");
 }
 
@@ -115,29 +111,43 @@ int main(int argc, char **argv)
 {
     snet_config cfg = snet_config_default();
     long paths = 1000;
-#if MC_WITH_MONITOR
     mon_options mo;
     char merr[512];
     if (mon_parse_args(&argc, argv, &mo, merr, sizeof merr) != 0) {
         fprintf(stderr, "snet-mc-example: %s\n", merr);
         return 2;
     }
-#endif
-    for (int i = 1; i < argc; i++) {
+    static const struct option longopts[] = {PROG_OPT_STANDARD,
+                                              {"workers", required_argument, NULL, 'w'},
+                                              {"paths", required_argument, NULL, 'p'},
+                                              {NULL, 0, NULL, 0}};
+    prog_opt p;
+    prog_opt_begin(&p, "snet-mc-example", argc, argv);
+    for (int c; (c = prog_opt_next(&p, "hw:p:", longopts)) != -1;) {
         char *end;
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long n = v ? (errno = 0, strtol(v, &end, 10)) : 0;
-        bool bad = !v || errno || *end || n < 1;
-        if (!strcmp(argv[i], "-w") && !bad)
-            cfg.lpel.num_workers = (unsigned)n, i++;
-        else if (!strcmp(argv[i], "-p") && !bad)
-            paths = n, i++;
-        else {
-            usage(strcmp(argv[i], "-h") ? stderr : stdout);
-            return strcmp(argv[i], "-h") ? 2 : 0;
+        long n = 0;
+        if (c == 'w' || c == 'p') {
+            errno = 0;
+            n = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || n < 1) {
+                fprintf(stderr, "snet-mc-example: -%c expects a whole number >= 1, got '%s'\n",
+                        c, optarg);
+                return 2;
+            }
         }
+        if (c == 'w')
+            cfg.lpel.num_workers = (unsigned)n;
+        else if (c == 'p')
+            paths = n;
+        else if (c == 'h')
+            return usage(stdout), 0;
+        else if (c == PROG_OPT_VERSION)
+            return prog_opt_version(&p);
+        else
+            return usage(stderr), 2;
     }
-#if MC_WITH_MONITOR
+    if (prog_opt_npositional(&p) > 0)
+        return usage(stderr), 2;
     mon *m = NULL;
     lpel_hooks hooks;
     if (mon_open(&m, &mo, argc, argv, &hooks, merr, sizeof merr) != 0) {
@@ -145,7 +155,6 @@ int main(int argc, char **argv)
         return 1;
     }
     cfg.lpel.hooks = mon_lpel_hooks(m);
-#endif
     snet_net *net = mc_network();
     snet_run *run;
     char err[512];
@@ -170,9 +179,7 @@ int main(int argc, char **argv)
         snet_run_destroy(run);
     }
     snet_net_free(net);
-#if MC_WITH_MONITOR
     if (mon_close(m) != 0 && status == 0)
         status = 1;
-#endif
     return status;
 }

@@ -33,6 +33,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
+#include "key_table.h"
 #include "out_file.h"
 #include "trace_input.h"
 
@@ -51,7 +53,6 @@ typedef struct conv_stream {
 } conv_stream;
 
 typedef struct conv_task {
-    uint64_t id; /* 0: empty slot */
     uint64_t created;
     uint64_t dispatched;
     bool running;
@@ -62,8 +63,7 @@ typedef struct conv_task {
 } conv_task;
 
 typedef struct converter {
-    conv_task *tasks;
-    size_t cap, used;
+    key_table tasks; /* conv_task by run << 32 | task id */
     FILE **logs; /* per worker number */
     unsigned nlogs;
     FILE *map;
@@ -74,33 +74,13 @@ typedef struct converter {
     bool failed;
 } converter;
 
-static conv_task *find_task(converter *c, uint64_t id)
+static conv_task *find_task(converter *c, uint64_t id) { return key_table_get(&c->tasks, id); }
+
+static void task_release(void *value)
 {
-    if (c->used * 2 >= c->cap) {
-        size_t ncap = c->cap ? c->cap * 2 : 256;
-        conv_task *n = calloc(ncap, sizeof *n);
-        if (!n)
-            return NULL;
-        for (size_t i = 0; i < c->cap; i++) {
-            if (!c->tasks[i].id)
-                continue;
-            size_t j = c->tasks[i].id & (ncap - 1);
-            while (n[j].id)
-                j = (j + 1) & (ncap - 1);
-            n[j] = c->tasks[i];
-        }
-        free(c->tasks);
-        c->tasks = n;
-        c->cap = ncap;
-    }
-    size_t j = id & (c->cap - 1);
-    while (c->tasks[j].id && c->tasks[j].id != id)
-        j = (j + 1) & (c->cap - 1);
-    if (!c->tasks[j].id) {
-        c->tasks[j].id = id;
-        c->used++;
-    }
-    return &c->tasks[j];
+    conv_task *t = value;
+    free(t->streams);
+    free(t->msgs);
 }
 
 /* The period's record of stream sid (write end or read end) of task t. */
@@ -363,11 +343,7 @@ static int close_outputs(converter *c)
 
 static void free_converter(converter *c)
 {
-    for (size_t i = 0; i < c->cap; i++) {
-        free(c->tasks[i].streams);
-        free(c->tasks[i].msgs);
-    }
-    free(c->tasks);
+    key_table_free(&c->tasks, task_release);
     free(c->logs);
     free(c->wait_since);
 }
@@ -375,13 +351,18 @@ static void free_converter(converter *c)
 static void convert_usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon convert --to snet-logformat [--partial] DIR OUT\n\n"
+            "usage: snetmon convert --to snet-logformat [--partial] DIR -o OUT\n"
+            "       snetmon convert --to snet-logformat [--partial] DIR OUT\n\n"
             "Rewrites the LPEL monitor trace in DIR as the original S-Net LOGFORMAT 2.2 text in\n"
             "directory OUT: mon_n00_tasks.map (<tid> <worker> <name>#) and one\n"
             "mon_n00_worker<NN>.log per worker of '#'-terminated entries (see docs/LOGFORMAT.md).\n"
             "The files appear only when the whole conversion succeeded.\n"
+            "  --to FORMAT      the output format: snet-logformat\n"
+            "  -o, --output OUT the output directory\n"
             TRACE_INPUT_HELP
-            "                   (OUT/partial.txt then says what was lost)\n");
+            "                   (OUT/partial.txt then says what was lost)\n"
+            "  -h, --help       this text\n"
+            "  --version        the version and git revision\n");
 }
 
 /* With --partial: what was lost, in a text file beside the logs. */
@@ -416,6 +397,7 @@ static int run_convert(const char *dir, const char *out, bool partial)
     }
     converter c;
     memset(&c, 0, sizeof c);
+    key_table_init(&c.tasks, sizeof(conv_task));
     c.out_dir = od.tmp;
     int rc = 1;
     if (open_outputs(&c, trace_input_trace(in)) == 0) {
@@ -444,36 +426,45 @@ static int run_convert(const char *dir, const char *out, bool partial)
 
 int snetmon_cmd_convert(int argc, char **argv)
 {
-    const char *to = NULL, *paths[2] = {NULL, NULL};
-    int npaths = 0;
+    enum { OPT_TO = CLI_OWN };
+    static const struct option longopts[] = {CLI_STANDARD_OPTIONS,
+                                              {"to", required_argument, NULL, OPT_TO},
+                                              {"output", required_argument, NULL, 'o'},
+                                              {"partial", no_argument, NULL, CLI_PARTIAL},
+                                              {NULL, 0, NULL, 0}};
+    const char *to = NULL, *out = NULL;
     bool partial = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    cli_parser p;
+    cli_begin(&p, "convert", argc, argv);
+    for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
+        switch (c) {
+        case 'h':
             convert_usage(stdout);
             return 0;
-        } else if (!strcmp(argv[i], "--partial")) {
+        case CLI_VERSION:
+            return cli_version();
+        case OPT_TO:
+            to = optarg;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case CLI_PARTIAL:
             partial = true;
-        } else if (!strcmp(argv[i], "--to") && i + 1 < argc) {
-            to = argv[++i];
-        } else if (!strncmp(argv[i], "--to=", 5)) {
-            to = argv[i] + 5;
-        } else if (argv[i][0] == '-' || npaths == 2) {
-            fprintf(stderr, "snetmon convert: unexpected argument '%s' (see 'snetmon convert --help')\n",
-                    argv[i]);
+            break;
+        default:
             return 2;
-        } else {
-            paths[npaths++] = argv[i];
         }
     }
-    if (!to || strcmp(to, "snet-logformat") != 0) {
-        fprintf(stderr, "snetmon convert: %s (known: --to snet-logformat)\n",
-                to ? "unknown target format" : "say which format with --to");
-        return 2;
-    }
-    if (npaths != 2) {
-        fprintf(stderr, "snetmon convert: need a trace directory and an output directory "
-                        "(see 'snetmon convert --help')\n");
-        return 2;
-    }
-    return run_convert(paths[0], paths[1], partial);
+    if (!to || strcmp(to, "snet-logformat") != 0)
+        return cli_usage_error(&p, "%s (known: --to snet-logformat)",
+                               to ? "unknown target format" : "say which format with --to");
+    int n = cli_npositional(&p);
+    char **args = cli_positional(&p);
+    if (!out && n == 2)
+        out = args[1], n = 1; /* the older form: DIR OUT */
+    if (n != 1 || !out)
+        return cli_usage_error(&p, "need a trace directory and an output directory "
+                                   "(see 'snetmon convert --help')");
+    return run_convert(args[0], out, partial);
 }

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+#include "key_table.h"
 #include "trace_input.h"
 
 const char snetmon_summary_dump[] = "print every event of a trace directory, one line each";
@@ -35,69 +37,23 @@ static void dump_usage(FILE *out)
                  "merged on rank 0's clock, workers shown as r<rank>.w<worker>, message ids of\n"
                  "rank R > 0 as R:W.S, and the clock alignment follows as '# ' lines.\n"
                  "  --count          print only the number of events (reads the whole trace)\n"
-                 TRACE_INPUT_HELP);
+                 TRACE_INPUT_HELP
+                 "  -h, --help       this text\n"
+                 "  --version        the version and git revision\n");
 }
 
-/* The reads of one task's open component execution. Task ids restart with
- * each run, so the key is the task id and its run. */
+/* The reads of one task's open component execution, in a key_table by
+ * mon_run_key of the task (task ids restart with each run). */
 typedef struct open_execution {
-    uint64_t task; /* mon_run_key of the task; 0: free slot */
     uint64_t *reads;
     size_t n, cap;
     bool open;
 } open_execution;
 
-/* Open-addressing table, task id -> open_execution; grows at half full. */
-typedef struct execution_table {
-    open_execution *slots;
-    size_t cap, used;
-} execution_table;
-
-static open_execution *execution_find(execution_table *tb, uint64_t task);
-
-static int execution_table_grow(execution_table *tb)
+static void execution_release(void *value)
 {
-    execution_table bigger = {calloc(tb->cap ? tb->cap * 2 : 1024, sizeof(open_execution)),
-                              tb->cap ? tb->cap * 2 : 1024, 0};
-    if (!bigger.slots)
-        return -1;
-    for (size_t i = 0; i < tb->cap; i++)
-        if (tb->slots[i].task) {
-            open_execution *e = execution_find(&bigger, tb->slots[i].task);
-            *e = tb->slots[i];
-            bigger.used++;
-        }
-    free(tb->slots);
-    *tb = bigger;
-    return 0;
-}
-
-/* The slot of task (a free one if it has none). */
-static open_execution *execution_find(execution_table *tb, uint64_t task)
-{
-    size_t i = (size_t)(task * 0x9E3779B97F4A7C15ull) & (tb->cap - 1);
-    while (tb->slots[i].task && tb->slots[i].task != task)
-        i = (i + 1) & (tb->cap - 1);
-    return &tb->slots[i];
-}
-
-static open_execution *execution_of(execution_table *tb, uint64_t task)
-{
-    if ((tb->used + 1) * 2 > tb->cap && execution_table_grow(tb) != 0)
-        return NULL;
-    open_execution *e = execution_find(tb, task);
-    if (!e->task) {
-        e->task = task;
-        tb->used++;
-    }
-    return e;
-}
-
-static void execution_table_free(execution_table *tb)
-{
-    for (size_t i = 0; i < tb->cap; i++)
-        free(tb->slots[i].reads);
-    free(tb->slots);
+    open_execution *e = value;
+    free(e->reads);
 }
 
 static void print_msg_id(uint64_t id)
@@ -108,12 +64,12 @@ static void print_msg_id(uint64_t id)
 
 /* Track component executions; print the parents of a written message.
  * Returns -1 when out of memory. */
-static int note_message_event(execution_table *tb, const mon_event *ev, bool print)
+static int note_message_event(key_table *tb, const mon_event *ev, bool print)
 {
     if (ev->kind != MON_EV_COMPONENT_BEGIN && ev->kind != MON_EV_COMPONENT_END &&
         ev->kind != MON_EV_MESSAGE_READ && ev->kind != MON_EV_MESSAGE_WRITTEN)
         return 0;
-    open_execution *e = execution_of(tb, mon_run_key(ev, ev->task));
+    open_execution *e = key_table_get(tb, mon_run_key(ev, ev->task));
     if (!e)
         return -1;
     if (ev->kind == MON_EV_COMPONENT_BEGIN || ev->kind == MON_EV_COMPONENT_END) {
@@ -162,7 +118,8 @@ static int dump_trace(trace_input *in, bool count_only)
     char line[512];
     int rc;
     unsigned long long n = 0;
-    execution_table executions = {NULL, 0, 0};
+    key_table executions;
+    key_table_init(&executions, sizeof(open_execution));
     while ((rc = trace_input_next(in, &ev)) == 1) {
         n++;
         if (count_only)
@@ -176,7 +133,7 @@ static int dump_trace(trace_input *in, bool count_only)
         }
         putchar('\n');
     }
-    execution_table_free(&executions);
+    key_table_free(&executions, execution_release);
     if (rc != 0)
         return 1;
     if (count_only)
@@ -192,28 +149,39 @@ static int dump_trace(trace_input *in, bool count_only)
 
 int snetmon_cmd_dump(int argc, char **argv)
 {
-    const char *dir = NULL;
+    enum { OPT_COUNT = CLI_OWN };
+    static const struct option longopts[] = {CLI_STANDARD_OPTIONS,
+                                              {"count", no_argument, NULL, OPT_COUNT},
+                                              {"partial", no_argument, NULL, CLI_PARTIAL},
+                                              {NULL, 0, NULL, 0}};
     bool count_only = false, partial = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    cli_parser p;
+    cli_begin(&p, "dump", argc, argv);
+    for (int c; (c = cli_next(&p, "h", longopts)) != -1;) {
+        switch (c) {
+        case 'h':
             dump_usage(stdout);
             return 0;
-        }
-        if (!strcmp(argv[i], "--count") || !strcmp(argv[i], "--partial")) {
-            *(argv[i][2] == 'c' ? &count_only : &partial) = true;
-            continue;
-        }
-        if (argv[i][0] == '-' || dir) {
-            fprintf(stderr, "snetmon dump: unexpected argument '%s' (see 'snetmon dump --help')\n",
-                    argv[i]);
+        case CLI_VERSION:
+            return cli_version();
+        case OPT_COUNT:
+            count_only = true;
+            break;
+        case CLI_PARTIAL:
+            partial = true;
+            break;
+        default:
             return 2;
         }
-        dir = argv[i];
     }
-    if (!dir) {
+    if (cli_npositional(&p) > 1)
+        return cli_usage_error(&p, "unexpected argument '%s' (see 'snetmon dump --help')",
+                               cli_positional(&p)[1]);
+    if (cli_npositional(&p) == 0) {
         dump_usage(stderr);
         return 2;
     }
+    const char *dir = cli_positional(&p)[0];
     trace_input *in = trace_input_open("dump", dir, partial);
     if (!in)
         return 1;

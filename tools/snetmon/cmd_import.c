@@ -3,6 +3,7 @@
  * log or a JSON Lines file into the bridge's JSON Lines events, so that all
  * workflow inputs can be kept and exchanged in one documented form.
  */
+#include "cli.h"
 #include "out_file.h"
 #include "trace_input.h"
 #include "wfb.h"
@@ -21,9 +22,10 @@ static void import_usage(FILE *out)
             "appears only when the import succeeded.\n\n"
             "options:\n"
             "  --from FORMAT  wfcommons | bp | jsonl (required)\n"
-            "  -o FILE        output file (required)\n"
+            "  -o, --output FILE  output file (required)\n"
             "  --map FILE     NetLogger event mapping (default: Pegasus stampede)\n"
-            "  -h, --help     this text\n");
+            "  -h, --help     this text\n"
+            "  --version      the version and git revision\n");
 }
 
 typedef struct import_args {
@@ -33,34 +35,40 @@ typedef struct import_args {
 
 static int import_parse(int argc, char **argv, import_args *a)
 {
+    static const struct option longopts[] = {CLI_STANDARD_OPTIONS,
+                                              {"from", required_argument, NULL, CLI_OWN},
+                                              {"output", required_argument, NULL, 'o'},
+                                              {"map", required_argument, NULL, CLI_OWN + 1},
+                                              {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+    cli_parser p;
+    cli_begin(&p, "import", argc, argv);
+    for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
+        switch (c) {
+        case 'h':
             import_usage(stdout);
             return 1;
-        } else if ((!strcmp(arg, "--from") || !strcmp(arg, "-o") || !strcmp(arg, "--map")) &&
-                   i + 1 < argc) {
-            const char *val = argv[++i];
-            if (!strcmp(arg, "-o"))
-                a->output = val;
-            else if (!strcmp(arg, "--map"))
-                a->map = val;
-            else if ((a->format = wfb_format_parse(val)) == WFB_FORMAT_UNKNOWN ||
-                     a->format == WFB_FORMAT_LPEL_TRACE) {
-                fprintf(stderr, "snetmon import: --from must be wfcommons, bp or jsonl\n");
-                return 2;
-            }
-        } else if (arg[0] == '-' && arg[1]) {
-            fprintf(stderr, "snetmon import: unknown or incomplete option '%s'\n", arg);
-            return 2;
-        } else if (!a->input) {
-            a->input = arg;
-        } else {
-            fprintf(stderr, "snetmon import: more than one FILE\n");
+        case CLI_VERSION:
+            cli_version();
+            return 1;
+        case 'o':
+            a->output = optarg;
+            break;
+        case CLI_OWN + 1:
+            a->map = optarg;
+            break;
+        case CLI_OWN:
+            if ((a->format = wfb_format_parse(optarg)) == WFB_FORMAT_UNKNOWN ||
+                a->format == WFB_FORMAT_LPEL_TRACE)
+                return cli_usage_error(&p, "--from must be wfcommons, bp or jsonl");
+            break;
+        default:
             return 2;
         }
     }
+    if (cli_npositional(&p) > 1)
+        return cli_usage_error(&p, "more than one FILE");
+    a->input = cli_npositional(&p) ? cli_positional(&p)[0] : NULL;
     if (!a->input || !a->output || a->format == WFB_FORMAT_UNKNOWN) {
         import_usage(stderr);
         return 2;

@@ -8,7 +8,9 @@
  * visualiser's text timeline format (--input-format timeline; documented in
  * --help and viz/timeline_text.c) and, for --dag, the small DAG text format.
  */
+#include "cli.h"
 #include "out_file.h"
+#include "timeline_input.h"
 #include "trace_input.h"
 #include "viz.h"
 
@@ -29,7 +31,7 @@ typedef struct render_options {
     const char *input, *output;
     const char *target; /* the file the visualiser writes: output's temporary name */
     viz_timeline_config timeline;
-    bool has_from, has_to;
+    bool has_start, has_end;
     bool collapse; /* --dag: merge repeated structure */
     bool partial;
 } render_options;
@@ -37,7 +39,7 @@ typedef struct render_options {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon render INPUT -o FILE.png|FILE.svg [--from T] [--to T]\n"
+            "usage: snetmon render INPUT -o FILE.png|FILE.svg [--start T] [--end T]\n"
             "                      [--tasks REGEX] [--width W] [--height H] [--title TEXT]\n"
             "       snetmon render --graph INPUT -o FILE.svg|FILE.png|FILE.dot\n"
             "       snetmon render --dag DAGFILE -o FILE.svg|FILE.png|FILE.dot [--no-collapse]\n"
@@ -51,7 +53,8 @@ static void usage(FILE *out)
             "  INPUT                a trace directory, or a text timeline file\n"
             "  --input-format F     trace | timeline (default: directory = trace, file = timeline)\n"
             "  -o, --output FILE    output; the extension chooses the format\n"
-            "  --from T, --to T     zoom into [T, T') from the trace start; T like 12ms, 250us, 3s, 40ns\n"
+            "  --start T, --end T   zoom into [T, T') from the trace start; T like 12ms, 250us, 3s, 40ns\n"
+            "                       (--from/--to: the older, deprecated spelling)\n"
             "  --tasks REGEX        draw only tasks whose name matches (PCRE2); others shown pale\n"
             "  --width W, --height H  image size in pixels (default 1200 x 900)\n"
             "  --title TEXT         title of the image\n"
@@ -59,6 +62,8 @@ static void usage(FILE *out)
             "  --dag                draw a DAG with its critical path (collapsing repeats)\n"
             "  --partial            draw a damaged or truncated trace as far as it can be read;\n"
             "                       the image's title says what was lost\n"
+            "  -h, --help           this text\n"
+            "  --version            the version and git revision\n"
             "The output file appears only when the command succeeded.\n"
             "\n"
             "Text timeline format (one record per line, each ending in a newline; times in ns):\n"
@@ -90,148 +95,139 @@ static bool parse_int(const char *s, int *out)
     return true;
 }
 
+enum {
+    OPT_START = CLI_OWN,
+    OPT_END,
+    OPT_FROM_DEPRECATED,
+    OPT_TO_DEPRECATED,
+    OPT_TASKS,
+    OPT_WIDTH,
+    OPT_HEIGHT,
+    OPT_TITLE,
+    OPT_INPUT_FORMAT,
+    OPT_GRAPH,
+    OPT_DAG,
+    OPT_NO_COLLAPSE
+};
+
+/* One option with a value; 0, or 2 after a usage error. */
+static int render_value(const cli_parser *p, render_options *o, int c, const char *value)
+{
+    viz_time t;
+    switch (c) {
+    case OPT_START:
+    case OPT_END:
+        if (!viz_parse_duration(value, &t))
+            return fail_usage("bad time (e.g. 12ms, 250us, 3s, 40ns)", value);
+        if (c == OPT_START)
+            o->timeline.from = t, o->has_start = true;
+        else
+            o->timeline.to = t, o->has_end = true;
+        return 0;
+    case OPT_TASKS:
+        o->timeline.task_regex = value;
+        return 0;
+    case OPT_WIDTH:
+    case OPT_HEIGHT:
+        if (!parse_int(value, c == OPT_WIDTH ? &o->timeline.width : &o->timeline.height))
+            return fail_usage("bad size (1..20000)", value);
+        return 0;
+    case OPT_TITLE:
+        o->timeline.title = value;
+        return 0;
+    default: /* OPT_INPUT_FORMAT */
+        if (!strcmp(value, "trace"))
+            o->format = INPUT_TRACE;
+        else if (!strcmp(value, "timeline"))
+            o->format = INPUT_TIMELINE;
+        else
+            return fail_usage("unknown input format (trace|timeline)", value);
+        (void)p;
+        return 0;
+    }
+}
+
 /* Returns 0 to go on, or the exit code (help: 0 printed, error: 2). */
 static int parse_options(int argc, char **argv, render_options *o, bool *done)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes_value = !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--from") ||
-                           !strcmp(a, "--to") || !strcmp(a, "--tasks") || !strcmp(a, "--width") ||
-                           !strcmp(a, "--height") || !strcmp(a, "--title") ||
-                           !strcmp(a, "--input-format");
-        if (takes_value && !value)
-            return fail_usage("option needs a value", a);
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    static const struct option longopts[] = {
+        CLI_STANDARD_OPTIONS,
+        {"output", required_argument, NULL, 'o'},
+        {"partial", no_argument, NULL, CLI_PARTIAL},
+        {"start", required_argument, NULL, OPT_START},
+        {"end", required_argument, NULL, OPT_END},
+        {"from", required_argument, NULL, OPT_FROM_DEPRECATED},
+        {"to", required_argument, NULL, OPT_TO_DEPRECATED},
+        {"tasks", required_argument, NULL, OPT_TASKS},
+        {"width", required_argument, NULL, OPT_WIDTH},
+        {"height", required_argument, NULL, OPT_HEIGHT},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
+        {"graph", no_argument, NULL, OPT_GRAPH},
+        {"dag", no_argument, NULL, OPT_DAG},
+        {"no-collapse", no_argument, NULL, OPT_NO_COLLAPSE},
+        {NULL, 0, NULL, 0}};
+    cli_parser p;
+    cli_begin(&p, "render", argc, argv);
+    for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
+        switch (c) {
+        case 'h':
             usage(stdout);
             *done = true;
             return 0;
-        } else if (!strcmp(a, "--graph")) {
+        case CLI_VERSION:
+            *done = true;
+            return cli_version();
+        case OPT_GRAPH:
             o->mode = MODE_GRAPH;
-        } else if (!strcmp(a, "--dag")) {
+            break;
+        case OPT_DAG:
             o->mode = MODE_DAG;
-        } else if (!strcmp(a, "--no-collapse")) {
+            break;
+        case OPT_NO_COLLAPSE:
             o->collapse = false;
-        } else if (!strcmp(a, "--partial")) {
+            break;
+        case CLI_PARTIAL:
             o->partial = true;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            o->output = value;
-        } else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
-            viz_time t;
-            if (!viz_parse_duration(value, &t))
-                return fail_usage("bad time (e.g. 12ms, 250us, 3s, 40ns)", value);
-            if (a[2] == 'f') {
-                o->timeline.from = t;
-                o->has_from = true;
-            } else {
-                o->timeline.to = t;
-                o->has_to = true;
-            }
-        } else if (!strcmp(a, "--tasks")) {
-            o->timeline.task_regex = value;
-        } else if (!strcmp(a, "--width") || !strcmp(a, "--height")) {
-            if (!parse_int(value, a[2] == 'w' ? &o->timeline.width : &o->timeline.height))
-                return fail_usage("bad size (1..20000)", value);
-        } else if (!strcmp(a, "--title")) {
-            o->timeline.title = value;
-        } else if (!strcmp(a, "--input-format")) {
-            if (!strcmp(value, "trace"))
-                o->format = INPUT_TRACE;
-            else if (!strcmp(value, "timeline"))
-                o->format = INPUT_TIMELINE;
-            else
-                return fail_usage("unknown input format (trace|timeline)", value);
-        } else if (a[0] == '-' && a[1]) {
-            return fail_usage("unknown option", a);
-        } else if (!o->input) {
-            o->input = a;
-        } else {
-            return fail_usage("more than one input", a);
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case OPT_FROM_DEPRECATED:
+        case OPT_TO_DEPRECATED:
+            /* --from/--to are input formats elsewhere (metrics, wcp, import,
+             * convert): one meaning per flag name. */
+            cli_deprecated(&p, c == OPT_FROM_DEPRECATED ? "--from T" : "--to T",
+                           c == OPT_FROM_DEPRECATED ? "--start T" : "--end T");
+            if (render_value(&p, o, c == OPT_FROM_DEPRECATED ? OPT_START : OPT_END, optarg))
+                return 2;
+            break;
+        case OPT_START:
+        case OPT_END:
+        case OPT_TASKS:
+        case OPT_WIDTH:
+        case OPT_HEIGHT:
+        case OPT_TITLE:
+        case OPT_INPUT_FORMAT:
+            if (render_value(&p, o, c, optarg))
+                return 2;
+            break;
+        default:
+            return 2;
         }
-        if (takes_value)
-            i++;
     }
+    if (cli_npositional(&p) > 1)
+        return fail_usage("more than one input", cli_positional(&p)[1]);
+    if (cli_npositional(&p) == 1)
+        o->input = cli_positional(&p)[0];
     return 0;
 }
 
 /* ---- trace directories: one monitor event -> one viz call ---- */
 
-static viz_period_end block_cause(unsigned cause)
-{
-    return cause == MON_BLOCK_OUTPUT ? VIZ_END_BLOCKED_OUTPUT
-           : cause == MON_BLOCK_ANY  ? VIZ_END_BLOCKED_ANY
-                                     : VIZ_END_BLOCKED_INPUT;
-}
-
-/* Task and stream ids restart with each run (docs/LOGFORMAT.md): after the
- * first run they are told apart by the run in their high bits. */
-static uint64_t run_key(const mon_event *ev, uint64_t id)
-{
-    return ev->run > 1 && id ? mon_run_key(ev, id) : id;
-}
-
-/* The workers of a multi-rank trace named so far (columns "r1.w0"). */
-typedef struct named_workers {
-    bool *named;
-    size_t n;
-} named_workers;
-
-static int name_ranked_worker(viz_timeline *tl, named_workers *nw, const mon_event *ev)
-{
-    if (!ev->ranked || (ev->worker < nw->n && nw->named[ev->worker]))
-        return VIZ_OK;
-    if (ev->worker >= nw->n) {
-        size_t n = (size_t)ev->worker + 1;
-        bool *grown = realloc(nw->named, n * sizeof *grown);
-        if (!grown)
-            return VIZ_ENOMEM;
-        memset(grown + nw->n, 0, (n - nw->n) * sizeof *grown);
-        nw->named = grown;
-        nw->n = n;
-    }
-    nw->named[ev->worker] = true;
-    char label[40];
-    snprintf(label, sizeof label, "r%u.w%u", ev->rank, ev->rank_worker);
-    return viz_timeline_add_worker(tl, (int)ev->worker, label);
-}
-
-static int feed_timeline(viz_timeline *tl, named_workers *nw, const mon_event *ev)
-{
-    uint64_t task = run_key(ev, ev->task);
-    int w = (int)ev->worker;
-    int rc = name_ranked_worker(tl, nw, ev);
-    if (rc != VIZ_OK)
-        return rc;
-    viz_time t = (viz_time)ev->time;
-    switch (ev->kind) {
-    case MON_EV_TASK_MAP:
-        return viz_timeline_add_task(tl, task, ev->name && *ev->name ? ev->name : "?", NULL);
-    case MON_EV_WORKER_START:
-        return viz_timeline_add_worker(tl, w, NULL);
-    case MON_EV_TASK_DISPATCH:
-        return viz_timeline_dispatch(tl, w, task, t);
-    case MON_EV_TASK_BLOCK:
-        return viz_timeline_stop(tl, w, task, t, block_cause(ev->cause));
-    case MON_EV_TASK_YIELD:
-        return viz_timeline_stop(tl, w, task, t, VIZ_END_YIELDED);
-    case MON_EV_TASK_DESTROY:
-        return viz_timeline_stop(tl, w, task, t, VIZ_END_DESTROYED);
-    case MON_EV_WORKER_WAIT:
-        return viz_timeline_waited(tl, w, t);
-    case MON_EV_WORKER_RESUME:
-        return viz_timeline_resumed(tl, w, t);
-    case MON_EV_MESSAGE_READ:
-        return viz_timeline_add_message(tl, w, t, VIZ_MSG_READ);
-    case MON_EV_MESSAGE_WRITTEN:
-        return viz_timeline_add_message(tl, w, t, VIZ_MSG_WRITTEN);
-    default:
-        return VIZ_OK;
-    }
-}
-
 static int feed_net(viz_net *net, const mon_event *ev)
 {
-    uint64_t task = run_key(ev, ev->task), stream = run_key(ev, ev->stream);
+    uint64_t task = timeline_run_key(ev, ev->task), stream = timeline_run_key(ev, ev->stream);
     switch (ev->kind) {
     case MON_EV_TASK_MAP:
         return viz_net_add_task(net, task, ev->name && *ev->name ? ev->name : "?",
@@ -282,9 +278,9 @@ static int read_trace_dir(const render_options *o, viz_timeline *tl, viz_net *ne
         return 1;
     mon_event ev;
     int r, rc = 0;
-    named_workers nw = {NULL, 0};
+    timeline_feeder feeder = timeline_feeder_make(tl);
     while (rc == 0 && (r = trace_input_next(in, &ev)) == 1) {
-        if (tl && feed_timeline(tl, &nw, &ev) != VIZ_OK) {
+        if (tl && timeline_feed(&feeder, &ev) != VIZ_OK) {
             fprintf(stderr, "snetmon render: %s: %s\n", o->input, viz_timeline_error(tl));
             rc = 1;
         } else if (net && feed_net(net, &ev) != VIZ_OK) {
@@ -292,7 +288,7 @@ static int read_trace_dir(const render_options *o, viz_timeline *tl, viz_net *ne
             rc = 1;
         }
     }
-    free(nw.named);
+    timeline_feeder_free(&feeder);
     if (rc == 0 && r != 0)
         rc = 1;
     note[0] = '\0';
@@ -350,16 +346,16 @@ static void warn_if_blank(render_options *o, viz_timeline *tl, const viz_timelin
     else if (s->periods == 0 && s->waits == 0)
         fprintf(stderr, "snetmon render: warning: %s shows no task periods and no waits: the "
                         "trace has none%s (record with -m including t and T or W)\n",
-                o->output, o->timeline.has_window ? " in the --from/--to window" : "");
+                o->output, o->timeline.has_window ? " in the --start/--end window" : "");
 }
 
 static int render_timeline(render_options *o)
 {
     char err[512];
     viz_timeline *tl;
-    o->timeline.has_window = o->has_from || o->has_to;
-    if (o->has_from && !o->has_to) {
-        fprintf(stderr, "snetmon render: --from needs --to (the window's end)\n");
+    o->timeline.has_window = o->has_start || o->has_end;
+    if (o->has_start && !o->has_end) {
+        fprintf(stderr, "snetmon render: --start needs --end (the window's end)\n");
         return 2;
     }
     if (viz_timeline_create(&tl, &o->timeline, err, sizeof err) != VIZ_OK) {

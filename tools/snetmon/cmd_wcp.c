@@ -3,12 +3,11 @@
  * workflow event file, both definitions (longest path by durations and the
  * as-executed path), as text, JSON, and optionally Graphviz dot.
  */
+#include "cli.h"
 #include "out_file.h"
 #include "trace_input.h"
-#include "wfb.h"
-#ifdef VIZ_HAVE_WFB
 #include "viz_wfb.h"
-#endif
+#include "wfb.h"
 
 #include <libgen.h>
 #include <stdbool.h>
@@ -22,17 +21,18 @@ static void wcp_usage(FILE *out)
 {
     fprintf(out,
             "usage: snetmon wcp INPUT [--from FORMAT] [--json] [--dot FILE] [--render FILE]\n"
-            "                   [--no-collapse] [--map FILE] [--nested] [--partial]\n\n"
+            "                   [--no-collapse] [--map FILE] [--nested] [--partial] [-o FILE]\n\n"
             "Computes the workflow critical path of INPUT exactly, in O(V+E):\n"
             "  longest path   the path with the largest sum of durations and costs\n"
             "  as-executed    from the last-finishing sink back through the predecessor\n"
             "                 that finished last (null without start/end times)\n\n"
             "INPUT is an event file (jsonl, wfcommons or bp, detected from its content)\n"
             "or an LPEL trace directory, also one of a run across MPI ranks (DIR/rank-R/,\n"
-            "read as one trace on rank 0's clock, docs/METRICS.md section 7).\n\n"
+            "read as one trace on rank 0's clock, docs/METRICS.md section 10).\n\n"
             "options:\n"
             "  --from FORMAT  jsonl | wfcommons | bp | lpel (skip detection)\n"
             "  --json         print one JSON object (schema in docs/EVENTS.md)\n"
+            "  -o, --output FILE  write the report to FILE instead of standard output\n"
             "  --dot FILE     also write the graph with both paths in Graphviz dot\n"
             "  --render FILE  draw the graph with the critical path highlighted in context\n"
             "                 (.svg, .png or .dot; the as-executed path where there is\n"
@@ -44,60 +44,86 @@ static void wcp_usage(FILE *out)
             "                 (the activity's \"trace\"; relative to INPUT's directory)\n"
             TRACE_INPUT_HELP
             "  -h, --help     this text\n"
-            "Files (--dot, --render) appear only when the command succeeded.\n");
+            "  --version      the version and git revision\n"
+            "Files (-o, --dot, --render) appear only when the command succeeded.\n");
 }
 
 typedef struct wcp_args {
-    const char *input, *dot, *render, *map;
+    const char *input, *dot, *render, *map, *output;
     wfb_format format;
-    int json, nested, no_collapse, partial;
+    wfb_output report;
+    int nested, no_collapse, partial;
 } wcp_args;
 
-/* Returns 0 to run, 1 when help was printed, 2 on a usage error. */
+enum { OPT_FROM = CLI_OWN, OPT_DOT, OPT_RENDER, OPT_MAP, OPT_NESTED, OPT_NO_COLLAPSE };
+
+/* Returns 0 to run, 1 when help or the version was printed, 2 on a usage
+ * error. */
 static int wcp_parse(int argc, char **argv, wcp_args *a)
 {
+    static const struct option longopts[] = {
+        CLI_STANDARD_OPTIONS,
+        {"json", no_argument, NULL, CLI_JSON},
+        {"partial", no_argument, NULL, CLI_PARTIAL},
+        {"output", required_argument, NULL, 'o'},
+        {"from", required_argument, NULL, OPT_FROM},
+        {"dot", required_argument, NULL, OPT_DOT},
+        {"render", required_argument, NULL, OPT_RENDER},
+        {"map", required_argument, NULL, OPT_MAP},
+        {"nested", no_argument, NULL, OPT_NESTED},
+        {"no-collapse", no_argument, NULL, OPT_NO_COLLAPSE},
+        {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+    cli_parser p;
+    cli_begin(&p, "wcp", argc, argv);
+    for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
+        switch (c) {
+        case 'h':
             wcp_usage(stdout);
             return 1;
-        } else if (!strcmp(arg, "--json")) {
-            a->json = 1;
-        } else if (!strcmp(arg, "--nested")) {
-            a->nested = 1;
-        } else if (!strcmp(arg, "--no-collapse")) {
-            a->no_collapse = 1;
-        } else if (!strcmp(arg, "--partial")) {
-            a->partial = 1;
-        } else if ((!strcmp(arg, "--dot") || !strcmp(arg, "--from") || !strcmp(arg, "--map") ||
-                    !strcmp(arg, "--render")) &&
-                   i + 1 < argc) {
-            const char *val = argv[++i];
-            if (!strcmp(arg, "--dot"))
-                a->dot = val;
-            else if (!strcmp(arg, "--render"))
-                a->render = val;
-            else if (!strcmp(arg, "--map"))
-                a->map = val;
-            else if ((a->format = wfb_format_parse(val)) == WFB_FORMAT_UNKNOWN) {
-                fprintf(stderr, "snetmon wcp: unknown format '%s'\n", val);
+        case CLI_VERSION:
+            cli_version();
+            return 1;
+        case CLI_JSON:
+            if (cli_format(&p, c, &a->report))
                 return 2;
-            }
-        } else if (arg[0] == '-' && arg[1]) {
-            fprintf(stderr, "snetmon wcp: unknown or incomplete option '%s'\n", arg);
-            return 2;
-        } else if (!a->input) {
-            a->input = arg;
-        } else {
-            fprintf(stderr, "snetmon wcp: more than one INPUT\n");
+            break;
+        case CLI_PARTIAL:
+            a->partial = 1;
+            break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case OPT_FROM:
+            if ((a->format = wfb_format_parse(optarg)) == WFB_FORMAT_UNKNOWN)
+                return cli_usage_error(&p, "unknown format '%s'", optarg);
+            break;
+        case OPT_DOT:
+            a->dot = optarg;
+            break;
+        case OPT_RENDER:
+            a->render = optarg;
+            break;
+        case OPT_MAP:
+            a->map = optarg;
+            break;
+        case OPT_NESTED:
+            a->nested = 1;
+            break;
+        case OPT_NO_COLLAPSE:
+            a->no_collapse = 1;
+            break;
+        default:
             return 2;
         }
     }
-    if (!a->input) {
+    if (cli_npositional(&p) > 1)
+        return cli_usage_error(&p, "more than one INPUT");
+    if (cli_npositional(&p) == 0) {
         wcp_usage(stderr);
         return 2;
     }
+    a->input = cli_positional(&p)[0];
     return 0;
 }
 
@@ -118,7 +144,6 @@ static int write_dot_file(const wfb_graph *g, const wfb_path *lp, const wfb_path
 static int render_path(const wfb_graph *g, const wfb_path *path, out_file *of, const char *out,
                        const char *input, bool collapse)
 {
-#ifdef VIZ_HAVE_WFB
     const char *tmp = out_file_reserve(of, "wcp", out);
     if (!tmp)
         return -1;
@@ -130,11 +155,6 @@ static int render_path(const wfb_graph *g, const wfb_path *path, out_file *of, c
         return -1;
     }
     return 0;
-#else
-    (void)g, (void)path, (void)of, (void)input, (void)collapse;
-    fprintf(stderr, "snetmon wcp: cannot write %s: built without the visualiser\n", out);
-    return -1;
-#endif
 }
 
 /* One nested analysis and what it owns. */
@@ -200,7 +220,7 @@ static bool wants_nested(const wfb_graph *g, uint32_t v, const nested_run *runs,
 
 /* Analyses the traces of activities on either path, then reports all. */
 static int report_with_nested(const char *input, const wfb_graph *g, const wfb_path *lp,
-                              const wfb_path *ae, int json, bool partial)
+                              const wfb_path *ae, wfb_output fmt, bool partial, FILE *out)
 {
     size_t cap = lp->n + ae->n, n = 0;
     nested_run *runs = calloc(cap ? cap : 1, sizeof *runs);
@@ -216,8 +236,7 @@ static int report_with_nested(const char *input, const wfb_graph *g, const wfb_p
                 analyse_nested(input, g, paths[p]->vertices[i], partial, &runs[n++]);
     for (size_t i = 0; i < n; i++)
         reports[i] = runs[i].report;
-    int rc = wfb_report_wcp_nested(g, lp, ae, reports, n, json ? WFB_OUT_JSON : WFB_OUT_TEXT,
-                                   stdout);
+    int rc = wfb_report_wcp_nested(g, lp, ae, reports, n, fmt, out);
     for (size_t i = 0; i < n; i++) {
         wfb_path_free(&runs[i].longest);
         wfb_path_free(&runs[i].as_executed);
@@ -248,16 +267,19 @@ int snetmon_cmd_wcp(int argc, char **argv)
     }
     /* The files first, under temporary names: the report goes out only
      * when they could be made, and they appear only with it. */
-    out_file dot = {0}, picture = {0};
-    rc = 0;
-    if (a.dot)
+    out_file dot = {0}, picture = {0}, report = {0};
+    FILE *out = a.output ? out_file_open(&report, "wcp", a.output) : stdout;
+    rc = out ? 0 : -1;
+    if (!rc && a.dot)
         rc = write_dot_file(g, &lp, &ae, &dot, a.dot);
     if (!rc && a.render)
         rc = render_path(g, ae.valid ? &ae : &lp, &picture, a.render, a.input, !a.no_collapse);
     if (!rc && a.nested)
-        rc = report_with_nested(a.input, g, &lp, &ae, a.json, a.partial);
+        rc = report_with_nested(a.input, g, &lp, &ae, a.report, a.partial, out);
     else if (!rc)
-        rc = wfb_report_wcp(g, &lp, &ae, a.json ? WFB_OUT_JSON : WFB_OUT_TEXT, stdout);
+        rc = wfb_report_wcp(g, &lp, &ae, a.report, out);
+    if (a.output && out && out_file_finish(&report, rc == 0) != 0)
+        rc = -1;
     if (a.dot && out_file_finish(&dot, rc == 0) != 0)
         rc = -1;
     if (a.render && out_file_finish(&picture, rc == 0) != 0)

@@ -8,6 +8,8 @@
  */
 #include "trace_input.h"
 
+#include "progress_bar.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,9 +20,11 @@ struct trace_input {
     const char *cmd;
     char *err;       /* messages go here instead of stderr (nested inputs) */
     size_t errlen;
+    char *dir;       /* for trace_input_rewind */
     mon_trace *trace;
     bool partial;
     bool at_end;
+    bool warned;     /* the --partial warning was printed (once per command) */
     wfb_input_loss loss;
     wfb_log_loss *logs;
     bool has_loss;
@@ -44,8 +48,8 @@ static void say(const char *cmd, char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-static trace_input *open_input(const char *cmd, const char *dir, bool partial, char *errbuf,
-                               size_t errlen)
+static trace_input *open_input(const char *cmd, const char *dir, bool partial, bool follow,
+                               char *errbuf, size_t errlen)
 {
     trace_input *in = calloc(1, sizeof *in);
     if (!in) {
@@ -57,9 +61,15 @@ static trace_input *open_input(const char *cmd, const char *dir, bool partial, c
     in->errlen = errlen;
     in->partial = partial;
     char err[4608];
-    mon_trace_options opt = {.keep_going = partial};
+    mon_trace_options opt = {.keep_going = partial, .follow = follow};
+    if (!(in->dir = strdup(dir))) {
+        say(cmd, errbuf, errlen, "out of memory");
+        free(in);
+        return NULL;
+    }
     if (mon_trace_open_with(&in->trace, dir, &opt, err, sizeof err) != 0) {
         say(cmd, errbuf, errlen, "%s", err);
+        free(in->dir);
         free(in);
         return NULL;
     }
@@ -68,7 +78,12 @@ static trace_input *open_input(const char *cmd, const char *dir, bool partial, c
 
 trace_input *trace_input_open(const char *cmd, const char *dir, bool partial)
 {
-    return open_input(cmd, dir, partial, NULL, 0);
+    return open_input(cmd, dir, partial, false, NULL, 0);
+}
+
+trace_input *trace_input_open_follow(const char *cmd, const char *dir, bool partial)
+{
+    return open_input(cmd, dir, partial, true, NULL, 0);
 }
 
 /* The loss of every log that has one, from the reader's statuses. */
@@ -105,7 +120,7 @@ static void refuse(const trace_input *in, const char *problem)
 {
     unsigned more = 0;
     for (size_t i = 0; i < in->loss.n_logs; i++)
-        more += strcmp(in->loss.logs[i].message, problem) != 0;
+        more += in->loss.logs[i].message && strcmp(in->loss.logs[i].message, problem) != 0;
     char others[80] = "";
     if (more)
         snprintf(others, sizeof others, " (and %u more damaged or incomplete log%s)", more,
@@ -131,6 +146,8 @@ int trace_input_next(trace_input *in, mon_event *ev)
     int rc = mon_trace_next(in->trace, ev);
     if (rc == MON_TRACE_EVENT)
         return 1;
+    if (rc == MON_TRACE_AGAIN)
+        return TRACE_INPUT_AGAIN;
     in->at_end = true;
     if (collect_loss(in) != 0) {
         say(in->cmd, in->err, in->errlen, "out of memory");
@@ -142,8 +159,9 @@ int trace_input_next(trace_input *in, mon_event *ev)
         refuse(in, mon_trace_error(in->trace));
         return -1;
     }
-    if (!in->err)
+    if (!in->err && !in->warned)
         warn_loss(in);
+    in->warned = true;
     return 0;
 }
 
@@ -160,7 +178,29 @@ void trace_input_close(trace_input *in)
         return;
     mon_trace_close(in->trace);
     free(in->logs);
+    free(in->dir);
     free(in);
+}
+
+void trace_input_no_warning(trace_input *in) { in->warned = true; }
+
+int trace_input_rewind(trace_input *in)
+{
+    char err[4608];
+    mon_trace_options opt = {.keep_going = in->partial};
+    mon_trace_close(in->trace);
+    free(in->logs);
+    in->logs = NULL;
+    memset(&in->loss, 0, sizeof in->loss);
+    in->has_loss = false;
+    in->at_end = false;
+    if (mon_trace_open_with(&in->trace, in->dir, &opt, err, sizeof err) != 0) {
+        in->trace = NULL;
+        in->at_end = true;
+        say(in->cmd, in->err, in->errlen, "%s", err);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- graphs for the analysing commands ---- */
@@ -181,22 +221,22 @@ static int feed_trace(const char *cmd, trace_input *in, wfb_lifter *l)
 {
     char *buf = in->err;
     size_t len = in->errlen;
-    wfb_progress_bar bar;
-    wfb_progress_bar_init(&bar, stderr);
+    progress_bar bar;
+    progress_bar_init(&bar, stderr);
     wfb_error err;
     mon_event ev;
     int rc;
     uint64_t events = 0;
     while ((rc = trace_input_next(in, &ev)) == 1) {
         if ((++events & 0xfffff) == 0)
-            wfb_progress_bar_update(&bar, events, 0);
+            progress_bar_update(&bar, events, 0);
         if (wfb_lifter_feed_mon(l, &ev, &err) != 0) {
             print_error(cmd, &err, buf, len);
             rc = -1;
             break;
         }
     }
-    wfb_progress_bar_end(&bar);
+    progress_bar_end(&bar);
     return rc;
 }
 
@@ -246,7 +286,7 @@ int trace_input_report_alignment(const trace_input *in, FILE *out, const char *p
 static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, char *buf,
                              size_t len)
 {
-    trace_input *in = open_input(cmd, dir, partial, buf, len);
+    trace_input *in = open_input(cmd, dir, partial, false, buf, len);
     if (!in)
         return NULL;
     wfb_graph *g = wfb_graph_new();
@@ -288,7 +328,11 @@ wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format
         return lift_trace(cmd, path, partial, errbuf, errlen);
     wfb_graph *g;
     wfb_error err;
-    if (wfb_load_input(path, format, bp_map, 1, &g, &err) != 0) {
+    progress_bar bar;
+    progress_bar_init(&bar, stderr);
+    int rc = wfb_load_input(path, format, bp_map, progress_bar_update, &bar, &g, &err);
+    progress_bar_end(&bar);
+    if (rc != 0) {
         print_error(cmd, &err, errbuf, errlen);
         return NULL;
     }

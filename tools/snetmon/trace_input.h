@@ -9,10 +9,15 @@
  * format. Event files (JSONL, WfCommons, NetLogger) come through the same
  * door for the commands that analyse graphs (input_load_graph).
  *
+ * A trace still being written (packets flushed during a run) is read in
+ * follow mode (trace_input_open_follow): the same calls, and
+ * TRACE_INPUT_AGAIN where what has been published so far ends.
  * A multi-rank trace (DIR/rank-R/, one per MPI rank) comes through the same
  * calls as one trace (the reader merges and aligns the ranks); its events
  * are `ranked`, mon_trace_worker_label names their columns, and
- * trace_input_report_alignment says how the clocks were aligned.
+ * trace_input_report_alignment says how the clocks were aligned. (Follow
+ * mode refuses a multi-rank run still going on: the clock fix-up needs
+ * every rank's sends and receives first.)
  */
 #ifndef SNETMON_TRACE_INPUT_H
 #define SNETMON_TRACE_INPUT_H
@@ -30,10 +35,22 @@ typedef struct trace_input trace_input;
  * "snetmon CMD: ..." on stderr and returns NULL (exit status 1). */
 trace_input *trace_input_open(const char *cmd, const char *dir, bool partial);
 
+/* The same for a trace whose run may still be going on (snetmon top):
+ * trace_input_next returns TRACE_INPUT_AGAIN at the end of what the run has
+ * published so far, and more events when called again after it published
+ * more (mon_trace_options.follow). Logs the run is still writing are "in
+ * progress" (mon_trace_log_status), not a loss. Once the run is complete,
+ * or for a finished trace, it reads as trace_input_open does. */
+trace_input *trace_input_open_follow(const char *cmd, const char *dir, bool partial);
+
+/* trace_input_next in follow mode: nothing more has been published yet. */
+#define TRACE_INPUT_AGAIN 2
+
 /* The next event in time order: 1 with *ev set; 0 at the end of what can
  * be used (with --partial the loss is then known: trace_input_loss); -1
  * when the trace is damaged or incomplete and --partial was not given (the
- * one-line message has been printed: exit status 1). */
+ * one-line message has been printed: exit status 1); in follow mode
+ * TRACE_INPUT_AGAIN (call again later). */
 int trace_input_next(trace_input *in, mon_event *ev);
 
 /* After the end: what was lost, NULL when nothing. Valid until close. */
@@ -43,6 +60,16 @@ const wfb_input_loss *trace_input_loss(const trace_input *in);
 const mon_trace *trace_input_trace(const trace_input *in);
 
 void trace_input_close(trace_input *in);
+
+/* Start over from the first event, for commands that read the trace twice
+ * (the exporters pair each message's write with its read first). The
+ * --partial warning is printed only once. 0, or -1 with the one-line
+ * message printed (the trace changed under us); close it either way. */
+int trace_input_rewind(trace_input *in);
+
+/* For a second reading of a trace another trace_input (or input_load_graph)
+ * has read already: its --partial warning has been printed; not again. */
+void trace_input_no_warning(trace_input *in);
 
 /* A multi-rank trace (one trace per MPI rank, merged on rank 0's clock):
  * how the clocks were aligned, as text lines each starting with prefix;

@@ -20,6 +20,14 @@
 #ifndef SNETRUN_BOX_DIR
 #define SNETRUN_BOX_DIR ""
 #endif
+#ifndef SNETRUN_BUILD_DIR
+#define SNETRUN_BUILD_DIR ""
+#endif
+/* The installed box directory relative to the installed snetrun's own
+ * (cmake/Install.cmake: PREFIX/lib/snet-boxes from PREFIX/bin). */
+#ifndef SNETRUN_INSTALLED_BOX_DIR
+#define SNETRUN_INSTALLED_BOX_DIR "../lib/snet-boxes"
+#endif
 
 typedef struct boxlib {
     char *name; /* as given: a path or a metadata name */
@@ -51,20 +59,35 @@ static int add_dir(boxlibs *b, const char *dir, size_t len)
     return 0;
 }
 
-/* The directory of this executable joined with rel ("" when unknown). */
-static int add_exe_relative(boxlibs *b, const char *rel)
+/* The directory this executable is in, into dir; false when unknown. */
+static bool exe_dir(char dir[PATH_MAX])
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ssize_t n = readlink("/proc/self/exe", dir, PATH_MAX - 1);
     if (n <= 0)
-        return 0;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
+        return false;
+    dir[n] = '\0';
+    char *slash = strrchr(dir, '/');
     if (!slash)
-        return 0;
+        return false;
     *slash = '\0';
-    char dir[PATH_MAX + 64];
-    int len = snprintf(dir, sizeof dir, "%s/%s", exe, rel);
+    return true;
+}
+
+/*
+ * Where the box libraries of this snetrun are: run from its build tree,
+ * the build tree's box directory; installed (PREFIX/bin/snetrun), the
+ * directory PREFIX/lib/snet-boxes beside it. An installed copy never looks
+ * into the tree it was built in, which may hold other versions.
+ */
+static int add_own_box_dir(boxlibs *b)
+{
+    char exe[PATH_MAX], built[PATH_MAX];
+    if (!exe_dir(exe))
+        return 0;
+    if (SNETRUN_BUILD_DIR[0] && realpath(SNETRUN_BUILD_DIR, built) && !strcmp(built, exe))
+        return add_dir(b, SNETRUN_BOX_DIR, strlen(SNETRUN_BOX_DIR));
+    char dir[PATH_MAX + sizeof SNETRUN_INSTALLED_BOX_DIR + 1];
+    int len = snprintf(dir, sizeof dir, "%s/" SNETRUN_INSTALLED_BOX_DIR, exe);
     return len > 0 && (size_t)len < sizeof dir ? add_dir(b, dir, (size_t)len) : 0;
 }
 
@@ -83,8 +106,7 @@ boxlibs *boxlibs_new(const char *const *dirs, size_t ndirs, const char *snet_dir
         env += len + (env[len] == ':');
     }
     rc |= add_dir(b, snet_dir, strlen(snet_dir));
-    rc |= add_dir(b, SNETRUN_BOX_DIR, strlen(SNETRUN_BOX_DIR));
-    rc |= add_exe_relative(b, "../lib/snet-boxes");
+    rc |= add_own_box_dir(b);
     if (rc != 0) {
         boxlibs_free(b);
         return NULL;

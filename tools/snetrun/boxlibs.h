@@ -2,8 +2,10 @@
  * boxlibs.h - snetrun's box libraries: shared objects loaded with dlopen,
  * found by path (--boxes) or by the name the .snet metadata gives
  * (<library value="NAME"/> -> libNAME.so, searched in -L directories,
- * $SNET_BOX_PATH, the .snet file's directory, the build tree and the
- * installed library directory, then the system's library path).
+ * $SNET_BOX_PATH, the .snet file's directory, the build tree's box
+ * directory when snetrun runs from its build tree or PREFIX/lib/snet-boxes
+ * when it is installed as PREFIX/bin/snetrun, then the system's library
+ * path).
  */
 #ifndef SNETRUN_BOXLIBS_H
 #define SNETRUN_BOXLIBS_H

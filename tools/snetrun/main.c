@@ -13,8 +13,10 @@
 #include "boxlibs.h"
 
 #include <mon.h>
+#include <prog_opt.h>
 #include <snet.h>
 #include <snet_lang.h>
+#include <snet_prog.h>
 #include <snet_xml.h>
 
 #include <errno.h>
@@ -23,18 +25,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef SNETRUN_VERSION
-#define SNETRUN_VERSION "unknown"
-#endif
-
 typedef struct options {
-    const char *snet_file, *input, *output, *net;
+    const char *snet_file, *input, *output, *net, *map;
     const char **boxes, **dirs;
     size_t nboxes, ndirs;
     char **app_argv; /* options for the box library's application, app_argv[0] = program */
     int app_argc;
     unsigned workers;
-    bool parse_only, text;
+    bool parse_only, text, help;
 } options;
 
 static void usage(FILE *out)
@@ -58,8 +56,9 @@ static void usage(FILE *out)
             "  -O FILE          output records to FILE (written only if the run succeeds)\n"
             "  --text           records as text (docs/RECORDS.md) instead of XML\n"
             "  -w N             workers (default: one per core)\n"
+            "  --map FILE       place tasks on workers by net-path patterns (docs/MAPPING.md)\n"
             MON_OPTIONS_HELP
-            "  --help, --version\n"
+            "  --help, --version  (NET.snet --help: also its application's options)\n"
             "\n"
             "Options snetrun does not know go to the box library's application (e.g.\n"
             "--check for apps/mc/mc.snet); give INPUT before them. Without INPUT, an\n"
@@ -85,62 +84,95 @@ static int push_arg(const char ***list, size_t *n, const char *arg)
     return 0;
 }
 
-/* 0 ok, 1 help/version printed, 2 usage error. */
+enum { OPT_PARSE_ONLY = PROG_OPT_OWN, OPT_TEXT, OPT_NET, OPT_BOXES, OPT_MAP };
+
+/* One of snetrun's own options: 0, or the exit status 2. */
+static int take_option(options *o, int c, const char *v)
+{
+    switch (c) {
+    case OPT_PARSE_ONLY:
+        o->parse_only = true;
+        return 0;
+    case OPT_TEXT:
+        o->text = true;
+        return 0;
+    case OPT_NET:
+        o->net = v;
+        return 0;
+    case OPT_MAP:
+        o->map = v;
+        return 0;
+    case OPT_BOXES:
+    case 'L':
+        if (c == 'L' ? push_arg(&o->dirs, &o->ndirs, v) : push_arg(&o->boxes, &o->nboxes, v))
+            return usage_error("%s", "out of memory");
+        return 0;
+    case 'i':
+        o->input = v;
+        return 0;
+    case 'O':
+        o->output = v;
+        return 0;
+    default: { /* 'w' */
+        char *end;
+        errno = 0;
+        long n = strtol(v, &end, 10);
+        if (errno || end == v || *end || n < 1 || n > 4096)
+            return usage_error("-w expects a worker count from 1 to 4096, got '%s'", v);
+        o->workers = (unsigned)n;
+        return 0;
+    }
+    }
+}
+
+/* 0 ok, 1 help/version printed, 2 usage error. Options snetrun does not
+ * know go to the box library's application, and so does every argument
+ * that is not an option once one of those has been seen (their values). */
 static int parse_options(int argc, char **argv, options *o)
 {
+    static const struct option longopts[] = {PROG_OPT_STANDARD,
+                                              {"parse-only", no_argument, NULL, OPT_PARSE_ONLY},
+                                              {"text", no_argument, NULL, OPT_TEXT},
+                                              {"net", required_argument, NULL, OPT_NET},
+                                              {"boxes", required_argument, NULL, OPT_BOXES},
+                                              {"map", required_argument, NULL, OPT_MAP},
+                                              {"workers", required_argument, NULL, 'w'},
+                                              {NULL, 0, NULL, 0}};
     o->app_argv = calloc((size_t)argc + 1, sizeof *o->app_argv);
     if (!o->app_argv)
         return usage_error("%s", "out of memory");
     o->app_argv[o->app_argc++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes_value = !strcmp(a, "--net") || !strcmp(a, "--boxes") || !strcmp(a, "-L") ||
-                           !strcmp(a, "-i") || !strcmp(a, "-O") || !strcmp(a, "-w");
-        if (takes_value && !v)
-            return usage_error("%s needs a value", a);
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
+    prog_opt p;
+    prog_opt_begin(&p, "snetrun", argc, argv);
+    int at = argc, last_app = 0;
+    for (int c; (c = prog_opt_next_in_order(&p, "hL:i:O:w:", longopts, &at)) != -1;) {
+        if (c == 'h') {
+            o->help = true; /* after the .snet file is known (its application's options) */
+        } else if (c == PROG_OPT_VERSION) {
+            prog_opt_version(&p);
             return 1;
-        } else if (!strcmp(a, "--version")) {
-            printf("snetrun %s\n", SNETRUN_VERSION);
-            return 1;
-        } else if (!strcmp(a, "--parse-only")) {
-            o->parse_only = true;
-        } else if (!strcmp(a, "--text")) {
-            o->text = true;
-        } else if (!strcmp(a, "--net")) {
-            o->net = v;
-        } else if (!strcmp(a, "--boxes") || !strcmp(a, "-L")) {
-            if (a[1] == 'L' ? push_arg(&o->dirs, &o->ndirs, v) : push_arg(&o->boxes, &o->nboxes, v))
-                return usage_error("%s", "out of memory");
-        } else if (!strcmp(a, "-i")) {
-            o->input = v;
-        } else if (!strcmp(a, "-O")) {
-            o->output = v;
-        } else if (!strcmp(a, "-w")) {
-            char *end;
-            errno = 0;
-            long n = strtol(v, &end, 10);
-            if (errno || *end || n < 1 || n > 4096)
-                return usage_error("-w expects a worker count from 1 to 4096, got '%s'", v);
-            o->workers = (unsigned)n;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            o->app_argv[o->app_argc++] = argv[i]; /* the application's, with what follows */
-            continue;
+        } else if (c == PROG_OPT_UNKNOWN) {
+            if (at != last_app) /* once per word (-xy: two unknown letters) */
+                o->app_argv[o->app_argc++] = argv[last_app = at];
+        } else if (c == PROG_OPT_ERROR) {
+            return 2;
+        } else if (c != 1) {
+            int rc = take_option(o, c, optarg);
+            if (rc)
+                return rc;
         } else if (o->app_argc > 1) {
-            o->app_argv[o->app_argc++] = argv[i];
-            continue;
+            o->app_argv[o->app_argc++] = optarg;
         } else if (!o->snet_file) {
-            o->snet_file = a;
-            continue;
+            o->snet_file = optarg;
         } else if (!o->input) {
-            o->input = a;
-            continue;
+            o->input = optarg;
         } else {
-            return usage_error("unexpected argument '%s'", a);
+            return usage_error("unexpected argument '%s'", optarg);
         }
-        if (takes_value)
-            i++;
+    }
+    if (o->help && !o->snet_file) {
+        usage(stdout);
+        return 1;
     }
     if (!o->snet_file)
         return usage_error("%s", "which .snet file? Give NET.snet");
@@ -179,6 +211,7 @@ typedef struct session {
     const snet_boxlib_app *app;
     void *app_state;
     snet_net *net;
+    snet_mapping *mapping; /* --map FILE */
     FILE *in, *out;
     char *out_tmp;
     io_state io;
@@ -190,28 +223,47 @@ static char *directory_of(const char *path)
     return slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
 }
 
-static int load_libraries(session *s)
+/* The box libraries; 0, or 1 after saying why (when `say`). */
+static int load_libraries(session *s, bool say)
 {
     char err[1024];
     char *dir = directory_of(s->o.snet_file);
     s->libs = dir ? boxlibs_new(s->o.dirs, s->o.ndirs, dir) : NULL;
     free(dir);
     if (!s->libs) {
-        fprintf(stderr, "snetrun: out of memory\n");
+        if (say)
+            fprintf(stderr, "snetrun: out of memory\n");
         return 1;
     }
     for (size_t i = 0; i < s->o.nboxes; i++)
         if (boxlibs_load_path(s->libs, s->o.boxes[i], err, sizeof err) != 0) {
-            fprintf(stderr, "snetrun: %s\n", err);
+            if (say)
+                fprintf(stderr, "snetrun: %s\n", err);
             return 1;
         }
     if (s->o.nboxes == 0)
         for (size_t i = 0; i < snet_lang_library_count(s->prog); i++)
             if (boxlibs_load_name(s->libs, snet_lang_library(s->prog, i), err, sizeof err) != 0) {
-                fprintf(stderr, "snetrun: %s: %s\n", s->o.snet_file, err);
+                if (say)
+                    fprintf(stderr, "snetrun: %s: %s\n", s->o.snet_file, err);
                 return 1;
             }
     s->app = boxlibs_app(s->libs);
+    return 0;
+}
+
+/* NET.snet --help: snetrun's options, then those of the application whose
+ * box library the file names, if it can be loaded. Exit status 0. */
+static int help_with_app(session *s)
+{
+    usage(stdout);
+    snet_lang_options lo = {s->o.net, 0};
+    if (snet_lang_load_file(s->o.snet_file, &lo, NULL, &s->prog) != SNET_LANG_OK)
+        return 0;
+    /* a library that cannot be found is no error here */
+    if (load_libraries(s, false) == 0 && s->app && s->app->options_help)
+        printf("\nOptions of %s's application %s (from its box library):\n%s",
+               s->o.snet_file, s->app->name ? s->app->name : "", s->app->options_help);
     return 0;
 }
 
@@ -231,6 +283,17 @@ static int start_app(session *s)
         return rc > 0 ? -1 : 2; /* -1: help shown, exit 0 */
     boxlibs_set_app_state(s->libs, s->app_state);
     return 0;
+}
+
+/* --map FILE, checked against the network as the C programs do (the same
+ * helper, snet_prog.h): 0, or 2 (a usage error, printed). */
+static int load_mapping(session *s)
+{
+    if (!s->o.map)
+        return 0;
+    return snet_prog_load_mapping("snetrun", s->o.map, s->net, s->o.workers, &s->mapping) == 0
+               ? 0
+               : 2;
 }
 
 static int open_files(session *s)
@@ -295,6 +358,7 @@ static int run_network(session *s, const lpel_hooks *hooks)
     snet_config cfg = snet_config_default();
     cfg.lpel.num_workers = s->o.workers;
     cfg.lpel.hooks = hooks;
+    cfg.mapping = s->mapping;
     snet_run *run;
     char err[1024];
     if (snet_run_create(&run, s->net, &cfg, err, sizeof err) != SNET_OK) {
@@ -349,6 +413,7 @@ static void session_free(session *s)
     if (s->out && s->out != stdout)
         fclose(s->out);
     free(s->out_tmp);
+    snet_mapping_free(s->mapping);
     snet_net_free(s->net);
     snet_lang_free(s->prog);
     boxlibs_free(s->libs);
@@ -369,18 +434,20 @@ static int run_session(session *s, int argc, char **argv)
     if (rc != 0)
         return rc == 1 ? 0 : rc;
     snet_lang_options lo = {s->o.net, 0};
+    if (s->o.help)
+        return help_with_app(s);
     rc = snet_lang_load_file(s->o.snet_file, &lo, stderr, &s->prog);
     if (rc != SNET_LANG_OK)
         return 1;
     if (s->o.parse_only)
         return snet_lang_print_tree(s->prog, stdout) == 0 && fflush(stdout) == 0 ? 0 : 1;
-    if ((rc = load_libraries(s)) != 0 || (rc = start_app(s)) != 0)
+    if ((rc = load_libraries(s, true)) != 0 || (rc = start_app(s)) != 0)
         return rc < 0 ? 0 : rc;
     s->net = snet_lang_build(s->prog, boxlibs_resolve, s->libs, err, sizeof err);
     if (!s->net) {
         fprintf(stderr, "snetrun: %s\n", err);
         rc = 1;
-    } else if ((rc = open_files(s)) == 0) {
+    } else if ((rc = load_mapping(s)) == 0 && (rc = open_files(s)) == 0) {
         mon *m = NULL;
         lpel_hooks hooks;
         if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {

@@ -239,29 +239,37 @@ struct variant_slot {
     rtype *t;
 };
 
-static size_t slot_of(const struct variant_slot *table, size_t cap, const snet_ast_variant *v)
+static uint64_t variant_hash(const snet_ast_variant *v) { return (uint64_t)(uintptr_t)v >> 4; }
+
+typedef struct variant_probe {
+    const snet_lang_program *p;
+    const snet_ast_variant *v;
+} variant_probe;
+
+static bool same_variant(const void *ctx, uint32_t i)
 {
-    size_t i = ((uintptr_t)v >> 4) * 0x9e3779b97f4a7c15ULL >> 7 & (cap - 1);
-    while (table[i].v && table[i].v != v)
-        i = (i + 1) & (cap - 1);
-    return i;
+    const variant_probe *probe = ctx;
+    return probe->p->vcache[i].v == probe->v;
+}
+
+static uint64_t stored_variant_hash(const void *ctx, uint32_t i)
+{
+    const snet_lang_program *p = ctx;
+    return variant_hash(p->vcache[i].v);
 }
 
 static void cache_put(snet_lang_program *p, const snet_ast_variant *v, rtype *t)
 {
-    if ((p->vcache_used + 1) * 2 > p->vcache_cap) {
-        size_t cap = p->vcache_cap ? p->vcache_cap * 2 : 256;
-        struct variant_slot *grown = lang_alloc(p, cap * sizeof *grown);
-        if (!grown)
-            return;
-        for (size_t i = 0; i < p->vcache_cap; i++)
-            if (p->vcache[i].v)
-                grown[slot_of(grown, cap, p->vcache[i].v)] = p->vcache[i];
-        p->vcache = grown;
-        p->vcache_cap = cap;
+    if (snet_index_map_reserve(&p->vcache_map, stored_variant_hash, p) != 0) {
+        p->nomem = true;
+        return;
     }
-    p->vcache[slot_of(p->vcache, p->vcache_cap, v)] = (struct variant_slot){v, t};
-    p->vcache_used++;
+    if (!lang_push(p, (void **)&p->vcache, &p->vcache_used, sizeof *p->vcache,
+                   &(struct variant_slot){v, t}))
+        return;
+    /* Cannot fail: reserved above. */
+    snet_index_map_insert(&p->vcache_map, variant_hash(v), (uint32_t)(p->vcache_used - 1),
+                          stored_variant_hash, p);
 }
 
 static rtype *make_variant_rtype(snet_lang_program *p, const snet_ast_variant *v);
@@ -269,11 +277,10 @@ static rtype *make_variant_rtype(snet_lang_program *p, const snet_ast_variant *v
 /* The record type of a declared variant (cached: variants do not move). */
 static rtype *variant_rtype(snet_lang_program *p, const snet_ast_variant *v)
 {
-    if (p->vcache_cap) {
-        struct variant_slot *s = &p->vcache[slot_of(p->vcache, p->vcache_cap, v)];
-        if (s->v == v)
-            return s->t;
-    }
+    variant_probe probe = {p, v};
+    uint32_t i = snet_index_map_find(&p->vcache_map, variant_hash(v), same_variant, &probe);
+    if (i != UINT32_MAX)
+        return p->vcache[i].t;
     rtype *t = make_variant_rtype(p, v);
     if (t)
         cache_put(p, v, t);

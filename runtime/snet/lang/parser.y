@@ -219,8 +219,15 @@ box_def
           else $$->code = $7; }
     ;
 
+/* "-> (X)" (no input type, as in some of the original runtime's examples)
+ * is "() -> (X)": the box takes any record. */
 box_sig
     : type "->" type             { $$ = (snet_ast_mapping){*$1, *$3, NULL, AT(@1)}; }
+    | "->" type
+        { snet_ast_type *any; NEED(any = snet_ast_new_type(ps, AT(@1)));
+          snet_ast_variant *none; NEED(none = snet_ast_new_variant(ps, AT(@1)));
+          NEED(snet_ast_type_add(ps, any, none));
+          $$ = (snet_ast_mapping){*any, *$2, NULL, AT(@1)}; }
     ;
 
 net_def

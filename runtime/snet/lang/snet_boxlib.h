@@ -13,7 +13,7 @@
  *
  * An application: optionally the library exports
  *
- *     const snet_boxlib_app snet_boxlib_app = {...};
+ *     const snet_boxlib_app snet_boxlib_application = {...};
  *
  * and then takes part in the run: it parses the command-line options
  * snetrun does not know (e.g. --check), may make the input records itself,
@@ -52,8 +52,8 @@ typedef struct snet_boxlib_app {
     int (*finish)(void *state, int status);
 } snet_boxlib_app;
 
-/* The name snetrun looks up. */
-#define SNET_BOXLIB_APP_SYMBOL "snet_boxlib_app"
+/* The name snetrun looks up (not the type's name, which C keeps for the type). */
+#define SNET_BOXLIB_APP_SYMBOL "snet_boxlib_application"
 
 #ifdef __cplusplus
 }

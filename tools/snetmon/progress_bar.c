@@ -1,10 +1,11 @@
 /*
- * wfb_progress.c - a progress bar on stderr for long imports.
+ * progress_bar.c - a progress bar on stderr for long imports.
  *
  * Only drawn on a terminal and only after the first second, so short runs,
- * pipes and test logs stay clean.
+ * pipes and test logs stay clean. A terminal matter, so it lives with the
+ * command, not in the analysis library.
  */
-#include "wfb_internal.h"
+#include "progress_bar.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -16,7 +17,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void wfb_progress_bar_init(wfb_progress_bar *bar, FILE *out)
+void progress_bar_init(progress_bar *bar, FILE *out)
 {
     bar->out = out;
     bar->enabled = out && isatty(fileno(out));
@@ -24,9 +25,9 @@ void wfb_progress_bar_init(wfb_progress_bar *bar, FILE *out)
     bar->started = now_s();
 }
 
-void wfb_progress_bar_update(void *ctx, uint64_t done, uint64_t total)
+void progress_bar_update(void *ctx, uint64_t done, uint64_t total)
 {
-    wfb_progress_bar *bar = ctx;
+    progress_bar *bar = ctx;
     if (!bar->enabled || now_s() - bar->started < 1.0)
         return;
     bar->drawn = 1;
@@ -43,7 +44,7 @@ void wfb_progress_bar_update(void *ctx, uint64_t done, uint64_t total)
     fflush(bar->out);
 }
 
-void wfb_progress_bar_end(wfb_progress_bar *bar)
+void progress_bar_end(progress_bar *bar)
 {
     if (bar->drawn)
         fprintf(bar->out, "\r%60s\r", "");

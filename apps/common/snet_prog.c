@@ -1,15 +1,15 @@
 /*
- * main.c - snet_main: a whole command-line program around a network, so
- * that every S-Net application reads records from stdin (or -i FILE),
+ * snet_prog.c - snet_prog_main: a whole command-line program around a
+ * network, so that an S-Net program reads records from stdin (or -i FILE),
  * writes them to stdout (or -O FILE), places tasks by a mapping file
  * (--map FILE, docs/MAPPING.md), and understands the monitoring options
- * (-m FLAGS, -o DIR, --mon-tasks RE) without code of its own.
+ * (-m FLAGS, -o DIR, --mon-tasks RE) without code of its own; and the
+ * mapping check every program on the runtime shares (snet_prog.h).
  */
-#include "snet_internal.h"
+#include "snet_prog.h"
 
-#ifdef SNET_WITH_MONITOR
 #include <mon.h>
-#endif
+#include <prog_opt.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,52 +24,66 @@ static void usage(FILE *out, const char *prog)
 {
     fprintf(out,
             "usage: %s [-w N] [-i FILE] [-O FILE] [--map FILE]"
-#ifdef SNET_WITH_MONITOR
             " [-m FLAGS] [-o DIR] [--mon-tasks RE]"
-#endif
             "\n"
             "  reads records ({x=1, <t>=2}, docs/RECORDS.md) from FILE or stdin, runs them\n"
             "  through the network, writes the output records to FILE or stdout\n"
             "  -w N   workers (default: one per core)\n"
             "  --map FILE  place tasks on workers by net-path patterns (docs/MAPPING.md)\n"
-#ifdef SNET_WITH_MONITOR
+            "  -h, --help, --version\n"
             "  -m FLAGS  monitor (letters mtWTSML, A = all); -o DIR trace directory\n"
-#endif
             , prog);
 }
 
-/* Returns 0, or the exit status to end with (2 = usage). */
+/* Returns 0, -1 (help or version printed: exit 0), or 2 (usage error). */
 static int parse_options(int argc, char **argv, main_options *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+    enum { OPT_MAP = PROG_OPT_OWN };
+    static const struct option longopts[] = {PROG_OPT_STANDARD,
+                                              {"workers", required_argument, NULL, 'w'},
+                                              {"input", required_argument, NULL, 'i'},
+                                              {"output", required_argument, NULL, 'O'},
+                                              {"map", required_argument, NULL, OPT_MAP},
+                                              {NULL, 0, NULL, 0}};
+    prog_opt p;
+    prog_opt_begin(&p, argv[0], argc, argv);
+    for (int c; (c = prog_opt_next(&p, "hw:i:O:", longopts)) != -1;) {
+        char *end;
+        long n;
+        switch (c) {
+        case 'h':
             usage(stdout, argv[0]);
             return -1;
-        } else if (!strcmp(argv[i], "-w") && v) {
-            char *end;
+        case PROG_OPT_VERSION:
+            prog_opt_version(&p);
+            return -1;
+        case 'w':
             errno = 0;
-            long n = strtol(v, &end, 10);
-            if (errno || *end || n < 1 || n > 4096) {
-                fprintf(stderr, "%s: -w expects a worker count >= 1, got '%s'\n", argv[0], v);
+            n = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || n < 1 || n > 4096) {
+                fprintf(stderr, "%s: -w expects a worker count >= 1, got '%s'\n", argv[0],
+                        optarg);
                 return 2;
             }
             o->workers = (unsigned)n;
-            i++;
-        } else if (!strcmp(argv[i], "-i") && v) {
-            o->input = v;
-            i++;
-        } else if (!strcmp(argv[i], "-O") && v) {
-            o->output = v;
-            i++;
-        } else if (!strcmp(argv[i], "--map") && v) {
-            o->map = v;
-            i++;
-        } else {
-            fprintf(stderr, "%s: unknown or incomplete option '%s'\n", argv[0], argv[i]);
+            break;
+        case 'i':
+            o->input = optarg;
+            break;
+        case 'O':
+            o->output = optarg;
+            break;
+        case OPT_MAP:
+            o->map = optarg;
+            break;
+        default:
             usage(stderr, argv[0]);
             return 2;
         }
+    }
+    if (prog_opt_npositional(&p) > 0) {
+        fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], prog_opt_positional(&p)[0]);
+        return 2;
     }
     return 0;
 }
@@ -109,15 +123,14 @@ done:
     return status;
 }
 
-int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type *const *types,
-                    size_t ntypes)
+int snet_prog_main_types(int argc, char **argv, snet_net *net,
+                         const snet_field_type *const *types, size_t ntypes)
 {
     const char *prog = argc > 0 ? argv[0] : "snet";
     main_options o = {0, NULL, NULL, NULL};
     snet_mapping *mapping = NULL;
     snet_config cfg = snet_config_default();
     int status;
-#ifdef SNET_WITH_MONITOR
     mon_options mo;
     char err[512];
     mon *m = NULL;
@@ -127,23 +140,16 @@ int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type 
         snet_net_free(net);
         return 2;
     }
-#endif
     status = parse_options(argc, argv, &o);
     if (status != 0) {
         snet_net_free(net);
         return status < 0 ? 0 : status;
     }
     /* A bad mapping is a usage error, found before any output exists. */
-    char map_err[512];
-    if (o.map && (snet_mapping_load(o.map, &mapping, map_err, sizeof map_err) != SNET_OK ||
-                  snet_mapping_check(mapping, net, o.workers ? o.workers : lpel_core_count(),
-                                     map_err, sizeof map_err) != SNET_OK)) {
-        fprintf(stderr, "%s: %s\n", prog, map_err);
-        snet_mapping_free(mapping);
+    if (o.map && snet_prog_load_mapping(prog, o.map, net, o.workers, &mapping) != 0) {
         snet_net_free(net);
         return 2;
     }
-#ifdef SNET_WITH_MONITOR
     if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", prog, err);
         snet_mapping_free(mapping);
@@ -151,20 +157,33 @@ int snet_main_types(int argc, char **argv, snet_net *net, const snet_field_type 
         return 1;
     }
     cfg.lpel.hooks = mon_lpel_hooks(m);
-#endif
     cfg.lpel.num_workers = o.workers;
     cfg.mapping = mapping;
     status = run_files(net, &cfg, &o, types, ntypes, prog);
     snet_mapping_free(mapping);
-#ifdef SNET_WITH_MONITOR
     if (mon_close(m) != 0 && status == 0)
         status = 1;
-#endif
     snet_net_free(net);
     return status;
 }
 
-int snet_main(int argc, char **argv, snet_net *net)
+int snet_prog_main(int argc, char **argv, snet_net *net)
 {
-    return snet_main_types(argc, argv, net, NULL, 0);
+    return snet_prog_main_types(argc, argv, net, NULL, 0);
+}
+
+int snet_prog_load_mapping(const char *prog, const char *path, const snet_net *net,
+                           unsigned workers, snet_mapping **out)
+{
+    char err[1024];
+    *out = NULL;
+    if (snet_mapping_load(path, out, err, sizeof err) != SNET_OK ||
+        snet_mapping_check(*out, net, workers ? workers : lpel_core_count(), err, sizeof err) !=
+            SNET_OK) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        snet_mapping_free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
 }

@@ -1,0 +1,57 @@
+/*
+ * cli.c - the option helpers every snetmon subcommand uses (cli.h): one
+ * wording for usage errors (prog_opt), one --version, one rule for
+ * --json/--csv.
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void cli_begin(cli_parser *p, const char *cmd, int argc, char **argv)
+{
+    snprintf(p->name, sizeof p->name, "snetmon %s", cmd);
+    p->format_given = false;
+    prog_opt_begin(&p->opt, p->name, argc, argv);
+}
+
+int cli_next(cli_parser *p, const char *shortopts, const struct option *longopts)
+{
+    return prog_opt_next(&p->opt, shortopts, longopts);
+}
+
+int cli_version(void)
+{
+    prog_opt snetmon = {"snetmon", 0, NULL};
+    return prog_opt_version(&snetmon);
+}
+
+int cli_usage_error(const cli_parser *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", p->name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+int cli_format(cli_parser *p, int c, wfb_output *fmt)
+{
+    wfb_output want = c == CLI_JSON ? WFB_OUT_JSON : WFB_OUT_CSV;
+    if (p->format_given && *fmt != want)
+        return cli_usage_error(p, "--json and --csv exclude each other");
+    p->format_given = true;
+    *fmt = want;
+    return 0;
+}
+
+int cli_npositional(const cli_parser *p) { return prog_opt_npositional(&p->opt); }
+
+char **cli_positional(const cli_parser *p) { return prog_opt_positional(&p->opt); }
+
+void cli_deprecated(const cli_parser *p, const char *old, const char *now)
+{
+    fprintf(stderr, "%s: warning: %s is deprecated, use %s\n", p->name, old, now);
+}

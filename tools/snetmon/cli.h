@@ -1,0 +1,97 @@
+/*
+ * cli.h - the command-line conventions of every snetmon subcommand, and
+ * the few helpers that make each of them one line. A new cmd_NAME.c parses
+ * its options like this (getopt_long underneath; the positional arguments
+ * are argv[optind..argc-1] afterwards, in any order with the options):
+ *
+ *     static const struct option longopts[] = {
+ *         CLI_STANDARD_OPTIONS,                               // -h/--help, --version
+ *         {"json", no_argument, NULL, CLI_JSON},
+ *         {"csv", no_argument, NULL, CLI_CSV},
+ *         {"partial", no_argument, NULL, CLI_PARTIAL},
+ *         {"output", required_argument, NULL, 'o'},
+ *         {"limit", required_argument, NULL, CLI_OWN + 0},   // own options from CLI_OWN
+ *         {NULL, 0, NULL, 0}};
+ *     cli_parser p;
+ *     cli_begin(&p, "NAME", argc, argv);
+ *     for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
+ *         switch (c) {
+ *         case 'h': usage(stdout); return 0;
+ *         case CLI_VERSION: return cli_version();
+ *         case 'o': out = optarg; break;
+ *         case CLI_JSON: case CLI_CSV: if (cli_format(&p, c, &fmt)) return 2; break;
+ *         ...
+ *         default: return 2;      // CLI_ERROR: the one-line message is printed
+ *         }
+ *     }
+ *
+ * Conventions (the same flag means the same thing in every subcommand):
+ *   -h, --help        usage on standard output, exit 0
+ *   --version         "snetmon VERSION (git REVISION)", exit 0
+ *   -o, --output FILE the output file, written through out_file.h (whole or
+ *                     not at all; "-" is standard output where it makes sense)
+ *   --json, --csv     machine-readable output instead of text; giving both
+ *                     (or either twice with the other) is a usage error
+ *   --partial         analyse a damaged trace as far as it can be read
+ *                     (trace_input.h)
+ *   --from FORMAT     the input's format, never a time; a time window is
+ *                     --start T / --end T
+ *   --map FILE        a mapping file of the input
+ * Usage errors are one line, "snetmon NAME: ...", and exit status 2. The
+ * parsing itself is the project's one option parser, prog_opt.h
+ * (tools/common), which every other program uses too.
+ */
+#ifndef SNETMON_CLI_H
+#define SNETMON_CLI_H
+
+#include <stdbool.h>
+
+#include "prog_opt.h"
+#include "wfb.h"
+
+/* Values cli_next returns besides the short-option letters. */
+enum {
+    CLI_ERROR = PROG_OPT_ERROR, /* a usage error; the message has been printed */
+    CLI_VERSION = PROG_OPT_VERSION,
+    CLI_JSON,
+    CLI_CSV,
+    CLI_PARTIAL,
+    CLI_OWN = PROG_OPT_OWN /* a subcommand's own long options: CLI_OWN + n */
+};
+
+#define CLI_STANDARD_OPTIONS PROG_OPT_STANDARD
+
+typedef struct cli_parser {
+    prog_opt opt;
+    char name[48]; /* "snetmon NAME", for messages */
+    bool format_given;
+} cli_parser;
+
+/* Start parsing argv (argv[0] = the subcommand's name). */
+void cli_begin(cli_parser *p, const char *cmd, int argc, char **argv);
+
+/* The next option as getopt_long returns it (optarg set), -1 after the
+ * last, or CLI_ERROR after printing "snetmon CMD: unknown option 'X'" or
+ * "snetmon CMD: option 'X' needs a value". */
+int cli_next(cli_parser *p, const char *shortopts, const struct option *longopts);
+
+/* Print the version line; returns 0 (the exit status). */
+int cli_version(void);
+
+/* A usage error: "snetmon CMD: MESSAGE" (printf-style); returns 2. */
+int cli_usage_error(const cli_parser *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Record --json or --csv (c: CLI_JSON or CLI_CSV) in *fmt; a second,
+ * different one is a usage error (returns 2 with the message), else 0. */
+int cli_format(cli_parser *p, int c, wfb_output *fmt);
+
+/* The positional arguments after parsing: how many, and the first. */
+int cli_npositional(const cli_parser *p);
+char **cli_positional(const cli_parser *p);
+
+/* A deprecated spelling: warns "snetmon CMD: warning: OLD is deprecated,
+ * use NEW" once per call. */
+void cli_deprecated(const cli_parser *p, const char *old, const char *now);
+
+#endif

@@ -1,0 +1,358 @@
+/*
+ * cmd_report.c - `snetmon report TRACE -o report.html`: one self-contained
+ * HTML file to look at a run in, instead of a thousand lines of text.
+ *
+ * This file only gathers: the analysis graph through the one trace loader
+ * (input_load_graph: same errors, same --partial), the bridge's message
+ * metrics and critical path (the figures `metrics` and `wcp` print), the
+ * utilisation timeline fed from a second reading of the trace (the adapter
+ * `render` uses), and the run's facts from run.json. The page itself is
+ * the visualiser's (viz_report, viz_wfb_report_add); the file appears only
+ * when all of it worked (out_file).
+ *
+ * --advice FILE puts a text (e.g. what `snetmon advise` says) into the
+ * report's advice section, which is left out without it.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "out_file.h"
+#include "timeline_input.h"
+#include "trace_input.h"
+#include "viz.h"
+#include "viz_wfb.h"
+#include "wfb.h"
+
+const char snetmon_summary_report[] =
+    "write a self-contained HTML report of a trace (figures, timeline, critical path, tasks)";
+
+typedef struct report_args {
+    const char *trace, *output, *advice, *title;
+    int width, height;
+    bool partial;
+    wfb_message_options metrics;
+} report_args;
+
+static void report_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: snetmon report TRACE -o FILE.html [--partial] [--advice FILE]\n"
+            "                      [--width W] [--height H] [--title TEXT]\n"
+            "                      [--timeout-pct P] [--inputs N]\n\n"
+            "Writes one HTML file that opens offline in any browser (no network fetches;\n"
+            "style, script and pictures inline): the run's facts (command line, host, clock),\n"
+            "the figures of `snetmon metrics`, the worker-utilisation timeline of\n"
+            "`snetmon render` (same colours) to zoom and pan, with the critical path of\n"
+            "`snetmon wcp` drawn over it (the as-executed path, else the longest), the waits\n"
+            "per worker, the path's steps, and tables of tasks and waiting relations that\n"
+            "sort by any column. Every figure is defined in docs/METRICS.md.\n\n"
+            "  -o, --output FILE  the report; it appears only when the command succeeded\n"
+            "  --advice FILE      a text for the report's advice section (left out without)\n"
+            "  --width W, --height H  size of the timeline picture (default 1200 x 900)\n"
+            "  --title TEXT       the report's title (default: Report of TRACE)\n"
+            "  --timeout-pct P    latency percentile used as lifeline timeout (default 99)\n"
+            "  --inputs N         the input count N of the throughput (eq. 1) of each run\n"
+            TRACE_INPUT_HELP
+            "  -h, --help         this text\n"
+            "  --version          the version and git revision\n");
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "snetmon report: %s%s%s (see 'snetmon report --help')\n", what,
+            arg ? ": " : "", arg ? arg : "");
+    return 2;
+}
+
+static bool whole_number(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* 0: go on; 1: help or version printed; 2: usage error printed. */
+static int parse_args(int argc, char **argv, report_args *a)
+{
+    enum { OPT_ADVICE = CLI_OWN, OPT_WIDTH, OPT_HEIGHT, OPT_TITLE, OPT_TIMEOUT, OPT_INPUTS };
+    static const struct option longopts[] = {
+        CLI_STANDARD_OPTIONS,
+        {"output", required_argument, NULL, 'o'},      {"advice", required_argument, NULL, OPT_ADVICE},
+        {"width", required_argument, NULL, OPT_WIDTH},  {"height", required_argument, NULL, OPT_HEIGHT},
+        {"title", required_argument, NULL, OPT_TITLE},  {"partial", no_argument, NULL, CLI_PARTIAL},
+        {"timeout-pct", required_argument, NULL, OPT_TIMEOUT},
+        {"inputs", required_argument, NULL, OPT_INPUTS},
+        {NULL, 0, NULL, 0},
+    };
+    long v;
+    char *end;
+    cli_parser p;
+    cli_begin(&p, "report", argc, argv);
+    for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
+        switch (c) {
+        case 'h': report_usage(stdout); return 1;
+        case CLI_VERSION: cli_version(); return 1;
+        case 'o': a->output = optarg; break;
+        case OPT_ADVICE: a->advice = optarg; break;
+        case OPT_TITLE: a->title = optarg; break;
+        case CLI_PARTIAL: a->partial = true; break;
+        case OPT_WIDTH:
+        case OPT_HEIGHT:
+            if (!whole_number(optarg, 1, 20000, &v))
+                return usage_error("bad size (1..20000)", optarg);
+            *(c == OPT_WIDTH ? &a->width : &a->height) = (int)v;
+            break;
+        case OPT_TIMEOUT:
+            a->metrics.timeout_percentile = strtod(optarg, &end);
+            if (*end || !(a->metrics.timeout_percentile > 0 && a->metrics.timeout_percentile <= 100))
+                return usage_error("--timeout-pct needs a percentile in (0, 100]", optarg);
+            break;
+        case OPT_INPUTS:
+            if (!whole_number(optarg, 1, 2000000000L, &v))
+                return usage_error("--inputs needs a positive whole number", optarg);
+            a->metrics.inputs = (size_t)v;
+            break;
+        default: return 2; /* CLI_ERROR: the message is printed */
+        }
+    }
+    if (cli_npositional(&p) == 0)
+        return usage_error("no trace directory given", NULL);
+    if (cli_npositional(&p) > 1)
+        return usage_error("more than one trace directory", cli_positional(&p)[1]);
+    a->trace = cli_positional(&p)[0];
+    if (!a->output)
+        return usage_error("no output file given (-o FILE.html)", NULL);
+    struct stat st;
+    if (stat(a->trace, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "snetmon report: %s: not a trace directory\n", a->trace);
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- the run's facts ---- */
+
+static void meta(viz_report *r, const char *key, const char *value, int *rc)
+{
+    if (*rc == VIZ_OK && value && *value)
+        *rc = viz_report_add_meta(r, key, value);
+}
+
+/* What run.json says about the run (nothing when it cannot be read: the
+ * figures do not depend on it). */
+static int add_run_facts(viz_report *r, const char *trace, int rc)
+{
+    char path[4096], buf[2048];
+    snprintf(path, sizeof path, "%s/run.json", trace);
+    json_t *run = json_load_file(path, 0, NULL);
+    if (!run)
+        return rc;
+    json_t *args = json_object_get(run, "command_line");
+    size_t i, used = 0;
+    json_t *arg;
+    buf[0] = '\0';
+    json_array_foreach(args, i, arg)
+    {
+        if (json_is_string(arg) && used < sizeof buf)
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "",
+                                     json_string_value(arg));
+    }
+    meta(r, "command line", buf, &rc);
+    meta(r, "host", json_string_value(json_object_get(run, "host")), &rc);
+    meta(r, "monitoring flags", json_string_value(json_object_get(run, "flags")), &rc);
+    json_t *start = json_object_get(run, "wall_clock_start_ns");
+    if (json_is_integer(start)) {
+        time_t secs = (time_t)(json_integer_value(start) / 1000000000);
+        struct tm tm;
+        if (gmtime_r(&secs, &tm) && strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm))
+            meta(r, "started", buf, &rc);
+    }
+    json_t *clock = json_object_get(run, "clock");
+    if (json_is_object(clock)) {
+        const char *source = json_string_value(json_object_get(clock, "source"));
+        snprintf(buf, sizeof buf, "%s, %" JSON_INTEGER_FORMAT " ticks/s", source ? source : "?",
+                 json_integer_value(json_object_get(clock, "frequency_hz")));
+        meta(r, "trace clock", buf, &rc);
+    }
+    meta(r, "run finished", json_is_true(json_object_get(run, "complete")) ? "yes (run.json complete)"
+                                                                          : "no: run.json is not complete",
+         &rc);
+    json_decref(run);
+    return rc;
+}
+
+static int add_facts(viz_report *r, const report_args *a, const wfb_graph *g)
+{
+    char buf[256];
+    int rc = viz_report_add_meta(r, "trace", a->trace);
+    rc = add_run_facts(r, a->trace, rc);
+    snprintf(buf, sizeof buf, "%zu run%s, %zu tasks; analysis graph of %zu vertices and %zu edges",
+             (size_t)wfb_run_count(g), wfb_run_count(g) == 1 ? "" : "s", wfb_task_stats_count(g),
+             wfb_vertex_count(g), wfb_edge_count(g));
+    meta(r, "analysed", buf, &rc);
+    if (wfb_graph_input_loss(g)) {
+        wfb_input_loss_summary(wfb_graph_input_loss(g), buf, sizeof buf);
+        meta(r, "partial trace", buf, &rc);
+    }
+    return rc;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    int c;
+    while (mem && (c = fgetc(f)) != EOF)
+        fputc(c, mem);
+    bool bad = ferror(f);
+    fclose(f);
+    if (mem)
+        fclose(mem);
+    if (bad) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* ---- the pieces ---- */
+
+/* The utilisation timeline from a second reading of the trace. */
+static viz_timeline *load_timeline(const report_args *a, const wfb_graph *g)
+{
+    viz_timeline_config cfg = {.width = a->width, .height = a->height};
+    char err[512], title[400];
+    viz_timeline *tl;
+    if (viz_timeline_create(&tl, &cfg, err, sizeof err) != VIZ_OK) {
+        fprintf(stderr, "snetmon report: %s\n", err);
+        return NULL;
+    }
+    trace_input *in = trace_input_open("report", a->trace, a->partial);
+    if (!in) {
+        viz_timeline_destroy(tl);
+        return NULL;
+    }
+    trace_input_no_warning(in); /* the graph's reading has warned */
+    mon_event ev;
+    int more, rc = VIZ_OK;
+    timeline_feeder feeder = timeline_feeder_make(tl);
+    while (rc == VIZ_OK && (more = trace_input_next(in, &ev)) == 1)
+        rc = timeline_feed(&feeder, &ev);
+    timeline_feeder_free(&feeder);
+    if (rc != VIZ_OK)
+        fprintf(stderr, "snetmon report: %s: %s\n", a->trace, viz_timeline_error(tl));
+    trace_input_close(in);
+    if (rc != VIZ_OK || more != 0) {
+        viz_timeline_destroy(tl);
+        return NULL;
+    }
+    if (wfb_graph_input_loss(g)) {
+        char summary[200];
+        wfb_input_loss_summary(wfb_graph_input_loss(g), summary, sizeof summary);
+        snprintf(title, sizeof title, "Worker utilisation - partial trace: %s", summary);
+        viz_timeline_set_title(tl, title);
+    }
+    return tl;
+}
+
+/* The as-executed path, else the longest (as `wcp --render` draws). */
+static void critical_path(const wfb_graph *g, wfb_path *path)
+{
+    wfb_error err;
+    memset(path, 0, sizeof *path);
+    if (wfb_as_executed_path(g, path, &err) == 0 && path->valid)
+        return;
+    wfb_path_free(path);
+    memset(path, 0, sizeof *path);
+    if (wfb_longest_path(g, path, &err) != 0)
+        path->valid = 0;
+}
+
+static int write_report(const report_args *a, viz_report *r)
+{
+    out_file of;
+    FILE *out = out_file_open(&of, "report", a->output);
+    if (!out)
+        return 1;
+    int rc = viz_report_write(r, out) == VIZ_OK ? 0 : 1;
+    if (rc)
+        fprintf(stderr, "snetmon report: %s: %s\n", a->output, viz_report_error(r));
+    if (out_file_finish(&of, rc == 0) != 0)
+        rc = 1;
+    return rc;
+}
+
+static int build_report(const report_args *a, const wfb_graph *g, const wfb_message_report *m,
+                        const wfb_path *path, viz_timeline *tl, const char *advice)
+{
+    char title[4200], err[512];
+    snprintf(title, sizeof title, "%s%s", a->title ? "" : "Report of ", a->title ? a->title : a->trace);
+    viz_report *r;
+    if (viz_report_create(&r, title, err, sizeof err) != VIZ_OK) {
+        fprintf(stderr, "snetmon report: %s\n", err);
+        return 1;
+    }
+    int rc = add_facts(r, a, g);
+    if (rc == VIZ_OK && viz_wfb_report_add(r, g, m, path, tl, err, sizeof err) != VIZ_OK)
+        rc = VIZ_ENOMEM;
+    if (rc == VIZ_OK && advice)
+        rc = viz_report_set_advice(r, advice);
+    if (rc != VIZ_OK)
+        fprintf(stderr, "snetmon report: %s\n", err[0] ? err : viz_report_error(r));
+    else
+        rc = write_report(a, r);
+    viz_report_destroy(r);
+    return rc == VIZ_OK ? 0 : 1;
+}
+
+int snetmon_cmd_report(int argc, char **argv)
+{
+    report_args a = {0};
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    char *advice = NULL;
+    if (a.advice && !(advice = read_text(a.advice))) {
+        fprintf(stderr, "snetmon report: %s: cannot read the advice\n", a.advice);
+        return 1;
+    }
+    wfb_graph *g = input_load_graph("report", a.trace, WFB_FORMAT_LPEL_TRACE, NULL, a.partial,
+                                    NULL, 0);
+    wfb_message_report m;
+    memset(&m, 0, sizeof m);
+    wfb_path path = {0};
+    viz_timeline *tl = NULL;
+    wfb_error err;
+    rc = 1;
+    if (g && wfb_message_metrics_compute(g, &a.metrics, &m, &err) != 0)
+        fprintf(stderr, "snetmon report: %s: %s\n", a.trace, err.msg);
+    else if (g && (critical_path(g, &path), tl = load_timeline(&a, g)) != NULL)
+        rc = build_report(&a, g, &m, &path, tl, advice);
+    if (rc == 0) {
+        viz_timeline_stats s;
+        viz_timeline_get_stats(tl, &s);
+        printf("%s: %d workers, %zu tasks, critical path of %zu steps\n", a.output, s.workers,
+               wfb_task_stats_count(g), path.valid ? path.n : 0);
+    }
+    viz_timeline_destroy(tl);
+    viz_release_font_caches();
+    wfb_path_free(&path);
+    wfb_message_report_free(&m);
+    wfb_graph_free(g);
+    free(advice);
+    return rc;
+}

@@ -1,0 +1,227 @@
+/*
+ * run_compare_table.c - the comparison's tables and their one writer
+ * (run_compare_table.h): text columns, CSV rows prefixed by the table's
+ * key, or one JSON member per table holding a list of row objects.
+ */
+#include "run_compare_table.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *xstrdup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+char *xprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+ctable *add_table(creport *r, const char *key, char *title, const char *const *cols,
+                         size_t n_cols)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 8;
+        ctable *grown = realloc(r->tables, cap * sizeof *grown);
+        if (!grown) {
+            r->oom = true;
+            free(title);
+            return NULL;
+        }
+        r->tables = grown, r->cap = cap;
+    }
+    ctable *t = &r->tables[r->n++];
+    *t = (ctable){.key = key, .title = title, .n_cols = n_cols, .cols = cols};
+    return t;
+}
+
+/* A new row; its cells are set with set_text / set_num. */
+cell *add_row(creport *r, ctable *t)
+{
+    if (!t)
+        return NULL;
+    if (t->n_rows == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        cell *grown = realloc(t->cells, cap * t->n_cols * sizeof *grown);
+        if (!grown) {
+            r->oom = true;
+            return NULL;
+        }
+        t->cells = grown, t->cap = cap;
+    }
+    cell *row = &t->cells[t->n_rows++ * t->n_cols];
+    for (size_t i = 0; i < t->n_cols; i++)
+        row[i] = (cell){NULL, NAN};
+    return row;
+}
+
+void set_text(creport *r, cell *row, size_t i, const char *text)
+{
+    if (!row)
+        return;
+    row[i].text = xstrdup(text ? text : "");
+    if (!row[i].text)
+        r->oom = true;
+}
+
+void report_free(creport *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        ctable *t = &r->tables[i];
+        for (size_t k = 0; k < t->n_rows * t->n_cols; k++)
+            free(t->cells[k].text);
+        free(t->cells);
+        free(t->title);
+        free(t->note);
+    }
+    free(r->tables);
+}
+
+double ratio(double b, double a)
+{
+    return a != 0 && !isnan(a) && !isnan(b) ? b / a : NAN;
+}
+
+static void print_num(FILE *out, double v, int width)
+{
+    if (isnan(v))
+        fprintf(out, "%*s", width, "n/a");
+    else
+        fprintf(out, "%*.6g", width, v);
+}
+
+static void text_table(const ctable *t, FILE *out)
+{
+    if (t->title)
+        fprintf(out, "%s\n", t->title);
+    size_t w0 = strlen(t->cols[0]);
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const cell *c = &t->cells[r * t->n_cols];
+        if (c->text && strlen(c->text) > w0)
+            w0 = strlen(c->text);
+    }
+    fprintf(out, "  %-*s", (int)w0, t->cols[0]);
+    for (size_t i = 1; i < t->n_cols; i++)
+        fprintf(out, " %13s", t->cols[i]);
+    fputc('\n', out);
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const cell *row = &t->cells[r * t->n_cols];
+        fprintf(out, "  %-*s", (int)w0, row[0].text ? row[0].text : "");
+        for (size_t i = 1; i < t->n_cols; i++) {
+            fputc(' ', out);
+            if (row[i].text)
+                fprintf(out, "%13s", row[i].text);
+            else
+                print_num(out, row[i].num, 13);
+        }
+        fputc('\n', out);
+    }
+    if (t->n_rows == 0)
+        fprintf(out, "  (none)\n");
+    if (t->note)
+        fprintf(out, "  %s\n", t->note);
+    fputc('\n', out);
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+/* CSV: one table after the other, each with its header line prefixed by
+ * the column "table". */
+static void csv_table(const ctable *t, FILE *out)
+{
+    fputs("table", out);
+    for (size_t i = 0; i < t->n_cols; i++) {
+        fputc(',', out);
+        csv_field(out, t->cols[i]);
+    }
+    fputc('\n', out);
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const cell *row = &t->cells[r * t->n_cols];
+        fputs(t->key, out);
+        for (size_t i = 0; i < t->n_cols; i++) {
+            fputc(',', out);
+            if (row[i].text)
+                csv_field(out, row[i].text);
+            else if (!isnan(row[i].num))
+                fprintf(out, "%.9g", row[i].num);
+        }
+        fputc('\n', out);
+    }
+}
+
+static json_t *json_num(double v) { return isnan(v) || isinf(v) ? json_null() : json_real(v); }
+
+/* A column name as a JSON member: "WE A" -> "we_a", "B/A" -> "b_over_a",
+ * "B-A" -> "b_minus_a". */
+static void json_key(const char *col, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = col; *p && n + 8 < len; p++) {
+        const char *w = *p == '/' ? "_over_" : *p == '-' ? "_minus_" : NULL;
+        if (w) {
+            n += (size_t)snprintf(buf + n, len - n, "%s", w);
+        } else {
+            char c = *p == ' ' ? '_' : (char)tolower((unsigned char)*p);
+            buf[n++] = c;
+        }
+    }
+    buf[n] = '\0';
+}
+
+static json_t *json_table(const ctable *t)
+{
+    json_t *rows = json_array();
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const cell *row = &t->cells[r * t->n_cols];
+        json_t *o = json_object();
+        for (size_t i = 0; i < t->n_cols; i++) {
+            char key[64];
+            json_key(t->cols[i], key, sizeof key);
+            json_object_set_new(o, key,
+                                row[i].text ? json_string(row[i].text) : json_num(row[i].num));
+        }
+        json_array_append_new(rows, o);
+    }
+    return rows;
+}
+
+int write_report(const creport *r, json_t *head, wfb_output fmt, FILE *out)
+{
+    if (fmt == WFB_OUT_JSON) {
+        json_t *root = head ? head : json_object();
+        for (size_t i = 0; i < r->n; i++)
+            json_object_set_new(root, r->tables[i].key, json_table(&r->tables[i]));
+        int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+        fputc('\n', out);
+        json_decref(root);
+        return rc;
+    }
+    json_decref(head);
+    for (size_t i = 0; i < r->n; i++)
+        (fmt == WFB_OUT_CSV ? csv_table : text_table)(&r->tables[i], out);
+    return 0;
+}
+
