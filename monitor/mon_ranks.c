@@ -29,6 +29,7 @@
  */
 #include "mon_ranks_internal.h"
 
+#include "mon_ends_internal.h"
 #include "mon_format_internal.h"
 
 #include <errno.h>
@@ -73,13 +74,6 @@ typedef struct rank_state {
     size_t delivered_sync;
 } rank_state;
 
-/* Both ends of a channel, from channel_open (global task ids). */
-typedef struct channel_ends {
-    uint64_t channel;
-    uint32_t run; /* 0: empty slot */
-    uint64_t sender, receiver;
-} channel_ends;
-
 struct mon_ranks {
     unsigned n;
     rank_state *r;
@@ -87,8 +81,7 @@ struct mon_ranks {
     mon_clock_alignment align;
     bool truncated, failed, error_pending;
     unsigned nlogs;
-    channel_ends *chans;
-    size_t chans_cap, chans_used;
+    mon_ends_table chans; /* both ends of each channel, from channel_open (global task ids) */
     char name[MON_NAME_MAX + 1];
     char msg[4608];
 };
@@ -598,41 +591,6 @@ int mon_ranks_open(mon_ranks **out, const char *dir, unsigned ranks,
  * Pass 2: the merge
  * ------------------------------------------------------------------------- */
 
-static size_t chan_slot(uint32_t run, uint64_t channel, size_t cap)
-{
-    return (size_t)((channel ^ (uint64_t)run << 40) * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1);
-}
-
-/* The ends of channel of run (created if missing); NULL when out of memory. */
-static channel_ends *chan_of(mon_ranks *m, uint32_t run, uint64_t channel)
-{
-    if (m->chans_used * 2 >= m->chans_cap) {
-        size_t cap = m->chans_cap ? m->chans_cap * 2 : 64;
-        channel_ends *n = calloc(cap, sizeof *n);
-        if (!n)
-            return NULL;
-        for (size_t i = 0; i < m->chans_cap; i++)
-            if (m->chans[i].run) {
-                size_t j = chan_slot(m->chans[i].run, m->chans[i].channel, cap);
-                while (n[j].run)
-                    j = (j + 1) & (cap - 1);
-                n[j] = m->chans[i];
-            }
-        free(m->chans);
-        m->chans = n;
-        m->chans_cap = cap;
-    }
-    size_t j = chan_slot(run, channel, m->chans_cap);
-    while (m->chans[j].run && (m->chans[j].run != run || m->chans[j].channel != channel))
-        j = (j + 1) & (m->chans_cap - 1);
-    if (!m->chans[j].run) {
-        m->chans[j].run = run;
-        m->chans[j].channel = channel;
-        m->chans_used++;
-    }
-    return &m->chans[j];
-}
-
 static uint64_t global_id(const rank_state *r, uint64_t id)
 {
     return r->rank && id ? id | (uint64_t)r->rank << 32 : id;
@@ -658,15 +616,15 @@ static void make_global(mon_ranks *m, rank_state *r, mon_event *ev)
         ev->name = m->name;
         break;
     case MON_EV_CHANNEL_OPEN: {
-        channel_ends *c = chan_of(m, run, ev->channel);
+        mon_ends *c = mon_ends_of(&m->chans, run, ev->channel);
         if (c)
-            *(ev->write_end ? &c->sender : &c->receiver) = ev->task;
+            *(ev->write_end ? &c->writer : &c->reader) = ev->task;
         break;
     }
     case MON_EV_CHANNEL_BLOCK: {
-        channel_ends *c = chan_of(m, run, ev->channel);
+        mon_ends *c = mon_ends_of(&m->chans, run, ev->channel);
         /* Waiting for records: for the sender; for room: for the receiver. */
-        ev->peer = c ? (ev->empty ? c->sender : c->receiver) : 0;
+        ev->peer = c ? (ev->empty ? c->writer : c->reader) : 0;
         break;
     }
     default:
@@ -819,6 +777,6 @@ void mon_ranks_close(mon_ranks *m)
     }
     free(m->r);
     free(m->clocks);
-    free(m->chans);
+    mon_ends_table_free(&m->chans);
     free(m);
 }

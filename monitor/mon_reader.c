@@ -10,6 +10,8 @@
  */
 #include "mon_reader.h"
 
+#include "mon_ends_internal.h"
+
 #include "mon_format_internal.h"
 #include "mon_ranks_internal.h"
 
@@ -77,18 +79,9 @@ typedef struct log_reader {
     char note[4200];       /* the status line while in progress */
 } log_reader;
 
-/* The tasks bound to a stream's ends, learnt from stream_open events; gives
- * stream_block its peer (the writer never records it: see mon_hooks.c). */
-typedef struct stream_ends {
-    uint64_t stream; /* 0: empty slot */
-    uint32_t run;    /* stream ids restart with each run */
-    uint64_t reader, writer;
-} stream_ends;
-
 struct mon_trace {
     mon_ranks *ranks;  /* a multi-rank trace: everything is there (mon_ranks.c) */
-    stream_ends *ends; /* open addressing, power-of-two size */
-    size_t ends_cap, ends_used;
+    mon_ends_table ends; /* the tasks at each stream's ends */
     log_reader **logs; /* sorted by worker */
     unsigned nlogs;
     log_reader **heap; /* logs with a current event, min by (time, worker) */
@@ -794,40 +787,44 @@ static void heap_build(mon_trace *t)
         heap_sift_down(t, i);
 }
 
-static size_t ends_hash(uint32_t run, uint64_t stream, size_t cap)
+static size_t ends_slot(uint32_t run, uint64_t id, size_t cap)
 {
-    return (size_t)((stream ^ (uint64_t)run << 32) * 0x9E3779B97F4A7C15ull >> 16) & (cap - 1);
+    return (size_t)((id ^ (uint64_t)run << 40) * 0x9E3779B97F4A7C15ull >> 16) & (cap - 1);
 }
 
-/* The slot of stream s of run (created if missing); NULL when out of memory. */
-static stream_ends *ends_of(mon_trace *t, uint32_t run, uint64_t s)
+mon_ends *mon_ends_of(mon_ends_table *t, uint32_t run, uint64_t id)
 {
-    if (t->ends_used * 2 >= t->ends_cap) {
-        size_t ncap = t->ends_cap ? t->ends_cap * 2 : 64;
-        stream_ends *n = calloc(ncap, sizeof *n);
+    if (t->used * 2 >= t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 64;
+        mon_ends *n = calloc(ncap, sizeof *n);
         if (!n)
             return NULL;
-        for (size_t i = 0; i < t->ends_cap; i++) {
-            if (!t->ends[i].stream)
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->slots[i].used)
                 continue;
-            size_t j = ends_hash(t->ends[i].run, t->ends[i].stream, ncap);
-            while (n[j].stream)
+            size_t j = ends_slot(t->slots[i].run, t->slots[i].id, ncap);
+            while (n[j].used)
                 j = (j + 1) & (ncap - 1);
-            n[j] = t->ends[i];
+            n[j] = t->slots[i];
         }
-        free(t->ends);
-        t->ends = n;
-        t->ends_cap = ncap;
+        free(t->slots);
+        t->slots = n;
+        t->cap = ncap;
     }
-    size_t j = ends_hash(run, s, t->ends_cap);
-    while (t->ends[j].stream && (t->ends[j].stream != s || t->ends[j].run != run))
-        j = (j + 1) & (t->ends_cap - 1);
-    if (!t->ends[j].stream) {
-        t->ends[j].stream = s;
-        t->ends[j].run = run;
-        t->ends_used++;
+    size_t j = ends_slot(run, id, t->cap);
+    while (t->slots[j].used && (t->slots[j].id != id || t->slots[j].run != run))
+        j = (j + 1) & (t->cap - 1);
+    if (!t->slots[j].used) {
+        t->slots[j] = (mon_ends){.id = id, .run = run, .used = true};
+        t->used++;
     }
-    return &t->ends[j];
+    return &t->slots[j];
+}
+
+void mon_ends_table_free(mon_ends_table *t)
+{
+    free(t->slots);
+    *t = (mon_ends_table){0};
 }
 
 /* Learn stream ends from stream_open; fill in stream_block's peer. */
@@ -835,7 +832,7 @@ static void track_stream_ends(mon_trace *t, mon_event *ev)
 {
     if (ev->stream == 0 || (ev->kind != MON_EV_STREAM_OPEN && ev->kind != MON_EV_STREAM_BLOCK))
         return;
-    stream_ends *e = ends_of(t, ev->run, ev->stream);
+    mon_ends *e = mon_ends_of(&t->ends, ev->run, ev->stream);
     if (!e)
         return;
     if (ev->kind == MON_EV_STREAM_OPEN) {
@@ -1634,7 +1631,7 @@ void mon_trace_close(mon_trace *t)
         log_free(t->logs[i]);
     free(t->logs);
     free(t->heap);
-    free(t->ends);
+    mon_ends_table_free(&t->ends);
     free(t);
 }
 

@@ -156,12 +156,16 @@ typedef struct mon_event {
     unsigned rank_worker; /* the worker's number in its rank (= worker unless ranked) */
 } mon_event;
 
-/* A key unique in the trace for a task or stream id of ev's run: ids
+/* A key unique in the trace for a task or stream id of run `run`: ids
  * restart with each run; the run goes into the high 16 bits (ids of a
- * multi-rank trace use bits 0-47). */
+ * multi-rank trace use bits 0-47). mon_run_key: the same for ev's run. */
+static inline uint64_t mon_run_id_key(uint32_t run, uint64_t id)
+{
+    return (uint64_t)(run & 0xffffu) << 48 | (id & ((UINT64_C(1) << 48) - 1));
+}
 static inline uint64_t mon_run_key(const mon_event *ev, uint64_t id)
 {
-    return (uint64_t)(ev->run & 0xffffu) << 48 | (id & ((UINT64_C(1) << 48) - 1));
+    return mon_run_id_key(ev->run, id);
 }
 
 typedef struct mon_trace mon_trace;

@@ -639,7 +639,9 @@ double wfb_advice_span_now(const wfb_advice *a);
 double wfb_advice_span_advised(const wfb_advice *a);
 
 /* Computes the advice for the one run of g (an LPEL trace; a trace of
- * several runs is refused: the advice is for one run). opt may be NULL. */
+ * several runs is refused: the advice is for one run; so is a trace of a
+ * run across MPI ranks: the model places tasks on one process's workers).
+ * opt may be NULL. */
 int wfb_advise(const wfb_graph *g, const wfb_advice_options *opt, wfb_advice *out,
                wfb_error *err);
 void wfb_advice_free(wfb_advice *a);

@@ -63,7 +63,7 @@ typedef struct conv_task {
 } conv_task;
 
 typedef struct converter {
-    key_table tasks; /* conv_task by run << 32 | task id */
+    key_table tasks; /* conv_task by mon_run_key of the task */
     FILE **logs; /* per worker number */
     unsigned nlogs;
     FILE *map;

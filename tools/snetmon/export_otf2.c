@@ -187,7 +187,7 @@ static OTF2_RegionRef kind_region(otf2_export *x, const char *kind)
 /* Tasks are keyed by run and id: task ids restart with each run. */
 static uint64_t task_key(const mon_event *e)
 {
-    return (uint64_t)e->run << 32 | (e->task & 0xffffffffu);
+    return mon_run_key(e, e->task);
 }
 
 /* Task e's node, named name when new (NULL: "task N", until its task_map
