@@ -147,6 +147,42 @@ monitored)
         grep -q ">$col<" "$work/util.svg" || fail "the image has no column $col"
     done
     sed -n 1,12p "$work/metrics"
+    # The other commands read it too.
+    "$SNETMON" report "$work/trace" -o "$work/report.html" || fail "report"
+    for col in r0.w0 r1.w1; do
+        grep -q "$col" "$work/report.html" || fail "the report lacks $col"
+    done
+    grep -q "Clock alignment of 2 ranks" "$work/report.html" || fail "report: no clock alignment"
+    grep -q "MPI ranks" "$work/report.html" || fail "report: the ranks are not among the facts"
+    grep -q "on worker [23]," "$work/report.html" ||
+        fail "report: the critical path is not drawn on a column of rank 1"
+    "$SNETMON" export --chrome "$work/trace" -o "$work/trace.json" || fail "export --chrome"
+    grep -q '"worker 3 (r1.w1)"' "$work/trace.json" || fail "chrome: no track of r1.w1"
+    "$SNETMON" export --otf2 "$work/trace" -o "$work/otf2" >"$work/otf2.out" || fail "export --otf2"
+    grep -q "4 locations" "$work/otf2.out" || fail "otf2: not a location per (rank, worker)"
+    "$SNETMON" convert --to snet-logformat "$work/trace" -o "$work/logformat" || fail "convert"
+    [ -f "$work/logformat/mon_n00_worker03.log" ] || fail "convert: no log of the 4th worker"
+    "$SNETMON" top --once "$work/trace" >"$work/top" || fail "top on the finished trace"
+    grep -q "run finished" "$work/top" || fail "top: the run is not finished"
+    "$SNETMON" store "$work/trace" --db "$work/runs.sqlite" || fail "store"
+    "$SNETMON" store "$work/trace/rank-0" --db "$work/runs.sqlite" || fail "store rank 0 alone"
+    "$SNETMON" runs --db "$work/runs.sqlite" >"$work/runs" || fail "runs"
+    grep -q "^ *1 .* mc  *4  *[^ ]" "$work/runs" || fail "runs: the 2-rank run has not 4 workers"
+    "$SNETMON" compare --db "$work/runs.sqlite" 2 1 >"$work/compare" || fail "compare"
+    # advise places tasks of one process: a clear refusal, exit status 1.
+    "$SNETMON" advise "$work/trace" >"$work/advise" 2>"$work/advise.err"
+    rc=$?
+    cat "$work/advise.err"
+    [ $rc -eq 1 ] && grep -q "a trace of a run across MPI ranks" "$work/advise.err" ||
+        fail "advise: exit status $rc, no refusal"
+    # A multi-rank run still going on cannot be followed: one line, exit 1.
+    cp -r "$work/trace" "$work/live"
+    sed -i 's/"complete": true/"complete": false/' "$work/live/rank-1/run.json"
+    "$SNETMON" top --once "$work/live" >/dev/null 2>"$work/top.err"
+    rc=$?
+    cat "$work/top.err"
+    [ $rc -eq 1 ] && [ "$(wc -l <"$work/top.err")" -eq 1 ] &&
+        grep -q "rank 1 is still running" "$work/top.err" || fail "top on a live multi-rank run"
     ;;
 mc)
     same_app_result "$MC" -w 2
