@@ -23,6 +23,7 @@
  * channels and the end-of-run detection are in; MPI: the loop and a final
  * acknowledgement).
  */
+#include <prog_opt.h>
 #include <snet.h>
 
 #include <mpi.h>
@@ -206,50 +207,69 @@ static double gather_latency(void)
 
 /* ---- main ----------------------------------------------------------------------------- */
 
-static int usage(void)
+static void usage(FILE *out)
 {
     if (rank == 0)
-        fprintf(stderr,
+        fprintf(out,
                 "usage: mpirun -n 2 mpi-bench stream|latency [--records N] [--repeat R] [-w W]\n"
                 "                                [--gap US] [--window RECORDS] [--json]\n"
                 "  stream: S-Net records/s from rank 0 to rank 1 vs MPI messages/s of the\n"
                 "          same size (%d bytes); latency: one-way latency of paced records\n"
-                "          ({x, t}, %d bytes) vs half an MPI ping-pong of the same size\n",
+                "          ({x, t}, %d bytes) vs half an MPI ping-pong of the same size\n"
+                "  -h, --help       this text\n"
+                "  --version        the version and git revision\n",
                 RECORD_BYTES, STAMPED_RECORD_BYTES);
-    return 2;
 }
 
+/* A whole number >= 1 of option flag; -1 after the message when not. */
+static long number(const char *flag, const char *v)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end || n < 1) {
+        if (rank == 0)
+            fprintf(stderr, "mpi-bench: %s expects a whole number >= 1, got '%s'\n", flag, v);
+        return -1;
+    }
+    return n;
+}
+
+enum { OPT_RECORDS = PROG_OPT_OWN, OPT_REPEAT, OPT_GAP, OPT_WINDOW, OPT_JSON };
+
+/* 0: run; 1: --help or --version done; 2: usage error (message printed). */
 static int parse(int argc, char **argv, options *o)
 {
+    static const struct option longopts[] = {PROG_OPT_STANDARD,
+                                              {"records", required_argument, NULL, OPT_RECORDS},
+                                              {"repeat", required_argument, NULL, OPT_REPEAT},
+                                              {"gap", required_argument, NULL, OPT_GAP},
+                                              {"window", required_argument, NULL, OPT_WINDOW},
+                                              {"json", no_argument, NULL, OPT_JSON},
+                                              {NULL, 0, NULL, 0}};
     *o = (options){NULL, 0, 5, 1, 100, 0, false};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--json")) {
-            o->json = true;
-        } else if (v && (!strcmp(a, "--records") || !strcmp(a, "--repeat") || !strcmp(a, "-w") ||
-                         !strcmp(a, "--gap") || !strcmp(a, "--window"))) {
-            long n = strtol(v, NULL, 10);
-            if (n < 1)
-                return -1;
-            if (!strcmp(a, "--records"))
-                o->records = n;
-            else if (!strcmp(a, "--repeat"))
-                o->repeat = (int)n;
-            else if (!strcmp(a, "-w"))
-                o->workers = (unsigned)n;
-            else if (!strcmp(a, "--window"))
-                o->window = n;
-            else
-                o->gap_us = n;
-            i++;
-        } else if (!o->bench && (!strcmp(a, "stream") || !strcmp(a, "latency"))) {
-            o->bench = a;
-        } else {
-            return -1;
+    prog_opt p;
+    prog_opt_begin(&p, "mpi-bench", argc, argv);
+    long n = 0;
+    for (int c; n >= 0 && (c = prog_opt_next(&p, "hw:", longopts)) != -1;) {
+        switch (c) {
+        case 'h': usage(stdout); return 1;
+        case PROG_OPT_VERSION: if (rank == 0) prog_opt_version(&p); return 1;
+        case 'w': o->workers = (unsigned)(n = number("-w", optarg)); break;
+        case OPT_RECORDS: o->records = n = number("--records", optarg); break;
+        case OPT_REPEAT: o->repeat = (int)(n = number("--repeat", optarg)); break;
+        case OPT_GAP: o->gap_us = n = number("--gap", optarg); break;
+        case OPT_WINDOW: o->window = n = number("--window", optarg); break;
+        case OPT_JSON: o->json = true; break;
+        default: return 2;
         }
     }
-    if (!o->bench)
-        return -1;
+    char **args = prog_opt_positional(&p);
+    if (n < 0 || prog_opt_npositional(&p) != 1 ||
+        (strcmp(args[0], "stream") && strcmp(args[0], "latency"))) {
+        usage(stderr);
+        return 2;
+    }
+    o->bench = args[0];
     if (!o->records)
         o->records = !strcmp(o->bench, "stream") ? 1000000 : 2000;
     return 0;
@@ -266,10 +286,15 @@ int main(int argc, char **argv)
     rank = snet_distrib_rank(d);
     ranks = snet_distrib_size(d);
     options o;
-    if (ranks != 2 || parse(argc, argv, &o) != 0) {
-        int rc = usage();
+    int parsed = parse(argc, argv, &o);
+    if (parsed == 0 && ranks != 2) {
+        if (rank == 0)
+            fprintf(stderr, "mpi-bench: needs exactly 2 ranks (mpirun -n 2), has %d\n", ranks);
+        parsed = 2;
+    }
+    if (parsed != 0) {
         snet_distrib_finalize(d);
-        return rc;
+        return parsed == 1 ? 0 : 2;
     }
     if (o.window)
         snet_distrib_set_window(d, (unsigned)o.window);
