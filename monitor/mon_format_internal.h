@@ -9,14 +9,20 @@
  *                             u64 content_size (bits), u64 packet_size (bits),
  *                             u64 events_discarded (cumulative), u32 cpu_id,
  *                             u64 packet_seq_num (0, 1, 2, ... in the file)
- *   events, byte aligned, until content_size; padding until packet_size.
- * Each event: a compact header u32 = id (5 bits) | low 27 bits of the
- * timestamp << 5, or the extended header: one byte 31, u32 id, u64 full
- * timestamp (13 bytes) when the time since the previous event of the
- * stream is 2^27 clock ticks or more (134 ms of CLOCK_MONOTONIC ns, ~45 ms
- * of a 3 GHz TSC); then the payload. All integers little endian. Times
- * are in ticks of the trace clock; load durations (exec_ns, wait_ns,
- * busy_ns) are always ns.
+ *   events, each a whole number of bytes, until content_size; padding until
+ *   packet_size.
+ * Each event (format 3): a header of 2, 3, 4 or 9 bytes - the event id (5
+ * bits), the header's form (2 bits) and the low 9, 17 or 25 bits of the
+ * event time, or the full 64-bit time when the time since the previous
+ * event of the log does not fit - then the payload, whose integers are
+ * "small integers" of 1, 2, 4 or 8 bytes (a 2-bit length code in front of
+ * the value, after 0-2 flag bits). Why: a typical event took 12 bytes with
+ * a 4-byte header and 32-bit ids; most events follow the previous one by
+ * less than 512 clock ticks and most ids are below 64 or 16384, so most
+ * events now take 4-6 bytes. All integers little endian, bit fields
+ * filled from the least significant bit (CTF 1.8 little-endian bit
+ * packing), so babeltrace2 decodes every field. Times are in ticks of the
+ * trace clock; load durations (exec_ns, wait_ns, busy_ns) are always ns.
  */
 #ifndef MON_FORMAT_INTERNAL_H
 #define MON_FORMAT_INTERNAL_H
@@ -29,7 +35,10 @@
 #error "the trace writer stores integers in host order and declares them little endian"
 #endif
 
-#define MON_FORMAT_VERSION "2.1"
+/* The format this writer writes and this reader reads (metadata env
+ * format_version, run.json format_version). 3.1 is 3.0 with the events of
+ * runs across MPI ranks (23-26) and message ids carrying the rank. */
+#define MON_FORMAT_VERSION "3.1"
 #define MON_CTF_MAGIC UINT32_C(0xC1FC1FC1)
 
 #define MON_PACKET_HEADER_BYTES 8
@@ -47,11 +56,35 @@
 #define MON_OFF_CPU_ID 48
 #define MON_OFF_SEQ_NUM 52
 
-#define MON_COMPACT_TS_BITS 27
-#define MON_COMPACT_TS_MASK ((UINT32_C(1) << MON_COMPACT_TS_BITS) - 1)
-#define MON_EXTENDED_ID 31
-#define MON_COMPACT_HEADER_BYTES 4
-#define MON_EXTENDED_HEADER_BYTES 13
+/* Event header (docs/LOGFORMAT.md section 4.3). Bits 0-4 of the first byte
+ * are the event id, bits 5-6 the form F. Forms 0-2: a (2 + F)-byte
+ * little-endian integer whose bits 7 and up are the low 9 + 8F bits of the
+ * event time (the writer uses form F when the time is less than 2^(9+8F)
+ * ticks after the log's previous event, so the reader rebuilds it with at
+ * most one wrap). Form 3: bit 7 is 0, bytes 1-8 the full time. In CTF
+ * terms the 7 low bits are the event class id (id + 32F: four classes of
+ * the same name per event) and select the width of the timestamp. */
+#define MON_HDR_ID_MASK 31u
+#define MON_HDR_FORM_SHIFT 5
+#define MON_HDR_TS_SHIFT 7
+#define MON_HDR_FORM_FULL 3u
+#define MON_HDR_FULL_BYTES 9
+#define MON_HDR_MAX_BYTES MON_HDR_FULL_BYTES
+/* The time bits of form f (0-2): 9, 17, 25. */
+#define MON_HDR_TS_BITS(f) (9u + 8u * (f))
+
+/* Small integers (docs/LOGFORMAT.md section 4.4): k flag bits (0-2, fixed
+ * per field), then a 2-bit length code L, then the value, in a (1 << L)-byte
+ * little-endian integer: up to 6 - k, 14 - k, 30 - k or 62 - k bits of
+ * value. MON_UINT_MAX(k) is the largest value; the writer saturates at it
+ * (no id or duration of a run comes near 2^60). */
+#define MON_UINT_MAX_BYTES 8
+#define MON_UINT_MAX(k) (UINT64_MAX >> ((k) + 2))
+
+/* Bytes the writer may store past the end of an event: small integers and
+ * headers are stored as whole 64/32-bit words and the position then
+ * advances by their real length. The packet keeps this much room. */
+#define MON_STORE_SLACK 8
 
 /* The trace clock (docs/LOGFORMAT.md section 3): event times are ticks of
  * a clock running at freq ticks per second, declared in the metadata's
@@ -113,8 +146,10 @@ static inline size_t mon_utf8_char_len(const uint8_t *s, size_t n)
     return len;
 }
 
-/* The largest event: extended header + task_map with the longest name. */
-#define MON_EVENT_MAX_BYTES (MON_EXTENDED_HEADER_BYTES + 8 + MON_NAME_MAX + 1)
+/* The largest event: full header + task_map with the longest name; every
+ * other event has at most four small integers. */
+#define MON_EVENT_MAX_BYTES (MON_HDR_MAX_BYTES + MON_UINT_MAX_BYTES + MON_NAME_MAX + 1)
+#define MON_FIXED_EVENT_MAX_BYTES (MON_HDR_MAX_BYTES + 4 * MON_UINT_MAX_BYTES)
 
 /* Packets larger than this are taken as corruption by the reader. */
 #define MON_PACKET_MAX_BYTES ((size_t)64 << 20)
@@ -132,41 +167,54 @@ static inline size_t mon_utf8_char_len(const uint8_t *s, size_t n)
 #define MON_RANKS_FORMAT "snet-lpel-ctf-ranks"
 #define MON_RANK_DIR_PREFIX "rank-"
 
-/* Event ids, stable: they are part of the format. Payload fields in order
- * (u8/u32/u64 little endian, string NUL-terminated). */
+/* Event ids, stable: they are part of the format. Payload fields in order;
+ * uint = small integer without flags, uint/mode etc. = with that flag. */
 typedef enum mon_event_id {
-    MON_ID_TASK_MAP = 0,         /* u32 task, u32 worker, string name */
-    MON_ID_TASK_CREATE = 1,      /* u32 task */
-    MON_ID_TASK_DISPATCH = 2,    /* u32 task */
-    MON_ID_TASK_BLOCK = 3,       /* u32 task, u8 cause (0 input, 1 output, 2 any) */
-    MON_ID_TASK_YIELD = 4,       /* u32 task */
-    MON_ID_TASK_DESTROY = 5,     /* u32 task */
+    MON_ID_TASK_MAP = 0,         /* uint task, string name (the log's own worker) */
+    MON_ID_TASK_CREATE = 1,      /* uint task */
+    MON_ID_TASK_DISPATCH = 2,    /* uint task */
+    MON_ID_TASK_BLOCK = 3,       /* uint/cause task (cause: 2 bits, 0 input, 1 output, 2 any) */
+    MON_ID_TASK_YIELD = 4,       /* uint task */
+    MON_ID_TASK_DESTROY = 5,     /* uint task */
     MON_ID_WORKER_START = 6,     /* (none) */
     MON_ID_WORKER_WAIT = 7,      /* (none) */
     MON_ID_WORKER_RESUME = 8,    /* (none) */
     MON_ID_WORKER_END = 9,       /* (none) */
-    MON_ID_STREAM_OPEN = 10,     /* u32 task, u32 stream, u8 mode (0 read, 1 write) */
-    MON_ID_STREAM_CLOSE = 11,    /* u32 task, u32 stream, u8 mode */
-    MON_ID_STREAM_READ = 12,     /* u32 task, u32 stream */
-    MON_ID_STREAM_WRITE = 13,    /* u32 task, u32 stream */
-    MON_ID_STREAM_BLOCK = 14,    /* u32 task, u32 stream, u8 state (0 full, 1 empty) */
-    MON_ID_STREAM_WAKE = 15,     /* u32 waker, u32 stream, u32 woken */
-    MON_ID_COMPONENT_BEGIN = 16, /* u32 task */
-    MON_ID_COMPONENT_END = 17,   /* u32 task */
-    MON_ID_MESSAGE_READ = 18,    /* u32 task, u64 msg */
-    MON_ID_MESSAGE_WRITTEN = 19, /* u32 task, u64 msg */
-    MON_ID_TASK_LOAD = 20,       /* u32 task, u32 dispatches, u64 exec_ns */
-    MON_ID_WORKER_LOAD = 21,     /* u32 waits, u64 wait_ns, u64 busy_ns */
-    MON_ID_RUN_START = 22,       /* u32 run: the log's next events belong to runtime instance
+    MON_ID_STREAM_OPEN = 10,     /* uint task, uint/mode stream (mode: 1 bit, 0 read, 1 write) */
+    MON_ID_STREAM_CLOSE = 11,    /* uint task, uint/mode stream */
+    MON_ID_STREAM_READ = 12,     /* uint task, uint stream */
+    MON_ID_STREAM_WRITE = 13,    /* uint task, uint stream */
+    MON_ID_STREAM_BLOCK = 14,    /* uint task, uint/state stream (state: 1 bit, 0 full, 1 empty) */
+    MON_ID_STREAM_WAKE = 15,     /* uint waker, uint stream, uint woken */
+    MON_ID_COMPONENT_BEGIN = 16, /* uint task */
+    MON_ID_COMPONENT_END = 17,   /* uint task */
+    MON_ID_MESSAGE_READ = 18,    /* uint task, uint node, uint seq (msg = node << 40 | seq) */
+    MON_ID_MESSAGE_WRITTEN = 19, /* uint task, uint node, uint seq */
+    MON_ID_TASK_LOAD = 20,       /* uint task, uint dispatches, uint exec_ns */
+    MON_ID_WORKER_LOAD = 21,     /* uint waits, uint wait_ns, uint busy_ns */
+    MON_ID_RUN_START = 22,       /* uint run: the log's next events belong to runtime instance
                                     `run` (from 1), whatever the flags */
-    /* Across MPI ranks (format 2.1): */
-    MON_ID_MESSAGE_SENT = 23,     /* u32 task, u64 msg, u32 rank (where it goes) */
-    MON_ID_MESSAGE_RECEIVED = 24, /* u32 task, u64 msg, u32 rank (where it came from) */
-    MON_ID_CHANNEL_OPEN = 25,     /* u32 task, u64 channel, u32 rank (the other end's),
-                                     u8 mode (0 receiving end, 1 sending end) */
-    MON_ID_CHANNEL_BLOCK = 26,    /* u32 task, u64 channel, u8 state (0 full, 1 empty) */
+    /* Across MPI ranks (since format 3.1): */
+    MON_ID_MESSAGE_SENT = 23,     /* uint task, uint node, uint seq, uint rank (where it goes) */
+    MON_ID_MESSAGE_RECEIVED = 24, /* uint task, uint node, uint seq, uint rank (where it came
+                                     from) */
+    MON_ID_CHANNEL_OPEN = 25,     /* uint task, uint channel_rank, uint/end channel_index,
+                                     uint rank (the other end's); end: 1 bit, 0 receiving,
+                                     1 sending; channel = channel_rank << 32 | channel_index */
+    MON_ID_CHANNEL_BLOCK = 26,    /* uint task, uint channel_rank, uint/state channel_index
+                                     (state: 1 bit, 0 full, 1 empty) */
     MON_ID_COUNT = 27
 } mon_event_id;
+
+/* Message ids in the trace: node and sequence number, mon_reader.h's
+ * layout (mon_msg_id_make_at): node = rank << 12 | worker in the high 24
+ * bits, sequence number in the low 40. */
+#define MON_MSG_NODE_SHIFT 40
+#define MON_MSG_NODE_LIMIT (UINT64_C(1) << 24)
+#define MON_MSG_SEQ_LIMIT (UINT64_C(1) << MON_MSG_NODE_SHIFT)
+/* Channel ids (docs/WIRE.md): creator rank << 32 | index, stored as the
+ * two parts, each below 2^32. */
+#define MON_CHANNEL_PART_LIMIT (UINT64_C(1) << 32)
 
 /* Little-endian stores and loads through memcpy: no alignment needed. */
 static inline uint8_t *mon_put_u8(uint8_t *p, uint8_t v)
@@ -195,6 +243,79 @@ static inline uint64_t mon_get_u64(const uint8_t *p)
     uint64_t v;
     memcpy(&v, p, 8);
     return v;
+}
+
+/* A small integer with k flag bits (flags < 2^k) at p; returns the byte
+ * after it. Stores 8 bytes (MON_STORE_SLACK): the caller keeps room. */
+static inline __attribute__((always_inline)) uint8_t *mon_put_uint(uint8_t *p, uint64_t v,
+                                                                    unsigned k, unsigned flags)
+{
+    unsigned s = k + 2;
+    if (__builtin_expect(v > MON_UINT_MAX(k), 0))
+        v = MON_UINT_MAX(k);
+    unsigned code = (unsigned)(v >> (8 - s) != 0) + (unsigned)(v >> (16 - s) != 0) +
+                    (unsigned)(v >> (32 - s) != 0);
+    uint64_t w = (uint64_t)flags | (uint64_t)code << k | v << s;
+    memcpy(p, &w, 8);
+    return p + (1u << code);
+}
+
+/* The small integer with k flag bits at *pp: its value, its flags in
+ * *flags, *pp moved past it. Loads 8 bytes: the caller's buffer has them
+ * (the reader keeps MON_STORE_SLACK zero bytes after what it read). */
+static inline __attribute__((always_inline)) uint64_t mon_get_uint(const uint8_t **pp, unsigned k,
+                                                                    unsigned *flags)
+{
+    uint64_t w = mon_get_u64(*pp);
+    unsigned code = (unsigned)(w >> k) & 3u;
+    unsigned bytes = 1u << code;
+    *pp += bytes;
+    *flags = (unsigned)w & ((1u << k) - 1u);
+    return (w & (UINT64_MAX >> (64 - 8 * bytes))) >> (k + 2);
+}
+
+/* The length of the event at p, of which `avail` bytes are at hand; 0 if
+ * it does not fit in them or has no valid id. Walks the header and the
+ * payload's small integers (and task_map's name) without decoding them:
+ * for the writer, which counts the events it could not write. */
+static inline size_t mon_event_bytes(const uint8_t *p, size_t avail)
+{
+    /* Small integers in each payload. */
+    static const uint8_t uints[MON_ID_COUNT] = {
+        [MON_ID_TASK_MAP] = 1,        [MON_ID_TASK_CREATE] = 1,      [MON_ID_TASK_DISPATCH] = 1,
+        [MON_ID_TASK_BLOCK] = 1,      [MON_ID_TASK_YIELD] = 1,       [MON_ID_TASK_DESTROY] = 1,
+        [MON_ID_STREAM_OPEN] = 2,     [MON_ID_STREAM_CLOSE] = 2,     [MON_ID_STREAM_READ] = 2,
+        [MON_ID_STREAM_WRITE] = 2,    [MON_ID_STREAM_BLOCK] = 2,     [MON_ID_STREAM_WAKE] = 3,
+        [MON_ID_COMPONENT_BEGIN] = 1, [MON_ID_COMPONENT_END] = 1,    [MON_ID_MESSAGE_READ] = 3,
+        [MON_ID_MESSAGE_WRITTEN] = 3, [MON_ID_TASK_LOAD] = 3,        [MON_ID_WORKER_LOAD] = 3,
+        [MON_ID_RUN_START] = 1,       [MON_ID_MESSAGE_SENT] = 4,     [MON_ID_MESSAGE_RECEIVED] = 4,
+        [MON_ID_CHANNEL_OPEN] = 4,    [MON_ID_CHANNEL_BLOCK] = 3,
+    };
+    if (avail == 0)
+        return 0;
+    unsigned id = p[0] & MON_HDR_ID_MASK, form = (p[0] >> MON_HDR_FORM_SHIFT) & 3u;
+    if (id >= MON_ID_COUNT)
+        return 0;
+    size_t n = form == MON_HDR_FORM_FULL ? MON_HDR_FULL_BYTES : 2u + form;
+    for (unsigned i = 0; i < uints[id]; i++) {
+        unsigned k = id == MON_ID_TASK_BLOCK ? 2
+                     : i == 1 && (id == MON_ID_STREAM_OPEN || id == MON_ID_STREAM_CLOSE ||
+                                  id == MON_ID_STREAM_BLOCK)
+                         ? 1
+                     : i == 2 && (id == MON_ID_CHANNEL_OPEN || id == MON_ID_CHANNEL_BLOCK)
+                         ? 1
+                         : 0;
+        if (n >= avail)
+            return 0;
+        n += (size_t)1 << ((p[n] >> k) & 3u);
+    }
+    if (id == MON_ID_TASK_MAP) {
+        const uint8_t *nul = n < avail ? memchr(p + n, 0, avail - n) : NULL;
+        if (!nul)
+            return 0;
+        n = (size_t)(nul - p) + 1;
+    }
+    return n <= avail ? n : 0;
 }
 
 #endif /* MON_FORMAT_INTERNAL_H */

@@ -388,11 +388,12 @@ static void hook_task_map(void *wctx, void **slot, uint64_t task, const char *na
     mon_worker *mw = wctx;
     if (!mw)
         return;
+    (void)worker_id; /* this worker: the log's own, which task_map does not repeat */
     mon_task_rec *r = task_rec_new(mw, slot, task, name);
     /* Mapping is recorded for every task, filtered or not, so that the ids
      * in other tasks' stream events can always be named. */
     if (r && (mw->flags & MON_FLAG_MAP))
-        mon_emit_task_map(mw->w, event_time(mw), task, worker_id, name);
+        mon_emit_task_map(mw->w, event_time(mw), task, name);
 }
 
 static void hook_task_create(void *wctx, void **slot, uint64_t task)
@@ -802,8 +803,9 @@ static void mon_free(mon *m)
 
 /* Every flush period, publish what each worker has recorded: a killed run
  * then keeps everything up to the last period, and a live view sees the
- * run as it goes. Publishing is a few stores into each packet's header, so
- * this costs the workers nothing. */
+ * run as it goes. Publishing writes each worker's new events and header
+ * fields into its log (a few pwrite calls on this thread); a worker waits
+ * for it only if it fills its packet at that very moment. */
 static void *flusher_main(void *arg)
 {
     mon *m = arg;

@@ -21,45 +21,53 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The payload of each event as TSDL fields, indexed by mon_event_id. */
+/* The payload of each event as TSDL fields, indexed by mon_event_id. The
+ * struct types are the small integers of mon_format_internal.h. */
 static const char *const event_fields[MON_ID_COUNT][2] = {
-    [MON_ID_TASK_MAP] = {"task_map", "uint32_t task; uint32_t worker; string name;"},
-    [MON_ID_TASK_CREATE] = {"task_create", "uint32_t task;"},
-    [MON_ID_TASK_DISPATCH] = {"task_dispatch", "uint32_t task;"},
-    [MON_ID_TASK_BLOCK] = {"task_block",
-                           "uint32_t task; enum : uint8_t { input = 0, output = 1, any = 2 } cause;"},
-    [MON_ID_TASK_YIELD] = {"task_yield", "uint32_t task;"},
-    [MON_ID_TASK_DESTROY] = {"task_destroy", "uint32_t task;"},
+    [MON_ID_TASK_MAP] = {"task_map", "struct uint task; string name;"},
+    [MON_ID_TASK_CREATE] = {"task_create", "struct uint task;"},
+    [MON_ID_TASK_DISPATCH] = {"task_dispatch", "struct uint task;"},
+    [MON_ID_TASK_BLOCK] = {"task_block", "struct uint_cause task;"},
+    [MON_ID_TASK_YIELD] = {"task_yield", "struct uint task;"},
+    [MON_ID_TASK_DESTROY] = {"task_destroy", "struct uint task;"},
     [MON_ID_WORKER_START] = {"worker_start", NULL},
     [MON_ID_WORKER_WAIT] = {"worker_wait", NULL},
     [MON_ID_WORKER_RESUME] = {"worker_resume", NULL},
     [MON_ID_WORKER_END] = {"worker_end", NULL},
-    [MON_ID_STREAM_OPEN] = {"stream_open",
-                            "uint32_t task; uint32_t stream_id; enum : uint8_t { read = 0, write = 1 } mode;"},
-    [MON_ID_STREAM_CLOSE] = {"stream_close",
-                             "uint32_t task; uint32_t stream_id; enum : uint8_t { read = 0, write = 1 } mode;"},
-    [MON_ID_STREAM_READ] = {"stream_read", "uint32_t task; uint32_t stream_id;"},
-    [MON_ID_STREAM_WRITE] = {"stream_write", "uint32_t task; uint32_t stream_id;"},
-    [MON_ID_STREAM_BLOCK] = {"stream_block",
-                             "uint32_t task; uint32_t stream_id; "
-                             "enum : uint8_t { full = 0, empty = 1 } state;"},
-    [MON_ID_STREAM_WAKE] = {"stream_wake", "uint32_t waker; uint32_t stream_id; uint32_t woken;"},
-    [MON_ID_COMPONENT_BEGIN] = {"component_begin", "uint32_t task;"},
-    [MON_ID_COMPONENT_END] = {"component_end", "uint32_t task;"},
-    [MON_ID_MESSAGE_READ] = {"message_read", "uint32_t task; uint64_t msg;"},
-    [MON_ID_MESSAGE_WRITTEN] = {"message_written", "uint32_t task; uint64_t msg;"},
-    [MON_ID_TASK_LOAD] = {"task_load", "uint32_t task; uint32_t dispatches; uint64_t exec_ns;"},
-    [MON_ID_WORKER_LOAD] = {"worker_load", "uint32_t waits; uint64_t wait_ns; uint64_t busy_ns;"},
-    [MON_ID_RUN_START] = {"run_start", "uint32_t run;"},
-    [MON_ID_MESSAGE_SENT] = {"message_sent", "uint32_t task; uint64_t msg; uint32_t rank;"},
-    [MON_ID_MESSAGE_RECEIVED] = {"message_received", "uint32_t task; uint64_t msg; uint32_t rank;"},
-    [MON_ID_CHANNEL_OPEN] = {"channel_open",
-                             "uint32_t task; uint64_t channel; uint32_t rank; "
-                             "enum : uint8_t { receiving = 0, sending = 1 } mode;"},
-    [MON_ID_CHANNEL_BLOCK] = {"channel_block",
-                              "uint32_t task; uint64_t channel; "
-                              "enum : uint8_t { full = 0, empty = 1 } state;"},
+    [MON_ID_STREAM_OPEN] = {"stream_open", "struct uint task; struct uint_mode stream_id;"},
+    [MON_ID_STREAM_CLOSE] = {"stream_close", "struct uint task; struct uint_mode stream_id;"},
+    [MON_ID_STREAM_READ] = {"stream_read", "struct uint task; struct uint stream_id;"},
+    [MON_ID_STREAM_WRITE] = {"stream_write", "struct uint task; struct uint stream_id;"},
+    [MON_ID_STREAM_BLOCK] = {"stream_block", "struct uint task; struct uint_state stream_id;"},
+    [MON_ID_STREAM_WAKE] = {"stream_wake",
+                            "struct uint waker; struct uint stream_id; struct uint woken;"},
+    [MON_ID_COMPONENT_BEGIN] = {"component_begin", "struct uint task;"},
+    [MON_ID_COMPONENT_END] = {"component_end", "struct uint task;"},
+    [MON_ID_MESSAGE_READ] = {"message_read",
+                             "struct uint task; struct uint msg_node; struct uint msg_seq;"},
+    [MON_ID_MESSAGE_WRITTEN] = {"message_written",
+                                "struct uint task; struct uint msg_node; struct uint msg_seq;"},
+    [MON_ID_TASK_LOAD] = {"task_load",
+                          "struct uint task; struct uint dispatches; struct uint exec_ns;"},
+    [MON_ID_WORKER_LOAD] = {"worker_load",
+                            "struct uint waits; struct uint wait_ns; struct uint busy_ns;"},
+    [MON_ID_RUN_START] = {"run_start", "struct uint run;"},
+    [MON_ID_MESSAGE_SENT] = {"message_sent", "struct uint task; struct uint msg_node; "
+                                             "struct uint msg_seq; struct uint rank;"},
+    [MON_ID_MESSAGE_RECEIVED] = {"message_received", "struct uint task; struct uint msg_node; "
+                                                     "struct uint msg_seq; struct uint rank;"},
+    [MON_ID_CHANNEL_OPEN] = {"channel_open", "struct uint task; struct uint channel_rank; "
+                                             "struct uint_end channel_index; struct uint rank;"},
+    [MON_ID_CHANNEL_BLOCK] = {"channel_block", "struct uint task; struct uint channel_rank; "
+                                               "struct uint_state channel_index;"},
 };
+
+/* The small integers: LEN picks the variant (1, 2, 4 or 8 bytes in all,
+ * flag bits and the 2-bit code included). */
+#define TSDL_LEN "enum : uint2_t { b1 = 0, b2 = 1, b4 = 2, b8 = 3 } len; "
+#define TSDL_UINT(b1, b2, b4, b8)                                                                   \
+    "\t" TSDL_LEN "variant <len> { uint" #b1 "_t b1; uint" #b2 "_t b2; uint" #b4            \
+    "_t b4; uint" #b8 "_t b8; } value;\n"
 
 static const char tsdl_head[] =
     "/* CTF 1.8 */\n"
@@ -69,7 +77,34 @@ static const char tsdl_head[] =
     "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
     "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
     "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+    "typealias integer { size = 1; align = 1; signed = false; } := uint1_t;\n"
+    "typealias integer { size = 2; align = 1; signed = false; } := uint2_t;\n"
+    "typealias integer { size = 7; align = 1; signed = false; } := uint7_t;\n"
+    "typealias integer { size = 4; align = 1; signed = false; } := uint4_t;\n"
     "typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n"
+    "typealias integer { size = 6; align = 1; signed = false; } := uint6_t;\n"
+    "typealias integer { size = 12; align = 1; signed = false; } := uint12_t;\n"
+    "typealias integer { size = 13; align = 1; signed = false; } := uint13_t;\n"
+    "typealias integer { size = 14; align = 1; signed = false; } := uint14_t;\n"
+    "typealias integer { size = 28; align = 1; signed = false; } := uint28_t;\n"
+    "typealias integer { size = 29; align = 1; signed = false; } := uint29_t;\n"
+    "typealias integer { size = 30; align = 1; signed = false; } := uint30_t;\n"
+    "typealias integer { size = 60; align = 1; signed = false; } := uint60_t;\n"
+    "typealias integer { size = 61; align = 1; signed = false; } := uint61_t;\n"
+    "typealias integer { size = 62; align = 1; signed = false; } := uint62_t;\n"
+    "\n"
+    "/* Small integers: a 2-bit length code, then the value, in 1, 2, 4 or 8\n"
+    " * bytes; some have flag bits in front (docs/LOGFORMAT.md section 4.4). */\n"
+    "struct uint {\n" TSDL_UINT(6, 14, 30, 62) "};\n"
+    "struct uint_mode {\n"
+    "\tenum : uint1_t { read = 0, write = 1 } mode;\n" TSDL_UINT(5, 13, 29, 61) "};\n"
+    "struct uint_state {\n"
+    "\tenum : uint1_t { full = 0, empty = 1 } state;\n" TSDL_UINT(5, 13, 29, 61) "};\n"
+    "struct uint_end {\n"
+    "\tenum : uint1_t { receiving = 0, sending = 1 } end;\n" TSDL_UINT(5, 13, 29, 61) "};\n"
+    "struct uint_cause {\n"
+    "\tenum : uint2_t { input = 0, output = 1, any = 2 } cause;\n" TSDL_UINT(4, 12, 28, 60)
+    "};\n"
     "\n"
     "trace {\n"
     "\tmajor = 1;\n"
@@ -82,26 +117,29 @@ static const char tsdl_head[] =
     "};\n"
     "\n";
 
-/* The stream class; the two %s are the clock's name. */
+/* The stream class; the %s are the clock's name. The header's 7-bit id is
+ * the event's id plus 32 times the header form, which selects how many
+ * bits of the time follow: so each event has four classes (below). */
 static const char tsdl_stream_fmt[] =
-    "typealias integer { size = 27; align = 1; signed = false; map = clock.%s.value; }"
-    " := uint27_clock_t;\n"
+    "typealias integer { size = 9; align = 1; signed = false; map = clock.%s.value; }"
+    " := uint9_clock_t;\n"
+    "typealias integer { size = 17; align = 1; signed = false; map = clock.%s.value; }"
+    " := uint17_clock_t;\n"
+    "typealias integer { size = 25; align = 1; signed = false; map = clock.%s.value; }"
+    " := uint25_clock_t;\n"
     "typealias integer { size = 64; align = 8; signed = false; map = clock.%s.value; }"
     " := uint64_clock_t;\n"
     "\n"
     "stream {\n"
     "\tid = 0;\n"
     "\tevent.header := struct {\n"
-    "\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
+    "\t\tenum : uint7_t { t9 = 0 ... 31, t17 = 32 ... 63, t25 = 64 ... 95, t64 = 96 ... 127 } id;\n"
     "\t\tvariant <id> {\n"
-    "\t\t\tstruct {\n"
-    "\t\t\t\tuint27_clock_t timestamp;\n"
-    "\t\t\t} compact;\n"
-    "\t\t\tstruct {\n"
-    "\t\t\t\tuint32_t id;\n"
-    "\t\t\t\tuint64_clock_t timestamp;\n"
-    "\t\t\t} extended;\n"
-    "\t\t} v;\n"
+    "\t\t\tuint9_clock_t t9;\n"
+    "\t\t\tuint17_clock_t t17;\n"
+    "\t\t\tuint25_clock_t t25;\n"
+    "\t\t\tuint64_clock_t t64;\n"
+    "\t\t} timestamp;\n"
     "\t} align(8);\n"
     "\tpacket.context := struct {\n"
     "\t\tuint64_clock_t timestamp_begin;\n"
@@ -161,14 +199,16 @@ static void write_tsdl(FILE *f, const mon_run_info *info)
                    : "CLOCK_MONOTONIC in ns",
             (unsigned long long)c->freq, (unsigned long long)c->precision_ticks,
             (unsigned long long)c->offset_s, (unsigned long long)c->offset_ticks);
-    fprintf(f, tsdl_stream_fmt, cname, cname);
-    for (unsigned id = 0; id < MON_ID_COUNT; id++) {
-        fprintf(f, "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = 0;\n",
-                event_fields[id][0], id);
-        if (event_fields[id][1])
-            fprintf(f, "\tfields := struct { %s };\n", event_fields[id][1]);
-        fputs("};\n\n", f);
-    }
+    fprintf(f, tsdl_stream_fmt, cname, cname, cname, cname);
+    /* One class per event and header form: ids id, id + 32, id + 64, id + 96. */
+    for (unsigned form = 0; form <= MON_HDR_FORM_FULL; form++)
+        for (unsigned id = 0; id < MON_ID_COUNT; id++) {
+            fprintf(f, "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = 0;\n",
+                    event_fields[id][0], id | form << MON_HDR_FORM_SHIFT);
+            if (event_fields[id][1])
+                fprintf(f, "\tfields := struct { %s };\n", event_fields[id][1]);
+            fputs("};\n\n", f);
+        }
 }
 
 /* Open DIR/name.tmp for writing; the caller renames it into place, so a

@@ -1,12 +1,19 @@
 /*
- * mon_reader.c - reads a trace directory: one decoder per worker log, and a
- * binary heap that merges them by time.
+ * mon_reader.c - reads a trace directory (format 3.1, docs/LOGFORMAT.md):
+ * one decoder per worker log, and a binary heap that merges them by time.
  *
  * Why a packet at a time: traces of long runs are far larger than memory
  * should be, and the format lets each log be decoded front to back with
  * only the current packet in hand. Every length, id and enum read from the
  * file is checked before use, so a damaged file gives a message with file
  * and offset, never a crash or a hang.
+ *
+ * Why the two decoders: `log_next` decodes any event and says exactly what
+ * is wrong with a bad one; `decode_run`, the inner loop, decodes runs of the
+ * common events of the log whose turn it is into a batch, as fast as it can,
+ * and leaves everything unusual (and every error) to log_next. The batch
+ * holds only events that come before every other log's next one, so the
+ * merged order is the heap's, and events go out from it without heap work.
  */
 #include "mon_reader.h"
 
@@ -19,13 +26,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The trace stores a message id as the node (rank and worker) and the
+ * sequence number of mon_reader.h's layout. */
+_Static_assert(MON_MSG_NODE_SHIFT == MON_MSG_SEQ_BITS &&
+                   MON_MSG_NODE_LIMIT == UINT64_C(1) << (MON_MSG_NODE_BITS + MON_MSG_RANK_BITS),
+               "the trace's msg_node/msg_seq split is mon_msg_id_make_at's");
 
 /* run.json lists at most this many logs that the reader checks against. */
 #define MON_RUN_JSON_MAX_LOGS 4096
@@ -41,6 +56,9 @@ enum { LOG_EVENT = 1, LOG_END = 0, LOG_ERROR = -1, LOG_TRUNCATED = -2, LOG_AGAIN
  * include: it is the runtime side). */
 #define MON_FOLLOW_DEFAULT_FLUSH_MS 200u
 
+/* Events decoded ahead from one log at most (fill_batch). */
+#define MON_READ_BATCH 64
+
 /* The decoder of one worker log. */
 typedef struct log_reader {
     char path[4096];
@@ -55,6 +73,8 @@ typedef struct log_reader {
     uint64_t pkt_off;    /* file offset of the packet */
     uint64_t clock;      /* the stream clock in ticks (last event time) */
     uint64_t freq;       /* the trace clock's ticks per second */
+    uint64_t freq_recip; /* floor((2^64 - 1) / freq), for clock_ns */
+    uint64_t sec_ticks, sec_ns; /* clock_ns: a whole second, in ticks and in ns */
     uint64_t ts_end;
     uint64_t pkt_events; /* events decoded from the current packet */
     uint64_t discarded;
@@ -107,19 +127,12 @@ struct mon_trace {
     char trace_dir[4096], ctf_dir[4096];
     char name[MON_NAME_MAX + 1];
     char msg[4608];
-};
-
-/* Fixed payload sizes; task_map adds its name. */
-static const uint8_t payload_bytes[MON_ID_COUNT] = {
-    [MON_ID_TASK_MAP] = 8,        [MON_ID_TASK_CREATE] = 4,      [MON_ID_TASK_DISPATCH] = 4,
-    [MON_ID_TASK_BLOCK] = 5,      [MON_ID_TASK_YIELD] = 4,       [MON_ID_TASK_DESTROY] = 4,
-    [MON_ID_WORKER_START] = 0,    [MON_ID_WORKER_WAIT] = 0,      [MON_ID_WORKER_RESUME] = 0,
-    [MON_ID_WORKER_END] = 0,      [MON_ID_STREAM_OPEN] = 9,      [MON_ID_STREAM_CLOSE] = 9,
-    [MON_ID_STREAM_READ] = 8,     [MON_ID_STREAM_WRITE] = 8,     [MON_ID_STREAM_BLOCK] = 9,
-    [MON_ID_STREAM_WAKE] = 12,    [MON_ID_COMPONENT_BEGIN] = 4,  [MON_ID_COMPONENT_END] = 4,
-    [MON_ID_MESSAGE_READ] = 12,   [MON_ID_MESSAGE_WRITTEN] = 12, [MON_ID_TASK_LOAD] = 16,
-    [MON_ID_WORKER_LOAD] = 20,    [MON_ID_RUN_START] = 4,        [MON_ID_MESSAGE_SENT] = 16,
-    [MON_ID_MESSAGE_RECEIVED] = 16, [MON_ID_CHANNEL_OPEN] = 17,  [MON_ID_CHANNEL_BLOCK] = 13,
+    /* Events of the top log decoded ahead (fill_batch), delivered in order. */
+    mon_event batch[MON_READ_BATCH];
+    unsigned nbatch, ibatch;
+    bool stop_pending;     /* the top log stops after the batch: stop_rc, stop_msg */
+    int stop_rc;
+    char stop_msg[4608];
 };
 
 static const char *const kind_names[MON_EV_KIND_COUNT] = {
@@ -188,16 +201,31 @@ static int truncated(log_reader *r, char *msg, size_t len)
     return LOG_TRUNCATED;
 }
 
+/* The decoder reads an event's fields as whole 32/64-bit words without
+ * checking each against the end of the data (decode_event checks the
+ * event's end once): the packet buffer has this many bytes beyond what was
+ * read, zeroed. */
+#define READ_SLACK 64
+_Static_assert(READ_SLACK >= MON_FIXED_EVENT_MAX_BYTES + MON_STORE_SLACK,
+               "the decoder may load a word starting at the last byte of the largest event");
+
 static bool ensure_capacity(log_reader *r, size_t bytes)
 {
     if (bytes <= r->pkt_cap)
         return true;
-    uint8_t *p = realloc(r->pkt, bytes);
+    uint8_t *p = realloc(r->pkt, bytes + READ_SLACK);
     if (!p)
         return false;
     r->pkt = p;
     r->pkt_cap = bytes;
     return true;
+}
+
+/* The packet's bytes [0, n) have been read into r->pkt. */
+static void set_avail(log_reader *r, size_t n)
+{
+    r->avail = n;
+    memset(r->pkt + n, 0, READ_SLACK);
 }
 
 /* Check the preamble now in r->pkt; fills the packet fields. */
@@ -271,7 +299,7 @@ static int load_packet(log_reader *r, char *msg, size_t len)
     }
     if (got == 0)
         return LOG_END;
-    r->avail = (size_t)got;
+    set_avail(r, (size_t)got);
     if (got < MON_PACKET_PREAMBLE_BYTES) {
         /* The magic can still be checked: garbage is not a truncation. */
         if (got >= 4 && mon_get_u32(r->pkt) != MON_CTF_MAGIC) {
@@ -300,7 +328,7 @@ static int load_packet(log_reader *r, char *msg, size_t len)
         snprintf(msg, len, "%s: read error: %s", r->path, strerror(errno));
         return LOG_ERROR;
     }
-    r->avail = MON_PACKET_PREAMBLE_BYTES + (size_t)got;
+    set_avail(r, MON_PACKET_PREAMBLE_BYTES + (size_t)got);
     r->pos = MON_PACKET_PREAMBLE_BYTES;
     r->in_packet = true;
     return LOG_EVENT;
@@ -384,7 +412,7 @@ static int refresh_packet(log_reader *r, char *msg, size_t len)
     uint64_t begin = mon_get_u64(pre + MON_OFF_TS_BEGIN), end = mon_get_u64(pre + MON_OFF_TS_END);
     uint64_t discarded = mon_get_u64(pre + MON_OFF_DISCARDED);
     /* The writer sets timestamp_begin with the packet's first event: the
-     * compact headers that follow count from it. */
+     * headers that follow count from it. */
     uint64_t clock = r->pkt_events == 0 && begin > r->clock ? begin : r->clock;
     bool sane = mon_get_u32(pre + MON_OFF_MAGIC) == MON_CTF_MAGIC && content >= r->content &&
                 content <= size && size <= r->pkt_bytes && end >= clock &&
@@ -407,7 +435,7 @@ static int refresh_packet(log_reader *r, char *msg, size_t len)
             return read_error(r, msg, len);
         if ((size_t)got < want && r->live)
             return LOG_AGAIN;
-        r->avail = r->content + (size_t)got;
+        set_avail(r, r->content + (size_t)got);
         r->content = (size_t)content;
     }
     r->pkt_bytes = (size_t)size;
@@ -435,7 +463,7 @@ static int load_packet_follow(log_reader *r, char *msg, size_t len)
     ssize_t got = read_preamble(r, r->pkt, r->pkt_off);
     if (got < 0)
         return read_error(r, msg, len);
-    r->avail = (size_t)got;
+    set_avail(r, (size_t)got);
     if (got < MON_PACKET_PREAMBLE_BYTES) {
         if (r->live)
             return LOG_AGAIN;
@@ -470,7 +498,7 @@ static int load_packet_follow(log_reader *r, char *msg, size_t len)
         r->pkt_bytes = MON_PACKET_PREAMBLE_BYTES;
         return LOG_AGAIN;
     }
-    r->avail = MON_PACKET_PREAMBLE_BYTES + (size_t)got;
+    set_avail(r, MON_PACKET_PREAMBLE_BYTES + (size_t)got);
     r->pos = MON_PACKET_PREAMBLE_BYTES;
     r->in_packet = true;
     return LOG_EVENT;
@@ -504,239 +532,515 @@ static int follow_packet(log_reader *r, char *msg, size_t len)
     return load_packet_follow(r, msg, len);
 }
 
-/* The event at r->pos needs bytes more: within the packet's content? */
-static int need(log_reader *r, size_t bytes, char *msg, size_t len)
+/* The event at r->pos ends at byte `next` of the packet, beyond the data:
+ * a truncation if the packet's content goes on past the file's end, else
+ * damage. */
+static int past_end(log_reader *r, size_t next, char *msg, size_t len)
 {
-    if (r->pos + bytes <= r->content && r->pos + bytes <= r->avail)
-        return LOG_EVENT;
-    if (r->pos + bytes <= r->content)
+    if (next <= r->content)
         return truncated(r, msg, len);
     corrupt(msg, len, r, r->pkt_off + r->pos, "event runs past the packet's content_size (%zu bytes)",
             r->content);
     return LOG_ERROR;
 }
 
-/* Decode the event header at r->pos: id and time. */
-static int decode_header(log_reader *r, unsigned *id, char *msg, size_t len)
+static int bad_field(log_reader *r, uint64_t at, const char *field, uint64_t v, char *msg,
+                     size_t len)
 {
-    uint64_t at = r->pkt_off + r->pos;
-    int rc = need(r, MON_COMPACT_HEADER_BYTES, msg, len);
-    if (rc != LOG_EVENT)
-        return rc;
-    uint32_t h = mon_get_u32(r->pkt + r->pos);
-    uint64_t ts;
-    if ((h & 31) == MON_EXTENDED_ID) {
-        if ((rc = need(r, MON_EXTENDED_HEADER_BYTES, msg, len)) != LOG_EVENT)
-            return rc;
-        *id = mon_get_u32(r->pkt + r->pos + 1);
-        ts = mon_get_u64(r->pkt + r->pos + 5);
-        if (ts < r->clock) {
-            corrupt(msg, len, r, at, "event time %" PRIu64 " before the previous one %" PRIu64, ts,
-                    r->clock);
-            return LOG_ERROR;
-        }
-        r->pos += MON_EXTENDED_HEADER_BYTES;
-    } else {
-        *id = h & 31;
-        uint64_t low = h >> 5;
-        ts = (r->clock & ~(uint64_t)MON_COMPACT_TS_MASK) | low;
-        if (low < (r->clock & MON_COMPACT_TS_MASK))
-            ts += (uint64_t)MON_COMPACT_TS_MASK + 1; /* the 27 bits wrapped once */
-        r->pos += MON_COMPACT_HEADER_BYTES;
-    }
-    if (*id >= MON_ID_COUNT) {
-        corrupt(msg, len, r, at, "unknown event id %u", *id);
-        return LOG_ERROR;
-    }
-    if (ts > r->ts_end) {
-        corrupt(msg, len, r, at, "event time %" PRIu64 " after the packet's timestamp_end %" PRIu64,
-                ts, r->ts_end);
-        return LOG_ERROR;
-    }
-    r->clock = ts;
-    return LOG_EVENT;
-}
-
-static int bad_enum(log_reader *r, uint64_t at, const char *field, unsigned v, char *msg, size_t len)
-{
-    corrupt(msg, len, r, at, "%s value %u out of range", field, v);
+    corrupt(msg, len, r, at, "%s value %" PRIu64 " out of range", field, v);
     return LOG_ERROR;
 }
 
-/* Decode the payload of an event of kind id at r->pos into r->cur. */
-static int decode_payload(log_reader *r, unsigned id, char *msg, size_t len)
+/* task_map's name at p (byte `at` of the file), NUL-terminated, valid
+ * UTF-8, within the packet's data; copied to r->name. Returns its length
+ * + 1, or -1 with the log's status set (rc in *rc). */
+static long decode_name(log_reader *r, const uint8_t *p, uint64_t at, int *rc, char *msg, size_t len)
 {
-    int rc = need(r, payload_bytes[id], msg, len);
-    if (rc != LOG_EVENT)
-        return rc;
-    const uint8_t *p = r->pkt + r->pos;
-    uint64_t at = r->pkt_off + r->pos;
-    mon_event *e = &r->cur;
-    switch ((mon_event_id)id) {
-    case MON_ID_TASK_MAP: {
-        e->task = mon_get_u32(p);
-        e->worker_mapped = mon_get_u32(p + 4);
-        if (e->worker_mapped != r->worker) {
-            /* The writer records a mapping in the log of the worker it maps
-             * to; any other number is damage (and would size the
-             * consumers' per-worker tables). */
-            corrupt(msg, len, r, at + 4, "task_map worker %u in the log of worker %u",
-                    e->worker_mapped, r->worker);
-            return LOG_ERROR;
+    size_t end = r->content < r->avail ? r->content : r->avail;
+    size_t off = (size_t)(p - r->pkt);
+    size_t limit = off < end ? end - off : 0;
+    const uint8_t *nul = memchr(p, 0, limit < MON_NAME_MAX + 1 ? limit : MON_NAME_MAX + 1);
+    if (!nul) {
+        if (r->avail < r->content && limit <= MON_NAME_MAX)
+            *rc = truncated(r, msg, len);
+        else if (off > end)
+            *rc = past_end(r, off, msg, len);
+        else {
+            corrupt(msg, len, r, at, "task name not terminated");
+            *rc = LOG_ERROR;
         }
-        size_t limit = (r->content < r->avail ? r->content : r->avail) - r->pos - 8;
-        const uint8_t *nul = memchr(p + 8, 0, limit < MON_NAME_MAX + 1 ? limit : MON_NAME_MAX + 1);
-        if (!nul) {
-            if (r->avail < r->content && limit <= MON_NAME_MAX)
-                return truncated(r, msg, len);
-            corrupt(msg, len, r, at + 8, "task name not terminated");
-            return LOG_ERROR;
-        }
-        size_t n = (size_t)(nul - (p + 8));
-        for (size_t i = 0, c; i < n; i += c)
-            if ((c = mon_utf8_char_len(p + 8 + i, n - i)) == 0) {
-                corrupt(msg, len, r, at + 8 + i, "task name is not valid UTF-8 (byte 0x%02x)",
-                        p[8 + i]);
-                return LOG_ERROR;
-            }
-        memcpy(r->name, p + 8, n + 1);
-        e->name = r->name;
-        r->pos += n + 1;
-        break;
+        return -1;
     }
-    case MON_ID_TASK_BLOCK:
-        e->task = mon_get_u32(p);
-        e->cause = p[4];
-        if (e->cause > MON_BLOCK_ANY)
-            return bad_enum(r, at + 4, "task_block cause", e->cause, msg, len);
-        break;
+    size_t n = (size_t)(nul - p);
+    for (size_t i = 0, c; i < n; i += c)
+        if ((c = mon_utf8_char_len(p + i, n - i)) == 0) {
+            corrupt(msg, len, r, at + i, "task name is not valid UTF-8 (byte 0x%02x)", p[i]);
+            *rc = LOG_ERROR;
+            return -1;
+        }
+    memcpy(r->name, p, n + 1);
+    return (long)n + 1;
+}
+
+/* A rank number (message_sent/received, channel_open) at *pp into *rank:
+ * false with *rc set when it is not one (>= 2^32). */
+static bool decode_rank(log_reader *r, const uint8_t **pp, uint32_t *rank, int *rc, char *msg,
+                        size_t len)
+{
+    unsigned f;
+    const uint8_t *at = *pp;
+    uint64_t v = mon_get_uint(pp, 0, &f);
+    if (v > UINT32_MAX) {
+        *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "rank", v, msg, len);
+        return false;
+    }
+    *rank = (uint32_t)v;
+    return true;
+}
+
+/* The payload of an event of kind id at p into e; returns the byte after
+ * it (bounds are checked by the caller, READ_SLACK covers the loads), or
+ * NULL with *rc set when a value is out of range. One switch, no calls:
+ * this is the reader's inner loop. */
+static inline const uint8_t *decode_payload(log_reader *r, unsigned id, const uint8_t *p,
+                                            mon_event *e, int *rc, char *msg, size_t len)
+{
+    unsigned f;
+    uint64_t v;
+    const uint8_t *field = p;
+    switch ((mon_event_id)id) {
     case MON_ID_TASK_CREATE:
     case MON_ID_TASK_DISPATCH:
     case MON_ID_TASK_YIELD:
     case MON_ID_TASK_DESTROY:
     case MON_ID_COMPONENT_BEGIN:
     case MON_ID_COMPONENT_END:
-        e->task = mon_get_u32(p);
+        e->task = mon_get_uint(&p, 0, &f);
         break;
+    case MON_ID_STREAM_READ:
+    case MON_ID_STREAM_WRITE:
+        e->task = mon_get_uint(&p, 0, &f);
+        e->stream = mon_get_uint(&p, 0, &f);
+        break;
+    case MON_ID_STREAM_OPEN:
+    case MON_ID_STREAM_CLOSE:
+        e->task = mon_get_uint(&p, 0, &f);
+        e->stream = mon_get_uint(&p, 1, &f);
+        e->write_end = f;
+        break;
+    case MON_ID_STREAM_BLOCK:
+        e->task = mon_get_uint(&p, 0, &f);
+        e->stream = mon_get_uint(&p, 1, &f);
+        e->empty = f;
+        break;
+    case MON_ID_TASK_BLOCK:
+        e->task = mon_get_uint(&p, 2, &f);
+        e->cause = f;
+        if (f > MON_BLOCK_ANY) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "task_block cause", f, msg, len);
+            return NULL;
+        }
+        break;
+    case MON_ID_STREAM_WAKE:
+        e->task = mon_get_uint(&p, 0, &f);
+        e->stream = mon_get_uint(&p, 0, &f);
+        e->peer = mon_get_uint(&p, 0, &f);
+        break;
+    case MON_ID_MESSAGE_READ:
+    case MON_ID_MESSAGE_WRITTEN: {
+        e->task = mon_get_uint(&p, 0, &f);
+        field = p;
+        uint64_t node = mon_get_uint(&p, 0, &f);
+        if (node >= MON_MSG_NODE_LIMIT) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "message node", node, msg, len);
+            return NULL;
+        }
+        field = p;
+        uint64_t seq = mon_get_uint(&p, 0, &f);
+        if (seq >= MON_MSG_SEQ_LIMIT) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "message sequence number", seq,
+                            msg, len);
+            return NULL;
+        }
+        e->msg = node << MON_MSG_NODE_SHIFT | seq;
+        break;
+    }
     case MON_ID_WORKER_START:
     case MON_ID_WORKER_WAIT:
     case MON_ID_WORKER_RESUME:
     case MON_ID_WORKER_END:
         break;
-    case MON_ID_STREAM_OPEN:
-    case MON_ID_STREAM_CLOSE:
-        e->task = mon_get_u32(p);
-        e->stream = mon_get_u32(p + 4);
-        if (p[8] > 1)
-            return bad_enum(r, at + 8, "stream mode", p[8], msg, len);
-        e->write_end = p[8] == 1;
-        break;
-    case MON_ID_STREAM_READ:
-    case MON_ID_STREAM_WRITE:
-        e->task = mon_get_u32(p);
-        e->stream = mon_get_u32(p + 4);
-        break;
-    case MON_ID_STREAM_BLOCK:
-        e->task = mon_get_u32(p);
-        e->stream = mon_get_u32(p + 4);
-        if (p[8] > 1)
-            return bad_enum(r, at + 8, "stream state", p[8], msg, len);
-        e->empty = p[8] == 1;
-        break;
-    case MON_ID_STREAM_WAKE:
-        e->task = mon_get_u32(p);
-        e->stream = mon_get_u32(p + 4);
-        e->peer = mon_get_u32(p + 8);
-        break;
-    case MON_ID_MESSAGE_READ:
-    case MON_ID_MESSAGE_WRITTEN:
-        e->task = mon_get_u32(p);
-        e->msg = mon_get_u64(p + 4);
-        break;
     case MON_ID_MESSAGE_SENT:
-    case MON_ID_MESSAGE_RECEIVED:
-        e->task = mon_get_u32(p);
-        e->msg = mon_get_u64(p + 4);
-        e->peer_rank = mon_get_u32(p + 12);
+    case MON_ID_MESSAGE_RECEIVED: {
+        e->task = mon_get_uint(&p, 0, &f);
+        const uint8_t *at = p;
+        uint64_t node = mon_get_uint(&p, 0, &f);
+        if (node >= MON_MSG_NODE_LIMIT) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "message node", node, msg, len);
+            return NULL;
+        }
+        at = p;
+        uint64_t seq = mon_get_uint(&p, 0, &f);
+        if (seq >= MON_MSG_SEQ_LIMIT) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "message sequence number", seq,
+                            msg, len);
+            return NULL;
+        }
+        e->msg = node << MON_MSG_NODE_SHIFT | seq;
+        if (!decode_rank(r, &p, &e->peer_rank, rc, msg, len))
+            return NULL;
         break;
+    }
     case MON_ID_CHANNEL_OPEN:
-        e->task = mon_get_u32(p);
-        e->channel = mon_get_u64(p + 4);
-        e->peer_rank = mon_get_u32(p + 12);
-        if (p[16] > 1)
-            return bad_enum(r, at + 16, "channel mode", p[16], msg, len);
-        e->write_end = p[16] == 1;
+    case MON_ID_CHANNEL_BLOCK: {
+        e->task = mon_get_uint(&p, 0, &f);
+        const uint8_t *at = p;
+        uint64_t creator = mon_get_uint(&p, 0, &f);
+        if (creator >= MON_CHANNEL_PART_LIMIT) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "channel rank", creator, msg,
+                            len);
+            return NULL;
+        }
+        at = p;
+        uint64_t index = mon_get_uint(&p, 1, &f);
+        if (index >= MON_CHANNEL_PART_LIMIT) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "channel index", index, msg,
+                            len);
+            return NULL;
+        }
+        e->channel = creator << 32 | index;
+        if (id == MON_ID_CHANNEL_BLOCK) {
+            e->empty = f;
+            break;
+        }
+        e->write_end = f;
+        if (!decode_rank(r, &p, &e->peer_rank, rc, msg, len))
+            return NULL;
         break;
-    case MON_ID_CHANNEL_BLOCK:
-        e->task = mon_get_u32(p);
-        e->channel = mon_get_u64(p + 4);
-        if (p[12] > 1)
-            return bad_enum(r, at + 12, "channel state", p[12], msg, len);
-        e->empty = p[12] == 1;
-        break;
+    }
     case MON_ID_TASK_LOAD:
-        e->task = mon_get_u32(p);
-        e->dispatches = mon_get_u32(p + 4);
-        e->exec_ns = mon_get_u64(p + 8);
+        e->task = mon_get_uint(&p, 0, &f);
+        field = p;
+        v = mon_get_uint(&p, 0, &f);
+        if (v > UINT32_MAX) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "task_load dispatches", v, msg, len);
+            return NULL;
+        }
+        e->dispatches = (uint32_t)v;
+        e->exec_ns = mon_get_uint(&p, 0, &f);
         break;
     case MON_ID_WORKER_LOAD:
-        e->waits = mon_get_u32(p);
-        e->wait_ns = mon_get_u64(p + 4);
-        e->busy_ns = mon_get_u64(p + 12);
-        break;
-    case MON_ID_RUN_START: {
-        uint32_t run = mon_get_u32(p);
-        if (run == 0 || run < r->run) {
-            corrupt(msg, len, r, at, "run number %" PRIu32 " after run %" PRIu32
-                    " (runs count up from 1)", run, r->run);
-            return LOG_ERROR;
+        v = mon_get_uint(&p, 0, &f);
+        if (v > UINT32_MAX) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "worker_load waits", v, msg, len);
+            return NULL;
         }
-        r->run = run;
+        e->waits = (uint32_t)v;
+        e->wait_ns = mon_get_uint(&p, 0, &f);
+        e->busy_ns = mon_get_uint(&p, 0, &f);
+        break;
+    case MON_ID_RUN_START:
+        v = mon_get_uint(&p, 0, &f);
+        if (v == 0 || v < r->run || v > UINT32_MAX) {
+            corrupt(msg, len, r, r->pkt_off + (size_t)(field - r->pkt),
+                    "run number %" PRIu64 " after run %" PRIu32 " (runs count up from 1)", v, r->run);
+            *rc = LOG_ERROR;
+            return NULL;
+        }
+        r->run = (uint32_t)v; /* the log's run from here on (the event's own run too) */
+        break;
+    case MON_ID_TASK_MAP: {
+        e->task = mon_get_uint(&p, 0, &f);
+        e->worker_mapped = r->worker; /* written in the log of the worker it maps to */
+        long n = decode_name(r, p, r->pkt_off + (size_t)(p - r->pkt), rc, msg, len);
+        if (n < 0)
+            return NULL;
+        e->name = r->name;
+        p += n;
         break;
     }
     case MON_ID_COUNT:
         break;
     }
-    r->pos += payload_bytes[id];
+    return p;
+}
+
+/* Decode the event at r->pos into *e and move r->pos and the stream
+ * clock past it. The header gives the id and the time: its low 9, 17 or 25
+ * bits, the rest from the clock (the step from the previous event is less
+ * than 2^bits, so `(low - clock) mod 2^bits` is that step), or the full
+ * time. */
+static inline int decode_event(log_reader *r, mon_event *e, char *msg, size_t len)
+{
+    const uint8_t *p = r->pkt + r->pos;
+    size_t end = r->content < r->avail ? r->content : r->avail;
+    uint32_t h = mon_get_u32(p);
+    unsigned id = h & MON_HDR_ID_MASK, form = (h >> MON_HDR_FORM_SHIFT) & 3u;
+    uint64_t ts;
+    size_t hdr;
+    if (__builtin_expect(form != MON_HDR_FORM_FULL, 1)) {
+        uint64_t mask = (UINT64_C(1) << MON_HDR_TS_BITS(form)) - 1;
+        ts = r->clock + (((h >> MON_HDR_TS_SHIFT) - r->clock) & mask);
+        hdr = 2 + form;
+    } else {
+        ts = mon_get_u64(p + 1);
+        hdr = MON_HDR_FULL_BYTES;
+    }
+    if (__builtin_expect(r->pos + hdr > end, 0))
+        return past_end(r, r->pos + hdr, msg, len);
+    uint64_t at = r->pkt_off + r->pos;
+    if (__builtin_expect(id >= MON_ID_COUNT, 0)) {
+        corrupt(msg, len, r, at, "unknown event id %u", id);
+        return LOG_ERROR;
+    }
+    if (__builtin_expect(ts > r->ts_end || ts < r->clock, 0)) {
+        if (ts < r->clock)
+            corrupt(msg, len, r, at, "event time %" PRIu64 " before the previous one %" PRIu64, ts,
+                    r->clock);
+        else
+            corrupt(msg, len, r, at,
+                    "event time %" PRIu64 " after the packet's timestamp_end %" PRIu64, ts,
+                    r->ts_end);
+        return LOG_ERROR;
+    }
+    memset(e, 0, sizeof *e);
+    int rc = LOG_EVENT;
+    const uint8_t *next = decode_payload(r, id, p + hdr, e, &rc, msg, len);
+    if (__builtin_expect(!next, 0))
+        return rc;
+    size_t after = (size_t)(next - r->pkt);
+    if (__builtin_expect(after > end, 0))
+        return past_end(r, after, msg, len);
+    e->kind = (mon_event_kind)id;
+    e->worker = r->worker;
+    e->rank_worker = r->worker;
+    e->run = r->run;
+    e->offset = at;
+    r->pos = after;
+    r->clock = ts;
     return LOG_EVENT;
 }
 
-/* Decode the next event of r into r->cur. */
-static int log_next(log_reader *r, char *msg, size_t len)
+/* ns of the log's clock value r->clock (mon_ticks_to_ns, exactly), fast:
+ * the whole seconds of the last conversion are kept, and the rest is
+ * divided by the frequency with a multiplication by its reciprocal and at
+ * most two corrections. */
+static inline uint64_t clock_ns(log_reader *r)
 {
-    for (;;) {
-        if (r->in_packet && r->pos < r->content)
-            break;
-        int rc;
-        if (r->follow) {
-            rc = follow_packet(r, msg, len);
-        } else {
-            if (r->in_packet && r->avail < r->pkt_bytes)
-                return truncated(r, msg, len); /* content ends where the file does */
-            rc = load_packet(r, msg, len);
-        }
-        if (rc != LOG_EVENT)
-            return rc;
+    uint64_t t = r->clock;
+    if (r->freq == MON_NS_PER_S)
+        return t;
+    uint64_t rem = t - r->sec_ticks;
+    if (__builtin_expect(t < r->sec_ticks || rem >= r->freq || r->sec_ns == UINT64_MAX, 0)) {
+        uint64_t s = t / r->freq;
+        r->sec_ticks = s * r->freq;
+        r->sec_ns = s > UINT64_MAX / MON_NS_PER_S - 1 ? UINT64_MAX : s * MON_NS_PER_S;
+        if (r->sec_ns == UINT64_MAX)
+            return mon_ticks_to_ns(t, r->freq);
+        rem = t - r->sec_ticks;
     }
-    uint64_t at = r->pkt_off + r->pos;
-    unsigned id;
-    memset(&r->cur, 0, sizeof r->cur);
-    int rc = decode_header(r, &id, msg, len);
-    if (rc == LOG_EVENT)
-        rc = decode_payload(r, id, msg, len);
-    if (rc != LOG_EVENT)
+    uint64_t x = rem * MON_NS_PER_S; /* < freq * 10^9 <= UINT64_MAX (MON_CLOCK_FREQ_MAX) */
+    __extension__ typedef unsigned __int128 u128;
+    uint64_t q = (uint64_t)(((u128)x * r->freq_recip) >> 64);
+    uint64_t left = x - q * r->freq;
+    if (left >= r->freq) {
+        q++;
+        left -= r->freq;
+        if (left >= r->freq)
+            q++;
+    }
+    return r->sec_ns + q;
+}
+
+/* The fast path of fill_batch: decode the events at r->pos into out[0..max)
+ * while they are the common kinds, in the packet's data, valid, and come
+ * before (other_clock, other_worker) in the merged order. Stops without a
+ * word at anything else - a rare kind (task_map, run_start, loads), a full
+ * header, the end of the packet's data, a value that might be damage, an
+ * event of another log's turn - and leaves it to log_next, which decodes
+ * it or reports what is wrong. The stream state lives in locals here:
+ * this is the loop that decides the reader's speed. Returns the number of
+ * events decoded. */
+_Static_assert(sizeof(mon_event) == 144 && offsetof(mon_event, rank_worker) == 140,
+               "decode_run sets every field of mon_event: add new fields there");
+
+/* Small integers for decode_run: the length code of the one starting at
+ * byte `off` of the event at p, whose first 8 bytes are w (most fields
+ * start there: no load needed), and its value. Taking the lengths from w
+ * keeps the loads of one event independent of each other: only the next
+ * event's position depends on this one. */
+static inline unsigned uint_code(uint64_t w, const uint8_t *p, size_t off, unsigned k)
+{
+    unsigned b = off < 8 ? (unsigned)(w >> (8 * off)) : p[off];
+    return (b >> k) & 3u;
+}
+
+static inline uint64_t uint_value(const uint8_t *q, unsigned code, unsigned k)
+{
+    return (mon_get_u64(q) & (UINT64_MAX >> (64 - (8u << code)))) >> (k + 2);
+}
+
+/* One small integer at p + *off with k flag bits: its value, flags in *f. */
+static inline uint64_t uint_next(uint64_t w, const uint8_t *p, size_t *off, unsigned k,
+                                 unsigned *f)
+{
+    size_t o = *off;
+    unsigned code = uint_code(w, p, o, k);
+    *off = o + (1u << code);
+    if (k)
+        *f = (unsigned)(o < 8 ? w >> (8 * o) : p[o]) & ((1u << k) - 1u);
+    return uint_value(p + o, code, k);
+}
+
+static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t other_clock,
+                           bool worker_first)
+{
+    const uint8_t *base = r->pkt;
+    size_t end = r->content < r->avail ? r->content : r->avail;
+    size_t pos = r->pos;
+    uint64_t clock = r->clock;
+    const uint64_t pkt_off = r->pkt_off;
+    /* Events after this tick are another log's turn or damage (after
+     * timestamp_end): either way not for this loop. */
+    uint64_t limit = r->ts_end;
+    if (other_clock < limit || (other_clock == limit && !worker_first)) {
+        if (!worker_first && other_clock == 0)
+            return 0;
+        limit = worker_first ? other_clock : other_clock - 1;
+    }
+    const uint32_t run = r->run;
+    const unsigned worker = r->worker;
+    unsigned n = 0;
+    while (n < max && pos < end) {
+        const uint8_t *p = base + pos;
+        uint64_t w = mon_get_u64(p);
+        unsigned id = (unsigned)w & MON_HDR_ID_MASK, form = (unsigned)(w >> MON_HDR_FORM_SHIFT) & 3u;
+        if (form == MON_HDR_FORM_FULL || id >= MON_ID_TASK_LOAD || id == MON_ID_TASK_MAP)
+            break;
+        uint64_t mask = (UINT64_C(1) << MON_HDR_TS_BITS(form)) - 1;
+        uint64_t ts = clock + ((((uint32_t)w >> MON_HDR_TS_SHIFT) - clock) & mask);
+        if (ts > limit)
+            break;
+        size_t o = 2 + form;
+        /* The fields into locals, then every field of the event stored
+         * once: a memset or a compound literal is a `rep stos` per event
+         * (gcc), the slowest part of the loop. */
+        uint64_t task = 0, stream = 0, peer = 0, msg = 0;
+        unsigned f = 0, cause = 0;
+        bool write_end = false, empty = false;
+        bool odd = false; /* a value out of range: log_next reports it */
+        switch ((mon_event_id)id) {
+        case MON_ID_STREAM_READ:
+        case MON_ID_STREAM_WRITE:
+            task = uint_next(w, p, &o, 0, &f);
+            stream = uint_next(w, p, &o, 0, &f);
+            break;
+        case MON_ID_STREAM_OPEN:
+        case MON_ID_STREAM_CLOSE:
+            task = uint_next(w, p, &o, 0, &f);
+            stream = uint_next(w, p, &o, 1, &f);
+            write_end = f;
+            break;
+        case MON_ID_STREAM_BLOCK:
+            task = uint_next(w, p, &o, 0, &f);
+            stream = uint_next(w, p, &o, 1, &f);
+            empty = f;
+            break;
+        case MON_ID_STREAM_WAKE:
+            task = uint_next(w, p, &o, 0, &f);
+            stream = uint_next(w, p, &o, 0, &f);
+            peer = uint_next(w, p, &o, 0, &f);
+            break;
+        case MON_ID_TASK_BLOCK:
+            task = uint_next(w, p, &o, 2, &cause);
+            odd = cause > MON_BLOCK_ANY;
+            break;
+        case MON_ID_MESSAGE_READ:
+        case MON_ID_MESSAGE_WRITTEN: {
+            task = uint_next(w, p, &o, 0, &f);
+            uint64_t node = uint_next(w, p, &o, 0, &f);
+            uint64_t seq = uint_next(w, p, &o, 0, &f);
+            msg = node << MON_MSG_NODE_SHIFT | seq;
+            odd = node >= MON_MSG_NODE_LIMIT || seq >= MON_MSG_SEQ_LIMIT;
+            break;
+        }
+        case MON_ID_WORKER_START:
+        case MON_ID_WORKER_WAIT:
+        case MON_ID_WORKER_RESUME:
+        case MON_ID_WORKER_END:
+            break;
+        default: /* task_create/dispatch/yield/destroy, component_begin/end */
+            task = uint_next(w, p, &o, 0, &f);
+            break;
+        }
+        size_t after = pos + o;
+        if (after > end || odd)
+            break;
+        r->clock = ts;
+        mon_event *e = &out[n];
+        e->kind = (mon_event_kind)id;
+        e->worker = worker;
+        e->run = run;
+        e->time = clock_ns(r);
+        e->task = task;
+        e->stream = stream;
+        e->peer = peer;
+        e->msg = msg;
+        e->worker_mapped = 0;
+        e->cause = cause;
+        e->write_end = write_end;
+        e->empty = empty;
+        e->dispatches = e->waits = 0;
+        e->exec_ns = e->wait_ns = e->busy_ns = 0;
+        e->name = NULL;
+        e->offset = pkt_off + pos;
+        e->channel = 0;
+        e->peer_rank = 0;
+        e->ranked = false;
+        e->rank = 0;
+        e->rank_worker = worker;
+        clock = ts;
+        pos = after;
+        n++;
+    }
+    if (n) {
+        r->pos = pos;
+        r->pkt_events += n;
+        r->events_read += n;
+        r->good_end = pkt_off + pos;
+        r->ended = out[n - 1].kind == MON_EV_WORKER_END;
+    }
+    return n;
+}
+
+/* Decode the next event of r into *e (r->cur, or a slot of the batch). */
+static int log_next(log_reader *r, mon_event *e, char *msg, size_t len)
+{
+    if (__builtin_expect(!r->in_packet || r->pos >= r->content, 0)) {
+        for (;;) {
+            int rc;
+            if (r->follow) {
+                rc = follow_packet(r, msg, len);
+            } else {
+                if (r->in_packet && r->avail < r->pkt_bytes)
+                    return truncated(r, msg, len); /* content ends where the file does */
+                rc = load_packet(r, msg, len);
+            }
+            if (rc != LOG_EVENT)
+                return rc;
+            if (r->in_packet && r->pos < r->content)
+                break;
+        }
+    }
+    int rc = decode_event(r, e, msg, len);
+    if (__builtin_expect(rc != LOG_EVENT, 0))
         return rc;
-    r->cur.kind = (mon_event_kind)id;
-    r->cur.worker = r->worker;
-    r->cur.rank_worker = r->worker;
-    r->cur.run = r->run;
     /* Logs are merged on ticks (before()), ns are for the consumers. */
-    r->cur.time = mon_ticks_to_ns(r->clock, r->freq);
-    r->cur.offset = at;
+    e->time = clock_ns(r);
     r->pkt_events++;
     r->events_read++;
     r->good_end = r->pkt_off + r->pos;
-    r->ended = id == MON_ID_WORKER_END;
+    r->ended = e->kind == MON_EV_WORKER_END;
     return LOG_EVENT;
 }
 
@@ -927,7 +1231,81 @@ static int follow_poll(mon_trace *t);
 static bool deliverable(const mon_trace *t);
 static void note_waiting(mon_trace *t, log_reader *r);
 
-int mon_trace_next(mon_trace *t, mon_event *ev)
+/* r, at the top of the heap, could not decode its next event (rc): it
+ * leaves the heap, waiting for more (follow mode) or stopped. */
+static void log_leaves_heap(mon_trace *t, log_reader *r, int rc, const char *msg)
+{
+    if (rc == LOG_AGAIN)
+        note_waiting(t, r);
+    else
+        log_stopped(t, r, rc, msg);
+    t->heap[0] = t->heap[--t->nheap];
+    heap_sift_down(t, 0);
+}
+
+/* The log after the top of the heap: the earliest next event of all the
+ * other logs (its tick and worker), UINT64_MAX when there is none. */
+static void runner_up(const mon_trace *t, uint64_t *clock, unsigned *worker)
+{
+    *clock = UINT64_MAX;
+    *worker = UINT_MAX;
+    for (unsigned i = 1; i <= 2 && i < t->nheap; i++) {
+        const log_reader *o = t->heap[i];
+        if (o->clock < *clock || (o->clock == *clock && o->worker < *worker)) {
+            *clock = o->clock;
+            *worker = o->worker;
+        }
+    }
+}
+
+/* The top log r's look-ahead event has just been delivered: decode its next
+ * events. Those that come before every other log's next event in the
+ * merged order go into the batch (delivered by mon_trace_next without
+ * touching the heap); the first that does not, or a task_map (its name
+ * lives in r->name), becomes r's look-ahead, and the heap is put in order.
+ * A decoding failure after some batched events is applied when the last
+ * of them is delivered: as if each event were decoded when the one before
+ * it is delivered (that is what the reader promises about damage). In
+ * follow mode nothing is batched: what may go out depends on the other
+ * logs' publishing at each call. */
+static void fill_batch(mon_trace *t, log_reader *r)
+{
+    uint64_t other_clock;
+    unsigned other_worker, n = 0, limit = t->follow ? 0 : MON_READ_BATCH;
+    runner_up(t, &other_clock, &other_worker);
+    bool worker_first = r->worker < other_worker;
+    for (;;) {
+        if (n < limit && r->in_packet)
+            n += decode_run(r, t->batch + n, limit - n, other_clock, worker_first);
+        mon_event *e = n < limit ? &t->batch[n] : &r->cur;
+        int rc = log_next(r, e, t->stop_msg, sizeof t->stop_msg);
+        if (__builtin_expect(rc != LOG_EVENT, 0)) {
+            t->nbatch = n;
+            t->ibatch = 0;
+            if (n == 0) {
+                log_leaves_heap(t, r, rc, t->stop_msg);
+            } else {
+                t->stop_rc = rc;
+                t->stop_pending = true;
+            }
+            return;
+        }
+        if (e == &r->cur)
+            break;
+        if (__builtin_expect(e->kind == MON_EV_TASK_MAP, 0) ||
+            r->clock > other_clock || (r->clock == other_clock && !worker_first)) {
+            r->cur = *e; /* the look-ahead */
+            break;
+        }
+        n++;
+    }
+    t->nbatch = n;
+    t->ibatch = 0;
+    heap_sift_down(t, 0);
+}
+
+/* Deliver the heap's top log's look-ahead event and decode what follows. */
+static __attribute__((noinline)) int next_from_heap(mon_trace *t, mon_event *ev)
 {
     if (t->ranks)
         return mon_ranks_next(t->ranks, ev);
@@ -951,17 +1329,23 @@ int mon_trace_next(mon_trace *t, mon_event *ev)
         memcpy(t->name, r->name, sizeof t->name);
         ev->name = t->name;
     }
-    char msg[sizeof t->msg];
-    int rc = log_next(r, msg, sizeof msg);
-    if (rc == LOG_AGAIN) {
-        note_waiting(t, r);
-        t->heap[0] = t->heap[--t->nheap];
-    } else if (rc != LOG_EVENT) {
-        log_stopped(t, r, rc, msg);
-        t->heap[0] = t->heap[--t->nheap];
-    }
-    heap_sift_down(t, 0);
+    fill_batch(t, r);
     return MON_TRACE_EVENT;
+}
+
+int mon_trace_next(mon_trace *t, mon_event *ev)
+{
+    if (__builtin_expect(t->ibatch < t->nbatch, 1)) {
+        *ev = t->batch[t->ibatch++];
+        if (__builtin_expect(t->ibatch == t->nbatch && t->stop_pending, 0)) {
+            t->stop_pending = false;
+            log_leaves_heap(t, t->heap[0], t->stop_rc, t->stop_msg);
+        }
+        if (__builtin_expect(ev->kind == MON_EV_STREAM_OPEN || ev->kind == MON_EV_STREAM_BLOCK, 0))
+            track_stream_ends(t, ev);
+        return MON_TRACE_EVENT;
+    }
+    return next_from_heap(t, ev);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1002,7 +1386,7 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
         snprintf(err, errlen, "%s: cannot open: %s (not a trace directory?)", path, strerror(errno));
         return -1;
     }
-    char line[512], flags[16] = "";
+    char line[512], flags[16] = "", version[16] = "";
     bool first = true, ok = false;
     /* Traces of format 1.0 before the TSC clock have freq = 10^9 too. */
     unsigned long long off_s = 0, off = 0, freq = MON_NS_PER_S;
@@ -1017,6 +1401,7 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
         sscanf(line, " offset = %llu;", &off);
         sscanf(line, " freq = %llu;", &freq);
         sscanf(line, " monitor_flags = \"%15[A-Za-z]\";", flags);
+        sscanf(line, " format_version = \"%15[0-9.]\";", version);
         if (strstr(line, "name = \"monotonic\";")) /* the clock block's; events have others */
             t->clock_monotonic = true;
     }
@@ -1025,6 +1410,15 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
     if (!ok) {
         snprintf(err, errlen, "%s: not the metadata of an LPEL monitor trace (CTF 1.8, tracer snet-lpel-mon)",
                  path);
+        return -1;
+    }
+    /* One format, one decoder: older traces are refused by name (babeltrace2
+     * still reads them with their own metadata). */
+    if (strcmp(version, MON_FORMAT_VERSION) != 0) {
+        snprintf(err, errlen,
+                 "%s: trace format %s, but this reader reads format " MON_FORMAT_VERSION
+                 " only (docs/LOGFORMAT.md); record the run again, or read it with babeltrace2",
+                 path, *version ? version : "before 2.0");
         return -1;
     }
     if (freq < MON_CLOCK_FREQ_MIN || freq > MON_CLOCK_FREQ_MAX) {
@@ -1065,6 +1459,7 @@ static int add_log(mon_trace *t, const char *dir, const char *name, long worker,
     }
     r->worker = (unsigned)worker;
     r->freq = t->clock_freq;
+    r->freq_recip = UINT64_MAX / t->clock_freq;
     r->run = 1;
     r->expected_events = r->expected_bytes = -1;
     r->fd = name ? open(r->path, O_RDONLY | O_CLOEXEC) : -1;
@@ -1229,7 +1624,7 @@ static int prime(mon_trace *t, char *err, size_t errlen)
         log_reader *r = t->logs[i];
         if (r->state == MON_LOG_MISSING)
             continue;
-        int rc = log_next(r, msg, sizeof msg);
+        int rc = log_next(r, &r->cur, msg, sizeof msg);
         if (rc == LOG_EVENT) {
             t->heap[t->nheap++] = r;
             continue;
@@ -1422,7 +1817,7 @@ static void repoll(mon_trace *t)
         if (!r->waiting)
             continue;
         r->waiting = false;
-        int rc = log_next(r, msg, sizeof msg);
+        int rc = log_next(r, &r->cur, msg, sizeof msg);
         if (rc == LOG_EVENT)
             heap_push(t, r);
         else if (rc == LOG_AGAIN)
@@ -1651,74 +2046,184 @@ const char *mon_msg_id_format(uint64_t id, char *buf, size_t len)
     return buf;
 }
 
-/* "channel=C.I": the creator rank and index of a channel id. */
-static void channel_text(uint64_t channel, char *buf, size_t len)
+/* The line of mon_event_format is built by hand, not with snprintf: `snetmon
+ * dump` prints one per event, and two snprintf calls were most of its
+ * time. The text is exactly what the format strings in the comments say. */
+
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
+
+/* "%" PRIu64 */
+static char *fmt_u64(char *p, uint64_t v)
 {
-    snprintf(buf, len, "%" PRIu64 ".%" PRIu64, channel >> 32, channel & 0xffffffffu);
+    char tmp[20];
+    char *t = tmp + sizeof tmp;
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--t = digit_pairs[d + 1];
+        *--t = digit_pairs[d];
+    }
+    if (v >= 10) {
+        *--t = digit_pairs[v * 2 + 1];
+        *--t = digit_pairs[v * 2];
+    } else {
+        *--t = (char)('0' + v);
+    }
+    size_t n = (size_t)(tmp + sizeof tmp - t);
+    memcpy(p, t, n);
+    return p + n;
+}
+
+static char *fmt_str(char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* A string literal without its NUL. */
+#define FMT_LIT(p, lit) fmt_str((p), (lit), sizeof(lit) - 1)
+
+static char *fmt_field(char *p, const char *key, size_t keylen, uint64_t v)
+{
+    return fmt_u64(fmt_str(p, key, keylen), v);
+}
+#define FMT_FIELD(p, key, v) fmt_field((p), (key), sizeof(key) - 1, (v))
+
+/* " msg=" and mon_msg_id_format's text: "worker.seq", "rank:worker.seq"
+ * for ranks above 0. */
+static char *fmt_msg(char *p, uint64_t msg)
+{
+    p = FMT_LIT(p, " msg=");
+    unsigned rank = mon_msg_id_rank(msg);
+    if (rank) {
+        p = fmt_u64(p, rank);
+        *p++ = ':';
+    }
+    p = fmt_u64(p, mon_msg_id_node(msg));
+    *p++ = '.';
+    return fmt_u64(p, mon_msg_id_seq(msg));
+}
+
+/* " channel=C.I": the creator rank and index of a channel id. */
+static char *fmt_channel(char *p, uint64_t channel)
+{
+    p = FMT_FIELD(p, " channel=", channel >> 32);
+    *p++ = '.';
+    return fmt_u64(p, channel & 0xffffffffu);
 }
 
 int mon_event_format(const mon_event *e, char *buf, size_t len)
 {
-    char head[80], id[48], where[32];
-    if (e->ranked)
-        snprintf(where, sizeof where, "r%u.w%u", e->rank, e->rank_worker);
-    else
-        snprintf(where, sizeof where, "w%u", e->worker);
-    snprintf(head, sizeof head, "%" PRIu64 " %s %s", e->time, where,
-             mon_event_kind_name(e->kind));
+    /* The longest line: a task_map with a name of MON_NAME_MAX bytes (a
+     * longer name, only in an event not from the reader, is cut here). */
+    char line[MON_NAME_MAX + 160];
+    char *p = line;
+    const char *kind = mon_event_kind_name(e->kind);
+    /* "<time> w<worker> <kind>", or "<time> r<rank>.w<worker> <kind>" for
+     * an event of a multi-rank trace (its rank's own worker number) */
+    p = fmt_u64(p, e->time);
+    if (e->ranked) {
+        p = FMT_FIELD(p, " r", e->rank);
+        p = FMT_FIELD(p, ".w", e->rank_worker);
+    } else {
+        p = FMT_FIELD(p, " w", e->worker);
+    }
+    *p++ = ' ';
+    p = fmt_str(p, kind, strlen(kind));
     switch (e->kind) {
-    case MON_EV_TASK_MAP:
-        return snprintf(buf, len, "%s task=%" PRIu64 " worker=%u name=%s", head, e->task,
-                        e->worker_mapped, e->name ? e->name : "");
-    case MON_EV_TASK_BLOCK:
-        return snprintf(buf, len, "%s task=%" PRIu64 " cause=%s", head, e->task,
-                        e->cause <= 2 ? cause_names[e->cause] : "?");
+    case MON_EV_TASK_MAP: { /* " task=%llu worker=%u name=%s" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = FMT_FIELD(p, " worker=", e->worker_mapped);
+        p = FMT_LIT(p, " name=");
+        const char *name = e->name ? e->name : "";
+        p = fmt_str(p, name, strnlen(name, MON_NAME_MAX));
+        break;
+    }
+    case MON_EV_TASK_BLOCK: { /* " task=%llu cause=%s" */
+        p = FMT_FIELD(p, " task=", e->task);
+        const char *c = e->cause <= 2 ? cause_names[e->cause] : "?";
+        p = FMT_LIT(p, " cause=");
+        p = fmt_str(p, c, strlen(c));
+        break;
+    }
     case MON_EV_TASK_CREATE:
     case MON_EV_TASK_DISPATCH:
     case MON_EV_TASK_YIELD:
     case MON_EV_TASK_DESTROY:
     case MON_EV_COMPONENT_BEGIN:
-    case MON_EV_COMPONENT_END:
-        return snprintf(buf, len, "%s task=%" PRIu64, head, e->task);
+    case MON_EV_COMPONENT_END: /* " task=%llu" */
+        p = FMT_FIELD(p, " task=", e->task);
+        break;
     case MON_EV_STREAM_OPEN:
-    case MON_EV_STREAM_CLOSE:
-        return snprintf(buf, len, "%s task=%" PRIu64 " stream=%" PRIu64 " mode=%s", head, e->task,
-                        e->stream, e->write_end ? "write" : "read");
+    case MON_EV_STREAM_CLOSE: /* " task=%llu stream=%llu mode=%s" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = FMT_FIELD(p, " stream=", e->stream);
+        p = e->write_end ? FMT_LIT(p, " mode=write") : FMT_LIT(p, " mode=read");
+        break;
     case MON_EV_STREAM_READ:
-    case MON_EV_STREAM_WRITE:
-        return snprintf(buf, len, "%s task=%" PRIu64 " stream=%" PRIu64, head, e->task, e->stream);
-    case MON_EV_STREAM_BLOCK:
-        return snprintf(buf, len, "%s task=%" PRIu64 " stream=%" PRIu64 " peer=%" PRIu64 " state=%s",
-                        head, e->task, e->stream, e->peer, e->empty ? "empty" : "full");
-    case MON_EV_STREAM_WAKE:
-        return snprintf(buf, len, "%s waker=%" PRIu64 " stream=%" PRIu64 " woken=%" PRIu64, head,
-                        e->task, e->stream, e->peer);
+    case MON_EV_STREAM_WRITE: /* " task=%llu stream=%llu" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = FMT_FIELD(p, " stream=", e->stream);
+        break;
+    case MON_EV_STREAM_BLOCK: /* " task=%llu stream=%llu peer=%llu state=%s" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = FMT_FIELD(p, " stream=", e->stream);
+        p = FMT_FIELD(p, " peer=", e->peer);
+        p = e->empty ? FMT_LIT(p, " state=empty") : FMT_LIT(p, " state=full");
+        break;
+    case MON_EV_STREAM_WAKE: /* " waker=%llu stream=%llu woken=%llu" */
+        p = FMT_FIELD(p, " waker=", e->task);
+        p = FMT_FIELD(p, " stream=", e->stream);
+        p = FMT_FIELD(p, " woken=", e->peer);
+        break;
     case MON_EV_MESSAGE_READ:
-    case MON_EV_MESSAGE_WRITTEN:
-        return snprintf(buf, len, "%s task=%" PRIu64 " msg=%s", head, e->task,
-                        mon_msg_id_format(e->msg, id, sizeof id));
+    case MON_EV_MESSAGE_WRITTEN: /* " task=%llu msg=%s": mon_msg_id_format */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = fmt_msg(p, e->msg);
+        break;
     case MON_EV_MESSAGE_SENT:
-    case MON_EV_MESSAGE_RECEIVED:
-        return snprintf(buf, len, "%s task=%" PRIu64 " msg=%s %s=%" PRIu32, head, e->task,
-                        mon_msg_id_format(e->msg, id, sizeof id),
-                        e->kind == MON_EV_MESSAGE_SENT ? "to" : "from", e->peer_rank);
-    case MON_EV_CHANNEL_OPEN:
-        channel_text(e->channel, id, sizeof id);
-        return snprintf(buf, len, "%s task=%" PRIu64 " channel=%s end=%s rank=%" PRIu32, head,
-                        e->task, id, e->write_end ? "sending" : "receiving", e->peer_rank);
-    case MON_EV_CHANNEL_BLOCK:
-        channel_text(e->channel, id, sizeof id);
-        return snprintf(buf, len, "%s task=%" PRIu64 " channel=%s peer=%" PRIu64 " state=%s",
-                        head, e->task, id, e->peer, e->empty ? "empty" : "full");
-    case MON_EV_TASK_LOAD:
-        return snprintf(buf, len, "%s task=%" PRIu64 " dispatches=%" PRIu32 " exec_ns=%" PRIu64,
-                        head, e->task, e->dispatches, e->exec_ns);
-    case MON_EV_WORKER_LOAD:
-        return snprintf(buf, len, "%s waits=%" PRIu32 " wait_ns=%" PRIu64 " busy_ns=%" PRIu64, head,
-                        e->waits, e->wait_ns, e->busy_ns);
-    case MON_EV_RUN_START:
-        return snprintf(buf, len, "%s run=%" PRIu32, head, e->run);
+    case MON_EV_MESSAGE_RECEIVED: /* " task=%llu msg=%s to=%u" ("from=" for received) */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = fmt_msg(p, e->msg);
+        p = e->kind == MON_EV_MESSAGE_SENT ? FMT_FIELD(p, " to=", e->peer_rank)
+                                           : FMT_FIELD(p, " from=", e->peer_rank);
+        break;
+    case MON_EV_CHANNEL_OPEN: /* " task=%llu channel=C.I end=sending|receiving rank=%u" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = fmt_channel(p, e->channel);
+        p = e->write_end ? FMT_LIT(p, " end=sending") : FMT_LIT(p, " end=receiving");
+        p = FMT_FIELD(p, " rank=", e->peer_rank);
+        break;
+    case MON_EV_CHANNEL_BLOCK: /* " task=%llu channel=C.I peer=%llu state=%s" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = fmt_channel(p, e->channel);
+        p = FMT_FIELD(p, " peer=", e->peer);
+        p = e->empty ? FMT_LIT(p, " state=empty") : FMT_LIT(p, " state=full");
+        break;
+    case MON_EV_TASK_LOAD: /* " task=%llu dispatches=%u exec_ns=%llu" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = FMT_FIELD(p, " dispatches=", e->dispatches);
+        p = FMT_FIELD(p, " exec_ns=", e->exec_ns);
+        break;
+    case MON_EV_WORKER_LOAD: /* " waits=%u wait_ns=%llu busy_ns=%llu" */
+        p = FMT_FIELD(p, " waits=", e->waits);
+        p = FMT_FIELD(p, " wait_ns=", e->wait_ns);
+        p = FMT_FIELD(p, " busy_ns=", e->busy_ns);
+        break;
+    case MON_EV_RUN_START: /* " run=%u" */
+        p = FMT_FIELD(p, " run=", e->run);
+        break;
     default:
-        return snprintf(buf, len, "%s", head);
+        break;
     }
+    size_t n = (size_t)(p - line);
+    if (len) {
+        size_t c = n < len ? n : len - 1;
+        memcpy(buf, line, c);
+        buf[c] = '\0';
+    }
+    return (int)n;
 }

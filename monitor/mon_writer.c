@@ -1,35 +1,42 @@
 /*
- * mon_writer.c - the per-worker CTF log writer: events go straight into
- * fixed-size packets that are mapped from the log file.
+ * mon_writer.c - the per-worker CTF log writer: events go into a packet
+ * buffer in memory, and into the log file's packet region each time they
+ * are published.
  *
- * Why mapped packets: a trace must survive kill -9 and the OOM killer up to
- * its last flush, and a CTF reader (babeltrace2) refuses a log whose last
- * packet is cut short. So the file never holds a partial packet: each
- * packet's region (packet_bytes, a multiple of the page size) is allocated
- * in the file (fallocate) and mapped before the first event goes in, and
- * the packet header always describes a valid packet whose content_size
- * covers only events that are complete. Events are plain stores into the
- * page cache; "flushing" is updating three header fields (timestamp_end,
- * events_discarded, content_size, in that order, so a kill between them
- * still leaves a valid header). What is past content_size is padding to a
- * reader. Nothing is copied, and there is no system call per packet except
- * the mapping of the next one.
+ * Why: a trace must survive kill -9 and the OOM killer up to its last
+ * flush, and a CTF reader (babeltrace2) refuses a log whose last packet is
+ * cut short. So the file never holds a partial packet: each packet's region
+ * (packet_bytes, a multiple of the page size) is allocated in the file
+ * (fallocate) before its first event, and the packet header in the file
+ * always describes a valid packet whose content_size covers only events
+ * that are complete and already in the file. Publishing (flushing) writes
+ * the events recorded since the last publication into the region (pwrite),
+ * then three header fields (timestamp_end, events_discarded, content_size,
+ * in that order, so a kill between them still leaves a valid header). What
+ * is past content_size is padding to a reader.
  *
- * Who writes what: the worker thread owns the events and the header fields
- * it sets when it starts a packet and when it records the packet's first
- * event. Publishing (flushing) can happen on any thread under the writer's
- * lock: the flusher thread of the monitor (every --mon-flush period), the
- * worker itself at the end of its run, the crash handler (without the lock:
- * best effort in a dying process). The worker takes the lock only when it
- * switches packets. The worker tells the others how far its events go with
- * two atomics, the position after its last complete event (release-stored)
- * and that event's time: plain stores on x86.
+ * Why a buffer and pwrite rather than the region mapped into memory (as
+ * before): with the region mapped, every page of every packet had to be
+ * given its page, zeroed, mapped into the process and unmapped again, and
+ * on the ring benchmark that was more than half of the cost of an event
+ * (docs/BENCHMARKS.md, issue 12). The buffer is the same memory for every
+ * packet, so the worker's stores hit warm pages, and the kernel only copies
+ * the bytes into the page cache, once per flush period or packet.
  *
- * When the file cannot grow (disk full, file size limit, I/O error, a file
- * that cannot be mapped), the worker goes on into an anonymous buffer of
- * the same size, counts its events as lost when that buffer is full or the
- * run ends, and tries the file again at every packet: the run is never
- * stopped and nothing is dropped silently.
+ * Who writes what: the worker thread owns the buffer and the events. Any
+ * thread may publish, under the writer's lock: the flusher thread of the
+ * monitor (every --mon-flush period), the worker itself when a packet is
+ * full and at the end of its run, the crash handler (without the lock: best
+ * effort in a dying process). The worker takes the lock only when it
+ * switches packets (the buffer is then reused, so no publisher may be
+ * reading it). It tells the publishers how far its events go with two
+ * atomics, the position after its last complete event (release-stored) and
+ * that event's time: plain stores on x86.
+ *
+ * When the file cannot grow (disk full, file size limit, I/O error), the
+ * worker goes on in the buffer, counts the packet's events as lost when it
+ * is full or the run ends, and tries the file again at every packet: the
+ * run is never stopped and nothing is dropped silently.
  */
 #include "mon_writer_internal.h"
 
@@ -42,7 +49,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 struct mon_writer {
@@ -52,12 +58,13 @@ struct mon_writer {
 
     /* Cold. */
     uint64_t packet_first; /* events before the current packet */
-    bool mapped;           /* hot.buf is a region of the file */
-    uint8_t *scratch;      /* where events go while the file cannot grow */
+    bool in_file;          /* the current packet has its region in the file */
+    bool write_failed;     /* a write into that region failed (error says why) */
+    size_t published;      /* bytes of the current packet in the file (under lock) */
     int fd;
     uint64_t file_end;     /* offset just past the last packet region */
     uint64_t packet_off;   /* file offset of the current (or last) packet */
-    bool have_packet;      /* a packet has been mapped at least once */
+    bool have_packet;      /* a packet region has been allocated at least once */
     uint64_t seq;          /* packet_seq_num of the current packet */
     _Atomic uint64_t lost; /* events that could not be placed in the file */
     pthread_mutex_t lock;  /* packet switches against publishing */
@@ -84,12 +91,12 @@ static size_t page_size(void)
 }
 
 /* The packet size used for a request: at least a page and room for the
- * preamble and the largest event, a whole number of pages (mappings start
- * at page boundaries), at most the format's limit. */
+ * preamble and the largest event, a whole number of pages (file regions
+ * stay page-aligned), at most the format's limit. */
 static size_t packet_size_for(size_t requested)
 {
     size_t page = page_size();
-    size_t min = MON_PACKET_PREAMBLE_BYTES + MON_EVENT_MAX_BYTES;
+    size_t min = MON_PACKET_PREAMBLE_BYTES + MON_EVENT_MAX_BYTES + MON_STORE_SLACK;
     if (requested == 0)
         requested = MON_DEFAULT_PACKET_BYTES;
     if (requested < min)
@@ -111,10 +118,58 @@ static void note_error(mon_writer *w, int err)
 }
 
 /* ---------------------------------------------------------------------------
- * Packet headers
+ * Writing into the file: only async-signal-safe calls (the crash flush uses
+ * them too)
  * ------------------------------------------------------------------------- */
 
-static void put_u64_at(uint8_t *buf, size_t off, uint64_t v) { (void)mon_put_u64(buf + off, v); }
+/* pwrite(2) all of it; 0, or -1 with errno. */
+static int write_at(int fd, const void *buf, size_t len, uint64_t off)
+{
+    const uint8_t *p = buf;
+    while (len) {
+        ssize_t n = pwrite(fd, p, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+static int write_u64_at(int fd, uint64_t v, uint64_t off)
+{
+    uint8_t b[8];
+    (void)mon_put_u64(b, v);
+    return write_at(fd, b, 8, off);
+}
+
+/* Put the packet buffer's bytes [from, pos) into the packet's region, then
+ * make them part of the packet: timestamp_begin (set with the packet's
+ * first event), timestamp_end, events_discarded, then content_size, in that
+ * order, so that a reader looking at any moment (a live view, or the file
+ * after a kill between two writes) never sees a content_size covering an
+ * event its timestamp_end does not. Returns 0 or -1 with errno. */
+static int publish_range(int fd, const uint8_t *buf, uint64_t packet_off, size_t from, size_t pos,
+                         uint64_t ts_end, uint64_t lost)
+{
+    if (pos > from && write_at(fd, buf + from, pos - from, packet_off + from) != 0)
+        return -1;
+    if (write_at(fd, buf + MON_OFF_TS_BEGIN, 8, packet_off + MON_OFF_TS_BEGIN) != 0 ||
+        write_u64_at(fd, ts_end, packet_off + MON_OFF_TS_END) != 0 ||
+        write_u64_at(fd, lost, packet_off + MON_OFF_DISCARDED) != 0)
+        return -1;
+    return write_u64_at(fd, (uint64_t)pos * 8, packet_off + MON_OFF_CONTENT_SIZE);
+}
+
+/* ---------------------------------------------------------------------------
+ * Packets
+ * ------------------------------------------------------------------------- */
 
 /* The header of a new packet: no events yet, times at the log's clock. */
 static void header_init(mon_writer *w, uint8_t *buf)
@@ -131,34 +186,19 @@ static void header_init(mon_writer *w, uint8_t *buf)
     (void)mon_put_u64(p, w->seq);
 }
 
-/* Make the events up to pos (ending at time ts) part of the packet at buf.
- * The order matters to a reader that looks at any moment (a live view, or
- * the file after a kill between two stores): timestamp_end first, so it
- * never falls short of an event content_size covers. */
-static void header_publish(uint8_t *buf, size_t pos, uint64_t ts, uint64_t lost)
-{
-    put_u64_at(buf, MON_OFF_TS_END, ts);
-    put_u64_at(buf, MON_OFF_DISCARDED, lost);
-    /* content_size is 8-byte aligned (packets start on page boundaries). */
-    atomic_store_explicit((_Atomic uint64_t *)(void *)(buf + MON_OFF_CONTENT_SIZE),
-                          (uint64_t)pos * 8, memory_order_release);
-}
-
-/* ---------------------------------------------------------------------------
- * Packet regions
- * ------------------------------------------------------------------------- */
-
-/* Allocate and map the next region of the file; NULL (errno set) if the
- * file cannot grow or be mapped. */
-static uint8_t *map_region(mon_writer *w)
+/* Allocate the next region of the file and write the new packet's header
+ * (in the buffer) into it. -1 (errno set) if the file cannot grow. */
+static int region_start(mon_writer *w)
 {
     if (w->fd < 0) {
         errno = EBADF;
-        return NULL;
+        return -1;
     }
-    /* Allocated up front: a store into a mapped page that the file system
-     * cannot back would be a SIGBUS instead of an error. */
+    /* Allocated up front, so that publishing cannot run out of space
+     * half-way through a packet, and the file holds whole packets only. */
     int rc = posix_fallocate(w->fd, (off_t)w->file_end, (off_t)w->hot.cap);
+    if (rc == 0 && write_at(w->fd, w->hot.buf, MON_PACKET_PREAMBLE_BYTES, w->file_end) != 0)
+        rc = errno ? errno : EIO;
     if (rc != 0) {
         /* Whatever part was allocated is cut off again, so that the file
          * still ends with a whole packet. */
@@ -166,58 +206,82 @@ static uint8_t *map_region(mon_writer *w)
             /* Nothing better to do: the error reported is the first one. */
         }
         errno = rc;
-        return NULL;
+        return -1;
     }
-    void *p = mmap(NULL, w->hot.cap, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, (off_t)w->file_end);
-    if (p == MAP_FAILED) {
-        int e = errno;
-        if (ftruncate(w->fd, (off_t)w->file_end) != 0) {
-            /* as above */
-        }
-        errno = e;
-        return NULL;
-    }
-#ifdef MADV_POPULATE_WRITE
-    /* Fault the pages in now, in one go, rather than one by one in the
-     * middle of the events (not fatal if the kernel is older). */
-    (void)madvise(p, w->hot.cap, MADV_POPULATE_WRITE);
-#endif
-    return p;
+    return 0;
 }
 
-/* Start a new packet: in the file if it can grow, else in scratch. Called
- * by the worker with the lock held (or before anyone else knows w). */
+/* Start a new packet: in the file if it can grow, else only in the buffer
+ * (its events are lost). Called by the worker with the lock held (or
+ * before anyone else knows w). */
 static void packet_start(mon_writer *w)
 {
-    uint8_t *region = map_region(w);
-    if (region) {
-        w->hot.buf = region;
-        w->mapped = true;
+    header_init(w, w->hot.buf);
+    w->packet_first = w->hot.events;
+    w->write_failed = false;
+    if (region_start(w) == 0) {
+        w->in_file = true;
         w->packet_off = w->file_end;
         w->file_end += w->hot.cap;
         w->have_packet = true;
+        w->published = MON_PACKET_PREAMBLE_BYTES;
     } else {
         note_error(w, errno);
-        w->hot.buf = w->scratch;
-        w->mapped = false;
+        w->in_file = false;
+        w->published = 0;
     }
-    header_init(w, w->hot.buf);
-    w->packet_first = w->hot.events;
     set_pos(w, MON_PACKET_PREAMBLE_BYTES);
 }
 
-/* End the current packet: publish everything in it, or count its events as
- * lost if it is the scratch buffer. The mapping stays until the caller has
- * started the next packet. Worker thread, lock held. */
+/* Events of the current packet in the buffer from byte `from` to `to`
+ * (whole events): counted on a write failure, to be reported lost. */
+static uint64_t events_between(const uint8_t *buf, size_t from, size_t to)
+{
+    uint64_t n = 0;
+    for (size_t at = from; at < to; n++) {
+        size_t len = mon_event_bytes(buf + at, to - at);
+        if (len == 0)
+            break;
+        at += len;
+    }
+    return n;
+}
+
+/* Publish what the worker has completed in the current packet. Lock held
+ * (or the worker's own thread when nobody else can know w). */
+static void publish_committed(mon_writer *w)
+{
+    size_t pos = atomic_load_explicit(&w->hot.pos, memory_order_acquire);
+    if (!w->in_file || w->write_failed || pos <= w->published)
+        return; /* nowhere to put it, or nothing new */
+    if (publish_range(w->fd, w->hot.buf, w->packet_off, w->published, pos,
+                      atomic_load_explicit(&w->hot.last_ts, memory_order_relaxed),
+                      atomic_load_explicit(&w->lost, memory_order_relaxed)) != 0) {
+        /* The region was allocated, so this is an I/O error: what the file
+         * has stays valid (content_size was written last), and the rest of
+         * the packet is counted lost when it ends. */
+        note_error(w, errno);
+        w->write_failed = true;
+        return;
+    }
+    w->published = pos;
+}
+
+/* End the current packet: publish everything in it, or count as lost what
+ * cannot reach the file. Worker thread, lock held. */
 static void packet_end(mon_writer *w)
 {
-    if (w->mapped) {
-        header_publish(w->hot.buf, pos_of(w), last_ts_of(w),
-                       atomic_load_explicit(&w->lost, memory_order_relaxed));
-        w->seq++;
-    } else {
+    if (w->in_file)
+        publish_committed(w);
+    size_t pos = pos_of(w);
+    if (!w->in_file) {
         atomic_fetch_add_explicit(&w->lost, w->hot.events - w->packet_first, memory_order_relaxed);
+    } else if (w->write_failed) {
+        atomic_fetch_add_explicit(&w->lost, events_between(w->hot.buf, w->published, pos),
+                                  memory_order_relaxed);
     }
+    if (w->in_file)
+        w->seq++;
 }
 
 /* ---------------------------------------------------------------------------
@@ -236,8 +300,8 @@ mon_writer *mon_writer_open_fd(int fd, const char *path, unsigned worker, size_t
     mon_writer *w = calloc(1, sizeof *w);
     size_t cap = packet_size_for(packet_bytes);
     if (w)
-        w->scratch = malloc(cap);
-    if (!w || !w->scratch) {
+        w->hot.buf = malloc(cap);
+    if (!w || !w->hot.buf) {
         free(w);
         if (fd >= 0)
             close(fd);
@@ -266,16 +330,6 @@ mon_writer *mon_writer_open(const char *dir, unsigned worker, size_t packet_byte
     return mon_writer_open_fd(fd, path, worker, packet_bytes, err, errlen);
 }
 
-/* Publish what the worker has committed into the current packet. */
-static void publish_committed(mon_writer *w)
-{
-    size_t pos = atomic_load_explicit(&w->hot.pos, memory_order_acquire);
-    if (!w->mapped || pos <= MON_PACKET_PREAMBLE_BYTES)
-        return; /* nothing new, or nowhere to put it */
-    header_publish(w->hot.buf, pos, atomic_load_explicit(&w->hot.last_ts, memory_order_relaxed),
-                   atomic_load_explicit(&w->lost, memory_order_relaxed));
-}
-
 void mon_writer_publish(mon_writer *w)
 {
     pthread_mutex_lock(&w->lock);
@@ -286,10 +340,10 @@ void mon_writer_publish(mon_writer *w)
 void mon_writer_flush(mon_writer *w)
 {
     pthread_mutex_lock(&w->lock);
-    if (w->mapped) {
+    if (w->in_file) {
         publish_committed(w);
     } else if (w->hot.events > w->packet_first) {
-        /* The scratch buffer's events can never reach the file. */
+        /* Events outside the file can never reach it. */
         packet_end(w);
         w->packet_first = w->hot.events;
         set_pos(w, MON_PACKET_PREAMBLE_BYTES);
@@ -300,8 +354,7 @@ void mon_writer_flush(mon_writer *w)
 /* The crash flush reads the other workers' positions while their threads
  * may still run: a deliberate, best-effort race in a dying process, kept
  * out of ThreadSanitizer's sight so that a report does not end the process
- * before the flush is done. Only stores into mapped memory: async-signal-
- * safe. */
+ * before the flush is done. Only pwrite: async-signal-safe. */
 #if defined(__SANITIZE_THREAD__)
 #define MON_CRASH_PATH __attribute__((no_sanitize("thread")))
 #else
@@ -311,20 +364,18 @@ void mon_writer_flush(mon_writer *w)
 MON_CRASH_PATH void mon_writer_crash_flush(mon_writer *w)
 {
     size_t pos = atomic_load_explicit(&w->hot.pos, memory_order_acquire);
-    if (!w->mapped || pos <= MON_PACKET_PREAMBLE_BYTES)
+    size_t from = w->published;
+    if (!w->in_file || w->write_failed || pos <= from)
         return;
-    uint64_t ts = atomic_load_explicit(&w->hot.last_ts, memory_order_relaxed);
-    uint64_t lost = atomic_load_explicit(&w->lost, memory_order_relaxed);
-    uint64_t content = (uint64_t)pos * 8;
-    /* header_publish, spelt out here so that nothing instrumented runs. */
-    __builtin_memcpy(w->hot.buf + MON_OFF_TS_END, &ts, 8);
-    __builtin_memcpy(w->hot.buf + MON_OFF_DISCARDED, &lost, 8);
-    atomic_signal_fence(memory_order_release);
-    __builtin_memcpy(w->hot.buf + MON_OFF_CONTENT_SIZE, &content, 8);
+    int saved = errno; /* a signal handler must leave errno as it found it */
+    (void)publish_range(w->fd, w->hot.buf, w->packet_off, from, pos,
+                        atomic_load_explicit(&w->hot.last_ts, memory_order_relaxed),
+                        atomic_load_explicit(&w->lost, memory_order_relaxed));
+    errno = saved;
 }
 
-/* A worker that lost events and ended in scratch: its last packet in the
- * file is made to say so (events_discarded is "lost so far", and its
+/* A worker that lost events and ended outside the file: its last packet in
+ * the file is made to say so (events_discarded is "lost so far", and its
  * timestamp_end moves to the last lost event so the count holds at that
  * time). Written in place: the blocks exist, so this works on a full disk. */
 static void record_final_loss(mon_writer *w)
@@ -332,13 +383,9 @@ static void record_final_loss(mon_writer *w)
     uint64_t lost = atomic_load_explicit(&w->lost, memory_order_relaxed);
     if (!lost || !w->have_packet || w->fd < 0)
         return;
-    uint8_t v[8];
-    (void)mon_put_u64(v, last_ts_of(w));
-    if (pwrite(w->fd, v, 8, (off_t)(w->packet_off + MON_OFF_TS_END)) != 8)
+    if (write_u64_at(w->fd, last_ts_of(w), w->packet_off + MON_OFF_TS_END) != 0)
         return;
-    (void)mon_put_u64(v, lost);
-    if (pwrite(w->fd, v, 8, (off_t)(w->packet_off + MON_OFF_DISCARDED)) != 8)
-        return;
+    (void)write_u64_at(w->fd, lost, w->packet_off + MON_OFF_DISCARDED);
 }
 
 int mon_writer_close(mon_writer *w)
@@ -346,19 +393,19 @@ int mon_writer_close(mon_writer *w)
     if (!w)
         return 0;
     pthread_mutex_lock(&w->lock);
-    /* The crash flush may have published already: the header says what it
+    /* The crash flush may have published already: the file says what it
      * published, the worker's position says what there is. */
     packet_end(w);
-    if (w->mapped) {
+    if (w->in_file) {
         /* The last packet loses its padding: its size becomes its content,
          * and the file ends there. A last packet with nothing to say (no
          * event, no loss) goes altogether. */
-        size_t pos = pos_of(w);
-        bool empty = pos == MON_PACKET_PREAMBLE_BYTES &&
+        size_t end = w->write_failed ? w->published : pos_of(w);
+        bool empty = end == MON_PACKET_PREAMBLE_BYTES &&
                      atomic_load_explicit(&w->lost, memory_order_relaxed) == 0;
-        put_u64_at(w->hot.buf, MON_OFF_PACKET_SIZE, (uint64_t)pos * 8);
-        munmap(w->hot.buf, w->hot.cap);
-        if (ftruncate(w->fd, (off_t)(w->packet_off + (empty ? 0 : pos))) != 0)
+        if (write_u64_at(w->fd, (uint64_t)end * 8, w->packet_off + MON_OFF_PACKET_SIZE) != 0)
+            note_error(w, errno);
+        if (ftruncate(w->fd, (off_t)(w->packet_off + (empty ? 0 : end))) != 0)
             note_error(w, errno);
     } else {
         record_final_loss(w);
@@ -368,7 +415,7 @@ int mon_writer_close(mon_writer *w)
         note_error(w, errno);
     int rc = atomic_load_explicit(&w->lost, memory_order_relaxed) ? -1 : 0;
     pthread_mutex_destroy(&w->lock);
-    free(w->scratch);
+    free(w->hot.buf);
     free(w);
     return rc;
 }
@@ -382,7 +429,11 @@ uint64_t mon_writer_lost(const mon_writer *w)
 const char *mon_writer_error(const mon_writer *w) { return w->error ? strerror(w->error) : NULL; }
 uint64_t mon_writer_bytes(const mon_writer *w)
 {
-    return w->have_packet ? w->packet_off + (w->mapped ? pos_of((mon_writer *)w) : 0) : 0;
+    if (!w->have_packet)
+        return 0;
+    if (!w->in_file)
+        return w->packet_off;
+    return w->packet_off + (w->write_failed ? w->published : pos_of((mon_writer *)w));
 }
 
 /* The packet is full: end it and start the next. Called from the inlined
@@ -390,14 +441,9 @@ uint64_t mon_writer_bytes(const mon_writer *w)
 void mon_writer_next_packet(mon_writer *w)
 {
     pthread_mutex_lock(&w->lock);
-    uint8_t *old = w->hot.buf;
-    bool old_mapped = w->mapped;
     packet_end(w);
     packet_start(w);
     pthread_mutex_unlock(&w->lock);
-    /* Nobody else looks at the old region once hot.buf has moved on. */
-    if (old_mapped)
-        munmap(old, w->hot.cap);
 }
 
 /* Copies name (at most MON_NAME_MAX bytes) as valid UTF-8 into out: a byte
@@ -422,14 +468,12 @@ static size_t utf8_name(uint8_t *out, const char *name)
 }
 
 /* Out of line: once per task, and the name needs checking. */
-void mon_emit_task_map(mon_writer *w, uint64_t ts, uint64_t task, unsigned worker,
-                       const char *name)
+void mon_emit_task_map(mon_writer *w, uint64_t ts, uint64_t task, const char *name)
 {
     uint8_t text[MON_NAME_MAX];
     size_t len = utf8_name(text, name);
-    mon_ev e = mon_ev_begin(w, MON_ID_TASK_MAP, ts, 8 + len + 1);
-    e.p = mon_put_u32(e.p, mon_id32(task));
-    e.p = mon_put_u32(e.p, worker);
+    mon_ev e = mon_ev_begin(w, MON_ID_TASK_MAP, ts, MON_UINT_MAX_BYTES + len + 1);
+    e.p = mon_put_uint(e.p, task, 0, 0);
     if (len)
         memcpy(e.p, text, len);
     e.p += len;

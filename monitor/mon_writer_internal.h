@@ -2,10 +2,10 @@
  * mon_writer_internal.h - the per-worker log writer and its emit API.
  *
  * One writer per worker, used only by that worker's thread: every emit
- * appends to a fixed-size packet mapped from the log file with plain stores
- * (no locks, no atomic read-modify-write, no system call); what has been
- * appended becomes part of the file when it is published (flushed), which
- * any thread may do. Tests drive the writer directly through this API to
+ * appends to a fixed-size packet buffer with plain stores (no locks, no
+ * atomic read-modify-write, no system call); what has been appended is
+ * written into the packet's region of the log file, and becomes part of the
+ * packet, when it is published (flushed), which any thread may do. Tests drive the writer directly through this API to
  * produce fixtures without a runtime; the hook glue (mon_hooks.c) is its
  * only other user.
  */

@@ -37,12 +37,15 @@
 #                                      starts its own in a temporary directory (tests/repo/pg_test.sh)
 #   libmetis-dev                       graph partitioning for `snetmon advise` (workflow-bridge/
 #                                      wfb_advise.c): balances tasks over workers, few streams cut
+#   valgrind                           instruction counts per record for the benchmarks (callgrind,
+#                                      bench/snet/ir-per-record.sh): exact even on a loaded machine
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
           libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev
           libopenmpi-dev openmpi-bin bison flex libxml2-dev scdoc bash-completion
-          libopen-trace-format2-dev otf2-tools chromium libsqlite3-dev libpq-dev postgresql libmetis-dev)
+          libopen-trace-format2-dev otf2-tools chromium libsqlite3-dev libpq-dev postgresql libmetis-dev
+          valgrind)
 
 missing=()
 for p in "${packages[@]}"; do

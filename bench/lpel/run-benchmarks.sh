@@ -23,15 +23,23 @@
 # build/bench-results.tsv.
 #
 # Usage: bench/lpel/run-benchmarks.sh [--runs N] [--gap S] [--against REF]
-#                                     [--only REGEX]
+#                                     [--only REGEX] [--nice N]
 #   --runs N      runs per row and build (default 10)
 #   --gap S       seconds between rounds (default 20)
 #   --against REF also build git revision REF and compare cur with it
 #   --only REGEX  only the rows whose label matches (grep -E)
+#   --nice N      run the benchmarks with this session's scheduler group at
+#                 niceness N (-20..19; Linux with autogroup, root for N < 0),
+#                 restored afterwards. Under autogroup every login session
+#                 gets an equal share of the CPUs whatever its processes'
+#                 nice values, so on a machine shared with other sessions a
+#                 2-worker run gets a fraction of two cores; -20 gives the
+#                 runs most of the machine while the others still run. The
+#                 output says which niceness the runs had.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-runs=10 gap=20 against="" only=""
+runs=10 gap=20 against="" only="" nice=""
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -39,12 +47,15 @@ while [ $# -gt 0 ]; do
         --gap) gap=${2:?--gap needs seconds}; shift 2 ;;
         --against) against=${2:?--against needs a git revision}; shift 2 ;;
         --only) only=${2:?--only needs a pattern}; shift 2 ;;
+        --nice) nice=${2:?--nice needs a niceness}; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "run-benchmarks.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 case "$runs$gap" in *[!0-9]*) echo "run-benchmarks.sh: --runs and --gap take whole numbers" >&2; exit 2 ;; esac
 [ "$runs" -ge 1 ] || { echo "run-benchmarks.sh: --runs must be at least 1" >&2; exit 2; }
+case "$nice" in ""|-[0-9]|-[0-9][0-9]|[0-9]|[0-9][0-9]) ;;
+    *) echo "run-benchmarks.sh: --nice takes a niceness from -20 to 19" >&2; exit 2 ;; esac
 
 bash scripts/deps.sh >/dev/null
 
@@ -81,8 +92,8 @@ rows=(
     "pipe, depth 100, alternating|ns_per_hop,cpu_ns_per_hop|lpel pipe --depth 100 --place rr"
     "pipe, depth 100, all on worker 0|ns_per_hop,cpu_ns_per_hop|lpel pipe --depth 100 --place const"
     "create+destroy, 1e6 tasks|ns_per_task,cpu_ns_per_task|lpel create"
-    "S-Net 10-stage pipeline / raw pipe, 2 workers|ratio_pct,cpu_ratio_pct|snet pipeline -w 2 --messages 300000 --repeat 1"
-    "S-Net 10-stage pipeline / raw pipe, 1 worker|ratio_pct,cpu_ratio_pct|snet pipeline -w 1 --messages 300000 --repeat 1"
+    "S-Net 10-stage pipeline / raw pipe, 2 workers|raw_per_s,snet_per_s,ratio_pct,cpu_ratio_pct|snet pipeline -w 2 --messages 300000 --repeat 1"
+    "S-Net 10-stage pipeline / raw pipe, 1 worker|raw_per_s,snet_per_s,ratio_pct,cpu_ratio_pct|snet pipeline -w 1 --messages 300000 --repeat 1"
 )
 if [ -n "$only" ]; then
     kept=()
@@ -97,6 +108,16 @@ steal_pct() { # before after
     awk -v a="$1" -v b="$2" 'BEGIN{split(a,x," "); split(b,y," "); t=y[2]-x[2];
         printf "%.2f", (t > 0 ? 100*(y[1]-x[1])/t : 0)}'
 }
+
+# The session's scheduler group (autogroup) and its niceness during the runs.
+group_nice() { sed -n 's/.* nice \(-\{0,1\}[0-9]*\)$/\1/p' /proc/self/autogroup 2>/dev/null; }
+nice_before=$(group_nice)
+if [ -n "$nice" ]; then
+    [ -n "$nice_before" ] && echo "$nice" >/proc/self/autogroup 2>/dev/null ||
+        { echo "run-benchmarks.sh: cannot set the autogroup niceness (needs Linux autogroup and root)" >&2; exit 1; }
+    trap 'echo "$nice_before" >/proc/self/autogroup' EXIT
+fi
+runs_nice=$(group_nice)
 
 results=build/bench-results.tsv
 : >"$results"
@@ -148,7 +169,8 @@ ratio() { # row build
 
 echo
 echo "$runs runs per row and build, interleaved, $gap s between rounds; $started to" \
-     "$(date -u +%Y-%m-%dT%H:%MZ); $(nproc) CPUs; steal time over the whole window $window_steal %."
+     "$(date -u +%Y-%m-%dT%H:%MZ); $(nproc) CPUs; steal time over the whole window $window_steal %;" \
+     "session scheduler group niceness ${runs_nice:-unknown (no autogroup)}."
 echo
 others=("${builds[@]:1}")
 header="| benchmark | unit | build | median | min | max | max/min |"

@@ -14,6 +14,8 @@
  * -m FLAGS -o DIR both sides run monitored (mon1), so running once without
  * and once with -m gives the monitoring overhead. Times are wall-clock
  * around the run (worker start and stop included, on both sides alike).
+ * --side raw|snet runs one side of the pipeline only, so that a run under
+ * callgrind counts that side's instructions (bench/snet/ir-per-record.sh).
  */
 #include <lpel.h>
 #include <snet.h>
@@ -34,6 +36,7 @@ typedef struct options {
     int repeat;
     unsigned workers;
     bool json;
+    const char *side; /* pipeline: "both", "raw" or "snet" (counting instructions per side) */
     const lpel_hooks *hooks;
 } options;
 
@@ -216,9 +219,27 @@ static rate snet_pipe_rate(const options *o)
     return (rate){(double)o->messages / t.wall, (double)o->messages / t.cpu};
 }
 
+/* One side only (--side raw|snet): a run under callgrind then counts the
+ * instructions of that side alone; two runs with different --messages give
+ * the exact instructions per record, whatever the machine's load. */
+static int bench_one_side(const options *o)
+{
+    bool raw = !strcmp(o->side, "raw");
+    double rates[64];
+    for (int i = 0; i < o->repeat; i++)
+        rates[i] = raw ? raw_pipe_rate(o).wall : snet_pipe_rate(o).wall;
+    printf("pipeline, %s side only: %d stages, %ld records, %d runs (median)\n", o->side, STAGES,
+           o->messages, o->repeat);
+    printf("  %s %12.0f %s/s\n", raw ? "raw lpel pipe " : "snet pipeline ",
+           median(rates, o->repeat), raw ? "msgs" : "records");
+    return 0;
+}
+
 static int bench_pipeline(const options *o)
 {
     double raw[64], sn[64], ratio[64], cpu_ratio[64];
+    if (strcmp(o->side, "both"))
+        return bench_one_side(o);
     for (int i = 0; i < o->repeat; i++) {
         rate r = raw_pipe_rate(o), n = snet_pipe_rate(o);
         raw[i] = r.wall;
@@ -330,19 +351,20 @@ static long number(const char *flag, const char *v, long min, long max)
 static void usage(FILE *out)
 {
     fputs("usage: snet-bench pipeline|star [-w N] [--messages M] [--replicas N] [--repeat R] [--json]"
-          " [-m FLAGS -o DIR] [-h|--help] [--version]\n", out);
+          " [--side both|raw|snet] [-m FLAGS -o DIR] [-h|--help] [--version]\n", out);
 }
 
 /* 0 to run, else the exit status + 1 (help and version: 1). */
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { OPT_MESSAGES = PROG_OPT_OWN, OPT_REPLICAS, OPT_REPEAT, OPT_JSON };
+    enum { OPT_MESSAGES = PROG_OPT_OWN, OPT_REPLICAS, OPT_REPEAT, OPT_JSON, OPT_SIDE };
     static const struct option longopts[] = {PROG_OPT_STANDARD,
                                               {"workers", required_argument, NULL, 'w'},
                                               {"messages", required_argument, NULL, OPT_MESSAGES},
                                               {"replicas", required_argument, NULL, OPT_REPLICAS},
                                               {"repeat", required_argument, NULL, OPT_REPEAT},
                                               {"json", no_argument, NULL, OPT_JSON},
+                                              {"side", required_argument, NULL, OPT_SIDE},
                                               {NULL, 0, NULL, 0}};
     prog_opt p;
     prog_opt_begin(&p, "snet-bench", argc, argv);
@@ -355,6 +377,13 @@ static int parse_options(int argc, char **argv, options *o)
         case OPT_REPLICAS: o->replicas = number("--replicas", optarg, 1, 1L << 30); break;
         case OPT_REPEAT: o->repeat = (int)number("--repeat", optarg, 1, 64); break;
         case OPT_JSON: o->json = true; break;
+        case OPT_SIDE:
+            if (strcmp(optarg, "both") && strcmp(optarg, "raw") && strcmp(optarg, "snet")) {
+                fprintf(stderr, "snet-bench: --side takes both, raw or snet, not '%s'\n", optarg);
+                return 3;
+            }
+            o->side = optarg;
+            break;
         default: usage(stderr); return 3;
         }
     }
@@ -369,7 +398,7 @@ static int parse_options(int argc, char **argv, options *o)
 
 int main(int argc, char **argv)
 {
-    options o = {NULL, 1000000, 100000, 5, 0, false, NULL};
+    options o = {NULL, 1000000, 100000, 5, 0, false, "both", NULL};
     mon_options mo;
     char err[512];
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {

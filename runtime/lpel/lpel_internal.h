@@ -20,6 +20,7 @@
 #include <atomic_ops.h>
 #include <hwloc.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 
 #ifndef LPEL_HOOKS_ENABLED
@@ -40,6 +41,11 @@
 #define LPEL_CACHE_LINE 64
 #define lpel_likely(x) __builtin_expect(!!(x), 1)
 #define lpel_unlikely(x) __builtin_expect(!!(x), 0)
+/* A function off the hot path (blocking, waking, misuse): kept out of line
+ * so that the hot path that calls it keeps its registers, and its stack
+ * frame, small. On a 1-worker pipe this took a stream operation from ~55
+ * to ~45 instructions (callgrind), the raw pipe from 152 to 135 per stage. */
+#define LPEL_SLOW_PATH __attribute__((noinline))
 
 /* Call hook `name` of worker w if one is installed. With hooks compiled
  * out the call and its argument evaluation disappear. */
@@ -235,7 +241,11 @@ typedef struct lpel_mailbox {
 bool lpel_mailbox_push(lpel_mailbox *mb, lpel_task *t);
 /* Take everything, oldest first; NULL if empty. */
 lpel_task *lpel_mailbox_take_all(lpel_mailbox *mb);
-bool lpel_mailbox_is_empty(const lpel_mailbox *mb);
+/* Inline: every switch between tasks looks (see task_switch_away). */
+static inline bool lpel_mailbox_is_empty(const lpel_mailbox *mb)
+{
+    return AO_load_acquire((volatile AO_t *)&mb->head) == 0;
+}
 
 /* ---- workers (worker.c) ------------------------------------------------- */
 
@@ -267,9 +277,10 @@ struct lpel_worker {
 
     /* Touched by other threads. */
     _Alignas(LPEL_CACHE_LINE) lpel_mailbox mailbox;
+    /* 1 while the worker is about to sleep or sleeps on `wakeup`; whoever
+     * changes it to 0 (a poster, or the terminator) posts `wakeup` once. */
     atomic_int sleeping;
-    pthread_mutex_t sleep_lock;
-    pthread_cond_t sleep_cond;
+    sem_t wakeup;
 };
 
 /* The worker running on this thread (NULL on other threads): the one
@@ -288,10 +299,10 @@ static inline bool lpel_worker_unwinding(void)
     lpel_worker *w = lpel_this_worker;
     return w && atomic_load_explicit(&w->unwinding, memory_order_relaxed);
 }
-void lpel_worker_ready_push(lpel_worker *w, lpel_task *t);
-lpel_task *lpel_worker_ready_pop(lpel_worker *w);
 /* Deliver a task to worker w's mailbox and wake w if it sleeps. */
 void lpel_worker_post(lpel_worker *w, lpel_task *t, lpel_mail_kind kind);
+/* Wake w if it sleeps (or is about to): for new mail or termination. */
+void lpel_worker_wake(lpel_worker *w);
 void *lpel_worker_main(void *arg);
 /* The scheduler side of a switch: back from the running task to w. */
 void lpel_worker_switch_to_scheduler(lpel_worker *w, lpel_task *t, bool dying);
@@ -327,6 +338,57 @@ struct lpel_runtime {
 
     char error[256];
 };
+
+/* ---- the ready queue (inline: each block, wake and switch on one worker
+ * passes here; out of line the calls were ~20 instructions of a 360-
+ * instruction ring hop, callgrind) ---------------------------------------- */
+
+/* Start loading what running t touches first: the frame its switch pops
+ * (saved registers, 64 bytes from its saved stack pointer). A task made
+ * ready now runs after the tasks queued before it; with thousands of tasks
+ * its frame has left the caches by then, and a switch into it waited for
+ * that miss (and the page walk: every stack is on its own pages). Ring of
+ * 10,000 tasks on one worker: CPU time per hop -7 % (median of 8 per-run
+ * ratios, interleaved with the build without it); 1,000 tasks: no change. */
+static inline void lpel_task_prefetch_frame(const lpel_task *t)
+{
+#if !LPEL_CONTEXT_UCONTEXT
+    const char *sp = t->ctx.sp;
+    __builtin_prefetch(sp, 1, 3);
+    __builtin_prefetch(sp + 63, 1, 3);
+#else
+    (void)t;
+#endif
+}
+
+/* Queue t on w (FIFO, unless a scheduling policy is installed). */
+static inline void lpel_worker_ready_push(lpel_worker *w, lpel_task *t)
+{
+    if (lpel_unlikely(w->policy_queue != NULL)) {
+        w->rt->config.scheduling->push(w->policy_queue, t);
+        return;
+    }
+    t->queue_link = NULL;
+    if (w->fifo_tail)
+        ((lpel_task *)w->fifo_tail)->queue_link = t;
+    else
+        w->fifo_head = t;
+    w->fifo_tail = t;
+}
+
+/* The next ready task of w, or NULL. */
+static inline lpel_task *lpel_worker_ready_pop(lpel_worker *w)
+{
+    if (lpel_unlikely(w->policy_queue != NULL))
+        return w->rt->config.scheduling->pop(w->policy_queue);
+    lpel_task *t = w->fifo_head;
+    if (t) {
+        w->fifo_head = t->queue_link;
+        if (!w->fifo_head)
+            w->fifo_tail = NULL;
+    }
+    return t;
+}
 
 void lpel_runtime_set_error(lpel_runtime *rt, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -38,8 +38,3 @@ lpel_task *lpel_mailbox_take_all(lpel_mailbox *mb)
     }
     return oldest_first;
 }
-
-bool lpel_mailbox_is_empty(const lpel_mailbox *mb)
-{
-    return AO_load_acquire((volatile AO_t *)&mb->head) == 0;
-}

@@ -141,8 +141,8 @@ static int init_workers(lpel_runtime *rt)
         w->hooks = rt->hooks;
         lpel_stack_pool_init(&w->stacks, rt);
         atomic_init(&w->sleeping, 0);
-        pthread_mutex_init(&w->sleep_lock, NULL);
-        pthread_cond_init(&w->sleep_cond, NULL);
+        if (sem_init(&w->wakeup, 0, 0) != 0)
+            return LPEL_ENOMEM;
         if (rt->config.scheduling) {
             w->policy_queue = rt->config.scheduling->create(rt->config.scheduling->config, i);
             if (!w->policy_queue)
@@ -202,12 +202,8 @@ int lpel_runtime_create(lpel_runtime **out, const lpel_config *config,
 void lpel_runtime_terminate(lpel_runtime *rt)
 {
     atomic_store(&rt->terminate, 1);
-    for (unsigned i = 0; i < rt->num_workers; i++) {
-        lpel_worker *w = &rt->workers[i];
-        pthread_mutex_lock(&w->sleep_lock);
-        pthread_cond_broadcast(&w->sleep_cond);
-        pthread_mutex_unlock(&w->sleep_lock);
-    }
+    for (unsigned i = 0; i < rt->num_workers; i++)
+        lpel_worker_wake(&rt->workers[i]);
 }
 
 int lpel_run(lpel_runtime *rt)
@@ -260,8 +256,7 @@ static void free_worker(lpel_worker *w)
     lpel_stack_pool_destroy(&w->stacks);
     if (w->policy_queue)
         w->rt->config.scheduling->destroy(w->policy_queue);
-    pthread_mutex_destroy(&w->sleep_lock);
-    pthread_cond_destroy(&w->sleep_cond);
+    sem_destroy(&w->wakeup);
 }
 
 void lpel_runtime_destroy(lpel_runtime *rt)

@@ -68,7 +68,7 @@ static int task_take_stack(lpel_worker *w, lpel_task *t)
 }
 
 /* Bookkeeping for a task about to run on w: it is current and running. */
-static void prepare_dispatch(lpel_worker *w, lpel_task *t)
+static inline __attribute__((always_inline)) void prepare_dispatch(lpel_worker *w, lpel_task *t)
 {
     /* A task gets its stack when it first runs, from the cache of the
      * worker that will also free it: tasks waiting to start cost only
@@ -336,6 +336,7 @@ void lpel_task_wake(lpel_task *t)
         /* Same worker: t has switched out already (we are running). */
         t->state = LPEL_TASK_READY;
         lpel_worker_ready_push(self, t);
+        lpel_task_prefetch_frame(t);
     } else {
         /* The owner handles the wake-up in its scheduler, after t has
          * finished switching out, even if t is still on its way to block. */

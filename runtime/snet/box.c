@@ -9,12 +9,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The shape of the last output record that passed the output check: the
+ * (kind, name) of each entry in the order the box set them, with the
+ * declaration's (interned) names. A box emits
+ * records of one or a few shapes, so the next output usually has the same
+ * one: the check is then one name comparison per entry, not a search of
+ * the output type. Names are compared by content (the box's own strings
+ * may live anywhere), against the declaration's copies, which live as long
+ * as the net. Measured on the 10-stage identity pipeline: ~50 instructions
+ * less per box execution. */
+typedef struct output_shape {
+    size_t count; /* SIZE_MAX: nothing cached yet */
+    snet_label_kind kinds[SNET_INLINE_ENTRIES];
+    const char *names[SNET_INLINE_ENTRIES];
+} output_shape;
+
 typedef struct box_entity {
     snet_run *run;
     const snet_net *net;
     char *path;
     lpel_stream *in, *out;
     unsigned worker; /* the task's worker, for message ids */
+    snet_match_cache input_match; /* box_in against the input records */
+    output_shape last_output;
 } box_entity;
 
 struct snet_handle {
@@ -59,31 +76,74 @@ static long output_variant(const snet_type *t, snet_record *out)
     return -1;
 }
 
-int snet_out(snet_handle *h, snet_record *out)
+/* Does out have the cached output shape? If so its names become the
+ * declaration's, as output_variant would have made them. */
+static inline bool has_last_output_shape(output_shape *c, snet_record *out)
 {
-    if (!h || !out)
-        return SNET_EINVAL;
-    box_entity *b = h->box;
-    if (out->kind != SNET_REC_DATA || output_variant(&b->net->box_out, out) < 0) {
+    if (out->count != c->count)
+        return false;
+    for (size_t i = 0; i < out->count; i++)
+        if (out->entries[i].kind != c->kinds[i] || !snet_same_name(out->entries[i].name, c->names[i]))
+            return false;
+    for (size_t i = 0; i < out->count; i++)
+        out->entries[i].name = c->names[i];
+    return true;
+}
+
+static inline bool output_allowed(box_entity *b, snet_record *out)
+{
+    if (out->kind != SNET_REC_DATA)
+        return false;
+    if (snet_likely(has_last_output_shape(&b->last_output, out)))
+        return true;
+    if (output_variant(&b->net->box_out, out) < 0)
+        return false;
+    if (out->count <= SNET_INLINE_ENTRIES) {
+        b->last_output.count = out->count;
+        for (size_t i = 0; i < out->count; i++) {
+            b->last_output.kinds[i] = out->entries[i].kind;
+            b->last_output.names[i] = out->entries[i].name; /* the declaration's now */
+        }
+    }
+    return true;
+}
+
+typedef enum out_problem { OUT_NOT_DECLARED, OUT_PARSED, OUT_NO_MEMORY } out_problem;
+
+/* An output that cannot go on: reported, freed. Out of line and cold, so
+ * that snet_out's common path keeps its registers and stack frame small. */
+static __attribute__((cold, noinline)) int out_rejected(box_entity *b, snet_record *out,
+                                                        out_problem problem)
+{
+    if (problem == OUT_NOT_DECLARED) {
         char labels[256], types[512];
         snet_record_labels_text(out, labels, sizeof labels);
         snet_type_text(&b->net->box_out, types, sizeof types);
         snet_run_fail(b->run, "box '%s' emitted %s, which is none of its output variants %s; "
                       "record dropped", b->path, labels, types);
-        snet_record_free(out);
-        return SNET_ERUNTIME;
-    }
-    if (out->name_blob) { /* a parsed record: its names must not die with it */
-        snet_record_free(out);
+    } else if (problem == OUT_PARSED) { /* its names must not die with it */
         snet_run_fail(b->run, "box '%s' emitted a parsed record; build outputs with "
                       "snet_record_new", b->path);
-        return SNET_ERUNTIME;
-    }
-    if (snet_inherit(out, h->in, &b->net->box_in.variants[h->variant]) != SNET_OK) {
-        snet_record_free(out);
+    } else {
         snet_run_fail(b->run, "box '%s': out of memory", b->path);
-        return SNET_ENOMEM;
     }
+    snet_record_free(out);
+    return problem == OUT_NO_MEMORY ? SNET_ENOMEM : SNET_ERUNTIME;
+}
+
+int snet_out(snet_handle *h, snet_record *out)
+{
+    if (snet_unlikely(!h || !out))
+        return SNET_EINVAL;
+    box_entity *b = h->box;
+    if (snet_unlikely(!output_allowed(b, out)))
+        return out_rejected(b, out, OUT_NOT_DECLARED);
+    if (snet_unlikely(out->name_blob != NULL))
+        return out_rejected(b, out, OUT_PARSED);
+    /* Most boxes consume their whole input: then there is nothing to inherit. */
+    if (h->in->count > 0 &&
+        snet_inherit(out, h->in, &b->net->box_in.variants[h->variant]) != SNET_OK)
+        return out_rejected(b, out, OUT_NO_MEMORY);
     out->id = snet_mig_next_on(b->run, b->worker);
     snet_trace_written(b->run, out->id);
     lpel_stream_write(b->out, out);
@@ -92,18 +152,23 @@ int snet_out(snet_handle *h, snet_record *out)
 
 static void box_execute(box_entity *b, snet_record *r)
 {
-    long variant = snet_type_best(&b->net->box_in, r, NULL);
-    if (variant < 0) {
+    long variant = snet_match_cache_best(&b->input_match, r, NULL);
+    if (snet_unlikely(variant < 0)) {
         snet_report_no_match(b->run, b->path, "box", r, &b->net->box_in);
         snet_record_free(r);
         return;
     }
     snet_handle h = {b, r, (size_t)variant};
-    snet_trace_begin(b->run);
-    snet_trace_read(b->run, r->id);
-    int rc = b->net->fn(&h, r);
-    snet_trace_end(b->run);
-    if (rc != 0)
+    int rc;
+    if (snet_likely(!b->run->traced)) { /* one test per execution, not three */
+        rc = b->net->fn(&h, r);
+    } else {
+        snet_mon_begin();
+        snet_mon_read(r->id);
+        rc = b->net->fn(&h, r);
+        snet_mon_end();
+    }
+    if (snet_unlikely(rc != 0))
         snet_run_fail(b->run, "box '%s' failed (it returned %d)", b->path, rc);
     snet_record_free(r);
 }
@@ -114,6 +179,16 @@ static void box_task(void *arg)
     b->worker = lpel_task_worker(lpel_task_self());
     lpel_stream_open(b->out, LPEL_STREAM_WRITE);
     for (snet_record *r; (r = lpel_stream_read(b->in)) != NULL;) {
+        /* The record was last written on the writer's worker, and the box
+         * writes to it (taking fields): ask for the line to write at once,
+         * rather than reading it and then taking it over a second time
+         * (2-worker pipeline: +3 % records/s, median of 8 interleaved runs;
+         * one instruction per record on one worker). And start on the next
+         * record while this one is processed: two workers +18 % records/s
+         * (8 interleaved runs), one worker 6 instructions more per box
+         * (-3 % records/s, inside the +-5 % noise of those runs). */
+        __builtin_prefetch(r, 1, 3);
+        lpel_stream_prefetch_next(b->in);
         if (r->kind == SNET_REC_DATA)
             box_execute(b, r);
         else
@@ -136,7 +211,9 @@ lpel_stream *snet_box_instantiate(const snet_net *n, lpel_stream *in, const snet
         snet_run_fail(at->run, "out of memory instantiating box '%s'", n->name);
         return NULL;
     }
-    *b = (box_entity){at->run, n, path, in, out, 0};
+    *b = (box_entity){.run = at->run, .net = n, .path = path, .in = in, .out = out};
+    snet_match_cache_init(&b->input_match, &n->box_in);
+    b->last_output.count = SIZE_MAX;
     if (!snet_spawn(at, path, box_task, b)) {
         free(path);
         free(b);

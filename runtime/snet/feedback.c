@@ -116,12 +116,14 @@ static void exit_task(void *arg)
 {
     loop_exit *x = arg;
     loop *l = x->l;
+    snet_match_cache back; /* the patterns that go round again, last match */
+    snet_match_cache_init(&back, &l->net->exit);
     lpel_stream_open(x->out, LPEL_STREAM_WRITE);
     lpel_stream_open(l->doorbell, LPEL_STREAM_WRITE);
     for (snet_record *r; (r = lpel_stream_read(x->body_out)) != NULL;) {
         if (r->kind == SNET_REC_SORT && r->sort_owner == l->entry_id)
             push_back(l, r); /* a probe returned */
-        else if (r->kind == SNET_REC_DATA && snet_type_best(&l->net->exit, r, NULL) >= 0)
+        else if (r->kind == SNET_REC_DATA && snet_match_cache_best(&back, r, NULL) >= 0)
             push_back(l, r);
         else
             lpel_stream_write(x->out, r);

@@ -17,6 +17,8 @@ typedef struct filter_entity {
     char *path;
     lpel_stream *in, *out;
     unsigned worker; /* the task's worker, for message ids */
+    snet_type pattern;           /* the filter's pattern as a one-variant type */
+    snet_match_cache pattern_match; /* its last match */
 } filter_entity;
 
 static int apply_op(filter_entity *f, const snet_filter_op *op, const snet_record *in,
@@ -81,7 +83,7 @@ static void filter_execute(filter_entity *f, snet_record *r)
         lpel_stream_write(f->out, r); /* [] passes records unchanged, ids too */
         return;
     }
-    if (snet_variant_match(&spec->pattern, r) < 0) {
+    if (snet_match_cache_best(&f->pattern_match, r, NULL) < 0) {
         snet_report_no_match(f->run, f->path, "filter", r, &f->net->in_type);
         snet_record_free(r);
         return;
@@ -131,7 +133,9 @@ lpel_stream *snet_filter_instantiate(const snet_net *n, lpel_stream *in, const s
         snet_run_fail(at->run, "out of memory instantiating a filter");
         return NULL;
     }
-    *f = (filter_entity){at->run, n, path, in, out, 0};
+    *f = (filter_entity){.run = at->run, .net = n, .path = path, .in = in, .out = out};
+    f->pattern = (snet_type){(snet_variant *)&n->filter.pattern, 1};
+    snet_match_cache_init(&f->pattern_match, &f->pattern);
     if (!snet_spawn(at, path, filter_task, f)) {
         free(path);
         free(f);

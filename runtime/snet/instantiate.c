@@ -40,15 +40,16 @@ char *snet_path_join(const char *prefix, const char *suffix)
 typedef struct task_start {
     lpel_task_fn fn;
     void *arg;
+    snet_run *run;
 } task_start;
 
 static void task_main(void *arg)
 {
     task_start start = *(task_start *)arg;
     free(arg);
-    snet_record_cache_enable();
+    snet_record_pool_task_begin(&start.run->records);
     start.fn(start.arg);
-    snet_record_cache_flush();
+    snet_record_pool_task_end();
 }
 
 uint64_t snet_spawn(const snet_place *at, const char *path, lpel_task_fn fn, void *arg)
@@ -65,7 +66,7 @@ uint64_t snet_spawn(const snet_place *at, const char *path, lpel_task_fn fn, voi
         snet_run_fail(at->run, "cannot create task '%s': out of memory", path);
         return 0;
     }
-    *start = (task_start){fn, arg};
+    *start = (task_start){fn, arg, at->run};
     int64_t id = lpel_task_create(at->run->lpel, &attr, task_main, start);
     if (id <= 0) {
         free(start);

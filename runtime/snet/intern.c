@@ -49,26 +49,65 @@ const char *snet_run_intern_name(snet_run *run, const char *name, size_t len)
     return interned;
 }
 
-int snet_run_intern_record(snet_run *run, snet_record *r)
+static const char *cached_name(const snet_intern_cache *c, const char *name)
+{
+    for (unsigned i = 0; i < SNET_INTERN_CACHE_NAMES && c->names[i]; i++)
+        if (snet_same_name(c->names[i], name))
+            return c->names[i];
+    return NULL;
+}
+
+static void cache_name(snet_intern_cache *c, const char *interned)
+{
+    c->names[c->next] = interned;
+    c->next = (c->next + 1) % SNET_INTERN_CACHE_NAMES;
+}
+
+/* The names of r not in the cache, interned under the table's lock. */
+static int intern_uncached(snet_run *run, snet_intern_cache *cache, snet_record *r)
 {
     /* The net is shared read-only by the run, except for this table. */
     snet_net *net = (snet_net *)run->net;
     int rc = SNET_OK;
     pthread_mutex_lock(&net->intern_lock);
     for (size_t i = 0; i < r->count && rc == SNET_OK; i++) {
-        const char *name = intern_locked(net, r->entries[i].name);
+        const char *name = cache ? cached_name(cache, r->entries[i].name) : NULL;
+        if (!name) {
+            name = intern_locked(net, r->entries[i].name);
+            if (name && cache)
+                cache_name(cache, name);
+        }
         if (name)
             r->entries[i].name = name;
         else
             rc = SNET_ENOMEM;
     }
     pthread_mutex_unlock(&net->intern_lock);
-    if (rc == SNET_OK) {
+    return rc;
+}
+
+int snet_run_intern_record(snet_run *run, snet_intern_cache *cache, snet_record *r)
+{
+    size_t i = 0;
+    if (cache) {
+        for (; i < r->count; i++) {
+            const char *name = cached_name(cache, r->entries[i].name);
+            if (!name)
+                break;
+            r->entries[i].name = name;
+        }
+    }
+    if (i < r->count) {
+        int rc = intern_uncached(run, cache, r);
+        if (rc != SNET_OK)
+            return rc;
+    }
+    if (r->name_blob) {
         free(r->name_blob);
         r->name_blob = NULL;
         r->blob_len = 0;
     }
-    return rc;
+    return SNET_OK;
 }
 
 /* ---- walking every label name of a net -------------------------------------------- */

@@ -4,9 +4,9 @@
  * An id is (rank, worker, sequence) packed as mon_msg_id_make_at does: 12
  * bits of MPI rank (0 for a run in one process), 12 of worker, 40 of
  * sequence, so the ids of a run across ranks are unique in the whole job
- * (a record keeps its id when it crosses ranks). Each worker has its own
- * counter in the run
- * (snet_mig_slot, one cache line each); a task never leaves its worker, so
+ * (a record keeps its id when it crosses ranks); snet_mig_next_on, inline
+ * in snet_internal.h, makes them. Each worker has its own counter in the
+ * run (snet_mig_slot, one cache line each); a task never leaves its worker, so
  * only one thread ever touches a counter and no atomics are needed.
  *
  * The trace calls are the monitor's TMO interface for the running task:
@@ -16,16 +16,14 @@
 
 #include <mon.h>
 
+/* snet_mig_next_on (snet_internal.h) packs ids with mon_msg_id_make_at;
+ * the S-Net side's idea of the layout must be the monitor's. */
+_Static_assert(SNET_MSG_SEQ_BITS == MON_MSG_SEQ_BITS, "message ids packed as the monitor reads them");
+
 uint64_t snet_mig_next(snet_run *run)
 {
     /* Only tasks make ids, and a task's worker is < run->workers. */
     return snet_mig_next_on(run, lpel_task_worker(lpel_task_self()));
-}
-
-uint64_t snet_mig_next_on(snet_run *run, unsigned worker)
-{
-    uint64_t seq = ++run->mig[worker].seq;
-    return mon_msg_id_make_at((unsigned)run->rank, worker, seq);
 }
 
 void snet_mon_begin(void) { mon_component_begin(lpel_task_self()); }

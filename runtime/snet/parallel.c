@@ -22,6 +22,7 @@ typedef struct dispatcher {
     lpel_stream **branches;
     uint64_t rng;     /* tie breaking */
     uint64_t counter; /* sort markers sent (deterministic variant) */
+    snet_match_cache *branch_match; /* per branch: its input type's last match */
 } dispatcher;
 
 static uint64_t next_random(uint64_t *state)
@@ -40,7 +41,7 @@ static long choose_branch(dispatcher *d, const snet_record *r)
     unsigned ties = 0;
     for (size_t i = 0; i < d->net->nchildren; i++) {
         long score;
-        snet_type_best(&d->net->children[i]->in_type, r, &score);
+        snet_match_cache_best(&d->branch_match[i], r, &score);
         if (score < 0 || score < best_score)
             continue;
         if (score > best_score) {
@@ -77,6 +78,11 @@ static void dispatcher_task(void *arg)
     dispatcher *d = arg;
     size_t n = d->net->nchildren;
     d->rng = lpel_task_id(lpel_task_self()) * 0x9e3779b97f4a7c15ULL | 1;
+    d->branch_match = malloc(n * sizeof *d->branch_match);
+    if (!d->branch_match)
+        snet_fatal_oom("the parallel dispatcher");
+    for (size_t i = 0; i < n; i++)
+        snet_match_cache_init(&d->branch_match[i], &d->net->children[i]->in_type);
     for (size_t i = 0; i < n; i++)
         lpel_stream_open(d->branches[i], LPEL_STREAM_WRITE);
     for (snet_record *r; (r = lpel_stream_read(d->in)) != NULL;) {
@@ -90,6 +96,7 @@ static void dispatcher_task(void *arg)
     lpel_stream_close(d->in, LPEL_STREAM_READ);
     for (size_t i = 0; i < n; i++)
         lpel_stream_close(d->branches[i], LPEL_STREAM_WRITE);
+    free(d->branch_match);
     free(d->branches);
     free(d->path);
     free(d);
@@ -128,7 +135,7 @@ lpel_stream *snet_parallel_instantiate(const snet_net *n, lpel_stream *in, const
     if (!d || !c || !outs || !out || !d->branches ||
         instantiate_branches(n, d, outs, at) != 0)
         goto fail;
-    *d = (dispatcher){at->run, n, snet_path_join(at->prefix, "P"), in, d->branches, 0, 0};
+    *d = (dispatcher){at->run, n, snet_path_join(at->prefix, "P"), in, d->branches, 0, 0, NULL};
     c->run = at->run;
     c->path = snet_path_join(at->prefix, "P");
     c->out = out;

@@ -63,6 +63,7 @@ static int run_alloc(snet_run **out, const snet_net *net, const snet_config *cfg
     run->net = net;
     run->errors = cfg->errors;
     pthread_mutex_init(&run->error_lock, NULL);
+    snet_record_depot_init(&run->records);
     atomic_init(&run->failed, 0);
     char lerr[256];
     lpel_config lcfg = cfg->lpel;
@@ -318,5 +319,6 @@ void snet_run_destroy(snet_run *run)
     free(run->types);
     free(run->mig);
     pthread_mutex_destroy(&run->error_lock);
+    snet_record_depot_free(&run->records);
     free(run);
 }

@@ -16,14 +16,14 @@
 
 /* ---- input ------------------------------------------------------------------------- */
 
-static void feed(snet_run *run, lpel_stream *s, snet_record *r)
+static void feed(snet_run *run, lpel_stream *s, snet_intern_cache *names, snet_record *r)
 {
     if (!r || r->kind != SNET_REC_DATA) {
         snet_run_fail(run, "input: not a data record; ignored");
         snet_record_free(r);
         return;
     }
-    if (snet_run_intern_record(run, r) != SNET_OK) {
+    if (snet_run_intern_record(run, names, r) != SNET_OK) {
         snet_run_fail(run, "input: out of memory; record dropped");
         snet_record_free(r);
         return;
@@ -37,7 +37,7 @@ static void feed(snet_run *run, lpel_stream *s, snet_record *r)
 }
 
 /* Read the whole file (records may span lines), then parse record by record. */
-static void feed_file(snet_run *run, lpel_stream *s, FILE *in)
+static void feed_file(snet_run *run, lpel_stream *s, snet_intern_cache *names, FILE *in)
 {
     size_t len = 0, cap = 0;
     char *text = NULL;
@@ -79,7 +79,7 @@ static void feed_file(snet_run *run, lpel_stream *s, FILE *in)
                           (unsigned long long)run->records_in + 1, err);
             break;
         }
-        feed(run, s, r);
+        feed(run, s, names, r);
         p = end;
     }
     free(text);
@@ -91,17 +91,18 @@ void snet_input_task(void *arg)
     snet_run *run = io->run;
     lpel_stream *s = io->stream;
     free(io);
+    snet_intern_cache names = {{NULL}, 0};
     lpel_stream_open(s, LPEL_STREAM_WRITE);
     for (size_t i = 0; i < run->nputs; i++) {
         snet_record *r = run->puts[i];
         run->puts[i] = NULL;
-        feed(run, s, r);
+        feed(run, s, &names, r);
     }
     if (run->input_fn)
         for (snet_record *r; !lpel_unwinding() && (r = run->input_fn(run->input_user)) != NULL;)
-            feed(run, s, r);
+            feed(run, s, &names, r);
     if (run->input_file)
-        feed_file(run, s, run->input_file);
+        feed_file(run, s, &names, run->input_file);
     lpel_stream_close(s, LPEL_STREAM_WRITE);
 }
 

@@ -42,6 +42,7 @@ typedef struct star_stage {
     lpel_stream *replica; /* into replica index, once created */
     lpel_stream *bypass;  /* to stage index+1, once created */
     uint64_t counter;
+    snet_match_cache exit_match; /* the exit type's last match */
 } star_stage;
 
 static void star_release(star_shared *s)
@@ -141,7 +142,7 @@ static void send_control(star_stage *st, const snet_record *ctl)
 static void stage_record(star_stage *st, snet_record *r)
 {
     star_shared *s = st->star;
-    if (snet_type_best(&s->net->exit, r, NULL) >= 0) {
+    if (snet_match_cache_best(&st->exit_match, r, NULL) >= 0) {
         lpel_stream_write(onward(st), r);
     } else if (!st->replica && unfold(st) != 0) {
         snet_record_free(r); /* reported by unfold */
@@ -160,6 +161,7 @@ static void stage_record(star_stage *st, snet_record *r)
 static void stage_task(void *arg)
 {
     star_stage *st = arg;
+    snet_match_cache_init(&st->exit_match, &st->star->net->exit);
     lpel_stream_open(st->exit, LPEL_STREAM_WRITE);
     for (snet_record *r; (r = snet_merger_next(&st->inputs)) != NULL;) {
         if (r->kind == SNET_REC_DATA) {

@@ -64,7 +64,7 @@ void snet_type_free(snet_type *t)
 bool snet_variant_has(const snet_variant *v, snet_label_kind kind, const char *name)
 {
     for (size_t i = 0; i < v->count; i++)
-        if (v->labels[i].kind == kind && strcmp(v->labels[i].name, name) == 0)
+        if (v->labels[i].kind == kind && snet_same_name(v->labels[i].name, name))
             return true;
     return false;
 }
@@ -244,4 +244,35 @@ void snet_type_text(const snet_type *t, char *buf, size_t len)
             snet_variant_text(&t->variants[i], buf + used, len - used);
         used += strlen(buf + used);
     }
+}
+
+/* ---- the match cache (snet_internal.h) ------------------------------------------------ */
+
+void snet_match_cache_init(snet_match_cache *c, const snet_type *t)
+{
+    c->type = t;
+    c->usable = true;
+    for (size_t v = 0; v < t->count; v++)
+        if (t->variants[v].guard)
+            c->usable = false;
+    c->count = SIZE_MAX;
+    c->variant = c->score = -1;
+}
+
+long snet_match_cache_fill(snet_match_cache *c, const snet_record *r, long *score)
+{
+    long best_score;
+    long best = snet_type_best(c->type, r, &best_score);
+    if (c->usable && r->count <= SNET_INLINE_ENTRIES) {
+        c->count = r->count;
+        for (size_t i = 0; i < r->count; i++) {
+            c->kinds[i] = r->entries[i].kind;
+            c->names[i] = r->entries[i].name;
+        }
+        c->variant = best;
+        c->score = best_score;
+    }
+    if (score)
+        *score = best_score;
+    return best;
 }

@@ -155,7 +155,7 @@ static void emit_worker(mon_writer *w, const scenario *s, unsigned worker, uint3
     mon_emit_bare(w, MON_ID_WORKER_START, t0);
     for (size_t i = 0; i < s->n; i++)
         if (s->runs[i].worker == worker)
-            mon_emit_task_map(w, t0 + 1, s->runs[i].task, worker, s->runs[i].name);
+            mon_emit_task_map(w, t0 + 1, s->runs[i].task, s->runs[i].name);
     uint64_t free_at = t0 + 2;
     for (;;) {
         const run_spec *next = NULL;

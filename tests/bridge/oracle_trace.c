@@ -81,8 +81,8 @@ static void worker0(mon_writer *w)
                    C = mon_msg_id_make(0, 3);
     RUN_START(w, 0);
     mon_emit_bare(w, MON_ID_WORKER_START, 0);
-    mon_emit_task_map(w, 0, 1, 0, "S1:src");
-    mon_emit_task_map(w, 0, 2, 0, "S2:P0:box.a");
+    mon_emit_task_map(w, 0, 1, "S1:src");
+    mon_emit_task_map(w, 0, 2, "S2:P0:box.a");
     /* task 2 binds its ends when it is created */
     mon_emit_stream_mode(w, MON_ID_STREAM_OPEN, 1, 2, S5, false);
     mon_emit_stream_mode(w, MON_ID_STREAM_OPEN, 1, 2, S7, true);
@@ -126,8 +126,8 @@ static void worker1(mon_writer *w)
                    D = mon_msg_id_make(1, 1), E = mon_msg_id_make(1, 2);
     RUN_START(w, 5);
     mon_emit_bare(w, MON_ID_WORKER_START, 5);
-    mon_emit_task_map(w, 5, 3, 1, "S2:P1:box.b");
-    mon_emit_task_map(w, 5, 4, 1, "S3:sync");
+    mon_emit_task_map(w, 5, 3, "S2:P1:box.b");
+    mon_emit_task_map(w, 5, 4, "S3:sync");
     mon_emit_bare(w, MON_ID_WORKER_WAIT, 5);
     mon_emit_bare(w, MON_ID_WORKER_RESUME, 15);
     TASK(w, MON_ID_TASK_DISPATCH, 15, 3);

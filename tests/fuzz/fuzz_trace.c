@@ -26,7 +26,7 @@ static void write_fixed_metadata(void)
 {
     FILE *f = fopen(FUZZ_TRACE_METADATA, "rb");
     FUZZ_CHECK(f != NULL);
-    char buf[16384];
+    static char buf[65536]; /* the metadata has four classes per event */
     size_t n = fread(buf, 1, sizeof buf, f);
     fclose(f);
     fuzz_write_file("metadata", buf, n);

@@ -111,13 +111,33 @@ static void consumer(void *arg)
     lpel_stream_close(a->s, LPEL_STREAM_READ);
 }
 
-static void run_pipe(unsigned workers, int wp, int wc, size_t capacity, long count)
+/* The consumer, asking for the next item to be prefetched before its
+ * first read, after every read and after the end: a hint that must change
+ * nothing (same order, nothing lost or consumed, the end still seen). */
+static void prefetching_consumer(void *arg)
+{
+    pipe_args *a = arg;
+    void *item;
+    lpel_stream_prefetch_next(a->s);
+    while ((item = lpel_stream_read(a->s)) != NULL) {
+        lpel_stream_prefetch_next(a->s);
+        if (VALUE(item) != a->received)
+            a->out_of_order++;
+        a->received++;
+    }
+    lpel_stream_prefetch_next(a->s);
+    a->saw_end = lpel_stream_at_end(a->s) && lpel_stream_read(a->s) == NULL;
+    lpel_stream_close(a->s, LPEL_STREAM_READ);
+}
+
+static void run_pipe_with(lpel_task_fn consumer_fn, unsigned workers, int wp, int wc,
+                          size_t capacity, long count)
 {
     lpel_runtime *rt = make_runtime(workers);
     pipe_args a = {.s = lpel_stream_create(rt, capacity), .count = count};
     /* The consumer is created first so it blocks on the empty stream; with
      * a small capacity the producer then blocks on a full one. */
-    spawn(rt, "consumer", wc, consumer, &a);
+    spawn(rt, "consumer", wc, consumer_fn, &a);
     spawn(rt, "producer", wp, producer, &a);
     ck_assert_int_eq(lpel_run(rt), LPEL_OK);
     ck_assert_int_eq(a.received, count);
@@ -125,6 +145,18 @@ static void run_pipe(unsigned workers, int wp, int wc, size_t capacity, long cou
     ck_assert(a.saw_end);
     lpel_runtime_destroy(rt);
 }
+
+static void run_pipe(unsigned workers, int wp, int wc, size_t capacity, long count)
+{
+    run_pipe_with(consumer, workers, wp, wc, capacity, count);
+}
+
+START_TEST(test_prefetch_next_changes_nothing)
+{
+    run_pipe_with(prefetching_consumer, 2, 0, 1, 16, 100000); /* across workers */
+    run_pipe_with(prefetching_consumer, 2, 1, 1, 4, 10000);   /* on one worker */
+}
+END_TEST
 
 START_TEST(test_fifo_same_worker)
 {
@@ -1178,6 +1210,7 @@ static Suite *lpel_suite(void)
     tcase_add_test(streams, test_ping_pong_cross_worker);
     tcase_add_test(streams, test_poll_many_streams);
     tcase_add_test(streams, test_stream_api);
+    tcase_add_test(streams, test_prefetch_next_changes_nothing);
     suite_add_tcase(s, streams);
 
     TCase *sched = tcase_create("scheduling");

@@ -83,7 +83,7 @@ static void write_kinds(mon_writer *wr, unsigned w, uint64_t t0)
     uint64_t o = 100u * w, t = t0;
     mon_emit_task(wr, MON_ID_RUN_START, t, 1);
     mon_emit_bare(wr, MON_ID_WORKER_START, t += 1);
-    mon_emit_task_map(wr, t += 1, 1 + o, w, w ? "S1:P1:box.b" : "S1:P0:box.a");
+    mon_emit_task_map(wr, t += 1, 1 + o, w ? "S1:P1:box.b" : "S1:P0:box.a");
     mon_emit_task(wr, MON_ID_TASK_CREATE, t += 1, 1 + o);
     mon_emit_task(wr, MON_ID_TASK_DISPATCH, t += 1, 1 + o);
     mon_emit_stream_mode(wr, MON_ID_STREAM_OPEN, t += 1, 1 + o, 7 + o, false);

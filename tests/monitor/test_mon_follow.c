@@ -142,7 +142,7 @@ START_TEST(test_follow_in_order_and_once)
     /* Many more on both, across many packets, published bit by bit:
      * each comes out once, in time order. */
     uint64_t next = 6, seen = 3, last = 3;
-    for (int round = 0; round < 40; round++) {
+    for (int round = 0; round < 100; round++) {
         for (int i = 0; i < 200; i++, next++)
             dispatch(&lt, (unsigned)(next % 2), next);
         mon_writer_publish(lt.w[0]);

@@ -70,7 +70,7 @@ static void write_rank0(const char *top)
     uint64_t t = T0;
     mon_emit_task(wr, MON_ID_RUN_START, t, 1);
     mon_emit_bare(wr, MON_ID_WORKER_START, t);
-    mon_emit_task_map(wr, t + 1, 1, 0, "S2:to.r1");
+    mon_emit_task_map(wr, t + 1, 1, "S2:to.r1");
     mon_emit_channel_open(wr, t + 2, 1, 0x5, 1, true);
     for (unsigned k = 0; k < MESSAGES; k++)
         mon_emit_transfer(wr, MON_ID_MESSAGE_SENT, T0 + 1000 + (uint64_t)k * SEND_EVERY, 1,
@@ -106,7 +106,7 @@ static void write_rank1(const char *top, bool samples)
         mon_emit_task(wr, MON_ID_RUN_START, t, 1);
         mon_emit_bare(wr, MON_ID_WORKER_START, t);
         if (w == 1) {
-            mon_emit_task_map(wr, t + 1, 1, 1, "S2:from.r0");
+            mon_emit_task_map(wr, t + 1, 1, "S2:from.r0");
             mon_emit_channel_open(wr, t + 2, 1, 0x5, 0, false);
             mon_emit_channel_block(wr, rank1_clock(T0 + 500.0), 1, 0x5, true);
             for (unsigned k = 0; k < MESSAGES; k++)

@@ -124,8 +124,8 @@ static int dump_trace(trace_input *in, bool count_only)
         n++;
         if (count_only)
             continue;
-        mon_event_format(&ev, line, sizeof line);
-        fputs(line, stdout);
+        int len = mon_event_format(&ev, line, sizeof line);
+        fwrite(line, 1, len < (int)sizeof line ? (size_t)len : sizeof line - 1, stdout);
         if (note_message_event(&executions, &ev, true) != 0) {
             fprintf(stderr, "snetmon dump: out of memory tracking component executions\n");
             rc = -1;
