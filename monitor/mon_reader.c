@@ -582,9 +582,33 @@ static long decode_name(log_reader *r, const uint8_t *p, uint64_t at, int *rc, c
     return (long)n + 1;
 }
 
+/* A message id stored as node and sequence number (msg_node, msg_seq) at
+ * *pp into *id: false with *rc set when a part is out of its range. */
+static inline __attribute__((always_inline)) bool decode_msg(log_reader *r, const uint8_t **pp,
+                                                             uint64_t *id, int *rc, char *msg,
+                                                             size_t len)
+{
+    unsigned f;
+    const uint8_t *at = *pp;
+    uint64_t node = mon_get_uint(pp, 0, &f);
+    if (node >= MON_MSG_NODE_LIMIT) {
+        *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "message node", node, msg, len);
+        return false;
+    }
+    at = *pp;
+    uint64_t seq = mon_get_uint(pp, 0, &f);
+    if (seq >= MON_MSG_SEQ_LIMIT) {
+        *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "message sequence number", seq, msg,
+                        len);
+        return false;
+    }
+    *id = node << MON_MSG_NODE_SHIFT | seq;
+    return true;
+}
+
 /* A rank number (message_sent/received, channel_open) at *pp into *rank:
  * false with *rc set when it is not one (>= 2^32). */
-static bool decode_rank(log_reader *r, const uint8_t **pp, uint32_t *rank, int *rc, char *msg,
+static inline bool decode_rank(log_reader *r, const uint8_t **pp, uint32_t *rank, int *rc, char *msg,
                         size_t len)
 {
     unsigned f;
@@ -647,50 +671,23 @@ static inline const uint8_t *decode_payload(log_reader *r, unsigned id, const ui
         e->peer = mon_get_uint(&p, 0, &f);
         break;
     case MON_ID_MESSAGE_READ:
-    case MON_ID_MESSAGE_WRITTEN: {
+    case MON_ID_MESSAGE_WRITTEN:
         e->task = mon_get_uint(&p, 0, &f);
-        field = p;
-        uint64_t node = mon_get_uint(&p, 0, &f);
-        if (node >= MON_MSG_NODE_LIMIT) {
-            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "message node", node, msg, len);
+        if (!decode_msg(r, &p, &e->msg, rc, msg, len))
             return NULL;
-        }
-        field = p;
-        uint64_t seq = mon_get_uint(&p, 0, &f);
-        if (seq >= MON_MSG_SEQ_LIMIT) {
-            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "message sequence number", seq,
-                            msg, len);
-            return NULL;
-        }
-        e->msg = node << MON_MSG_NODE_SHIFT | seq;
         break;
-    }
     case MON_ID_WORKER_START:
     case MON_ID_WORKER_WAIT:
     case MON_ID_WORKER_RESUME:
     case MON_ID_WORKER_END:
         break;
     case MON_ID_MESSAGE_SENT:
-    case MON_ID_MESSAGE_RECEIVED: {
+    case MON_ID_MESSAGE_RECEIVED:
         e->task = mon_get_uint(&p, 0, &f);
-        const uint8_t *at = p;
-        uint64_t node = mon_get_uint(&p, 0, &f);
-        if (node >= MON_MSG_NODE_LIMIT) {
-            *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "message node", node, msg, len);
-            return NULL;
-        }
-        at = p;
-        uint64_t seq = mon_get_uint(&p, 0, &f);
-        if (seq >= MON_MSG_SEQ_LIMIT) {
-            *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "message sequence number", seq,
-                            msg, len);
-            return NULL;
-        }
-        e->msg = node << MON_MSG_NODE_SHIFT | seq;
-        if (!decode_rank(r, &p, &e->peer_rank, rc, msg, len))
+        if (!decode_msg(r, &p, &e->msg, rc, msg, len) ||
+            !decode_rank(r, &p, &e->peer_rank, rc, msg, len))
             return NULL;
         break;
-    }
     case MON_ID_CHANNEL_OPEN:
     case MON_ID_CHANNEL_BLOCK: {
         e->task = mon_get_uint(&p, 0, &f);

@@ -27,7 +27,9 @@ extern "C" {
 /* A message id (MIG): the producing process (MPI rank, 0 for a run in one
  * process) in the high 12 bits, the producing worker in the next 12, a
  * sequence number of that worker in the low 40, so ids are unique across
- * the ranks of a distributed run (docs/LOGFORMAT.md section 5). */
+ * the ranks of a distributed run (docs/LOGFORMAT.md section 5). A trace
+ * stores it as two numbers, the high 24 bits (rank << 12 | worker) and the
+ * sequence number (section 4.4). */
 #define MON_MSG_SEQ_BITS 40
 #define MON_MSG_NODE_BITS 12
 #define MON_MSG_RANK_BITS 12
@@ -122,8 +124,9 @@ enum { MON_BLOCK_INPUT = 0, MON_BLOCK_OUTPUT = 1, MON_BLOCK_ANY = 2 };
  * process, docs/LOGFORMAT.md section 8) reads as one: `ranked` is set,
  * `worker` numbers the (rank, worker) pairs from 0 in rank order (a column
  * per pair), `rank` and `rank_worker` say which; task and stream ids of
- * rank R > 0 carry R in bits 32-47 (on disk they are 32-bit numbers of
- * their rank), so they are unique across ranks; `time` is on rank 0's
+ * rank R > 0 carry R in bits 32-47 (on disk they are their rank's own
+ * numbers, counting from 1 in each run, below 2^32), so they are unique
+ * across ranks; `time` is on rank 0's
  * trace clock, each rank's times corrected by the clock alignment
  * (mon_trace_clock_alignment).
  */

@@ -862,6 +862,13 @@ START_TEST(older_format_is_refused_by_name)
 }
 END_TEST
 
+/* A message id of every part's width: rank, worker and sequence number
+ * from the bits of v. */
+static uint64_t msg_of(uint64_t v)
+{
+    return mon_msg_id_make_at((unsigned)(v >> 52), (unsigned)(v >> 40), v & MON_MSG_SEQ_MASK);
+}
+
 /* Every length of a small integer, at both ends, with and without flag
  * bits, read back exactly; values beyond the largest saturate. The event
  * bytes: 2-byte headers (one tick apart) plus the integers' lengths. */
@@ -906,15 +913,20 @@ START_TEST(small_integers_round_trip_at_every_length)
         mon_emit_task_load(wr, t++, v, (uint32_t)v, v);
         mon_emit_message(wr, MON_ID_MESSAGE_WRITTEN, t++, v,
                          mon_msg_id_make((unsigned)(v & 0xffff), v & MON_MSG_SEQ_MASK));
+        /* The cross-rank events: every rank, worker and sequence width;
+         * channel ids of both halves' widths. */
+        mon_emit_transfer(wr, MON_ID_MESSAGE_SENT, t++, v, msg_of(v), (uint32_t)v);
+        mon_emit_channel_open(wr, t++, v, v, (uint32_t)(v >> 7), i % 2);
+        mon_emit_channel_block(wr, t++, v, v, i % 2);
     }
     ck_assert_int_eq(mon_writer_close(wr), 0);
     size_t n;
     int rc;
     mon_event *evs = read_all(dir, &n, &rc, NULL, 0);
     ck_assert_int_eq(rc, MON_TRACE_END);
-    ck_assert_uint_eq(n, 7 * nv);
+    ck_assert_uint_eq(n, 10 * nv);
     for (size_t i = 0; i < nv; i++) {
-        const mon_event *e = &evs[7 * i];
+        const mon_event *e = &evs[10 * i];
         uint64_t v = values[i], v0 = v > MON_UINT_MAX(0) ? MON_UINT_MAX(0) : v,
                  v1 = v > MON_UINT_MAX(1) ? MON_UINT_MAX(1) : v,
                  v2 = v > MON_UINT_MAX(2) ? MON_UINT_MAX(2) : v;
@@ -932,8 +944,19 @@ START_TEST(small_integers_round_trip_at_every_length)
         ck_assert_uint_eq(e[5].dispatches, (uint32_t)v);
         ck_assert_uint_eq(e[5].exec_ns, v0);
         ck_assert_uint_eq(e[6].msg, mon_msg_id_make((unsigned)(v & 0xffff), v & MON_MSG_SEQ_MASK));
-        for (int k = 0; k < 7; k++)
-            ck_assert_uint_eq(e[k].time, 1000 + 7 * i + (size_t)k);
+        ck_assert_int_eq(e[7].kind, MON_EV_MESSAGE_SENT);
+        ck_assert_uint_eq(e[7].task, v0);
+        ck_assert_uint_eq(e[7].msg, msg_of(v));
+        ck_assert_uint_eq(e[7].peer_rank, (uint32_t)v);
+        ck_assert_int_eq(e[8].kind, MON_EV_CHANNEL_OPEN);
+        ck_assert_uint_eq(e[8].channel, v);
+        ck_assert_uint_eq(e[8].peer_rank, (uint32_t)(v >> 7));
+        ck_assert_int_eq(e[8].write_end, i % 2);
+        ck_assert_int_eq(e[9].kind, MON_EV_CHANNEL_BLOCK);
+        ck_assert_uint_eq(e[9].channel, v);
+        ck_assert_int_eq(e[9].empty, i % 2);
+        for (int k = 0; k < 10; k++)
+            ck_assert_uint_eq(e[k].time, 1000 + 10 * i + (size_t)k);
     }
     free(evs);
     /* Small values take one byte each: a dispatch of task 5 is 2 + 1. */
@@ -970,6 +993,40 @@ START_TEST(out_of_range_values_are_corruption)
     ck_assert_msg(strstr(err, "worker-0: byte 62: task_block cause value 3 out of range"),
                   "message: %s", err);
     fixture_rmdir(dir);
+    /* The parts of the cross-rank events: a message node of 2^24 (rank
+     * 4096), a channel index of 2^32, a peer rank of 2^32. Each event:
+     * 2-byte header at 60, task 1 in one byte at 62, then the field. */
+    static const struct {
+        mon_event_id id;
+        uint64_t node_or_rank, seq_or_index, peer;
+        const char *want;
+    } bad[] = {
+        {MON_ID_MESSAGE_SENT, UINT64_C(1) << 24, 1, 0, "byte 63: message node value 16777216"},
+        {MON_ID_MESSAGE_RECEIVED, 1, UINT64_C(1) << 40, 0,
+         "byte 64: message sequence number value 1099511627776"},
+        {MON_ID_MESSAGE_SENT, 1, 1, UINT64_C(1) << 32, "byte 65: rank value 4294967296"},
+        {MON_ID_CHANNEL_OPEN, UINT64_C(1) << 32, 1, 0, "byte 63: channel rank value 4294967296"},
+        {MON_ID_CHANNEL_BLOCK, 1, UINT64_C(1) << 32, 0, "byte 64: channel index value 4294967296"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fixture_tmpdir(dir, sizeof dir);
+        ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf),
+                         0);
+        wr = mon_writer_open(ctf, 0, 0, err, sizeof err);
+        mon_ev e = mon_ev_begin(wr, bad[i].id, 1000, 4 * MON_UINT_MAX_BYTES);
+        bool chan = bad[i].id == MON_ID_CHANNEL_OPEN || bad[i].id == MON_ID_CHANNEL_BLOCK;
+        e.p = mon_put_uint(e.p, 1, 0, 0);
+        e.p = mon_put_uint(e.p, bad[i].node_or_rank, 0, 0);
+        e.p = mon_put_uint(e.p, bad[i].seq_or_index, chan ? 1 : 0, 0);
+        if (bad[i].id != MON_ID_CHANNEL_BLOCK)
+            e.p = mon_put_uint(e.p, bad[i].peer, 0, 0);
+        mon_ev_end(wr, e);
+        ck_assert_int_eq(mon_writer_close(wr), 0);
+        ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, bad[i].want) && strstr(err, "out of range"), "%s: message: %s",
+                      bad[i].want, err);
+        fixture_rmdir(dir);
+    }
 }
 END_TEST
 
