@@ -49,6 +49,7 @@
 #include <stdint.h>
 
 #include "lpel.h"
+#include "mon_reader.h" /* the message id layout */
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,7 +91,16 @@ typedef struct mon_options {
     const char *dir;        /* trace directory, MON_DEFAULT_DIR if NULL */
     size_t packet_bytes;    /* 0 = MON_DEFAULT_PACKET_BYTES */
     unsigned flush_ms;      /* flush period; 0 = only when a packet is full and at the end */
+    /* A process of a job of `ranks` processes (MPI ranks; 0 = not part of
+     * one): the process writes its trace into DIR/rank-<rank>/ and rank 0
+     * marks DIR as a multi-rank trace (docs/LOGFORMAT.md section 8).
+     * mon_options_set_rank sets both. */
+    int rank, ranks;
 } mon_options;
+
+/* This process is rank `rank` of a job of `ranks` processes: its trace goes
+ * into DIR/rank-<rank>/. Returns 0, or -1 if rank is not in [0, ranks). */
+int mon_options_set_rank(mon_options *o, int rank, int ranks);
 
 /* Options with every field at its default (monitoring off). */
 mon_options mon_options_default(void);
@@ -166,17 +176,7 @@ uint64_t mon_events_lost(const mon *m);
  * Message traces (TMO), called by the S-Net layer from inside the task
  * ------------------------------------------------------------------------- */
 
-/* A message id: the producing worker or node in the high 16 bits, a
- * sequence number in the low 48. */
-#define MON_MSG_SEQ_BITS 48
-#define MON_MSG_SEQ_MASK ((UINT64_C(1) << MON_MSG_SEQ_BITS) - 1)
-
-static inline uint64_t mon_msg_id_make(unsigned node, uint64_t seq)
-{
-    return ((uint64_t)(node & 0xffffu) << MON_MSG_SEQ_BITS) | (seq & MON_MSG_SEQ_MASK);
-}
-static inline unsigned mon_msg_id_node(uint64_t id) { return (unsigned)(id >> MON_MSG_SEQ_BITS); }
-static inline uint64_t mon_msg_id_seq(uint64_t id) { return id & MON_MSG_SEQ_MASK; }
+/* Message ids: mon_msg_id_make and its layout are in mon_reader.h. */
 
 /* One component execution (e.g. one box call) starts / ends in task t.
  * The parents of a message written are the messages read since the last
@@ -186,6 +186,51 @@ void mon_component_begin(lpel_task *t);
 void mon_message_read(lpel_task *t, uint64_t msg_id);
 void mon_message_written(lpel_task *t, uint64_t msg_id);
 void mon_component_end(lpel_task *t);
+
+/* ---------------------------------------------------------------------------
+ * Across MPI ranks (called by the S-Net layer's transport, runtime/snet/
+ * distrib): both ends of every record that crosses ranks, the channels, and
+ * the offset of this process's clock against rank 0's
+ * ------------------------------------------------------------------------- */
+
+/* Task t hands message msg to rank `rank` (the sending end of a channel)
+ * / took msg, sent by rank `rank`, off a channel. With the M flag, like
+ * the calls above. */
+void mon_message_sent(lpel_task *t, uint64_t msg, unsigned rank);
+void mon_message_received(lpel_task *t, uint64_t msg, unsigned rank);
+
+/* Task t is the sending (sends) or receiving end of channel `channel`
+ * (unique in the job: creator rank << 32 | index), whose other end is on
+ * rank `rank`; and t is about to wait at it: for room (credits from the
+ * other end, !empty) or for records (empty). With the S flag, like the
+ * stream events, so a reader knows who waits for whom across ranks. */
+void mon_channel_open(lpel_task *t, uint64_t channel, unsigned rank, bool sends);
+void mon_channel_block(lpel_task *t, uint64_t channel, bool empty);
+
+/* One measurement of this process's clock against the reference process's
+ * (rank 0), Cristian-style: the local trace clock when the request left,
+ * the reference's trace clock when it answered, the local clock when the
+ * answer arrived. All in ticks of each side's trace clock, as mon_sync_now
+ * reads it. */
+typedef struct mon_sync_sample {
+    uint64_t local_send, reference, local_receive;
+} mon_sync_sample;
+
+/* The monitor open in this process (at most one records samples), its
+ * trace clock now in ticks (with MON_CLOCK_SKEW applied, as events get it):
+ * false when no monitor is open or it records no times. */
+bool mon_sync_now(uint64_t *ticks);
+
+/* Record samples of one phase ("start": before the run, "end": after it)
+ * in the trace (run.json, rewritten at once so that a killed run keeps
+ * them). No-op when no monitor is open. */
+void mon_sync_record(const char *phase, const mon_sync_sample *s, size_t n);
+
+/* The environment variable of the clock-skew test hook: "RANK:OFFSET_NS" or
+ * "RANK:OFFSET_NS:DRIFT_PPM" adds OFFSET_NS + DRIFT_PPM * 10^-6 * (t - t0)
+ * to every time the process of that rank records (events and samples), as
+ * if its clock were off, so tests can check the reader's alignment. */
+#define MON_CLOCK_SKEW_ENV "MON_CLOCK_SKEW"
 
 #ifdef __cplusplus
 }

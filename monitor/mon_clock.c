@@ -12,6 +12,7 @@
 #include "mon_clock_internal.h"
 
 #include "mon_format_internal.h"
+#include "mon.h" /* MON_CLOCK_SKEW_ENV */
 
 #include <errno.h>
 #include <stdio.h>
@@ -212,4 +213,32 @@ void mon_clock_init(mon_clock *c, const char *env)
 #else
     mon_clock_init_monotonic(c, "no TSC on this architecture");
 #endif
+}
+
+/* ---- the clock-skew test hook ---- */
+
+int mon_skew_parse(const char *env, int rank, const mon_clock *c, uint64_t now, mon_skew *s,
+                   char *err, size_t errlen)
+{
+    if (!env || !*env)
+        return 0;
+    long r;
+    long long offset_ns;
+    double ppm = 0.0;
+    int used = 0;
+    int n = sscanf(env, "%ld:%lld%n:%lf%n", &r, &offset_ns, &used, &ppm, &used);
+    if (n < 2 || env[used] != '\0' || r < 0 || ppm <= -1e6 || ppm >= 1e6 ||
+        offset_ns < -(1LL << 50) || offset_ns > (1LL << 50)) {
+        snprintf(err, errlen,
+                 "%s='%s': expected RANK:OFFSET_NS or RANK:OFFSET_NS:DRIFT_PPM (a rank >= 0, "
+                 "an offset within 2^50 ns, a drift within +-10^6 ppm)",
+                 MON_CLOCK_SKEW_ENV, env);
+        return -1;
+    }
+    if (r != rank)
+        return 0;
+    /* ns to ticks of this clock, with the sign kept. */
+    double ticks = (double)offset_ns * (double)c->freq / 1e9;
+    *s = (mon_skew){(int64_t)ticks, ppm * 1e-6, now};
+    return 1;
 }

@@ -105,6 +105,29 @@ bool mon_clock_refine(mon_clock *c);
  * CLOCK_REALTIME read wall_ns (c->freq set). */
 void mon_clock_set_offset(mon_clock *c, uint64_t wall_ns, uint64_t start_ticks);
 
+/* The clock-skew test hook (MON_CLOCK_SKEW in mon.h): a process whose
+ * clock is off by offset_ticks at base and runs (1 + drift) times as fast
+ * records t + offset_ticks + drift * (t - base) for a reading t. */
+typedef struct mon_skew {
+    int64_t offset_ticks;
+    double drift;
+    uint64_t base;
+} mon_skew;
+
+static inline uint64_t mon_skew_apply(const mon_skew *s, uint64_t t)
+{
+    double d = s->drift * (double)(int64_t)(t - s->base);
+    int64_t v = (int64_t)t + s->offset_ticks + (int64_t)d;
+    return v < 0 ? 0 : (uint64_t)v;
+}
+
+/* Parse MON_CLOCK_SKEW's value for the process of rank `rank` of clock c
+ * (now: its reading at the start). Returns 1 and fills *s when it applies
+ * to this rank, 0 when it does not (or env is NULL/empty), -1 with a
+ * message when the value is malformed. */
+int mon_skew_parse(const char *env, int rank, const mon_clock *c, uint64_t now, mon_skew *s,
+                   char *err, size_t errlen);
+
 /* True if the CPU reports an invariant TSC (CPUID 0x80000007 EDX bit 8). */
 bool mon_cpu_has_invariant_tsc(void);
 

@@ -169,15 +169,21 @@ static inline void mon_emit_stream_wake(mon_writer *w, uint64_t ts, uint64_t wak
     mon_ev_end(w, e);
 }
 
-/* msg as mon_msg_id_make packs it: node in the high 16 bits, sequence
- * number in the low 48; stored as the two numbers. */
+/* The two numbers a message id is stored as: node (rank << 12 | worker,
+ * the id's high 24 bits) and sequence number (its low 40), the layout of
+ * mon_msg_id_make_at. */
+static inline __attribute__((always_inline)) uint8_t *mon_put_msg(uint8_t *p, uint64_t msg)
+{
+    p = mon_put_uint(p, msg >> MON_MSG_NODE_SHIFT, 0, 0);
+    return mon_put_uint(p, msg & (MON_MSG_SEQ_LIMIT - 1), 0, 0);
+}
+
 static inline void mon_emit_message(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,
                                     uint64_t msg)
 {
     mon_ev e = mon_ev_begin(w, id, ts, 3 * MON_UINT_MAX_BYTES);
     e.p = mon_put_uint(e.p, task, 0, 0);
-    e.p = mon_put_uint(e.p, msg >> 48, 0, 0);
-    e.p = mon_put_uint(e.p, msg & (MON_MSG_SEQ_LIMIT - 1), 0, 0);
+    e.p = mon_put_msg(e.p, msg);
     mon_ev_end(w, e);
 }
 
@@ -198,6 +204,41 @@ static inline void mon_emit_worker_load(mon_writer *w, uint64_t ts, uint32_t wai
     e.p = mon_put_uint(e.p, waits, 0, 0);
     e.p = mon_put_uint(e.p, wait_ns, 0, 0);
     e.p = mon_put_uint(e.p, busy_ns, 0, 0);
+    mon_ev_end(w, e);
+}
+
+/* message_sent / message_received: a message leaving for / arriving from
+ * rank `rank`. */
+static inline void mon_emit_transfer(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,
+                                     uint64_t msg, uint32_t rank)
+{
+    mon_ev e = mon_ev_begin(w, id, ts, 4 * MON_UINT_MAX_BYTES);
+    e.p = mon_put_uint(e.p, task, 0, 0);
+    e.p = mon_put_msg(e.p, msg);
+    e.p = mon_put_uint(e.p, rank, 0, 0);
+    mon_ev_end(w, e);
+}
+
+/* A channel id (creator rank << 32 | index) is stored as its two halves,
+ * the index with the event's flag (end or state). */
+static inline void mon_emit_channel_open(mon_writer *w, uint64_t ts, uint64_t task,
+                                         uint64_t channel, uint32_t rank, bool sends)
+{
+    mon_ev e = mon_ev_begin(w, MON_ID_CHANNEL_OPEN, ts, 4 * MON_UINT_MAX_BYTES);
+    e.p = mon_put_uint(e.p, task, 0, 0);
+    e.p = mon_put_uint(e.p, channel >> 32, 0, 0);
+    e.p = mon_put_uint(e.p, channel & 0xffffffffu, 1, sends ? 1u : 0u);
+    e.p = mon_put_uint(e.p, rank, 0, 0);
+    mon_ev_end(w, e);
+}
+
+static inline void mon_emit_channel_block(mon_writer *w, uint64_t ts, uint64_t task,
+                                          uint64_t channel, bool empty)
+{
+    mon_ev e = mon_ev_begin(w, MON_ID_CHANNEL_BLOCK, ts, 3 * MON_UINT_MAX_BYTES);
+    e.p = mon_put_uint(e.p, task, 0, 0);
+    e.p = mon_put_uint(e.p, channel >> 32, 0, 0);
+    e.p = mon_put_uint(e.p, channel & 0xffffffffu, 1, empty ? 1u : 0u);
     mon_ev_end(w, e);
 }
 

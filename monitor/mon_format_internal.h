@@ -36,8 +36,9 @@
 #endif
 
 /* The format this writer writes and this reader reads (metadata env
- * format_version, run.json format_version). */
-#define MON_FORMAT_VERSION "3.0"
+ * format_version, run.json format_version). 3.1 is 3.0 with the events of
+ * runs across MPI ranks (23-26) and message ids carrying the rank. */
+#define MON_FORMAT_VERSION "3.1"
 #define MON_CTF_MAGIC UINT32_C(0xC1FC1FC1)
 
 #define MON_PACKET_HEADER_BYTES 8
@@ -146,9 +147,9 @@ static inline size_t mon_utf8_char_len(const uint8_t *s, size_t n)
 }
 
 /* The largest event: full header + task_map with the longest name; every
- * other event has at most three small integers. */
+ * other event has at most four small integers. */
 #define MON_EVENT_MAX_BYTES (MON_HDR_MAX_BYTES + MON_UINT_MAX_BYTES + MON_NAME_MAX + 1)
-#define MON_FIXED_EVENT_MAX_BYTES (MON_HDR_MAX_BYTES + 3 * MON_UINT_MAX_BYTES)
+#define MON_FIXED_EVENT_MAX_BYTES (MON_HDR_MAX_BYTES + 4 * MON_UINT_MAX_BYTES)
 
 /* Packets larger than this are taken as corruption by the reader. */
 #define MON_PACKET_MAX_BYTES ((size_t)64 << 20)
@@ -160,6 +161,11 @@ static inline size_t mon_utf8_char_len(const uint8_t *s, size_t n)
 
 /* The file name of worker N's log: "worker-N". */
 #define MON_WORKER_FILE_PREFIX "worker-"
+
+/* A multi-rank trace: DIR/run.json of this format names the ranks, and
+ * rank R's trace is the subdirectory "rank-R" (docs/LOGFORMAT.md 8). */
+#define MON_RANKS_FORMAT "snet-lpel-ctf-ranks"
+#define MON_RANK_DIR_PREFIX "rank-"
 
 /* Event ids, stable: they are part of the format. Payload fields in order;
  * uint = small integer without flags, uint/mode etc. = with that flag. */
@@ -182,19 +188,33 @@ typedef enum mon_event_id {
     MON_ID_STREAM_WAKE = 15,     /* uint waker, uint stream, uint woken */
     MON_ID_COMPONENT_BEGIN = 16, /* uint task */
     MON_ID_COMPONENT_END = 17,   /* uint task */
-    MON_ID_MESSAGE_READ = 18,    /* uint task, uint node, uint seq (msg = node << 48 | seq) */
+    MON_ID_MESSAGE_READ = 18,    /* uint task, uint node, uint seq (msg = node << 40 | seq) */
     MON_ID_MESSAGE_WRITTEN = 19, /* uint task, uint node, uint seq */
     MON_ID_TASK_LOAD = 20,       /* uint task, uint dispatches, uint exec_ns */
     MON_ID_WORKER_LOAD = 21,     /* uint waits, uint wait_ns, uint busy_ns */
     MON_ID_RUN_START = 22,       /* uint run: the log's next events belong to runtime instance
                                     `run` (from 1), whatever the flags */
-    MON_ID_COUNT = 23
+    /* Across MPI ranks (since format 3.1): */
+    MON_ID_MESSAGE_SENT = 23,     /* uint task, uint node, uint seq, uint rank (where it goes) */
+    MON_ID_MESSAGE_RECEIVED = 24, /* uint task, uint node, uint seq, uint rank (where it came
+                                     from) */
+    MON_ID_CHANNEL_OPEN = 25,     /* uint task, uint channel_rank, uint/end channel_index,
+                                     uint rank (the other end's); end: 1 bit, 0 receiving,
+                                     1 sending; channel = channel_rank << 32 | channel_index */
+    MON_ID_CHANNEL_BLOCK = 26,    /* uint task, uint channel_rank, uint/state channel_index
+                                     (state: 1 bit, 0 full, 1 empty) */
+    MON_ID_COUNT = 27
 } mon_event_id;
 
-/* Message ids in the trace: node and sequence number (mon.h's
- * mon_msg_id_make layout: node in the high 16 bits). */
-#define MON_MSG_NODE_LIMIT (UINT64_C(1) << 16)
-#define MON_MSG_SEQ_LIMIT (UINT64_C(1) << 48)
+/* Message ids in the trace: node and sequence number, mon_reader.h's
+ * layout (mon_msg_id_make_at): node = rank << 12 | worker in the high 24
+ * bits, sequence number in the low 40. */
+#define MON_MSG_NODE_SHIFT 40
+#define MON_MSG_NODE_LIMIT (UINT64_C(1) << 24)
+#define MON_MSG_SEQ_LIMIT (UINT64_C(1) << MON_MSG_NODE_SHIFT)
+/* Channel ids (docs/WIRE.md): creator rank << 32 | index, stored as the
+ * two parts, each below 2^32. */
+#define MON_CHANNEL_PART_LIMIT (UINT64_C(1) << 32)
 
 /* Little-endian stores and loads through memcpy: no alignment needed. */
 static inline uint8_t *mon_put_u8(uint8_t *p, uint8_t v)
@@ -268,7 +288,8 @@ static inline size_t mon_event_bytes(const uint8_t *p, size_t avail)
         [MON_ID_STREAM_WRITE] = 2,    [MON_ID_STREAM_BLOCK] = 2,     [MON_ID_STREAM_WAKE] = 3,
         [MON_ID_COMPONENT_BEGIN] = 1, [MON_ID_COMPONENT_END] = 1,    [MON_ID_MESSAGE_READ] = 3,
         [MON_ID_MESSAGE_WRITTEN] = 3, [MON_ID_TASK_LOAD] = 3,        [MON_ID_WORKER_LOAD] = 3,
-        [MON_ID_RUN_START] = 1,
+        [MON_ID_RUN_START] = 1,       [MON_ID_MESSAGE_SENT] = 4,     [MON_ID_MESSAGE_RECEIVED] = 4,
+        [MON_ID_CHANNEL_OPEN] = 4,    [MON_ID_CHANNEL_BLOCK] = 3,
     };
     if (avail == 0)
         return 0;
@@ -280,6 +301,8 @@ static inline size_t mon_event_bytes(const uint8_t *p, size_t avail)
         unsigned k = id == MON_ID_TASK_BLOCK ? 2
                      : i == 1 && (id == MON_ID_STREAM_OPEN || id == MON_ID_STREAM_CLOSE ||
                                   id == MON_ID_STREAM_BLOCK)
+                         ? 1
+                     : i == 2 && (id == MON_ID_CHANNEL_OPEN || id == MON_ID_CHANNEL_BLOCK)
                          ? 1
                          : 0;
         if (n >= avail)

@@ -59,6 +59,7 @@ struct mon_worker {
     unsigned flags;
     bool tsc;       /* the trace clock is the TSC (copied from the mon) */
     uint64_t freq;  /* its ticks per second */
+    const mon_skew *skew; /* the clock-skew test hook, NULL when off */
     uint64_t reading; /* the last clock reading taken for an event */
     bool in_block;    /* stream_block(s) recorded, their task_block to come */
     mon_task_rec *current; /* the task running on this worker (for TMO) */
@@ -105,7 +106,18 @@ struct mon {
     bool flusher_stop;             /* under flush_lock */
     pthread_mutex_t flush_lock;
     pthread_cond_t flush_cond;
+    /* A rank of a multi-rank trace: DIR (dir is DIR/rank-R) and the offset
+     * samples so far (under lock). */
+    char top_dir[4096];
+    mon_sync_entry *sync;
+    unsigned nsync, cap_sync;
+    bool skewed;
+    mon_skew skew;
 };
+
+/* The monitor open in this process, for the calls that come without a task
+ * (mon_sync_*): the transport's clock measurements. */
+static _Atomic(mon *) mon_current;
 
 /* ---------------------------------------------------------------------------
  * Helpers
@@ -114,11 +126,19 @@ struct mon {
 /* The trace clock now, in its ticks: the raw TSC where it is the trace
  * clock (the metadata declares its frequency, so nothing is converted
  * here), else CLOCK_MONOTONIC ns. */
-static inline uint64_t now_ticks(const mon_worker *mw)
+static inline uint64_t raw_ticks(bool tsc)
 {
-    if (mw->tsc)
+    if (tsc)
         return mon_tsc_read();
     return mon_clock_ns(CLOCK_MONOTONIC);
+}
+
+static inline uint64_t now_ticks(const mon_worker *mw)
+{
+    uint64_t t = raw_ticks(mw->tsc);
+    if (__builtin_expect(mw->skew != NULL, 0))
+        return mon_skew_apply(mw->skew, t);
+    return t;
 }
 
 /* The time stamped on an event that takes its own clock reading: 0
@@ -285,6 +305,7 @@ static void *hook_worker_start(void *ctx, unsigned worker_id, unsigned num_worke
     mw->flags = m->opt.flags;
     mw->tsc = m->info.clock.tsc;
     mw->freq = m->info.clock.freq;
+    mw->skew = m->skewed ? &m->skew : NULL;
     mw->w = mon_writer_open(m->ctf_dir, worker_id, m->opt.packet_bytes, err, sizeof err);
     if (!mw->w) {
         /* Keep going: every event of this worker is then counted as lost. */
@@ -576,6 +597,92 @@ void mon_message_written(lpel_task *t, uint64_t msg_id)
 }
 
 /* ---------------------------------------------------------------------------
+ * Across MPI ranks: message ends, channels, clock samples
+ * ------------------------------------------------------------------------- */
+
+void mon_message_sent(lpel_task *t, uint64_t msg, unsigned rank)
+{
+    mon_task_rec *r = message_rec(t);
+    if (r)
+        mon_emit_transfer(r->mw->w, MON_ID_MESSAGE_SENT, event_time(r->mw), r->id, msg, rank);
+}
+
+void mon_message_received(lpel_task *t, uint64_t msg, unsigned rank)
+{
+    mon_task_rec *r = message_rec(t);
+    if (r)
+        mon_emit_transfer(r->mw->w, MON_ID_MESSAGE_RECEIVED, event_time(r->mw), r->id, msg,
+                          rank);
+}
+
+/* The record of the running task if its stream events are monitored. */
+static inline mon_task_rec *channel_rec(const lpel_task *t)
+{
+    mon_worker *mw = this_thread_worker;
+    mon_task_rec *r = mw && t ? mw->current : NULL;
+    if (!r || !r->selected || !(mw->flags & MON_FLAG_STREAM))
+        return NULL;
+    return r;
+}
+
+void mon_channel_open(lpel_task *t, uint64_t channel, unsigned rank, bool sends)
+{
+    mon_task_rec *r = channel_rec(t);
+    if (r)
+        mon_emit_channel_open(r->mw->w, event_time(r->mw), r->id, channel, rank, sends);
+}
+
+void mon_channel_block(lpel_task *t, uint64_t channel, bool empty)
+{
+    mon_task_rec *r = channel_rec(t);
+    if (r)
+        mon_emit_channel_block(r->mw->w, event_time(r->mw), r->id, channel, empty);
+}
+
+bool mon_sync_now(uint64_t *ticks)
+{
+    mon *m = atomic_load(&mon_current);
+    if (!m || !(m->opt.flags & MON_FLAG_TIMESTAMPS))
+        return false;
+    uint64_t t = raw_ticks(m->info.clock.tsc);
+    *ticks = m->skewed ? mon_skew_apply(&m->skew, t) : t;
+    return true;
+}
+
+void mon_sync_record(const char *phase, const mon_sync_sample *s, size_t n)
+{
+    mon *m = atomic_load(&mon_current);
+    if (!m || n == 0)
+        return;
+    bool end = phase && !strcmp(phase, "end");
+    pthread_mutex_lock(&m->lock);
+    if (m->nsync + n > m->cap_sync) {
+        unsigned cap = m->cap_sync ? m->cap_sync : 64;
+        while (cap < m->nsync + n)
+            cap *= 2;
+        mon_sync_entry *grown = realloc(m->sync, cap * sizeof *grown);
+        if (!grown) {
+            pthread_mutex_unlock(&m->lock);
+            fprintf(stderr, "mon: warning: out of memory: %zu clock samples not recorded\n", n);
+            return;
+        }
+        m->sync = grown;
+        m->cap_sync = cap;
+    }
+    for (size_t i = 0; i < n; i++)
+        m->sync[m->nsync++] =
+            (mon_sync_entry){end, s[i].local_send, s[i].reference, s[i].local_receive};
+    m->info.sync = m->sync;
+    m->info.nsync = m->nsync;
+    /* Now, not only at the end: a rank killed during the run keeps the
+     * samples taken before it. */
+    char err[512];
+    if (!m->info.complete && mon_run_json_write(m->dir, &m->info, err, sizeof err) != 0)
+        fprintf(stderr, "mon: warning: %s (clock samples not written yet)\n", err);
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* ---------------------------------------------------------------------------
  * Opening and closing
  * ------------------------------------------------------------------------- */
 
@@ -683,6 +790,7 @@ static void mon_free(mon *m)
     free(m->argv);
     pcre2_code_free(m->regex);
     free(m->regex_src);
+    free(m->sync);
     pthread_mutex_destroy(&m->lock);
     pthread_mutex_destroy(&m->flush_lock);
     pthread_cond_destroy(&m->flush_cond);
@@ -766,14 +874,42 @@ static int copy_options(mon *m, const mon_options *opt, int argc, char *const *a
                         size_t errlen)
 {
     m->opt = *opt;
-    snprintf(m->dir, sizeof m->dir, "%s", opt->dir ? opt->dir : MON_DEFAULT_DIR);
-    m->opt.dir = m->dir;
+    const char *dir = opt->dir ? opt->dir : MON_DEFAULT_DIR;
+    snprintf(m->top_dir, sizeof m->top_dir, "%s", dir);
+    int n = opt->ranks > 0 ? snprintf(m->dir, sizeof m->dir, "%s/%s%d", dir, MON_RANK_DIR_PREFIX,
+                                      opt->rank)
+                           : snprintf(m->dir, sizeof m->dir, "%s", dir);
+    if (n < 0 || (size_t)n >= sizeof m->dir || strlen(dir) >= sizeof m->top_dir) {
+        snprintf(err, errlen, "mon: trace directory name too long: %s", dir);
+        return -1;
+    }
+    m->opt.dir = m->top_dir; /* what the recorded command line says */
     m->opt.task_regex = opt->task_regex ? (m->regex_src = strdup(opt->task_regex)) : NULL;
     if (copy_args(m, opt, argc, argv) != 0 || (opt->task_regex && !m->regex_src)) {
         snprintf(err, errlen, "mon: out of memory");
         return -1;
     }
     return compile_regex(m, err, errlen);
+}
+
+/* The clock-skew test hook, when MON_CLOCK_SKEW names this process's rank. */
+static int start_skew(mon *m, char *err, size_t errlen)
+{
+    const mon_clock *c = &m->info.clock;
+    int rc = mon_skew_parse(getenv(MON_CLOCK_SKEW_ENV), m->info.rank, c, raw_ticks(c->tsc),
+                            &m->skew, err, errlen);
+    if (rc < 0)
+        return -1;
+    m->skewed = rc > 0;
+    if (m->skewed) {
+        m->info.skew_on = true;
+        m->info.skew_offset_ns = (long long)((double)m->skew.offset_ticks * 1e9 / (double)c->freq);
+        m->info.skew_ppm = m->skew.drift * 1e6;
+        fprintf(stderr, "mon: warning: %s: rank %d records its times %lld ns off, drifting "
+                        "%.3f ppm (a test hook)\n",
+                MON_CLOCK_SKEW_ENV, m->info.rank, m->info.skew_offset_ns, m->info.skew_ppm);
+    }
+    return 0;
 }
 
 /* The trace directory with its metadata and first run.json. */
@@ -787,7 +923,17 @@ static int start_trace(mon *m, char *err, size_t errlen)
     info->flags = m->opt.flags;
     info->task_regex = m->regex_src;
     info->host = m->host;
+    info->rank = m->opt.ranks > 0 ? m->opt.rank : 0;
+    info->ranks = m->opt.ranks;
     mon_clock_init(&info->clock, getenv(MON_CLOCK_ENV));
+    if (start_skew(m, err, errlen) != 0)
+        return -1;
+    /* Rank 0 marks DIR as a trace of several ranks before any rank's own
+     * trace appears in it. */
+    if (info->ranks > 0 && info->rank == 0 &&
+        (mon_mkdirs(m->top_dir, err, errlen) != 0 ||
+         mon_ranks_json_write(m->top_dir, info, err, errlen) != 0))
+        return -1;
     return mon_trace_dir_create(m->dir, info, m->ctf_dir, sizeof m->ctf_dir, err, errlen);
 }
 
@@ -821,6 +967,8 @@ int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv, lpe
     if (hooks)
         *hooks = m->hooks;
     *out = m;
+    mon *none = NULL;
+    atomic_compare_exchange_strong(&mon_current, &none, m);
     return 0;
 }
 
@@ -898,6 +1046,8 @@ int mon_close(mon *m)
 {
     if (!m)
         return 0;
+    mon *self = m;
+    atomic_compare_exchange_strong(&mon_current, &self, NULL);
     flusher_stop(m);
     if (m->crash_registered)
         mon_crash_unregister(&m->crash);
@@ -946,7 +1096,9 @@ int mon_close(mon *m)
     m->info.discarded_workers = per_worker ? nlost : 0;
     m->info.logs = logs;
     m->info.nlogs = nlogs;
-    m->info.complete = true;
+    pthread_mutex_lock(&m->lock);
+    m->info.complete = true; /* no more run.json rewrites by mon_sync_record */
+    pthread_mutex_unlock(&m->lock);
     if (mon_run_json_write(m->dir, &m->info, err, sizeof err) != 0) {
         fprintf(stderr, "mon: warning: %s\n", err);
         rc = -1;

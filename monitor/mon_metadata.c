@@ -52,6 +52,14 @@ static const char *const event_fields[MON_ID_COUNT][2] = {
     [MON_ID_WORKER_LOAD] = {"worker_load",
                             "struct uint waits; struct uint wait_ns; struct uint busy_ns;"},
     [MON_ID_RUN_START] = {"run_start", "struct uint run;"},
+    [MON_ID_MESSAGE_SENT] = {"message_sent", "struct uint task; struct uint msg_node; "
+                                             "struct uint msg_seq; struct uint rank;"},
+    [MON_ID_MESSAGE_RECEIVED] = {"message_received", "struct uint task; struct uint msg_node; "
+                                                     "struct uint msg_seq; struct uint rank;"},
+    [MON_ID_CHANNEL_OPEN] = {"channel_open", "struct uint task; struct uint channel_rank; "
+                                             "struct uint_end channel_index; struct uint rank;"},
+    [MON_ID_CHANNEL_BLOCK] = {"channel_block", "struct uint task; struct uint channel_rank; "
+                                               "struct uint_state channel_index;"},
 };
 
 /* The small integers: LEN picks the variant (1, 2, 4 or 8 bytes in all,
@@ -92,6 +100,8 @@ static const char tsdl_head[] =
     "\tenum : uint1_t { read = 0, write = 1 } mode;\n" TSDL_UINT(5, 13, 29, 61) "};\n"
     "struct uint_state {\n"
     "\tenum : uint1_t { full = 0, empty = 1 } state;\n" TSDL_UINT(5, 13, 29, 61) "};\n"
+    "struct uint_end {\n"
+    "\tenum : uint1_t { receiving = 0, sending = 1 } end;\n" TSDL_UINT(5, 13, 29, 61) "};\n"
     "struct uint_cause {\n"
     "\tenum : uint2_t { input = 0, output = 1, any = 2 } cause;\n" TSDL_UINT(4, 12, 28, 60)
     "};\n"
@@ -240,6 +250,27 @@ int mon_metadata_write(const char *dir, const mon_run_info *info, char *err, siz
     return close_and_rename(f, tmp, dir, "metadata", err, errlen);
 }
 
+/* The rank of a process of a multi-rank trace and its clock samples, one
+ * per line (the reader takes them line by line, like "logs"). */
+static void write_rank_part(FILE *f, const mon_run_info *info)
+{
+    fprintf(f, "  \"rank\": %d,\n  \"ranks\": %d,\n", info->rank, info->ranks);
+    if (info->skew_on)
+        fprintf(f, "  \"clock_skew_test_hook\": {\"offset_ns\": %lld, \"drift_ppm\": %.6f},\n",
+                info->skew_offset_ns, info->skew_ppm);
+    fputs("  \"clock_sync\": {\"reference_rank\": 0, \"samples\": [\n", f);
+    for (unsigned i = 0; i < info->nsync; i++) {
+        const mon_sync_entry *e = &info->sync[i];
+        fprintf(f,
+                "    {\"phase\": \"%s\", \"local_send\": %llu, \"reference\": %llu, "
+                "\"local_receive\": %llu}%s\n",
+                e->end ? "end" : "start", (unsigned long long)e->local_send,
+                (unsigned long long)e->reference, (unsigned long long)e->local_receive,
+                i + 1 < info->nsync ? "," : "");
+    }
+    fputs("  ]},\n", f);
+}
+
 static void write_run_json(FILE *f, const mon_run_info *info)
 {
     char letters[16];
@@ -300,6 +331,8 @@ static void write_run_json(FILE *f, const mon_run_info *info)
                     (unsigned long long)info->logs[i].bytes, i + 1 < info->nlogs ? "," : "");
         fputs("  ],\n", f);
     }
+    if (info->ranks > 0)
+        write_rank_part(f, info);
     fprintf(f, "  \"complete\": %s\n}\n", info->complete ? "true" : "false");
 }
 
@@ -344,6 +377,25 @@ int mon_run_json_write(const char *dir, const mon_run_info *info, char *err, siz
         rewrite_in_place(dir, info) == 0)
         return 0;
     return -1;
+}
+
+int mon_ranks_json_write(const char *dir, const mon_run_info *info, char *err, size_t errlen)
+{
+    char tmp[4096];
+    FILE *f = open_tmp(dir, "run.json", tmp, sizeof tmp, err, errlen);
+    if (!f)
+        return -1;
+    fprintf(f, "{\n  \"format\": \"%s\",\n  \"format_version\": \"%s\",\n", MON_RANKS_FORMAT,
+            MON_FORMAT_VERSION);
+    fputs("  \"command_line\": [", f);
+    for (int i = 0; i < info->argc; i++) {
+        if (i)
+            fputs(", ", f);
+        put_quoted(f, info->argv[i]);
+    }
+    fprintf(f, "],\n  \"ranks\": %d,\n  \"rank_dirs\": \"%sN\"\n}\n", info->ranks,
+            MON_RANK_DIR_PREFIX);
+    return close_and_rename(f, tmp, dir, "run.json", err, errlen);
 }
 
 int mon_mkdirs(const char *dir, char *err, size_t errlen)

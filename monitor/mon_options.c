@@ -24,8 +24,17 @@ static const struct {
 
 mon_options mon_options_default(void)
 {
-    mon_options o = {0, NULL, NULL, 0, MON_DEFAULT_FLUSH_MS};
+    mon_options o = {0, NULL, NULL, 0, MON_DEFAULT_FLUSH_MS, 0, 0};
     return o;
+}
+
+int mon_options_set_rank(mon_options *o, int rank, int ranks)
+{
+    if (ranks < 1 || rank < 0 || rank >= ranks)
+        return -1;
+    o->rank = rank;
+    o->ranks = ranks;
+    return 0;
 }
 
 static unsigned letter_bit(char c)

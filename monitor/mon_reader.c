@@ -1,5 +1,5 @@
 /*
- * mon_reader.c - reads a trace directory (format 3.0, docs/LOGFORMAT.md):
+ * mon_reader.c - reads a trace directory (format 3.1, docs/LOGFORMAT.md):
  * one decoder per worker log, and a binary heap that merges them by time.
  *
  * Why a packet at a time: traces of long runs are far larger than memory
@@ -17,7 +17,10 @@
  */
 #include "mon_reader.h"
 
+#include "mon_ends_internal.h"
+
 #include "mon_format_internal.h"
+#include "mon_ranks_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,6 +35,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The trace stores a message id as the node (rank and worker) and the
+ * sequence number of mon_reader.h's layout. */
+_Static_assert(MON_MSG_NODE_SHIFT == MON_MSG_SEQ_BITS &&
+                   MON_MSG_NODE_LIMIT == UINT64_C(1) << (MON_MSG_NODE_BITS + MON_MSG_RANK_BITS),
+               "the trace's msg_node/msg_seq split is mon_msg_id_make_at's");
 
 /* run.json lists at most this many logs that the reader checks against. */
 #define MON_RUN_JSON_MAX_LOGS 4096
@@ -90,17 +99,9 @@ typedef struct log_reader {
     char note[4200];       /* the status line while in progress */
 } log_reader;
 
-/* The tasks bound to a stream's ends, learnt from stream_open events; gives
- * stream_block its peer (the writer never records it: see mon_hooks.c). */
-typedef struct stream_ends {
-    uint64_t stream; /* 0: empty slot */
-    uint32_t run;    /* stream ids restart with each run */
-    uint64_t reader, writer;
-} stream_ends;
-
 struct mon_trace {
-    stream_ends *ends; /* open addressing, power-of-two size */
-    size_t ends_cap, ends_used;
+    mon_ranks *ranks;  /* a multi-rank trace: everything is there (mon_ranks.c) */
+    mon_ends_table ends; /* the tasks at each stream's ends */
     log_reader **logs; /* sorted by worker */
     unsigned nlogs;
     log_reader **heap; /* logs with a current event, min by (time, worker) */
@@ -139,7 +140,8 @@ static const char *const kind_names[MON_EV_KIND_COUNT] = {
     "task_destroy",  "worker_start",   "worker_wait",     "worker_resume", "worker_end",
     "stream_open",   "stream_close",   "stream_read",     "stream_write",  "stream_block",
     "stream_wake",   "component_begin", "component_end",  "message_read",  "message_written",
-    "task_load",     "worker_load",    "run_start",
+    "task_load",     "worker_load",    "run_start",       "message_sent",  "message_received",
+    "channel_open",  "channel_block",
 };
 
 const char *mon_event_kind_name(mon_event_kind k)
@@ -580,6 +582,46 @@ static long decode_name(log_reader *r, const uint8_t *p, uint64_t at, int *rc, c
     return (long)n + 1;
 }
 
+/* A message id stored as node and sequence number (msg_node, msg_seq) at
+ * *pp into *id: false with *rc set when a part is out of its range. */
+static inline __attribute__((always_inline)) bool decode_msg(log_reader *r, const uint8_t **pp,
+                                                             uint64_t *id, int *rc, char *msg,
+                                                             size_t len)
+{
+    unsigned f;
+    const uint8_t *at = *pp;
+    uint64_t node = mon_get_uint(pp, 0, &f);
+    if (node >= MON_MSG_NODE_LIMIT) {
+        *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "message node", node, msg, len);
+        return false;
+    }
+    at = *pp;
+    uint64_t seq = mon_get_uint(pp, 0, &f);
+    if (seq >= MON_MSG_SEQ_LIMIT) {
+        *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "message sequence number", seq, msg,
+                        len);
+        return false;
+    }
+    *id = node << MON_MSG_NODE_SHIFT | seq;
+    return true;
+}
+
+/* A rank number (message_sent/received, channel_open) at *pp into *rank:
+ * false with *rc set when it is not one (>= 2^32). */
+static inline bool decode_rank(log_reader *r, const uint8_t **pp, uint32_t *rank, int *rc, char *msg,
+                        size_t len)
+{
+    unsigned f;
+    const uint8_t *at = *pp;
+    uint64_t v = mon_get_uint(pp, 0, &f);
+    if (v > UINT32_MAX) {
+        *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "rank", v, msg, len);
+        return false;
+    }
+    *rank = (uint32_t)v;
+    return true;
+}
+
 /* The payload of an event of kind id at p into e; returns the byte after
  * it (bounds are checked by the caller, READ_SLACK covers the loads), or
  * NULL with *rc set when a value is out of range. One switch, no calls:
@@ -629,29 +671,50 @@ static inline const uint8_t *decode_payload(log_reader *r, unsigned id, const ui
         e->peer = mon_get_uint(&p, 0, &f);
         break;
     case MON_ID_MESSAGE_READ:
-    case MON_ID_MESSAGE_WRITTEN: {
+    case MON_ID_MESSAGE_WRITTEN:
         e->task = mon_get_uint(&p, 0, &f);
-        field = p;
-        uint64_t node = mon_get_uint(&p, 0, &f);
-        if (node >= MON_MSG_NODE_LIMIT) {
-            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "message node", node, msg, len);
+        if (!decode_msg(r, &p, &e->msg, rc, msg, len))
             return NULL;
-        }
-        field = p;
-        uint64_t seq = mon_get_uint(&p, 0, &f);
-        if (seq >= MON_MSG_SEQ_LIMIT) {
-            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "message sequence number", seq,
-                            msg, len);
-            return NULL;
-        }
-        e->msg = node << 48 | seq;
         break;
-    }
     case MON_ID_WORKER_START:
     case MON_ID_WORKER_WAIT:
     case MON_ID_WORKER_RESUME:
     case MON_ID_WORKER_END:
         break;
+    case MON_ID_MESSAGE_SENT:
+    case MON_ID_MESSAGE_RECEIVED:
+        e->task = mon_get_uint(&p, 0, &f);
+        if (!decode_msg(r, &p, &e->msg, rc, msg, len) ||
+            !decode_rank(r, &p, &e->peer_rank, rc, msg, len))
+            return NULL;
+        break;
+    case MON_ID_CHANNEL_OPEN:
+    case MON_ID_CHANNEL_BLOCK: {
+        e->task = mon_get_uint(&p, 0, &f);
+        const uint8_t *at = p;
+        uint64_t creator = mon_get_uint(&p, 0, &f);
+        if (creator >= MON_CHANNEL_PART_LIMIT) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "channel rank", creator, msg,
+                            len);
+            return NULL;
+        }
+        at = p;
+        uint64_t index = mon_get_uint(&p, 1, &f);
+        if (index >= MON_CHANNEL_PART_LIMIT) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(at - r->pkt), "channel index", index, msg,
+                            len);
+            return NULL;
+        }
+        e->channel = creator << 32 | index;
+        if (id == MON_ID_CHANNEL_BLOCK) {
+            e->empty = f;
+            break;
+        }
+        e->write_end = f;
+        if (!decode_rank(r, &p, &e->peer_rank, rc, msg, len))
+            return NULL;
+        break;
+    }
     case MON_ID_TASK_LOAD:
         e->task = mon_get_uint(&p, 0, &f);
         field = p;
@@ -747,6 +810,7 @@ static inline int decode_event(log_reader *r, mon_event *e, char *msg, size_t le
         return past_end(r, after, msg, len);
     e->kind = (mon_event_kind)id;
     e->worker = r->worker;
+    e->rank_worker = r->worker;
     e->run = r->run;
     e->offset = at;
     r->pos = after;
@@ -794,7 +858,7 @@ static inline uint64_t clock_ns(log_reader *r)
  * it or reports what is wrong. The stream state lives in locals here:
  * this is the loop that decides the reader's speed. Returns the number of
  * events decoded. */
-_Static_assert(sizeof(mon_event) == 120 && offsetof(mon_event, offset) == 112,
+_Static_assert(sizeof(mon_event) == 144 && offsetof(mon_event, rank_worker) == 140,
                "decode_run sets every field of mon_event: add new fields there");
 
 /* Small integers for decode_run: the length code of the one starting at
@@ -893,7 +957,7 @@ static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t
             task = uint_next(w, p, &o, 0, &f);
             uint64_t node = uint_next(w, p, &o, 0, &f);
             uint64_t seq = uint_next(w, p, &o, 0, &f);
-            msg = node << 48 | seq;
+            msg = node << MON_MSG_NODE_SHIFT | seq;
             odd = node >= MON_MSG_NODE_LIMIT || seq >= MON_MSG_SEQ_LIMIT;
             break;
         }
@@ -927,6 +991,11 @@ static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t
         e->exec_ns = e->wait_ns = e->busy_ns = 0;
         e->name = NULL;
         e->offset = pkt_off + pos;
+        e->channel = 0;
+        e->peer_rank = 0;
+        e->ranked = false;
+        e->rank = 0;
+        e->rank_worker = worker;
         clock = ts;
         pos = after;
         n++;
@@ -1019,40 +1088,44 @@ static void heap_build(mon_trace *t)
         heap_sift_down(t, i);
 }
 
-static size_t ends_hash(uint32_t run, uint64_t stream, size_t cap)
+static size_t ends_slot(uint32_t run, uint64_t id, size_t cap)
 {
-    return (size_t)((stream ^ (uint64_t)run << 32) * 0x9E3779B97F4A7C15ull >> 16) & (cap - 1);
+    return (size_t)((id ^ (uint64_t)run << 40) * 0x9E3779B97F4A7C15ull >> 16) & (cap - 1);
 }
 
-/* The slot of stream s of run (created if missing); NULL when out of memory. */
-static stream_ends *ends_of(mon_trace *t, uint32_t run, uint64_t s)
+mon_ends *mon_ends_of(mon_ends_table *t, uint32_t run, uint64_t id)
 {
-    if (t->ends_used * 2 >= t->ends_cap) {
-        size_t ncap = t->ends_cap ? t->ends_cap * 2 : 64;
-        stream_ends *n = calloc(ncap, sizeof *n);
+    if (t->used * 2 >= t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 64;
+        mon_ends *n = calloc(ncap, sizeof *n);
         if (!n)
             return NULL;
-        for (size_t i = 0; i < t->ends_cap; i++) {
-            if (!t->ends[i].stream)
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->slots[i].used)
                 continue;
-            size_t j = ends_hash(t->ends[i].run, t->ends[i].stream, ncap);
-            while (n[j].stream)
+            size_t j = ends_slot(t->slots[i].run, t->slots[i].id, ncap);
+            while (n[j].used)
                 j = (j + 1) & (ncap - 1);
-            n[j] = t->ends[i];
+            n[j] = t->slots[i];
         }
-        free(t->ends);
-        t->ends = n;
-        t->ends_cap = ncap;
+        free(t->slots);
+        t->slots = n;
+        t->cap = ncap;
     }
-    size_t j = ends_hash(run, s, t->ends_cap);
-    while (t->ends[j].stream && (t->ends[j].stream != s || t->ends[j].run != run))
-        j = (j + 1) & (t->ends_cap - 1);
-    if (!t->ends[j].stream) {
-        t->ends[j].stream = s;
-        t->ends[j].run = run;
-        t->ends_used++;
+    size_t j = ends_slot(run, id, t->cap);
+    while (t->slots[j].used && (t->slots[j].id != id || t->slots[j].run != run))
+        j = (j + 1) & (t->cap - 1);
+    if (!t->slots[j].used) {
+        t->slots[j] = (mon_ends){.id = id, .run = run, .used = true};
+        t->used++;
     }
-    return &t->ends[j];
+    return &t->slots[j];
+}
+
+void mon_ends_table_free(mon_ends_table *t)
+{
+    free(t->slots);
+    *t = (mon_ends_table){0};
 }
 
 /* Learn stream ends from stream_open; fill in stream_block's peer. */
@@ -1060,7 +1133,7 @@ static void track_stream_ends(mon_trace *t, mon_event *ev)
 {
     if (ev->stream == 0 || (ev->kind != MON_EV_STREAM_OPEN && ev->kind != MON_EV_STREAM_BLOCK))
         return;
-    stream_ends *e = ends_of(t, ev->run, ev->stream);
+    mon_ends *e = mon_ends_of(&t->ends, ev->run, ev->stream);
     if (!e)
         return;
     if (ev->kind == MON_EV_STREAM_OPEN) {
@@ -1231,6 +1304,8 @@ static void fill_batch(mon_trace *t, log_reader *r)
 /* Deliver the heap's top log's look-ahead event and decode what follows. */
 static __attribute__((noinline)) int next_from_heap(mon_trace *t, mon_event *ev)
 {
+    if (t->ranks)
+        return mon_ranks_next(t->ranks, ev);
     if (t->failed)
         return MON_TRACE_ERROR;
     if (t->error_pending) {
@@ -1797,6 +1872,15 @@ int mon_trace_open_with(mon_trace **out, const char *trace_dir, const mon_trace_
     t->flush_ms = MON_FOLLOW_DEFAULT_FLUSH_MS;
     snprintf(t->trace_dir, sizeof t->trace_dir, "%s", trace_dir);
     snprintf(t->ctf_dir, sizeof t->ctf_dir, "%s", dir);
+    unsigned ranks = mon_ranks_detect(trace_dir);
+    if (ranks) {
+        if (mon_ranks_open(&t->ranks, trace_dir, ranks, opt, err, errlen) != 0) {
+            mon_trace_close(t);
+            return -1;
+        }
+        *out = t;
+        return 0;
+    }
     if (read_metadata(t, dir, err, errlen) != 0 || find_logs(t, trace_dir, dir, err, errlen) != 0 ||
         (start_follow(t, opt && opt->follow), prime(t, err, errlen)) != 0) {
         mon_trace_close(t);
@@ -1813,6 +1897,10 @@ int mon_trace_open(mon_trace **out, const char *trace_dir, char *err, size_t err
 
 void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out)
 {
+    if (t->ranks) {
+        mon_ranks_log_status(t->ranks, i, out);
+        return;
+    }
     memset(out, 0, sizeof *out);
     if (i >= t->nlogs)
         return;
@@ -1856,20 +1944,70 @@ void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out)
                           : written - out->bytes_read;
 }
 
-const char *mon_trace_error(const mon_trace *t) { return t->msg; }
-unsigned mon_trace_num_workers(const mon_trace *t) { return t->nlogs; }
+const char *mon_trace_error(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_error(t->ranks) : t->msg;
+}
+unsigned mon_trace_num_workers(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_num_workers(t->ranks) : t->nlogs;
+}
 unsigned mon_trace_worker_id(const mon_trace *t, unsigned i)
 {
+    if (t->ranks)
+        return mon_ranks_worker_id(t->ranks, i);
     return i < t->nlogs ? t->logs[i]->worker : 0;
 }
-uint64_t mon_trace_clock_offset_ns(const mon_trace *t) { return t->clock_offset; }
-uint64_t mon_trace_clock_freq(const mon_trace *t) { return t->clock_freq; }
-bool mon_trace_live(const mon_trace *t) { return t->live; }
-unsigned mon_trace_flush_ms(const mon_trace *t) { return t->flush_ms; }
-uint64_t mon_trace_now_ns(const mon_trace *t) { return trace_now_ns(t); }
+uint64_t mon_trace_clock_offset_ns(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_clock_offset_ns(t->ranks) : t->clock_offset;
+}
+uint64_t mon_trace_clock_freq(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_clock_freq(t->ranks) : t->clock_freq;
+}
+
+unsigned mon_trace_num_ranks(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_num_ranks(t->ranks) : 1;
+}
+
+void mon_trace_worker_place(const mon_trace *t, unsigned i, unsigned *rank,
+                            unsigned *rank_worker)
+{
+    if (t->ranks) {
+        mon_ranks_worker_place(t->ranks, i, rank, rank_worker);
+        return;
+    }
+    *rank = 0;
+    *rank_worker = mon_trace_worker_id(t, i);
+}
+
+const char *mon_trace_worker_label(const mon_trace *t, unsigned worker, char *buf, size_t len)
+{
+    unsigned rank, local;
+    if (t && t->ranks && mon_ranks_worker_of(t->ranks, worker, &rank, &local))
+        snprintf(buf, len, "r%u.w%u", rank, local);
+    else
+        snprintf(buf, len, "w%u", worker);
+    return buf;
+}
+
+const mon_clock_alignment *mon_trace_clock_alignment(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_clock_alignment(t->ranks) : NULL;
+}
+bool mon_trace_live(const mon_trace *t) { return !t->ranks && t->live; }
+unsigned mon_trace_flush_ms(const mon_trace *t) { return t->ranks ? 0 : t->flush_ms; }
+uint64_t mon_trace_now_ns(const mon_trace *t)
+{
+    return t->ranks ? mon_ranks_now_ns(t->ranks) : trace_now_ns(t);
+}
 
 uint64_t mon_trace_events_discarded(const mon_trace *t)
 {
+    if (t->ranks)
+        return mon_ranks_events_discarded(t->ranks);
     uint64_t n = 0;
     for (unsigned i = 0; i < t->nlogs; i++)
         n += t->logs[i]->discarded;
@@ -1880,11 +2018,12 @@ void mon_trace_close(mon_trace *t)
 {
     if (!t)
         return;
+    mon_ranks_close(t->ranks);
     for (unsigned i = 0; i < t->nlogs; i++)
         log_free(t->logs[i]);
     free(t->logs);
     free(t->heap);
-    free(t->ends);
+    mon_ends_table_free(&t->ends);
     free(t);
 }
 
@@ -1893,6 +2032,16 @@ void mon_trace_close(mon_trace *t)
  * ------------------------------------------------------------------------- */
 
 static const char *const cause_names[] = {"input", "output", "any"};
+
+const char *mon_msg_id_format(uint64_t id, char *buf, size_t len)
+{
+    unsigned rank = mon_msg_id_rank(id);
+    if (rank)
+        snprintf(buf, len, "%u:%u.%" PRIu64, rank, mon_msg_id_node(id), mon_msg_id_seq(id));
+    else
+        snprintf(buf, len, "%u.%" PRIu64, mon_msg_id_node(id), mon_msg_id_seq(id));
+    return buf;
+}
 
 /* The line of mon_event_format is built by hand, not with snprintf: `snetmon
  * dump` prints one per event, and two snprintf calls were most of its
@@ -1940,6 +2089,29 @@ static char *fmt_field(char *p, const char *key, size_t keylen, uint64_t v)
 }
 #define FMT_FIELD(p, key, v) fmt_field((p), (key), sizeof(key) - 1, (v))
 
+/* " msg=" and mon_msg_id_format's text: "worker.seq", "rank:worker.seq"
+ * for ranks above 0. */
+static char *fmt_msg(char *p, uint64_t msg)
+{
+    p = FMT_LIT(p, " msg=");
+    unsigned rank = mon_msg_id_rank(msg);
+    if (rank) {
+        p = fmt_u64(p, rank);
+        *p++ = ':';
+    }
+    p = fmt_u64(p, mon_msg_id_node(msg));
+    *p++ = '.';
+    return fmt_u64(p, mon_msg_id_seq(msg));
+}
+
+/* " channel=C.I": the creator rank and index of a channel id. */
+static char *fmt_channel(char *p, uint64_t channel)
+{
+    p = FMT_FIELD(p, " channel=", channel >> 32);
+    *p++ = '.';
+    return fmt_u64(p, channel & 0xffffffffu);
+}
+
 int mon_event_format(const mon_event *e, char *buf, size_t len)
 {
     /* The longest line: a task_map with a name of MON_NAME_MAX bytes (a
@@ -1947,10 +2119,15 @@ int mon_event_format(const mon_event *e, char *buf, size_t len)
     char line[MON_NAME_MAX + 160];
     char *p = line;
     const char *kind = mon_event_kind_name(e->kind);
-    /* "<time> w<worker> <kind>" */
+    /* "<time> w<worker> <kind>", or "<time> r<rank>.w<worker> <kind>" for
+     * an event of a multi-rank trace (its rank's own worker number) */
     p = fmt_u64(p, e->time);
-    p = FMT_LIT(p, " w");
-    p = fmt_u64(p, e->worker);
+    if (e->ranked) {
+        p = FMT_FIELD(p, " r", e->rank);
+        p = FMT_FIELD(p, ".w", e->rank_worker);
+    } else {
+        p = FMT_FIELD(p, " w", e->worker);
+    }
     *p++ = ' ';
     p = fmt_str(p, kind, strlen(kind));
     switch (e->kind) {
@@ -2000,11 +2177,28 @@ int mon_event_format(const mon_event *e, char *buf, size_t len)
         p = FMT_FIELD(p, " woken=", e->peer);
         break;
     case MON_EV_MESSAGE_READ:
-    case MON_EV_MESSAGE_WRITTEN: /* " task=%llu msg=%u.%llu": node.seq */
+    case MON_EV_MESSAGE_WRITTEN: /* " task=%llu msg=%s": mon_msg_id_format */
         p = FMT_FIELD(p, " task=", e->task);
-        p = FMT_FIELD(p, " msg=", e->msg >> 48);
-        *p++ = '.';
-        p = fmt_u64(p, e->msg & ((UINT64_C(1) << 48) - 1));
+        p = fmt_msg(p, e->msg);
+        break;
+    case MON_EV_MESSAGE_SENT:
+    case MON_EV_MESSAGE_RECEIVED: /* " task=%llu msg=%s to=%u" ("from=" for received) */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = fmt_msg(p, e->msg);
+        p = e->kind == MON_EV_MESSAGE_SENT ? FMT_FIELD(p, " to=", e->peer_rank)
+                                           : FMT_FIELD(p, " from=", e->peer_rank);
+        break;
+    case MON_EV_CHANNEL_OPEN: /* " task=%llu channel=C.I end=sending|receiving rank=%u" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = fmt_channel(p, e->channel);
+        p = e->write_end ? FMT_LIT(p, " end=sending") : FMT_LIT(p, " end=receiving");
+        p = FMT_FIELD(p, " rank=", e->peer_rank);
+        break;
+    case MON_EV_CHANNEL_BLOCK: /* " task=%llu channel=C.I peer=%llu state=%s" */
+        p = FMT_FIELD(p, " task=", e->task);
+        p = fmt_channel(p, e->channel);
+        p = FMT_FIELD(p, " peer=", e->peer);
+        p = e->empty ? FMT_LIT(p, " state=empty") : FMT_LIT(p, " state=full");
         break;
     case MON_EV_TASK_LOAD: /* " task=%llu dispatches=%u exec_ns=%llu" */
         p = FMT_FIELD(p, " task=", e->task);

@@ -24,6 +24,38 @@
 extern "C" {
 #endif
 
+/* A message id (MIG): the producing process (MPI rank, 0 for a run in one
+ * process) in the high 12 bits, the producing worker in the next 12, a
+ * sequence number of that worker in the low 40, so ids are unique across
+ * the ranks of a distributed run (docs/LOGFORMAT.md section 5). A trace
+ * stores it as two numbers, the high 24 bits (rank << 12 | worker) and the
+ * sequence number (section 4.4). */
+#define MON_MSG_SEQ_BITS 40
+#define MON_MSG_NODE_BITS 12
+#define MON_MSG_RANK_BITS 12
+#define MON_MSG_SEQ_MASK ((UINT64_C(1) << MON_MSG_SEQ_BITS) - 1)
+#define MON_MSG_NODE_MASK ((1u << MON_MSG_NODE_BITS) - 1)
+#define MON_MSG_RANK_MASK ((1u << MON_MSG_RANK_BITS) - 1)
+
+static inline uint64_t mon_msg_id_make_at(unsigned rank, unsigned node, uint64_t seq)
+{
+    return ((uint64_t)(rank & MON_MSG_RANK_MASK) << (MON_MSG_SEQ_BITS + MON_MSG_NODE_BITS)) |
+           ((uint64_t)(node & MON_MSG_NODE_MASK) << MON_MSG_SEQ_BITS) | (seq & MON_MSG_SEQ_MASK);
+}
+static inline uint64_t mon_msg_id_make(unsigned node, uint64_t seq)
+{
+    return mon_msg_id_make_at(0, node, seq);
+}
+static inline unsigned mon_msg_id_rank(uint64_t id)
+{
+    return (unsigned)(id >> (MON_MSG_SEQ_BITS + MON_MSG_NODE_BITS)) & MON_MSG_RANK_MASK;
+}
+static inline unsigned mon_msg_id_node(uint64_t id)
+{
+    return (unsigned)(id >> MON_MSG_SEQ_BITS) & MON_MSG_NODE_MASK;
+}
+static inline uint64_t mon_msg_id_seq(uint64_t id) { return id & MON_MSG_SEQ_MASK; }
+
 /* Event kinds; the values are the event ids of the format. */
 typedef enum mon_event_kind {
     MON_EV_TASK_MAP = 0,
@@ -49,7 +81,11 @@ typedef enum mon_event_kind {
     MON_EV_TASK_LOAD = 20,
     MON_EV_WORKER_LOAD = 21,
     MON_EV_RUN_START = 22,
-    MON_EV_KIND_COUNT = 23
+    MON_EV_MESSAGE_SENT = 23,
+    MON_EV_MESSAGE_RECEIVED = 24,
+    MON_EV_CHANNEL_OPEN = 25,
+    MON_EV_CHANNEL_BLOCK = 26,
+    MON_EV_KIND_COUNT = 27
 } mon_event_kind;
 
 /* Why a task blocked (task_block.cause). */
@@ -71,10 +107,28 @@ enum { MON_BLOCK_INPUT = 0, MON_BLOCK_OUTPUT = 1, MON_BLOCK_ANY = 2 };
  *   task_load          task, dispatches, exec_ns
  *   worker_load        waits, wait_ns, busy_ns
  *   run_start          (run only: the run the log's next events belong to)
+ *   message_sent       task, msg, peer_rank (where it goes)
+ *   message_received   task, msg, peer_rank (where it came from)
+ *   channel_open       task, channel, peer_rank, write_end (true: the sending end)
+ *   channel_block      task, channel, empty (true: waits for records, false:
+ *                      for room), peer: the task at the other end, on another
+ *                      rank (multi-rank traces only, from the channel_open
+ *                      events merged so far; 0 unknown)
  * Every event has `run`: the runtime instance it belongs to, numbered from
  * 1 in the order the program created them (from the log's last run_start;
  * 1 in traces without run_start events). Task, stream and message ids are
- * unique only within a run.
+ * unique only within a run (mon_run_key makes a key of a task or stream id
+ * and its run).
+ *
+ * A multi-rank trace (a directory of rank-R subdirectories, one per MPI
+ * process, docs/LOGFORMAT.md section 8) reads as one: `ranked` is set,
+ * `worker` numbers the (rank, worker) pairs from 0 in rank order (a column
+ * per pair), `rank` and `rank_worker` say which; task and stream ids of
+ * rank R > 0 carry R in bits 32-47 (on disk they are their rank's own
+ * numbers, counting from 1 in each run, below 2^32), so they are unique
+ * across ranks; `time` is on rank 0's
+ * trace clock, each rank's times corrected by the clock alignment
+ * (mon_trace_clock_alignment).
  */
 typedef struct mon_event {
     mon_event_kind kind;
@@ -98,7 +152,24 @@ typedef struct mon_event {
     uint64_t busy_ns;
     const char *name;  /* task_map only; valid until the next mon_trace_next */
     uint64_t offset;   /* byte offset of the event in its worker log */
+    uint64_t channel;  /* channel_*: creator rank << 32 | index, unique in the job */
+    uint32_t peer_rank; /* message_sent/received, channel_open */
+    bool ranked;       /* from a multi-rank trace: rank and rank_worker say where */
+    unsigned rank;     /* the MPI rank whose log it is in (0 in a trace of one process) */
+    unsigned rank_worker; /* the worker's number in its rank (= worker unless ranked) */
 } mon_event;
+
+/* A key unique in the trace for a task or stream id of run `run`: ids
+ * restart with each run; the run goes into the high 16 bits (ids of a
+ * multi-rank trace use bits 0-47). mon_run_key: the same for ev's run. */
+static inline uint64_t mon_run_id_key(uint32_t run, uint64_t id)
+{
+    return (uint64_t)(run & 0xffffu) << 48 | (id & ((UINT64_C(1) << 48) - 1));
+}
+static inline uint64_t mon_run_key(const mon_event *ev, uint64_t id)
+{
+    return mon_run_id_key(ev->run, id);
+}
 
 typedef struct mon_trace mon_trace;
 
@@ -225,6 +296,52 @@ unsigned mon_trace_flush_ms(const mon_trace *t);
  * less mon_trace_clock_offset_ns. Meaningful for a trace written on this
  * host since its last boot. */
 uint64_t mon_trace_now_ns(const mon_trace *t);
+
+/* ---- multi-rank traces (docs/LOGFORMAT.md section 8) ---- */
+
+/* The MPI ranks whose traces make the trace (1 for the trace of one
+ * process). */
+unsigned mon_trace_num_ranks(const mon_trace *t);
+/* Where log i is (0 <= i < mon_trace_num_workers): its rank and its worker
+ * number in that rank. */
+void mon_trace_worker_place(const mon_trace *t, unsigned i, unsigned *rank,
+                            unsigned *rank_worker);
+/* The label of worker number `worker` (mon_event.worker) for people: "r1.w0"
+ * in a multi-rank trace, "w3" otherwise. Returns buf. */
+const char *mon_trace_worker_label(const mon_trace *t, unsigned worker, char *buf, size_t len);
+
+/* How the ranks' clocks were aligned (docs/METRICS.md section 10): per rank
+ * the linear correction taken from the offset samples (rank 0's clock is
+ * the reference), and what the check of the cross-rank messages found. */
+typedef struct mon_rank_clock {
+    unsigned rank;
+    unsigned samples;        /* offset measurements in its run.json */
+    bool has_start, has_end; /* a usable measurement before / after the run */
+    double offset_ns;        /* rank 0's clock - this rank's, at the start sample */
+    double drift_ppm;        /* how much faster rank 0's clock ran (from start to end) */
+    double rtt_ns;           /* the round trip of the best start sample */
+    double shift_max_ns;     /* the largest fix-up added to this rank's times */
+} mon_rank_clock;
+
+typedef struct mon_clock_alignment {
+    unsigned ranks;
+    const mon_rank_clock *rank; /* [ranks] */
+    uint64_t messages;          /* cross-rank messages with both ends recorded */
+    uint64_t unmatched;         /* receives without their send in the trace */
+    uint64_t raw_violations;    /* received before sent on the uncorrected clocks */
+    uint64_t violations;        /* ... after the linear correction */
+    double worst_ns;            /* the largest such (send - receive), 0 if none */
+    uint64_t fixed;             /* receives moved (all violations, to send + latency) */
+    double latency_ns;          /* the minimal latency a receive is moved to */
+    uint64_t after;             /* violations left after the fix-up (0 unless the
+                                   trace is inconsistent: a cycle) */
+} mon_clock_alignment;
+
+/* NULL for the trace of one process. Valid until mon_trace_close. */
+const mon_clock_alignment *mon_trace_clock_alignment(const mon_trace *t);
+
+/* "W.S" (rank 0) or "R:W.S": a message id as dump prints it. Returns buf. */
+const char *mon_msg_id_format(uint64_t id, char *buf, size_t len);
 
 void mon_trace_close(mon_trace *t);
 

@@ -68,6 +68,12 @@ typedef struct mon_log_count {
     uint64_t bytes;  /* bytes written to the file */
 } mon_log_count;
 
+/* One offset measurement against rank 0 (mon_sync_record), in ticks. */
+typedef struct mon_sync_entry {
+    bool end; /* measured after the run, else before it */
+    uint64_t local_send, reference, local_receive;
+} mon_sync_entry;
+
 typedef struct mon_run_info {
     int argc;
     char *const *argv;
@@ -83,6 +89,16 @@ typedef struct mon_run_info {
     const mon_log_count *logs; /* per worker log, when complete */
     unsigned nlogs;
     bool complete; /* false in the run.json written at open */
+    /* Part of a multi-rank trace (ranks > 0): this process's rank, and its
+     * clock measured against rank 0's. */
+    int rank, ranks;
+    const mon_sync_entry *sync;
+    unsigned nsync;
+    /* The clock-skew test hook in effect (skew_on): written down so that a
+     * test can compare what the reader recovered with what was applied. */
+    bool skew_on;
+    long long skew_offset_ns;
+    double skew_ppm;
 } mon_run_info;
 
 /* Write DIR/metadata (TSDL). Returns 0 or -1 with err. */
@@ -90,6 +106,10 @@ int mon_metadata_write(const char *dir, const mon_run_info *info, char *err, siz
 
 /* Write DIR/run.json (replaced atomically). Returns 0 or -1 with err. */
 int mon_run_json_write(const char *dir, const mon_run_info *info, char *err, size_t errlen);
+
+/* Write DIR/run.json of a multi-rank trace: the marker saying that DIR
+ * holds one trace per rank (MON_RANKS_FORMAT), written by rank 0. */
+int mon_ranks_json_write(const char *dir, const mon_run_info *info, char *err, size_t errlen);
 
 /* Create dir (and missing parents). Returns 0 or -1 with err. */
 int mon_mkdirs(const char *dir, char *err, size_t errlen);

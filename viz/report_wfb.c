@@ -12,6 +12,7 @@
 #include "viz_internal.h"
 #include "viz_wfb.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,10 +185,14 @@ static void add_workers(report_ctx *x)
     table(x, "workers-table", cols, 7, true);
     for (size_t i = 0; i < wfb_worker_stats_count(x->g); i++) {
         const wfb_worker_stats *w = wfb_worker_stats_at(x->g, i);
-        char run[16], worker[16], waits[32];
+        char run[16], worker[48], waits[32];
         dur_cell a, b, c, d;
+        viz_report_cell who = count(worker, sizeof worker, w->worker);
+        if (w->ranked) /* a multi-rank trace: the column's label too */
+            snprintf(worker, sizeof worker, "%" PRIu32 " (r%" PRIu32 ".w%" PRIu32 ")", w->worker,
+                     w->rank, w->rank_worker);
         viz_report_cell cells[] = {count(run, sizeof run, w->run),
-                                   count(worker, sizeof worker, w->worker),
+                                   who,
                                    dur(&a, wfb_worker_span(w)),
                                    dur(&b, w->busy_s),
                                    dur(&c, w->wait_s),
@@ -199,13 +204,24 @@ static void add_workers(report_ctx *x)
 
 /* ------------------------------------------------------------- the path */
 
-/* "w3" -> 3; -1 when the location is not a worker. */
+/* The timeline column of a location: "w3" -> 3; in a multi-rank trace
+ * "r1.w0" -> the worker number of rank 1's worker 0 (the graph's worker
+ * rows say which); -1 when the location is not a worker. */
 static int location_worker(const wfb_graph *g, uint32_t v)
 {
     const char *loc = wfb_vertex_attr(g, v, WFB_ATTR_LOCATION);
-    unsigned w;
+    unsigned w, rank;
     char end;
-    return loc && sscanf(loc, "w%u%c", &w, &end) == 1 && w < VIZ_MAX_WORKERS ? (int)w : -1;
+    if (loc && sscanf(loc, "w%u%c", &w, &end) == 1)
+        return w < VIZ_MAX_WORKERS ? (int)w : -1;
+    if (!loc || sscanf(loc, "r%u.w%u%c", &rank, &w, &end) != 2)
+        return -1;
+    for (size_t i = 0; i < wfb_worker_stats_count(g); i++) {
+        const wfb_worker_stats *ws = wfb_worker_stats_at(g, i);
+        if (ws->ranked && ws->rank == rank && ws->rank_worker == w)
+            return ws->worker < VIZ_MAX_WORKERS ? (int)ws->worker : -1;
+    }
+    return -1;
 }
 
 /* The task that made vertex i of the path (the label of the edge into it). */
@@ -398,6 +414,46 @@ static void add_loss(report_ctx *x)
     }
 }
 
+/* A multi-rank trace: how its ranks' clocks were put on rank 0's
+ * (docs/METRICS.md, 10). */
+static void add_clocks(report_ctx *x)
+{
+    const wfb_clock_alignment *a = wfb_graph_clock_alignment(x->g);
+    if (!a)
+        return;
+    char text[600], title[64];
+    snprintf(title, sizeof title, "Clock alignment of %zu ranks", a->ranks);
+    snprintf(text, sizeof text,
+             "Each rank's events were put on rank 0's clock by its offset measurements, then "
+             "checked against the %" PRIu64 " messages between ranks: %" PRIu64
+             " received before sent on the recorded clocks, %" PRIu64
+             " after the linear correction (worst %.0f ns), %" PRIu64
+             " receives moved to their send plus %.0f ns, %" PRIu64
+             " left; %" PRIu64 " receives without their send (docs/METRICS.md, 10).",
+             a->messages, a->raw_violations, a->violations, a->worst_ns, a->fixed, a->latency_ns,
+             a->after, a->unmatched);
+    heading(x, "clocks", title, text);
+    static const viz_report_column cols[] = {{"rank", true},      {"samples", true},
+                                             {"offset (ns)", true}, {"drift (ppm)", true},
+                                             {"round trip (ns)", true}, {"largest shift (ns)", true}};
+    table(x, "clocks-table", cols, 6, false);
+    for (size_t i = 0; i < a->ranks; i++) {
+        const wfb_rank_clock *c = &a->rank[i];
+        char rank[16], samples[16], off[32], drift[32], rtt[32], shift[32];
+        snprintf(off, sizeof off, "%.0f", c->offset_ns);
+        snprintf(drift, sizeof drift, "%.3f", c->drift_ppm);
+        snprintf(rtt, sizeof rtt, "%.0f", c->rtt_ns);
+        snprintf(shift, sizeof shift, "%.0f", c->shift_max_ns);
+        viz_report_cell cells[] = {count(rank, sizeof rank, c->rank),
+                                   count(samples, sizeof samples, c->samples),
+                                   {off, c->offset_ns},
+                                   {drift, c->drift_ppm},
+                                   {rtt, c->rtt_ns},
+                                   {shift, c->shift_max_ns}};
+        row(x, cells, false);
+    }
+}
+
 /* The waiting time of each task (in refs order): the sum of its relations. */
 static double *task_waits(const wfb_graph *g, const task_ref *refs, size_t n)
 {
@@ -433,6 +489,7 @@ int viz_wfb_report_add(viz_report *r, const wfb_graph *g, const wfb_message_repo
         return VIZ_ENOMEM;
     }
     add_loss(&x);
+    add_clocks(&x);
     add_figures(&x, m);
     add_latency(&x, &m->total);
     add_runs(&x, m);

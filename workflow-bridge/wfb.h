@@ -18,6 +18,7 @@
 #ifndef WFB_H
 #define WFB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -179,7 +180,17 @@ typedef struct wfb_worker_stats {
     double wait_s;         /* sum of waited..resumed intervals */
     uint64_t waits;        /* waiting events */
     double first_s, last_s;/* first and last event time on this worker */
+    bool ranked;           /* of a multi-rank trace: `worker` is rank_worker on rank */
+    uint32_t rank, rank_worker;
 } wfb_worker_stats;
+
+/* How a report names worker `worker` of run: "worker 3 (r1.w0)" in a
+ * multi-rank trace, "worker 3" otherwise. Returns buf. */
+const char *wfb_worker_name(const wfb_graph *g, uint32_t run, uint32_t worker, char *buf,
+                            size_t len);
+/* How a report names a task id: "1:5" for task 5 of rank 1 in a multi-rank
+ * trace (the rank is in bits 32-47, mon_reader.h), else the number. */
+const char *wfb_task_id_text(uint64_t task, char *buf, size_t len);
 
 /* end_s - start_s: the worker's execution time of eq. 1; NAN unknown. */
 double wfb_worker_span(const wfb_worker_stats *w);
@@ -219,6 +230,7 @@ typedef struct wfb_wait_relation {
     int on_empty;
     uint64_t count;
     double total_s;
+    int on_channel; /* `stream` is a channel between ranks (creator << 32 | index) */
 } wfb_wait_relation;
 size_t wfb_wait_relation_count(const wfb_graph *g);
 const wfb_wait_relation *wfb_wait_relation_at(const wfb_graph *g, size_t i);
@@ -627,7 +639,9 @@ double wfb_advice_span_now(const wfb_advice *a);
 double wfb_advice_span_advised(const wfb_advice *a);
 
 /* Computes the advice for the one run of g (an LPEL trace; a trace of
- * several runs is refused: the advice is for one run). opt may be NULL. */
+ * several runs is refused: the advice is for one run; so is a trace of a
+ * run across MPI ranks: the model places tasks on one process's workers).
+ * opt may be NULL. */
 int wfb_advise(const wfb_graph *g, const wfb_advice_options *opt, wfb_advice *out,
                wfb_error *err);
 void wfb_advice_free(wfb_advice *a);
@@ -688,6 +702,35 @@ int wfb_report_input_loss(const wfb_input_loss *loss, wfb_output fmt, FILE *out)
 /* "N events and M bytes lost" ("at least N events", "an unknown number of
  * events" when some log cannot tell) into buf. */
 void wfb_input_loss_summary(const wfb_input_loss *loss, char *buf, size_t len);
+
+/* How the clocks of a multi-rank LPEL trace were aligned (the trace
+ * reader's findings, docs/METRICS.md section 10), carried by the graph so
+ * that its reports say so: per rank the linear correction, and the check
+ * of the messages between ranks (received before sent). */
+typedef struct wfb_rank_clock {
+    uint32_t rank;
+    unsigned samples;
+    int has_start, has_end;
+    double offset_ns, drift_ppm, rtt_ns, shift_max_ns;
+} wfb_rank_clock;
+
+typedef struct wfb_clock_alignment {
+    size_t ranks;
+    const wfb_rank_clock *rank;
+    uint64_t messages, unmatched;
+    uint64_t raw_violations; /* on the uncorrected clocks */
+    uint64_t violations;     /* after the linear correction */
+    double worst_ns;
+    uint64_t fixed;          /* receives moved to send + latency_ns */
+    double latency_ns;
+    uint64_t after;          /* violations left after the fix-up */
+} wfb_clock_alignment;
+
+/* Attach a copy (NULL: none, a trace of one process); -1 out of memory. */
+int wfb_graph_set_clock_alignment(wfb_graph *g, const wfb_clock_alignment *a);
+const wfb_clock_alignment *wfb_graph_clock_alignment(const wfb_graph *g);
+/* Text lines or one JSON object (null for NULL). */
+int wfb_report_clock_alignment(const wfb_clock_alignment *a, wfb_output fmt, FILE *out);
 
 /* Both critical paths (either may be invalid) as a text report or as the
  * JSON object documented in docs/EVENTS.md. */

@@ -736,6 +736,16 @@ static int pick_run(const wfb_graph *g, uint32_t *run, wfb_error *err)
                       (unsigned)runs);
         return -1;
     }
+    for (size_t i = 0; i < wfb_worker_stats_count(g); i++)
+        if (wfb_worker_stats_at(g, i)->ranked) {
+            /* The model places tasks on the workers of one process; where a
+             * network's parts go across ranks (@, !@) is not in it. */
+            wfb_set_error(err, g->source, 0,
+                          "a trace of a run across MPI ranks: advise maps the tasks of one "
+                          "process onto its workers, not onto ranks (a rank's own trace, "
+                          "DIR/rank-R, can be advised alone)");
+            return -1;
+        }
     *run = wfb_worker_stats_count(g) ? wfb_worker_stats_at(g, 0)->run : 1;
     return 0;
 }

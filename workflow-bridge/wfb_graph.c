@@ -122,6 +122,7 @@ void wfb_graph_free(wfb_graph *g)
     free(g->e_label);
     free_adjacency(g);
     wfb_loss_free(g->loss);
+    wfb_clock_alignment_free(g->clocks);
     free(g->workers);
     free(g->tasks);
     free(g->execs);

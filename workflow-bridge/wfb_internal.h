@@ -76,6 +76,7 @@ struct wfb_graph {
     wfb_stream_stats *streams; /* wfb_streams.c */
     size_t n_streams;
     struct wfb_loss_copy *loss; /* what the input lacked; NULL when complete */
+    wfb_clock_alignment *clocks; /* a multi-rank trace's clock alignment, or NULL */
     uint32_t n_runs;            /* LPEL runs (0: not a trace) */
     double makespan_s;          /* stated by the input, NAN when not */
     bool exec_costs_unknown;    /* executions without task periods to measure */
@@ -154,6 +155,10 @@ int wfb_json_dump(struct json_t *root, FILE *out);
 /* The input loss as a JSON object (jansson), for the reports. */
 struct json_t *wfb_input_loss_json(const wfb_input_loss *loss);
 void wfb_loss_free(struct wfb_loss_copy *copy);
+/* The clock alignment as a JSON object (null for NULL), and freeing the
+ * graph's copy. */
+struct json_t *wfb_clock_alignment_json(const wfb_clock_alignment *a);
+void wfb_clock_alignment_free(wfb_clock_alignment *a);
 
 /* One event of an activity's life, checked against the others: submitted
  * <= active <= end. An active time at or after the current end begins a

@@ -29,7 +29,12 @@ typedef enum wfb_lpel_kind {
     WFB_LPEL_WORKER_START, /* the worker started (its run's part of the log begins) */
     WFB_LPEL_WORKER_END,   /* the worker ended */
     WFB_LPEL_STREAM_OPEN,  /* task opened `stream`; write_end 1: as its writer */
-    WFB_LPEL_STREAM_WRITE  /* task wrote an item to `stream` */
+    WFB_LPEL_STREAM_WRITE, /* task wrote an item to `stream` */
+    /* Across MPI ranks (multi-rank traces): */
+    WFB_LPEL_MSG_SENT,     /* task handed `msg` to rank `peer_rank` */
+    WFB_LPEL_MSG_RECEIVED, /* task took `msg`, sent by rank `peer_rank`, off a channel */
+    WFB_LPEL_CHANNEL_BLOCK /* task waits at channel `stream` for the task `peer` on
+                              another rank: `empty` 1 = for records, 0 = for room */
 } wfb_lpel_kind;
 
 typedef enum wfb_block_cause {
@@ -54,6 +59,11 @@ typedef struct wfb_lpel_event {
     uint64_t load_count;             /* TASK_LOAD, WORKER_LOAD */
     double load_busy_s, load_wait_s; /* TASK_LOAD, WORKER_LOAD */
     int write_end;    /* STREAM_OPEN */
+    /* From a multi-rank trace (ranked): the rank of the event's log and the
+     * worker's number in it (`worker` numbers the (rank, worker) pairs);
+     * MSG_SENT/RECEIVED: the other rank. */
+    bool ranked;
+    uint32_t rank, rank_worker, peer_rank;
 } wfb_lpel_event;
 
 int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err);

@@ -18,6 +18,16 @@
  * task, stream and message ids restart with each, so tasks are keyed by
  * (run, id), messages of run r > 1 are named r<r>.m<id>, and each worker
  * gets one row per run.
+ *
+ * A multi-rank trace (MPI ranks, one merged trace) adds both ends of every
+ * record that crosses ranks: message_sent gives the message a departure
+ * state m<id>>rank<q> (leaving for rank q, at the sender task's worker),
+ * message_received an arrival state m<id>@rank<r>, joined by a TRANSFER
+ * (cost 0 like every transfer: costs are execution time, eq. 2; the time
+ * between the ends is in the two states' times); a read on rank r then
+ * starts from the arrival, so the graph, and the critical path, cross
+ * ranks through these transfers. A channel wait is a waiting relation
+ * like a stream block, its peer the task at the channel's other end.
  */
 #include "wfb_internal.h"
 #include "wfb_lifter_internal.h"
@@ -41,11 +51,12 @@ typedef struct pending_wait {
     double since; /* NAN = none */
     uint64_t peer, stream;
     int empty;
+    int channel; /* stream is a channel between ranks */
 } pending_wait;
 
 typedef struct task_state {
     wfb_task_stats stats;
-    uint64_t key;     /* run << 32 | task id */
+    uint64_t key;     /* task_key(run, task id) */
     uint32_t name;    /* in g->strs */
     double running_since; /* NAN when not running */
     open_exec exec;
@@ -121,7 +132,9 @@ static int oom(const wfb_lifter *l, wfb_error *err)
 
 static uint64_t task_key(uint32_t run, uint64_t task)
 {
-    return (uint64_t)run << 32 | (task & 0xffffffffu);
+    /* Task ids of a multi-rank trace use bits 0-47 (mon_run_key in
+     * mon_reader.h: the same layout). */
+    return (uint64_t)(run & 0xffffu) << 48 | (task & ((UINT64_C(1) << 48) - 1));
 }
 
 typedef struct task_probe {
@@ -255,11 +268,16 @@ static uint32_t message_vertex(wfb_lifter *l, uint32_t run, uint64_t msg, bool m
     return v == WFB_NONE || wfb_vertex_set_run(l->g, v, run) ? WFB_NONE : v;
 }
 
-static int set_location(wfb_graph *g, uint32_t v, uint32_t worker)
+/* "w3", or "r1.w0" for a worker of a multi-rank trace. */
+static int set_location(const wfb_lifter *l, uint32_t v, uint32_t worker)
 {
-    char loc[24];
-    snprintf(loc, sizeof loc, "w%" PRIu32, worker);
-    return wfb_vertex_set_attr(g, v, WFB_ATTR_LOCATION, loc);
+    char loc[40];
+    const worker_state *w = worker < l->n_workers ? &l->workers[worker] : NULL;
+    if (w && w->stats.ranked)
+        snprintf(loc, sizeof loc, "r%" PRIu32 ".w%" PRIu32, w->stats.rank, w->stats.rank_worker);
+    else
+        snprintf(loc, sizeof loc, "w%" PRIu32, worker);
+    return wfb_vertex_set_attr(l->g, v, WFB_ATTR_LOCATION, loc);
 }
 
 /* ---- component executions ---- */
@@ -296,7 +314,7 @@ static int lift_delete(wfb_lifter *l, task_state *t, uint32_t exec, double end, 
     wfb_vertex_define(l->g, sink, WFB_VERTEX_DATA, 0);
     if (wfb_vertex_set_time(l->g, sink, WFB_T_END, end) ||
         wfb_vertex_set_attr(l->g, sink, WFB_ATTR_LABEL, "deleted") ||
-        set_location(l->g, sink, t->stats.worker))
+        set_location(l, sink, t->stats.worker))
         return -1;
     for (size_t i = 0; i < t->exec.n_reads; i++)
         if (add_mutation(l, t, t->exec.reads[i], sink, WFB_EDGE_DELETE, cost, exec))
@@ -378,7 +396,8 @@ static bool same_relation(const void *ctx, uint32_t i)
     const wait_probe *p = ctx;
     const wfb_wait_relation *a = &p->l->waits[i], *b = p->key;
     return a->run == b->run && a->waiter == b->waiter && a->waited_for == b->waited_for &&
-           a->stream == b->stream && a->on_empty == b->on_empty;
+           a->stream == b->stream && a->on_empty == b->on_empty &&
+           a->on_channel == b->on_channel;
 }
 
 static uint64_t stored_relation_hash(const void *ctx, uint32_t i)
@@ -417,13 +436,96 @@ static int end_wait(wfb_lifter *l, task_state *t, double time)
     if (isnan(t->wait.since))
         return 0;
     wfb_wait_relation key = {t->stats.run, t->stats.task, t->wait.peer, t->wait.stream,
-                             t->wait.empty, 0, 0};
+                             t->wait.empty, 0, 0, t->wait.channel};
     double seconds = exec_cost(t->wait.since, time);
     t->wait.since = NAN;
     return add_wait(l, &key, seconds);
 }
 
 /* ---- events ---- */
+
+/* The message's state as written, or, never written by a monitored task,
+ * as an input from outside that exists from its first use on, where it
+ * was used. WFB_NONE when out of memory. */
+static uint32_t written_state(wfb_lifter *l, uint32_t run, const wfb_lpel_event *ev)
+{
+    wfb_graph *g = l->g;
+    uint32_t v = message_vertex(l, run, ev->msg, false, 0);
+    if (v == WFB_NONE || wfb_vertex_defined(g, v))
+        return v;
+    wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
+    g->v_flags[v] |= WFB_VF_ONLY_READ;
+    if (wfb_vertex_set_time(g, v, WFB_T_END, ev->time) || set_location(l, v, ev->worker) ||
+        wfb_vertex_set_attr(g, v, WFB_ATTR_LABEL, "external input") ||
+        remember_worker(l, v, ev->worker))
+        return WFB_NONE;
+    return v;
+}
+
+/* A state of a message crossing ranks: m<id>>rank<q> leaving for rank q
+ * (arrival false) or m<id>@rank<q> arrived on it; WFB_NONE when out of
+ * memory, *found whether it was defined already. */
+static uint32_t crossing_state(wfb_lifter *l, uint32_t run, uint64_t msg, bool arrival,
+                               uint32_t rank, bool create, bool *found)
+{
+    char id[96], prefix[24] = "";
+    if (run > 1)
+        snprintf(prefix, sizeof prefix, "r%" PRIu32 ".", run);
+    snprintf(id, sizeof id, "%sm%" PRIu64 "%srank%" PRIu32, prefix, msg, arrival ? "@" : ">",
+             rank);
+    *found = false;
+    uint32_t v = wfb_vertex_find(l->g, id, strlen(id));
+    if (v != WFB_NONE && wfb_vertex_defined(l->g, v)) {
+        *found = true;
+        return v;
+    }
+    if (!create)
+        return WFB_NONE;
+    v = wfb_vertex_ref(l->g, id, strlen(id), 0);
+    return v == WFB_NONE || wfb_vertex_set_run(l->g, v, run) ? WFB_NONE : v;
+}
+
+/* Define crossing state v at the event's time and worker, reached from
+ * src by a TRANSFER. */
+static int cross(wfb_lifter *l, task_state *t, uint32_t src, uint32_t v,
+                 const wfb_lpel_event *ev)
+{
+    wfb_graph *g = l->g;
+    wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
+    if (wfb_vertex_set_time(g, v, WFB_T_END, ev->time) || set_location(l, v, ev->worker) ||
+        remember_worker(l, v, ev->worker))
+        return -1;
+    return add_mutation(l, t, src, v, WFB_EDGE_TRANSFER, 0.0, WFB_NONE);
+}
+
+/* message_sent: the message leaves for rank peer_rank from where it is on
+ * this rank (arrived here earlier, or written here). */
+static int on_sent(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
+{
+    uint32_t run = t->stats.run;
+    bool found;
+    uint32_t src = crossing_state(l, run, ev->msg, true, ev->rank, false, &found);
+    if (!found && (src = written_state(l, run, ev)) == WFB_NONE)
+        return -1;
+    uint32_t v = crossing_state(l, run, ev->msg, false, ev->peer_rank, true, &found);
+    if (v == WFB_NONE)
+        return -1;
+    return found ? 0 : cross(l, t, src, v, ev); /* sent twice: the first one stands */
+}
+
+/* message_received: the message arrives from rank peer_rank. */
+static int on_received(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
+{
+    uint32_t run = t->stats.run;
+    bool found;
+    uint32_t src = crossing_state(l, run, ev->msg, false, ev->rank, false, &found);
+    if (!found && (src = written_state(l, run, ev)) == WFB_NONE)
+        return -1;
+    uint32_t v = crossing_state(l, run, ev->msg, true, ev->rank, true, &found);
+    if (v == WFB_NONE)
+        return -1;
+    return found ? 0 : cross(l, t, src, v, ev);
+}
 
 static int on_read(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
 {
@@ -432,19 +534,12 @@ static int on_read(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
     if (!t->exec.open || (t->exec.implicit && t->exec.wrote))
         if (open_exec_at(l, t, ev->time, true))
             return -1;
-    uint32_t v = message_vertex(l, t->stats.run, ev->msg, false, 0);
-    if (v == WFB_NONE)
+    bool arrived = false;
+    uint32_t v = ev->ranked ? crossing_state(l, t->stats.run, ev->msg, true, ev->rank, false,
+                                             &arrived)
+                            : WFB_NONE;
+    if (!arrived && (v = written_state(l, t->stats.run, ev)) == WFB_NONE)
         return -1;
-    if (!wfb_vertex_defined(g, v)) {
-        /* Never written by a monitored task: an input from outside, which
-         * exists from its first read on, where it was read. */
-        wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
-        g->v_flags[v] |= WFB_VF_ONLY_READ;
-        if (wfb_vertex_set_time(g, v, WFB_T_END, ev->time) || set_location(g, v, ev->worker) ||
-            wfb_vertex_set_attr(g, v, WFB_ATTR_LABEL, "external input") ||
-            remember_worker(l, v, ev->worker))
-            return -1;
-    }
     uint32_t from = writer_worker(l, v);
     if (from != WFB_NONE && from != ev->worker) {
         uint32_t moved = message_vertex(l, t->stats.run, ev->msg, true, ev->worker);
@@ -452,7 +547,7 @@ static int on_read(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
             return -1;
         wfb_vertex_define(g, moved, WFB_VERTEX_DATA, 0);
         if (wfb_vertex_set_time(g, moved, WFB_T_END, ev->time) ||
-            set_location(g, moved, ev->worker) || remember_worker(l, moved, ev->worker) ||
+            set_location(l, moved, ev->worker) || remember_worker(l, moved, ev->worker) ||
             add_mutation(l, t, v, moved, WFB_EDGE_TRANSFER, 0.0, WFB_NONE))
             return -1;
         v = moved;
@@ -471,7 +566,7 @@ static int on_written(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
     const char *name = wfb_strtab_get(&g->strs, t->name);
     char origin[256];
     snprintf(origin, sizeof origin, "%s", name ? name : "");
-    if (wfb_vertex_set_time(g, v, WFB_T_END, ev->time) || set_location(g, v, ev->worker) ||
+    if (wfb_vertex_set_time(g, v, WFB_T_END, ev->time) || set_location(l, v, ev->worker) ||
         (name && wfb_vertex_set_attr(g, v, WFB_ATTR_ORIGIN, origin)) ||
         remember_worker(l, v, ev->worker))
         return -1;
@@ -507,8 +602,14 @@ static int on_task_event(wfb_lifter *l, task_state *t, worker_state *w, const wf
         l->periods_seen = true;
         return end_wait(l, t, ev->time);
     case WFB_LPEL_STREAM_BLOCK:
-        t->wait = (pending_wait){ev->time, ev->peer, ev->stream, ev->empty ? 1 : 0};
+    case WFB_LPEL_CHANNEL_BLOCK:
+        t->wait = (pending_wait){ev->time, ev->peer, ev->stream, ev->empty ? 1 : 0,
+                                 ev->kind == WFB_LPEL_CHANNEL_BLOCK};
         return 0;
+    case WFB_LPEL_MSG_SENT:
+        return on_sent(l, t, ev);
+    case WFB_LPEL_MSG_RECEIVED:
+        return on_received(l, t, ev);
     case WFB_LPEL_TASK_LOAD:
         t->has_load = true;
         t->load_dispatches = ev->load_count;
@@ -548,6 +649,11 @@ int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err)
         wfb_set_error(err, l->g->source, 0, "bad worker id %" PRIu32 " (or out of memory)",
                       ev->worker);
         return -1;
+    }
+    if (ev->ranked) {
+        w->stats.ranked = true;
+        w->stats.rank = ev->rank;
+        w->stats.rank_worker = ev->rank_worker;
     }
     l->last_time = fmax(l->last_time, ev->time);
     if (ev->kind == WFB_LPEL_WORKER_START || ev->kind == WFB_LPEL_WORKER_END) {
@@ -661,6 +767,30 @@ int wfb_lifter_finish(wfb_lifter *l, wfb_error *err)
         rc = wfb_graph_finish(l->g, err);
     wfb_lifter_free(l);
     return rc;
+}
+
+const char *wfb_worker_name(const wfb_graph *g, uint32_t run, uint32_t worker, char *buf,
+                            size_t len)
+{
+    for (size_t i = 0; i < g->n_workers; i++) {
+        const wfb_worker_stats *w = &g->workers[i];
+        if (w->worker == worker && (w->run == run || run == 0) && w->ranked) {
+            snprintf(buf, len, "worker %" PRIu32 " (r%" PRIu32 ".w%" PRIu32 ")", worker, w->rank,
+                     w->rank_worker);
+            return buf;
+        }
+    }
+    snprintf(buf, len, "worker %" PRIu32, worker);
+    return buf;
+}
+
+const char *wfb_task_id_text(uint64_t task, char *buf, size_t len)
+{
+    if (task >> 32)
+        snprintf(buf, len, "%" PRIu64 ":%" PRIu64, task >> 32, task & 0xffffffffu);
+    else
+        snprintf(buf, len, "%" PRIu64, task);
+    return buf;
 }
 
 int wfb_import_lpel_trace(wfb_graph *g, const char *dir, wfb_error *err)

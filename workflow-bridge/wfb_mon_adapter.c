@@ -21,6 +21,10 @@ static int translate(const mon_event *ev, wfb_lpel_event *out)
     out->worker = ev->worker;
     out->task = ev->task;
     out->msg = ev->msg;
+    out->ranked = ev->ranked;
+    out->rank = ev->rank;
+    out->rank_worker = ev->rank_worker;
+    out->peer_rank = ev->peer_rank;
     switch (ev->kind) {
     case MON_EV_TASK_MAP:
         out->kind = WFB_LPEL_TASK_MAP;
@@ -80,6 +84,18 @@ static int translate(const mon_event *ev, wfb_lpel_event *out)
     case MON_EV_STREAM_WRITE:
         out->kind = WFB_LPEL_STREAM_WRITE;
         out->stream = ev->stream;
+        return 1;
+    case MON_EV_MESSAGE_SENT:
+        out->kind = WFB_LPEL_MSG_SENT;
+        return 1;
+    case MON_EV_MESSAGE_RECEIVED:
+        out->kind = WFB_LPEL_MSG_RECEIVED;
+        return 1;
+    case MON_EV_CHANNEL_BLOCK:
+        out->kind = WFB_LPEL_CHANNEL_BLOCK;
+        out->stream = ev->channel;
+        out->peer = ev->peer;
+        out->empty = ev->empty;
         return 1;
     case MON_EV_TASK_LOAD:
         out->kind = WFB_LPEL_TASK_LOAD;

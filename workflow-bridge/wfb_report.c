@@ -171,6 +171,9 @@ static json_t *wcp_json(const wfb_graph *g, const wfb_path *longest, const wfb_p
     json_object_set_new(root, "vertices", json_integer((json_int_t)wfb_vertex_count(g)));
     json_object_set_new(root, "edges", json_integer((json_int_t)wfb_edge_count(g)));
     json_object_set_new(root, "input_loss", wfb_input_loss_json(wfb_graph_input_loss(g)));
+    if (wfb_graph_clock_alignment(g)) /* multi-rank traces only */
+        json_object_set_new(root, "clock_alignment",
+                            wfb_clock_alignment_json(wfb_graph_clock_alignment(g)));
     json_object_set_new(root, "longest_path", path_json(g, longest));
     json_object_set_new(root, "as_executed", path_json(g, as_executed));
     return root;
@@ -191,6 +194,7 @@ static void wcp_text(const wfb_graph *g, const wfb_path *longest, const wfb_path
     fprintf(out, "Workflow critical path of %s (%zu vertices, %zu edges)\n", wfb_graph_source(g),
             wfb_vertex_count(g), wfb_edge_count(g));
     wfb_report_input_loss(wfb_graph_input_loss(g), WFB_OUT_TEXT, out);
+    wfb_report_clock_alignment(wfb_graph_clock_alignment(g), WFB_OUT_TEXT, out);
     fputc('\n', out);
     path_text(g, "Longest path by durations (what-if, no contention)", longest, out);
     path_text(g, "As-executed critical path (last-finishing predecessors)", as_executed, out);

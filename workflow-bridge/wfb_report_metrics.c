@@ -149,6 +149,10 @@ static json_t *workers_json(const wfb_graph *g)
         json_t *o = json_object();
         json_object_set_new(o, "run", json_integer(w->run));
         json_object_set_new(o, "worker", json_integer(w->worker));
+        if (w->ranked) { /* a multi-rank trace: which rank's which worker */
+            json_object_set_new(o, "rank", json_integer(w->rank));
+            json_object_set_new(o, "rank_worker", json_integer(w->rank_worker));
+        }
         json_object_set_new(o, "start_s", num(w->start_s));
         json_object_set_new(o, "end_s", num(w->end_s));
         json_object_set_new(o, "span_s", num(wfb_worker_span(w)));
@@ -209,6 +213,7 @@ static json_t *waits_json(const wfb_graph *g)
                             str_or_null(task_name(g, w->run, w->waited_for)));
         json_object_set_new(o, "stream", json_integer((json_int_t)w->stream));
         json_object_set_new(o, "on", json_string(w->on_empty ? "empty" : "full"));
+        json_object_set_new(o, "via", json_string(w->on_channel ? "channel" : "stream"));
         json_object_set_new(o, "count", json_integer((json_int_t)w->count));
         json_object_set_new(o, "total_s", num(w->total_s));
         json_array_append_new(list, o);
@@ -224,6 +229,9 @@ static int metrics_json(const wfb_graph *g, const wfb_metrics_input *in, FILE *o
     json_object_set_new(root, "edges", json_integer((json_int_t)wfb_edge_count(g)));
     json_object_set_new(root, "runs", json_integer(wfb_run_count(g)));
     json_object_set_new(root, "input_loss", wfb_input_loss_json(wfb_graph_input_loss(g)));
+    if (wfb_graph_clock_alignment(g)) /* multi-rank traces only */
+        json_object_set_new(root, "clock_alignment",
+                            wfb_clock_alignment_json(wfb_graph_clock_alignment(g)));
     json_object_set_new(root, "activity_metrics", in->activities && in->activities->n_activities
                                                       ? activities_json(g, in->activities)
                                                       : json_null());
@@ -425,15 +433,17 @@ static void inputs_text(const wfb_graph *g, const wfb_run_figures *f, FILE *out)
 }
 
 /* The throughputs, latencies and jitter of one run or of all. */
-static void figures_text(const wfb_run_figures *f, FILE *out)
+static void figures_text(const wfb_graph *g, const wfb_run_figures *f, FILE *out)
 {
+    char wname[64];
     if (isnan(f->throughput_per_s))
         fprintf(out, "  %-24s n/a: %s\n", "throughput (eq. 1)",
                 f->span_unknown_why ? f->span_unknown_why : "no worker span");
     else
         fprintf(out, "  %-24s %.6g inputs/s = %zu / %.6g s, the longest worker span "
-                     "(worker %" PRIu32 ", worker_start to worker_end)\n",
-                "throughput (eq. 1)", f->throughput_per_s, f->inputs, f->span_s, f->span_worker);
+                     "(%s, worker_start to worker_end)\n",
+                "throughput (eq. 1)", f->throughput_per_s, f->inputs, f->span_s,
+                wfb_worker_name(g, f->run, f->span_worker, wname, sizeof wname));
     if (isnan(f->throughput_busy_per_s))
         fprintf(out, "  %-24s n/a: no busy time\n", "throughput (busy time)");
     else
@@ -481,7 +491,7 @@ static void messages_text(const wfb_graph *g, const wfb_message_report *r, FILE 
     fputs(r->n_runs > 1 ? "Messages of all runs: " : "Messages: ", out);
     inputs_text(g, &r->total, out);
     fputc('\n', out);
-    figures_text(&r->total, out);
+    figures_text(g, &r->total, out);
     fprintf(out, "  timeout (p%g) %.6g s: %zu timed out, %zu missing events\n",
             r->timeout_percentile, r->timeout_s, r->n_timed_out, r->n_missing);
     size_t shown = 0;
@@ -512,7 +522,8 @@ static void runtime_text(const wfb_graph *g, FILE *out)
     for (size_t i = 0; i < wfb_worker_stats_count(g); i++) {
         const wfb_worker_stats *w = wfb_worker_stats_at(g, i);
         run_prefix(g, w->run, run, sizeof run);
-        fprintf(out, "%sworker %" PRIu32 ": ", run, w->worker);
+        char name[64];
+        fprintf(out, "%s%s: ", run, wfb_worker_name(g, w->run, w->worker, name, sizeof name));
         if (isnan(wfb_worker_span(w)))
             fputs("span n/a (no worker_start/worker_end), ", out);
         else
@@ -528,19 +539,28 @@ static void runtime_text(const wfb_graph *g, FILE *out)
     for (size_t i = 0; i < wfb_task_stats_count(g); i++) {
         const wfb_task_stats *t = wfb_task_stats_at(g, i);
         run_prefix(g, t->run, run, sizeof run);
-        fprintf(out, "%stask %llu %s: exec %.6g s, %llu dispatches, %llu executions\n", run,
-                (unsigned long long)t->task, t->name ? t->name : "?", t->exec_s,
+        char id[48];
+        fprintf(out, "%stask %s %s: exec %.6g s, %llu dispatches, %llu executions\n", run,
+                wfb_task_id_text(t->task, id, sizeof id), t->name ? t->name : "?", t->exec_s,
                 (unsigned long long)t->dispatches, (unsigned long long)t->executions);
     }
     for (size_t i = 0; i < wfb_wait_relation_count(g); i++) {
         const wfb_wait_relation *w = wfb_wait_relation_at(g, i);
         const char *a = task_name(g, w->run, w->waiter), *b = task_name(g, w->run, w->waited_for);
         run_prefix(g, w->run, run, sizeof run);
-        fprintf(out, "%s%s (task %llu) waited for %s (task %llu) on stream %llu (%s): %llu times, "
-                     "%.6g s\n",
-                run, a ? a : "?", (unsigned long long)w->waiter, b ? b : "?",
-                (unsigned long long)w->waited_for, (unsigned long long)w->stream,
-                w->on_empty ? "empty" : "full", (unsigned long long)w->count, w->total_s);
+        char ia[48], ib[48], via[64];
+        if (w->on_channel)
+            snprintf(via, sizeof via, "channel %llu.%llu to another rank (%s)",
+                     (unsigned long long)(w->stream >> 32),
+                     (unsigned long long)(w->stream & 0xffffffffu),
+                     w->on_empty ? "no records" : "no room");
+        else
+            snprintf(via, sizeof via, "stream %s (%s)", wfb_task_id_text(w->stream, ib, sizeof ib),
+                     w->on_empty ? "empty" : "full");
+        fprintf(out, "%s%s (task %s) waited for %s (task %s) on %s: %llu times, %.6g s\n", run,
+                a ? a : "?", wfb_task_id_text(w->waiter, ia, sizeof ia), b ? b : "?",
+                wfb_task_id_text(w->waited_for, ib, sizeof ib), via,
+                (unsigned long long)w->count, w->total_s);
     }
 }
 
@@ -549,6 +569,7 @@ static int metrics_text(const wfb_graph *g, const wfb_metrics_input *in, FILE *o
     fprintf(out, "Metrics of %s (%zu vertices, %zu edges)\n", wfb_graph_source(g),
             wfb_vertex_count(g), wfb_edge_count(g));
     wfb_report_input_loss(wfb_graph_input_loss(g), WFB_OUT_TEXT, out);
+    wfb_report_clock_alignment(wfb_graph_clock_alignment(g), WFB_OUT_TEXT, out);
     fputc('\n', out);
     if (in->activities && in->activities->n_activities)
         activities_text(g, in->activities, out);

@@ -23,7 +23,7 @@ int app_boxlib_start(const app_spec *spec, int argc, char **argv, void **state)
     if (!app)
         return -1;
     host.spec = spec;
-    host.ctx = (app_ctx){.prog = spec->name};
+    host.ctx = (app_ctx){.prog = spec->name, .ranks = 1};
     int parsed = app_parse_options(spec, APP_HOST_SNETRUN, argc, argv, app, &host.ctx);
     if (parsed == 0 && spec->finish(app, &host.ctx) == 0) {
         *state = app;

@@ -14,14 +14,22 @@ static void usage(const app_spec *spec, FILE *out)
 {
     char synopsis[128];
     snprintf(synopsis, sizeof synopsis, "%s [options]", spec->name);
-    app_usage(spec, synopsis,
-              "  -w N             workers (default: one per core)\n"
-              "  --map FILE       place tasks on workers by net-path patterns (docs/MAPPING.md);\n"
-              "                   `snetmon advise TRACE -o FILE` writes one from a trace\n"
-              MON_OPTIONS_HELP
-              "  -h, --help       this text\n"
-              "  --version        the version and git revision\n",
-              out);
+    static const char host_options[] =
+        "  -w N             workers (default: one per core)\n"
+        "  --map FILE       place tasks on workers by net-path patterns (docs/MAPPING.md);\n"
+        "                   `snetmon advise TRACE -o FILE` writes one from a trace\n"
+        MON_OPTIONS_HELP
+        "  -h, --help       this text\n"
+        "  --version        the version and git revision\n";
+    static const char host_options_mpi[] =
+        "  -w N             workers (default: one per core)\n"
+        "  --map FILE       place tasks on workers by net-path patterns (docs/MAPPING.md);\n"
+        "                   `snetmon advise TRACE -o FILE` writes one from a trace\n"
+        APP_MPI_OPTION_HELP
+        MON_OPTIONS_HELP
+        "  -h, --help       this text\n"
+        "  --version        the version and git revision\n";
+    app_usage(spec, synopsis, spec->mpi ? host_options_mpi : host_options, out);
 }
 
 /* Build the network and load and check the mapping: 0, or -1 (printed). */
@@ -40,6 +48,25 @@ static int prepare(const app_spec *spec, void *app, app_ctx *ctx, snet_net **net
     if (snet_prog_load_mapping(spec->name, ctx->map_path, *net, ctx->workers, mapping) != 0)
         return -1;
     ctx->mapping = *mapping;
+    return 0;
+}
+
+/* --mpi: join the job (MPI_Init through the S-Net library); this rank's
+ * trace goes into DIR/rank-R. 0, or -1 after the message. */
+static int join_job(const app_spec *spec, int *argc, char ***argv, app_ctx *ctx, mon_options *mo)
+{
+    char err[512];
+    if (snet_distrib_init(&ctx->distrib, argc, argv, err, sizeof err) != SNET_OK) {
+        fprintf(stderr, "%s: --mpi: %s\n", spec->name, err);
+        return -1;
+    }
+    ctx->rank = snet_distrib_rank(ctx->distrib);
+    ctx->ranks = snet_distrib_size(ctx->distrib);
+    if (mon_options_set_rank(mo, ctx->rank, ctx->ranks) != 0) {
+        fprintf(stderr, "%s: --mpi: MPI says rank %d of %d\n", spec->name, ctx->rank,
+                ctx->ranks);
+        return -1;
+    }
     return 0;
 }
 
@@ -75,7 +102,7 @@ int app_main(const app_spec *spec, int argc, char **argv)
 {
     mon_options mo;
     char err[512];
-    app_ctx ctx = {.prog = spec->name};
+    app_ctx ctx = {.prog = spec->name, .ranks = 1, .codecs = spec->codecs};
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", spec->name, err);
         return 2;
@@ -93,12 +120,18 @@ int app_main(const app_spec *spec, int argc, char **argv)
         free(app);
         return parsed > 0 ? 0 : 2;
     }
+    if (ctx.mpi && join_job(spec, &argc, &argv, &ctx, &mo) != 0) {
+        snet_distrib_finalize(ctx.distrib);
+        free(app);
+        return 1;
+    }
     if (spec->finish(app, &ctx) != 0 || prepare(spec, app, &ctx, &net, &mapping) != 0)
         spec->report(app, &ctx, -1);
     else
         status = run_and_report(spec, app, &ctx, &mo, argc, argv);
     snet_mapping_free(mapping);
     snet_net_free(net);
+    snet_distrib_finalize(ctx.distrib);
     free(app);
     return status;
 }
@@ -110,15 +143,18 @@ int app_run_network(const app_ctx *ctx, bool monitored, snet_input_fn next, void
     cfg.lpel.num_workers = ctx->workers;
     cfg.lpel.hooks = monitored ? ctx->hooks : NULL;
     cfg.mapping = ctx->mapping;
+    cfg.distrib = ctx->distrib;
     snet_run *run;
     char err[1024];
     if (snet_run_create(&run, ctx->net, &cfg, err, sizeof err) != SNET_OK) {
         fprintf(stderr, "%s: %s\n", ctx->prog, err);
         return -1;
     }
+    for (const snet_codec *const *c = ctx->codecs; c && *c; c++)
+        snet_run_register_codec(run, *c);
     snet_run_set_input_fn(run, next, in_user);
     int rc = snet_run_execute(run);
-    if (rc != SNET_OK)
+    if (rc != SNET_OK && ctx->rank == 0) /* every rank has the same error: one says it */
         fprintf(stderr, "%s: run failed: %s\n", ctx->prog, snet_run_error(run));
     for (snet_record *o; (o = snet_run_take_output(run)) != NULL;)
         take(out_user, o);

@@ -32,11 +32,13 @@ void app_usage(const app_spec *spec, const char *synopsis, const char *host_opti
             spec->options, host_options);
 }
 
-enum { OPT_INPUTS = PROG_OPT_OWN, OPT_PAPER, OPT_CHECK, OPT_MAP, OPT_APP };
+enum { OPT_INPUTS = PROG_OPT_OWN, OPT_PAPER, OPT_CHECK, OPT_MAP, OPT_MPI, OPT_APP };
 
 /* The options of the host's argv for getopt_long: the shared ones, -w N
- * and --map FILE for the C program (snetrun takes those itself), and the
- * app's value options; NULL when out of memory. */
+ * and --map FILE for the C program (snetrun takes those itself), --mpi for
+ * the C program of an app that runs across ranks (the program joins the
+ * MPI job; snetrun does not), and the app's value options; NULL when out
+ * of memory. */
 static struct option *option_table(const app_spec *spec, app_host host)
 {
     static const struct option shared[] = {
@@ -46,9 +48,12 @@ static struct option *option_table(const app_spec *spec, app_host host)
         {"check", no_argument, NULL, OPT_CHECK}};
     static const struct option program[] = {
         {"workers", required_argument, NULL, 'w'},
-        {"map", required_argument, NULL, OPT_MAP}};
+        {"map", required_argument, NULL, OPT_MAP},
+        {"mpi", no_argument, NULL, OPT_MPI}}; /* last: only with spec->mpi */
     size_t nshared = sizeof shared / sizeof shared[0], napp = 0;
     size_t nprogram = host == APP_HOST_PROGRAM ? sizeof program / sizeof program[0] : 0;
+    if (nprogram && !spec->mpi)
+        nprogram--;
     while (spec->value_options && spec->value_options[napp])
         napp++;
     struct option *t = calloc(nshared + nprogram + napp + 1, sizeof *t);
@@ -82,6 +87,9 @@ static int take_option(const app_spec *spec, void *app, app_ctx *ctx, int c)
         return app_parse_long(spec->name, "--inputs", optarg, 1, 100000000, &ctx->inputs);
     case OPT_MAP:
         ctx->map_path = optarg;
+        return 0;
+    case OPT_MPI:
+        ctx->mpi = true;
         return 0;
     default: {
         char flag[64];

@@ -21,7 +21,8 @@
  * hosts drive the same functions with the same options (--inputs N,
  * --paper, --check and the app's own), so the two ways give the same
  * results. The C program also takes -w N, --map FILE and the monitoring
- * options -m, -o, --mon-tasks; under snetrun, snetrun takes those.
+ * options -m, -o, --mon-tasks; under snetrun, snetrun takes those. The C
+ * programs of mc and rt also run across MPI ranks (--mpi, app_spec.mpi).
  *
  * Exit codes: 0 success, 1 failure, 2 usage error.
  */
@@ -83,6 +84,13 @@ struct app_ctx {
     /* Running the network again (des --check decrypts through it); NULL
      * under snetrun, which runs a network once. */
     app_rerun_fn rerun;
+    /* --mpi (the C program of an app whose spec says mpi): the run spans
+     * the ranks of an MPI job; only rank 0 has the input and the results,
+     * so report prints and checks on rank 0 only. */
+    bool mpi;
+    snet_distrib *distrib;        /* the job; NULL without --mpi */
+    int rank, ranks;              /* 0 and 1 without --mpi */
+    const snet_codec *const *codecs; /* the spec's, registered with each run */
 };
 
 typedef struct app_spec {
@@ -110,6 +118,12 @@ typedef struct app_spec {
      * happened): print the result, check it with --check, free what finish
      * made (also after a failed finish). Returns the exit status. */
     int (*report)(void *app, const app_ctx *ctx, int run);
+    /* The network places parts on MPI ranks (snet_at_rank, snet_split_at)
+     * when finish saw ctx->mpi: the C program takes --mpi. The app's field
+     * types that cross ranks have these codecs (NULL-terminated, or NULL),
+     * registered with every run. */
+    bool mpi;
+    const snet_codec *const *codecs;
 } app_spec;
 
 /* The C program: options, network, monitor, run, report. */
@@ -121,7 +135,7 @@ void *app_new(const app_spec *spec);
 
 /* Which options the host leaves to the app. */
 typedef enum app_host {
-    APP_HOST_PROGRAM, /* the C program: also -w N and --map FILE */
+    APP_HOST_PROGRAM, /* the C program: also -w N, --map FILE and (spec->mpi) --mpi */
     APP_HOST_SNETRUN  /* snetrun takes -w itself */
 } app_host;
 
@@ -137,6 +151,12 @@ int app_parse_options(const app_spec *spec, app_host host, int argc, char **argv
     "  --inputs N       input records in the stream (default and --paper: above)\n"        \
     "  --paper          the paper's sizes\n"                                                \
     "  --check          verify every result (exit 1 if one is wrong)\n"
+
+/* The --help lines of --mpi (the C program of an app whose spec says mpi). */
+#define APP_MPI_OPTION_HELP                                                                 \
+    "  --mpi            run across the ranks of an MPI job (mpirun -n R PROG --mpi ...):\n"  \
+    "                   the !@ replicas go to the ranks, each rank writes its trace\n"      \
+    "                   into DIR/rank-R; rank 0 makes the input and reports\n"
 
 /* Print the app's --help: "usage: SYNOPSIS", what it does, the shared
  * options, the app's own, then host_options (the host's own lines). */

@@ -24,6 +24,12 @@
  * star of 1000 replicas; --paper prices 100 requests of 10^4 paths in
  * batches of 1000: the same 1000 replicas, now as a stream.
  *
+ * With --mpi (mpirun -n R mc --mpi ...) the split is a placing one,
+ * png .. ( (...) * {<CALL>} ) !@ <job>: request j's star runs on rank
+ * j mod R (docs/WIRE.md), the batches and the accumulator travel there and
+ * the price comes back to rank 0, which prints and checks the results; the
+ * two field types cross ranks through their codecs below.
+ *
  * Requests differ in strike and maturity (16 to 128 time steps per path), so
  * their costs, and latencies, differ. Sums are fixed point (pricing.h), so
  * a price does not depend on scheduling: --check compares every price with
@@ -44,6 +50,7 @@
 #include <string.h>
 
 struct mc_app {
+    bool distributed;  /* --mpi: the stars go to the ranks (!@) */
     long paths, batch; /* per request; 0 = default */
     long inputs;
     long next;         /* the next request the input generator makes */
@@ -107,6 +114,42 @@ static const snet_field_type OPTION_TYPE = {"mcoption", option_copy, free, optio
 
 static mc_sum *new_sum(mc_sum s) { return sum_copy(&s); }
 
+/* Codecs: both types are plain structs of numbers, and ranks of one job
+ * run the same program on hosts of one byte order (snet.h), so their bytes
+ * cross as they are, checked for length on arrival. */
+static int struct_encode(const void *v, size_t size, snet_bytes *out)
+{
+    return snet_bytes_put(out, v, size) == SNET_OK ? 0 : -1;
+}
+
+static int struct_decode(const void *data, size_t len, size_t size, void **v)
+{
+    void *copy = len == size ? malloc(size) : NULL;
+    if (!copy)
+        return -1;
+    memcpy(copy, data, size);
+    *v = copy;
+    return 0;
+}
+
+static int sum_encode(const void *v, snet_bytes *out) { return struct_encode(v, sizeof(mc_sum), out); }
+static int sum_decode(const void *d, size_t len, void **v)
+{
+    return struct_decode(d, len, sizeof(mc_sum), v);
+}
+static int option_encode(const void *v, snet_bytes *out)
+{
+    return struct_encode(v, sizeof(mc_option), out);
+}
+static int option_decode(const void *d, size_t len, void **v)
+{
+    return struct_decode(d, len, sizeof(mc_option), v);
+}
+
+static const snet_codec SUM_CODEC = {&SUM_TYPE, sum_encode, sum_decode};
+static const snet_codec OPTION_CODEC = {&OPTION_TYPE, option_encode, option_decode};
+static const snet_codec *const MC_CODECS[] = {&SUM_CODEC, &OPTION_CODEC, NULL};
+
 /* ---- boxes ------------------------------------------------------------------------ */
 
 /* png ({strike, years, paths, batch} -> {opt, first, count} | {Sum, <cnt>, <M>}) */
@@ -165,6 +208,7 @@ int mc_acc(snet_handle *h, snet_record *in)
 
 static snet_net *mc_build(void *arg)
 {
+    const mc_app *app = arg;
     snet_net *body = snet_serial(
         snet_parallel(snet_box("mc.vcall", "{opt, first, count} -> {V}", mc_vcall, arg),
                       snet_filter("[]")),
@@ -177,7 +221,9 @@ static snet_net *mc_build(void *arg)
                              "{strike, years, paths, batch} -> {opt, first, count} | "
                              "{Sum, <cnt>, <M>}",
                              mc_png, arg);
-    return snet_serial(png, snet_split(snet_star(body, "{<CALL>}"), "<job>"));
+    snet_net *star = snet_star(body, "{<CALL>}");
+    return snet_serial(png, app->distributed ? snet_split_at(star, "<job>")
+                                             : snet_split(star, "<job>"));
 }
 
 /* ---- input and output -------------------------------------------------------------- */
@@ -233,6 +279,7 @@ static int mc_option_arg(void *arg, const char *flag, const char *value)
 static int mc_finish(void *arg, const app_ctx *ctx)
 {
     mc_app *app = arg;
+    app->distributed = ctx->mpi;
     app->inputs = ctx->inputs ? ctx->inputs : ctx->paper ? 100 : 32;
     if (!app->paths)
         app->paths = ctx->paper ? 10000 : 2000;
@@ -278,6 +325,11 @@ static int mc_report(void *arg, const app_ctx *ctx, int run)
 {
     mc_app *app = arg;
     int status = run == 0 ? 0 : 1;
+    if (ctx->rank != 0) { /* --mpi: the prices are on rank 0 */
+        free(app->results);
+        free(app->seen);
+        return status;
+    }
     if (run == 0 && (app->done != app->inputs || app->bad)) {
         fprintf(stderr, "mc: expected one {Sum, <CALL>} record per request (%ld), got %ld "
                         "(and %ld others)\n", app->inputs, app->done, app->bad);
@@ -315,4 +367,6 @@ const app_spec mc_app_spec = {
     .input = next_request,
     .output = take_price,
     .report = mc_report,
+    .mpi = true,
+    .codecs = MC_CODECS,
 };

@@ -17,6 +17,15 @@
  * latencies differ. Images are written as PPM when --images DIR is given;
  * --check renders every scene sequentially and compares checksums.
  *
+ * With --mpi (mpirun -n R rt --mpi ...) solver v runs on rank v mod R (the
+ * !@ placement, docs/WIRE.md); the counters live on rank 0 with balance,
+ * so a solver cannot subtract from them: its image carries <node> and the
+ * scene's <cost> back, and a box after the split on rank 0 settles them,
+ *     balance .. (solver !@ <node>) .. settle
+ * Images cross ranks through the image codec below. Only placement, never
+ * an image, depends on the counters, so checksums equal a run in one
+ * process.
+ *
  * The same network is apps/rt/rt.snet; rt_main.c runs this file's network
  * as a C program, rt_boxlib.c makes it the box library snetrun loads for
  * the .snet file (the boxes below are exported for it by name).
@@ -37,6 +46,7 @@
 
 /* Shared by the boxes of one run. */
 typedef struct rt_job {
+    bool distributed; /* --mpi: settle subtracts, not the solver */
     long solvers;
     unsigned width, height;
     atomic_uint_fast64_t outstanding[RT_MAX_SOLVERS]; /* estimated cost queued per solver */
@@ -89,6 +99,40 @@ static int image_parse(const char *text, size_t len, void **value)
 static const snet_field_type IMAGE_TYPE = {"rtimage", image_copy, image_free, image_print,
                                            image_parse};
 
+/* An image crosses ranks as u32 width, u32 height (host order: ranks of
+ * one job share it, snet.h), then its RGB bytes. */
+static int image_encode(const void *v, snet_bytes *out)
+{
+    const rt_image *img = v;
+    uint32_t size[2] = {img->width, img->height};
+    return snet_bytes_put(out, size, sizeof size) == SNET_OK &&
+                   snet_bytes_put(out, img->rgb, (size_t)img->width * img->height * 3) == SNET_OK
+               ? 0
+               : -1;
+}
+
+static int image_decode(const void *data, size_t len, void **value)
+{
+    uint32_t size[2];
+    if (len < sizeof size)
+        return -1;
+    memcpy(size, data, sizeof size);
+    if (size[0] < 1 || size[1] < 1 || size[0] > 8192 || size[1] > 8192 ||
+        len != sizeof size + (size_t)size[0] * size[1] * 3)
+        return -1;
+    rt_image *img = malloc(sizeof *img);
+    if (!img || rt_image_init(img, size[0], size[1]) != 0) {
+        free(img);
+        return -1;
+    }
+    memcpy(img->rgb, (const unsigned char *)data + sizeof size, len - sizeof size);
+    *value = img;
+    return 0;
+}
+
+static const snet_codec IMAGE_CODEC = {&IMAGE_TYPE, image_encode, image_decode};
+static const snet_codec *const RT_CODECS[] = {&IMAGE_CODEC, NULL};
+
 /* ---- boxes ----------------------------------------------------------------- */
 
 static long least_loaded(rt_job *job)
@@ -133,19 +177,45 @@ int rt_solver(snet_handle *h, snet_record *in)
         return -1;
     }
     rt_render(&s, img);
-    atomic_fetch_sub(&job->outstanding[node], rt_scene_cost(&s, job->width, job->height));
-    atomic_fetch_add(&job->rendered[node], 1);
+    uint64_t cost = rt_scene_cost(&s, job->width, job->height);
     snet_record *out = snet_record_new();
     snet_record_set_field(out, "img", &IMAGE_TYPE, img);
+    if (job->distributed) { /* settle, on rank 0, subtracts */
+        snet_record_set_tag(out, "node", node);
+        snet_record_set_tag(out, "cost", (long)cost);
+    } else {
+        atomic_fetch_sub(&job->outstanding[node], cost);
+        atomic_fetch_add(&job->rendered[node], 1);
+    }
+    return snet_out(h, out);
+}
+
+/* settle ({img, <node>, <cost>} -> {img}): with --mpi, on rank 0 */
+static int rt_settle(snet_handle *h, snet_record *in)
+{
+    rt_job *job = &((rt_app *)snet_handle_user(h))->job;
+    long node = snet_record_tag(in, "node");
+    atomic_fetch_sub(&job->outstanding[node], (uint_fast64_t)snet_record_tag(in, "cost"));
+    atomic_fetch_add(&job->rendered[node], 1);
+    snet_record *out = snet_record_new();
+    snet_record_set_field(out, "img", &IMAGE_TYPE, image_copy(snet_record_field(in, "img")));
     return snet_out(h, out);
 }
 
 static snet_net *rt_build(void *arg)
 {
     rt_app *app = arg;
-    snet_net *solver = snet_box("rt.solver", "{scene, <node>} -> {img}", rt_solver, app);
-    return snet_serial(snet_box("rt.balance", "{scene} -> {scene, <node>}", rt_balance, app),
-                       snet_split_at(solver, "<node>"));
+    snet_net *balance = snet_box("rt.balance", "{scene} -> {scene, <node>}", rt_balance, app);
+    if (!app->job.distributed) {
+        snet_net *solver = snet_box("rt.solver", "{scene, <node>} -> {img}", rt_solver, app);
+        return snet_serial(balance, snet_split_at(solver, "<node>"));
+    }
+    snet_net *solver =
+        snet_box("rt.solver", "{scene, <node>} -> {img, <node>, <cost>}", rt_solver, app);
+    return snet_serial(balance,
+                       snet_serial(snet_split_at(solver, "<node>"),
+                                   snet_box("rt.settle", "{img, <node>, <cost>} -> {img}",
+                                            rt_settle, app)));
 }
 
 /* ---- running ------------------------------------------------------------------ */
@@ -266,6 +336,7 @@ static int rt_finish(void *arg, const app_ctx *ctx)
         app->height = ctx->paper ? 240 : 120;
     }
     app->job.solvers = app->solvers;
+    app->job.distributed = ctx->mpi;
     app->job.width = (unsigned)app->width;
     app->job.height = (unsigned)app->height;
     app->sums = calloc((size_t)app->scenes, sizeof *app->sums);
@@ -282,6 +353,10 @@ static int rt_report(void *arg, const app_ctx *ctx, int run)
     int status = 1;
     if (run != 0 || app->bad)
         goto out;
+    if (ctx->rank != 0) { /* --mpi: the images are on rank 0 */
+        status = 0;
+        goto out;
+    }
     if (app->got != app->scenes) {
         fprintf(stderr, "rt: expected %ld images out of the network, got %ld\n", app->scenes,
                 app->got);
@@ -315,4 +390,6 @@ const app_spec rt_app_spec = {
     .input = next_scene,
     .output = take_image,
     .report = rt_report,
+    .mpi = true,
+    .codecs = RT_CODECS,
 };

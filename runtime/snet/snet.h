@@ -41,7 +41,7 @@
  *
  * Message ids (MIG): every record gets a 64-bit id when it enters the
  * network and whenever a box, filter or synchro-cell makes it, laid out as
- * mon_msg_id_make(worker, sequence). With monitoring on, each box/filter
+ * mon_msg_id_make_at(rank, worker, sequence) (rank 0 outside MPI). With monitoring on, each box/filter
  * execution and each synchro-cell merge is one component execution in the
  * trace, reading its input id(s) and writing its output ids; records from
  * outside are written by "snet.in" with no parents.
@@ -213,7 +213,7 @@ bool snet_record_remove(snet_record *r, snet_label_kind kind, const char *label)
 size_t snet_record_label_count(const snet_record *r);
 const char *snet_record_label(const snet_record *r, size_t i, snet_label_kind *kind);
 
-/* The message id (MIG): (worker, sequence) as in mon_msg_id_make; 0 for a
+/* The message id (MIG): (rank, worker, sequence) as in mon_msg_id_make_at; 0 for a
  * record that has not entered a network yet. */
 uint64_t snet_record_id(const snet_record *r);
 

@@ -9,6 +9,8 @@
 #include "snet.h"
 #include "snet_syntax.h"
 
+#include <mon.h> /* mon_msg_id_make_at: the message id layout */
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -389,22 +391,32 @@ void snet_output_task(void *arg);
 
 uint64_t snet_mig_next(snet_run *run);
 
-/* An id is (worker, sequence): 16 bits of worker, 48 of sequence, as the
- * monitor's mon_msg_id_make packs it (mig.c checks that the two agree). */
-#define SNET_MSG_SEQ_BITS 48
-#define SNET_MSG_SEQ_MASK ((UINT64_C(1) << SNET_MSG_SEQ_BITS) - 1)
+/* An id is (rank, worker, sequence): 12 bits of MPI rank (0 for a run in
+ * one process), 12 of worker, 40 of sequence, made by the monitor's
+ * mon_msg_id_make_at (inline, from mon.h) so that the two cannot disagree;
+ * SNET_MSG_SEQ_BITS is its sequence width (mig.c checks that it is). */
+#define SNET_MSG_SEQ_BITS 40
 
 /* snet_mig_next for a caller that knows its worker (tasks never move).
  * Inline: one per record per entity. */
 static inline uint64_t snet_mig_next_on(snet_run *run, unsigned worker)
 {
     uint64_t seq = ++run->mig[worker].seq;
-    return ((uint64_t)(worker & 0xffffu) << SNET_MSG_SEQ_BITS) | (seq & SNET_MSG_SEQ_MASK);
+    return mon_msg_id_make_at((unsigned)run->rank, worker, seq);
 }
 void snet_mon_begin(void);
 void snet_mon_read(uint64_t id);
 void snet_mon_written(uint64_t id);
 void snet_mon_end(void);
+/* Across ranks (distrib/): a record leaving for / arriving from a rank, the
+ * ends of channels, and the clock measurements against rank 0 (each sample
+ * local send, reference, local receive, in trace clock ticks). */
+void snet_mon_sent(uint64_t id, int rank);
+void snet_mon_received(uint64_t id, int rank);
+void snet_mon_channel_open(uint64_t channel, int rank, bool sends);
+void snet_mon_channel_block(uint64_t channel, bool empty);
+bool snet_mon_clock(uint64_t *ticks);
+void snet_mon_clock_samples(const char *phase, const uint64_t (*s)[3], size_t n);
 /* Without monitoring hooks the monitor would drop these anyway: skip the
  * calls (four per record per entity on the hot path). */
 static inline void snet_trace_begin(const snet_run *run)

@@ -11,6 +11,7 @@
  *    span (worker_start to worker_end), and runs that reuse task and
  *    message ids stay apart.
  */
+#include "mon_reader.h" /* mon_msg_id_make */
 #include "oracle_trace.h"
 #include "wfb_test_util.h"
 
@@ -144,7 +145,7 @@ START_TEST(oracle_critical_paths)
     ck_assert_int_eq(wfb_as_executed_path(g, &ae, &err), 0);
     char c_moved[64];
     snprintf(c_moved, sizeof c_moved, "m1,m3,m3@w1,m%llu",
-             (unsigned long long)((UINT64_C(1) << 48) | 2));
+             (unsigned long long)mon_msg_id_make(1, 2));
     assert_path(g, &lp, c_moved);
     assert_near(lp.length_s, 25 * NS);
     ck_assert(ae.valid);

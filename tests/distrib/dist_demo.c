@@ -369,11 +369,8 @@ int main(int argc, char **argv)
     my_rank = snet_distrib_rank(dist);
     unsigned ranks = (unsigned)snet_distrib_size(dist);
 
-    char dir[4096];
-    if (dist && mo.flags) { /* each rank writes its own trace directory */
-        snprintf(dir, sizeof dir, "%s/rank-%d", mo.dir ? mo.dir : MON_DEFAULT_DIR, my_rank);
-        mo.dir = dir;
-    }
+    if (dist) /* each rank writes its own trace, DIR/rank-<rank> */
+        mon_options_set_rank(&mo, my_rank, (int)ranks);
     mon *m = NULL;
     lpel_hooks hooks;
     if (mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) != 0) {

@@ -2,7 +2,8 @@
 # mpi_test.sh SCENARIO WORKDIR - one mpi test: runs tests/distrib/dist_demo
 # across 2 and 3 ranks and checks the result against a run in one process,
 # or, for the scenarios that must fail, the exit status and the messages.
-# Environment: DIST_DEMO, SNETMON, MPIEXEC (set by CTest).
+# The monitored scenarios read the merged multi-rank trace with snetmon.
+# Environment: DIST_DEMO, SNETMON, MPIEXEC, MC, RT (set by CTest).
 set -u
 scenario=$1
 work=$2
@@ -20,6 +21,38 @@ same_as_one_process() {
         echo "$np ranks:   $out"
         [ "$out" = "$ref" ] || fail "$np ranks differ from one process"
     done
+}
+
+# Every message received in the dump ($1) comes after it was sent (the
+# dump's times are the merged, corrected ones); prints the pairs checked.
+causal() {
+    awk '
+    function rank_of(where) { sub(/^r/, "", where); sub(/\..*/, "", where); return where }
+    $3 == "message_sent" || $3 == "message_received" {
+        r = rank_of($2); id = $5; sub(/^msg=/, "", id); peer = $6; sub(/^(to|from)=/, "", peer)
+        key = ($3 == "message_sent") ? id ":" r ">" peer : id ":" peer ">" r
+        if ($3 == "message_sent") { if (!(key in sent)) sent[key] = $1 }
+        else if (key in sent) { pairs++; if ($1 < sent[key]) bad++ }
+        else early++
+    }
+    END {
+        printf "%d pairs, %d received before sent, %d received with no send before\n", pairs, bad, early
+        exit (pairs > 0 && bad == 0 && early == 0) ? 0 : 1
+    }' "$1"
+}
+
+# The alignment line of a dump: "N on the recorded clocks, M after the
+# linear correction ...; K receives moved ...; L left".
+alignment() { grep "received before sent" "$1" | sed 's/^# *//'; }
+field() { alignment "$1" | sed -n "s/.* \([0-9][0-9]*\) $2.*/\1/p"; }
+
+same_app_result() { # APP ARGS: identical --check output in one process and over 2 ranks
+    app=$1
+    shift
+    ref=$("$app" "$@" --check) || fail "the run in one process failed"
+    echo "one process: $ref"
+    out=$($run 2 "$app" --mpi "$@" --check) || fail "2 ranks: exit status $?"
+    echo "2 ranks:     $out"
 }
 
 case "$scenario" in
@@ -63,6 +96,106 @@ deadlock)
         grep -q "^rank 1:" "$work/err" || fail "report of rank 1"
     done
     ;;
+skew)
+    # Rank 1's clock 5 ms behind and 300 ppm fast (the monitor's test hook),
+    # both ranks on CLOCK_MONOTONIC: one clock on this host, so what the
+    # reader finds is the skew alone (with the TSC it also finds what the
+    # ranks' calibrations differ by: their tick counts since boot convert
+    # with their own frequencies, up to milliseconds apart).
+    MON_CLOCK=monotonic MON_CLOCK_SKEW=1:-5000000:300 $run 2 "$DIST_DEMO" --mpi pipeline -n 3000 \
+        -m A -o "$work/trace" >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "skewed run"; }
+    "$SNETMON" dump "$work/trace" >"$work/dump" || fail "dump of the skewed trace"
+    alignment "$work/dump"
+    [ "$(field "$work/dump" 'on the recorded')" -gt 0 ] || fail "the skew made no violation"
+    [ "$(field "$work/dump" 'after the linear')" -eq 0 ] || fail "violations after the correction"
+    [ "$(field "$work/dump" 'left')" -eq 0 ] || fail "violations left"
+    # The offset at the start measurement: 5 ms less what 300 ppm drifted
+    # since the monitor started, within the round trip; the drift back,
+    # with the sign that undoes it.
+    grep "rank 1: offset" "$work/dump" | awk '{
+        o = $5; sub(/^\+/, "", o); d = $8
+        exit (o > 4.5e6 && o < 5.001e6 && d > -301 && d < -299) ? 0 : 1 }' ||
+        fail "offset and drift not recovered"
+    causal "$work/dump" || fail "a message received before it was sent"
+    # Without rank 1's offset measurements only the fix-up is left to do it.
+    sed -i '/"phase": /d' "$work/trace/rank-1/run.json"
+    "$SNETMON" dump "$work/trace" >"$work/dump2" || fail "dump without samples"
+    alignment "$work/dump2"
+    [ "$(field "$work/dump2" 'after the linear')" -gt 0 ] || fail "no violation to fix"
+    [ "$(field "$work/dump2" 'receives moved')" -gt 0 ] || fail "nothing moved"
+    [ "$(field "$work/dump2" 'left')" -eq 0 ] || fail "violations left after the fix-up"
+    causal "$work/dump2" || fail "the fix-up left a message received before it was sent"
+    ;;
+monitored)
+    # mc over 2 ranks with full monitoring: one trace, both ranks in it.
+    same_app_result "$MC" -w 2 --inputs 8 --paths 1000 --batch 250 -m A -o "$work/trace"
+    [ "$out" = "$ref" ] || fail "2 ranks differ from one process"
+    ls "$work/trace/rank-0/ctf" "$work/trace/rank-1/ctf" >/dev/null || fail "no rank directories"
+    "$SNETMON" dump "$work/trace" >"$work/dump" || fail "dump"
+    grep -q " r0\.w[01] " "$work/dump" && grep -q " r1\.w[01] " "$work/dump" ||
+        fail "the dump lacks a rank"
+    causal "$work/dump" || fail "a message received before it was sent"
+    "$SNETMON" metrics "$work/trace" >"$work/metrics" || fail "metrics"
+    grep -q "(r0\.w0)" "$work/metrics" && grep -q "(r1\.w1)" "$work/metrics" ||
+        fail "metrics lack a (rank, worker)"
+    grep -q "Clock alignment of 2 ranks" "$work/metrics" || fail "metrics: no clock alignment"
+    grep -q "on channel .* to another rank" "$work/metrics" || fail "no waiting across ranks"
+    "$SNETMON" wcp "$work/trace" >"$work/wcp" || fail "wcp"
+    grep -q "@rank1" "$work/wcp" || fail "the critical path does not cross to rank 1"
+    "$SNETMON" render "$work/trace" -o "$work/util.svg" || fail "render"
+    for col in r0.w0 r0.w1 r1.w0 r1.w1; do
+        grep -q ">$col<" "$work/util.svg" || fail "the image has no column $col"
+    done
+    sed -n 1,12p "$work/metrics"
+    # The other commands read it too.
+    "$SNETMON" report "$work/trace" -o "$work/report.html" || fail "report"
+    for col in r0.w0 r1.w1; do
+        grep -q "$col" "$work/report.html" || fail "the report lacks $col"
+    done
+    grep -q "Clock alignment of 2 ranks" "$work/report.html" || fail "report: no clock alignment"
+    grep -q "MPI ranks" "$work/report.html" || fail "report: the ranks are not among the facts"
+    grep -q "on worker [23]," "$work/report.html" ||
+        fail "report: the critical path is not drawn on a column of rank 1"
+    "$SNETMON" export --chrome "$work/trace" -o "$work/trace.json" || fail "export --chrome"
+    grep -q '"worker 3 (r1.w1)"' "$work/trace.json" || fail "chrome: no track of r1.w1"
+    "$SNETMON" export --otf2 "$work/trace" -o "$work/otf2" >"$work/otf2.out" || fail "export --otf2"
+    grep -q "4 locations" "$work/otf2.out" || fail "otf2: not a location per (rank, worker)"
+    "$SNETMON" convert --to snet-logformat "$work/trace" -o "$work/logformat" || fail "convert"
+    [ -f "$work/logformat/mon_n00_worker03.log" ] || fail "convert: no log of the 4th worker"
+    "$SNETMON" top --once "$work/trace" >"$work/top" || fail "top on the finished trace"
+    grep -q "run finished" "$work/top" || fail "top: the run is not finished"
+    "$SNETMON" store "$work/trace" --db "$work/runs.sqlite" || fail "store"
+    "$SNETMON" store "$work/trace/rank-0" --db "$work/runs.sqlite" || fail "store rank 0 alone"
+    "$SNETMON" runs --db "$work/runs.sqlite" >"$work/runs" || fail "runs"
+    grep -q "^ *1 .* mc  *4  *[^ ]" "$work/runs" || fail "runs: the 2-rank run has not 4 workers"
+    "$SNETMON" compare --db "$work/runs.sqlite" 2 1 >"$work/compare" || fail "compare"
+    # advise places tasks of one process: a clear refusal, exit status 1.
+    "$SNETMON" advise "$work/trace" >"$work/advise" 2>"$work/advise.err"
+    rc=$?
+    cat "$work/advise.err"
+    [ $rc -eq 1 ] && grep -q "a trace of a run across MPI ranks" "$work/advise.err" ||
+        fail "advise: exit status $rc, no refusal"
+    # A multi-rank run still going on cannot be followed: one line, exit 1.
+    cp -r "$work/trace" "$work/live"
+    sed -i 's/"complete": true/"complete": false/' "$work/live/rank-1/run.json"
+    "$SNETMON" top --once "$work/live" >/dev/null 2>"$work/top.err"
+    rc=$?
+    cat "$work/top.err"
+    [ $rc -eq 1 ] && [ "$(wc -l <"$work/top.err")" -eq 1 ] &&
+        grep -q "rank 1 is still running" "$work/top.err" || fail "top on a live multi-rank run"
+    ;;
+mc)
+    same_app_result "$MC" -w 2
+    [ "$out" = "$ref" ] || fail "2 ranks differ from one process"
+    echo "$out" | grep -q "check passed" || fail "mc check"
+    ;;
+rt)
+    same_app_result "$RT" -w 1
+    # The checksum and the check; scenes per solver follow the balancing.
+    [ "${out%%; scenes per solver*}" = "${ref%%; scenes per solver*}" ] ||
+        fail "2 ranks rendered other images"
+    echo "$out" | grep -q "check passed" || fail "rt check"
+    ;;
 kill)
     $run 2 "$DIST_DEMO" --mpi kill -n 100 -m A -o "$work/trace" >"$work/out" 2>"$work/err"
     rc=$?
@@ -76,6 +209,19 @@ kill)
     cat "$work/dump.err"
     [ $drc -eq 0 ] || fail "rank 0's trace is unreadable"
     grep -q "task_map" "$work/dump" || fail "rank 0's trace has no events"
+    # The whole trace, both ranks merged, reads with --partial and says
+    # what the killed run lacks.
+    "$SNETMON" dump --partial "$work/trace" >"$work/all" 2>"$work/all.err" ||
+        { cat "$work/all.err"; fail "the two ranks' trace is unreadable"; }
+    # (Rank 1 died before its first flush period: its logs are there but
+    # hold no event, which the loss names.)
+    grep -q " r0\.w[0-9]* task_map" "$work/all" || fail "the merged trace lacks rank 0's events"
+    grep -q "^#  *worker [0-9]* .*rank-1/ctf/worker-0" "$work/all" ||
+        fail "the loss does not name rank 1's logs"
+    grep -q "partial trace" "$work/all.err" || fail "no loss reported"
+    "$SNETMON" metrics --partial "$work/trace" >"$work/metrics" 2>/dev/null ||
+        fail "metrics --partial of the killed run"
+    grep -q "Partial input" "$work/metrics" || fail "metrics do not say the input is partial"
     ;;
 *)
     fail "unknown scenario $scenario"

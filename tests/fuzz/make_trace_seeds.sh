@@ -14,7 +14,10 @@
 # (regressions/trace, see README.md) are remade in the new format too:
 # task-name-not-utf8 (a real log with a byte of a task name made 0xff)
 # and no-worker-rows (a metadata file alone: one empty log, so the LPEL
-# lifter gets no worker row).
+# lifter gets no worker row). When BUILD_DIR was built with MPI, mc also
+# runs on 2 ranks (tests/distrib/mpi_run.sh) and each rank's logs become a
+# seed (mc-mpi-rank0, mc-mpi-rank1): the cross-rank events 23-26, and
+# message ids of rank 1 (docs/LOGFORMAT.md section 8).
 set -eu
 build=${1:?usage: make_trace_seeds.sh BUILD_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,11 +51,29 @@ run mc-WL mc -w 3 --inputs 2 --paths 64 --batch 32 -m WL
 run mc-mt mc -w 2 --inputs 2 --paths 64 --batch 32 -m mt
 run rt-A rt -w 2 --inputs 1 --size 8x8 -m A
 
+mpi=
+MPIEXEC=$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+export MPIEXEC
+if [ -n "$MPIEXEC" ] &&
+    sh "$here/../distrib/mpi_run.sh" 2 "$build/apps/mc/mc" --mpi -w 2 --inputs 2 --paths 64 \
+        --batch 32 -m A -o "$work/mc-mpi" >/dev/null 2>"$work/mpi.err"; then
+    mpi=1
+else
+    echo "make_trace_seeds: no 2-rank run of mc (no MPI in $build?), so no mc-mpi-rank* seeds:" \
+        "$(head -1 "$work/mpi.err" 2>/dev/null)" >&2
+fi
+
 rm -f "$out"/*
 for s in ant-A des-A des-TM mc-A mc-WL mc-mt rt-A; do
     # shellcheck disable=SC2046
     join_logs "$s" $(logs "$s")
 done
+if [ -n "$mpi" ]; then
+    for r in 0 1; do
+        # shellcheck disable=SC2046
+        join_logs "mc-mpi-rank$r" $(logs "mc-mpi/rank-$r")
+    done
+fi
 join_logs mc-one-worker "$work/mc-A/ctf/worker-1"
 size=$(wc -c <"$work/mc-A/ctf/worker-0")
 head -c $((size / 2)) "$work/mc-A/ctf/worker-0" >"$work/half"

@@ -26,9 +26,9 @@ same_count() { # DIR: babeltrace2 and dump agree, both clean
 # babeltrace2 decodes every field to the value our reader gives: both
 # outputs (of same_count) as "w<worker> <event> <values in babeltrace2's
 # field order>", compared log by log (the merges may break ties between
-# logs differently). Flag labels (mode, state, cause) count as values;
-# values the reader derives (stream_block's peer, the parents, task_map's
-# worker, which is the log's) are left out.
+# logs differently). Flag labels (mode, state, cause, end) count as values;
+# values the reader derives (stream_block's and channel_block's peer, the
+# parents, task_map's worker, which is the log's) are left out.
 bt_values() {
     awk '{
         if (!match($0, / [a-z_]+: \{ cpu_id = [0-9]+ \}/)) { print "unparsed: " $0; next }
@@ -53,7 +53,15 @@ dump_values() {
         else if (e == "stream_block") out = out " " f["task"] " " f["state"] " " f["stream"]
         else if (e == "stream_read" || e == "stream_write") out = out " " f["task"] " " f["stream"]
         else if (e == "stream_wake") out = out " " f["waker"] " " f["stream"] " " f["woken"]
-        else if (e ~ /^message_/) { split(f["msg"], m, "."); out = out " " f["task"] " " m[1] " " m[2] }
+        else if (e ~ /^message_/) {
+            # msg is [rank:]worker.seq; the trace stores node = rank * 4096 + worker, and seq
+            r = 0; id = f["msg"]; if (index(id, ":")) { r = substr(id, 1, index(id, ":") - 1); id = substr(id, index(id, ":") + 1) }
+            split(id, m, "."); out = out " " f["task"] " " (r * 4096 + m[1]) " " m[2]
+            if (e == "message_sent") out = out " " f["to"]
+            else if (e == "message_received") out = out " " f["from"]
+        }
+        else if (e == "channel_open") { split(f["channel"], c, "."); out = out " " f["task"] " " c[1] " " f["end"] " " c[2] " " f["rank"] }
+        else if (e == "channel_block") { split(f["channel"], c, "."); out = out " " f["task"] " " c[1] " " f["state"] " " c[2] }
         else if (e == "task_load") out = out " " f["task"] " " f["dispatches"] " " f["exec_ns"]
         else if (e == "worker_load") out = out " " f["waits"] " " f["wait_ns"] " " f["busy_ns"]
         else if (e == "run_start") out = out " " f["run"]
@@ -77,11 +85,12 @@ same_values() { # DIR, after same_count DIR
 "$make_fixture" kinds "$work/kinds" || fail "fixture kinds"
 same_count "$work/kinds"
 same_values "$work/kinds"
-[ "$(wc -l <"$work/dump.txt")" -eq 50 ] || fail "kinds fixture: expected 50 events"
+[ "$(wc -l <"$work/dump.txt")" -eq 58 ] || fail "kinds fixture: expected 58 events"
 for k in task_map task_create task_dispatch task_block task_yield task_destroy worker_start \
          worker_wait worker_resume worker_end stream_open stream_close stream_read stream_write \
          stream_block stream_wake component_begin component_end message_read message_written \
-         task_load worker_load run_start; do
+         task_load worker_load run_start message_sent message_received channel_open \
+         channel_block; do
     grep -q " $k" "$work/dump.txt" || fail "dump lacks $k"
     grep -q " $k:" "$work/bt.txt" || fail "babeltrace2 output lacks $k"
 done

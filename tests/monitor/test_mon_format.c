@@ -43,6 +43,7 @@ static const mon_event_kind expected_kinds[] = {
     MON_EV_RUN_START,      MON_EV_WORKER_START,   MON_EV_TASK_MAP,        MON_EV_TASK_CREATE,     MON_EV_TASK_DISPATCH,
     MON_EV_STREAM_OPEN,    MON_EV_STREAM_OPEN,     MON_EV_STREAM_READ,     MON_EV_COMPONENT_BEGIN, MON_EV_MESSAGE_READ,
     MON_EV_MESSAGE_WRITTEN, MON_EV_COMPONENT_END,  MON_EV_STREAM_WRITE,    MON_EV_STREAM_WAKE,
+    MON_EV_CHANNEL_OPEN,   MON_EV_MESSAGE_SENT,    MON_EV_MESSAGE_RECEIVED, MON_EV_CHANNEL_BLOCK,
     MON_EV_STREAM_BLOCK,   MON_EV_TASK_BLOCK,      MON_EV_WORKER_WAIT,     MON_EV_WORKER_RESUME,
     MON_EV_TASK_DISPATCH,  MON_EV_TASK_YIELD,      MON_EV_STREAM_CLOSE,    MON_EV_TASK_LOAD,
     MON_EV_TASK_DESTROY,   MON_EV_WORKER_LOAD,     MON_EV_WORKER_END,
@@ -84,6 +85,28 @@ static void check_worker_events(const mon_event *all, size_t n, unsigned w)
             break;
         case MON_EV_MESSAGE_WRITTEN:
             ck_assert_uint_eq(e->msg, mon_msg_id_make(w, 42));
+            break;
+        case MON_EV_CHANNEL_OPEN:
+            ck_assert_uint_eq(e->task, 1 + o);
+            ck_assert_uint_eq(e->channel, (uint64_t)w << 32 | 5);
+            ck_assert_uint_eq(e->peer_rank, 1 - w);
+            ck_assert(e->write_end == (w == 0));
+            break;
+        case MON_EV_CHANNEL_BLOCK:
+            ck_assert_uint_eq(e->channel, (uint64_t)w << 32 | 5);
+            ck_assert(e->empty == (w == 1));
+            ck_assert_uint_eq(e->peer, 0); /* resolved only across the ranks of a merged trace */
+            break;
+        case MON_EV_MESSAGE_SENT:
+            ck_assert_uint_eq(e->msg, mon_msg_id_make_at(3, w, 43));
+            ck_assert_uint_eq(mon_msg_id_rank(e->msg), 3);
+            ck_assert_uint_eq(mon_msg_id_node(e->msg), w);
+            ck_assert_uint_eq(mon_msg_id_seq(e->msg), 43);
+            ck_assert_uint_eq(e->peer_rank, 1);
+            break;
+        case MON_EV_MESSAGE_RECEIVED:
+            ck_assert_uint_eq(e->msg, mon_msg_id_make_at(2, w, 44));
+            ck_assert_uint_eq(e->peer_rank, 2);
             break;
         case MON_EV_STREAM_WAKE:
             ck_assert_uint_eq(e->task, 1 + o);
@@ -526,9 +549,13 @@ END_TEST
 static int ref_format(const mon_event *e, char *buf, size_t len)
 {
     static const char *const causes[] = {"input", "output", "any"};
-    char head[64];
-    snprintf(head, sizeof head, "%" PRIu64 " w%u %s", e->time, e->worker,
-             mon_event_kind_name(e->kind));
+    char head[96], id[48], chan[48], where[32];
+    if (e->ranked)
+        snprintf(where, sizeof where, "r%u.w%u", e->rank, e->rank_worker);
+    else
+        snprintf(where, sizeof where, "w%u", e->worker);
+    snprintf(head, sizeof head, "%" PRIu64 " %s %s", e->time, where, mon_event_kind_name(e->kind));
+    snprintf(chan, sizeof chan, "%" PRIu64 ".%" PRIu64, e->channel >> 32, e->channel & 0xffffffffu);
     switch (e->kind) {
     case MON_EV_TASK_MAP:
         return snprintf(buf, len, "%s task=%" PRIu64 " worker=%u name=%s", head, e->task,
@@ -558,8 +585,19 @@ static int ref_format(const mon_event *e, char *buf, size_t len)
                         e->task, e->stream, e->peer);
     case MON_EV_MESSAGE_READ:
     case MON_EV_MESSAGE_WRITTEN:
-        return snprintf(buf, len, "%s task=%" PRIu64 " msg=%u.%" PRIu64, head, e->task,
-                        (unsigned)(e->msg >> 48), e->msg & ((UINT64_C(1) << 48) - 1));
+        return snprintf(buf, len, "%s task=%" PRIu64 " msg=%s", head, e->task,
+                        mon_msg_id_format(e->msg, id, sizeof id));
+    case MON_EV_MESSAGE_SENT:
+    case MON_EV_MESSAGE_RECEIVED:
+        return snprintf(buf, len, "%s task=%" PRIu64 " msg=%s %s=%" PRIu32, head, e->task,
+                        mon_msg_id_format(e->msg, id, sizeof id),
+                        e->kind == MON_EV_MESSAGE_SENT ? "to" : "from", e->peer_rank);
+    case MON_EV_CHANNEL_OPEN:
+        return snprintf(buf, len, "%s task=%" PRIu64 " channel=%s end=%s rank=%" PRIu32, head,
+                        e->task, chan, e->write_end ? "sending" : "receiving", e->peer_rank);
+    case MON_EV_CHANNEL_BLOCK:
+        return snprintf(buf, len, "%s task=%" PRIu64 " channel=%s peer=%" PRIu64 " state=%s",
+                        head, e->task, chan, e->peer, e->empty ? "empty" : "full");
     case MON_EV_TASK_LOAD:
         return snprintf(buf, len, "%s task=%" PRIu64 " dispatches=%" PRIu32 " exec_ns=%" PRIu64,
                         head, e->task, e->dispatches, e->exec_ns);
@@ -606,7 +644,12 @@ START_TEST(event_format_matches_printf)
                        .exec_ns = v[9],
                        .wait_ns = v[10],
                        .busy_ns = v[11],
-                       .name = i % 7 ? name : NULL};
+                       .name = i % 7 ? name : NULL,
+                       .channel = v[4] ^ v[6],
+                       .peer_rank = (uint32_t)v[5],
+                       .ranked = i % 3 == 0,
+                       .rank = (unsigned)v[1] % 4096,
+                       .rank_worker = (unsigned)v[8]};
         char got[512], want[512];
         size_t len = i % 5 ? sizeof got : (size_t)(v[5] % 40);
         int n = mon_event_format(&e, got, len);
@@ -805,10 +848,10 @@ START_TEST(older_format_is_refused_by_name)
     char dir[4096], err[4608];
     fixture_tmpdir(dir, sizeof dir);
     ck_assert_int_eq(fixture_write_all_kinds(dir, 0), 0);
-    metadata_set_line(dir, "format_version", "\tformat_version = \"2.0\";");
+    metadata_set_line(dir, "format_version", "\tformat_version = \"3.0\";");
     mon_trace *t;
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "metadata: trace format 2.0, but this reader reads format 3.0 only") &&
+    ck_assert_msg(strstr(err, "metadata: trace format 3.0, but this reader reads format 3.1 only") &&
                       strstr(err, "babeltrace2"),
                   "message: %s", err);
     /* Format 1.0 metadata had no format_version. */
@@ -818,6 +861,13 @@ START_TEST(older_format_is_refused_by_name)
     fixture_rmdir(dir);
 }
 END_TEST
+
+/* A message id of every part's width: rank, worker and sequence number
+ * from the bits of v. */
+static uint64_t msg_of(uint64_t v)
+{
+    return mon_msg_id_make_at((unsigned)(v >> 52), (unsigned)(v >> 40), v & MON_MSG_SEQ_MASK);
+}
 
 /* Every length of a small integer, at both ends, with and without flag
  * bits, read back exactly; values beyond the largest saturate. The event
@@ -863,15 +913,20 @@ START_TEST(small_integers_round_trip_at_every_length)
         mon_emit_task_load(wr, t++, v, (uint32_t)v, v);
         mon_emit_message(wr, MON_ID_MESSAGE_WRITTEN, t++, v,
                          mon_msg_id_make((unsigned)(v & 0xffff), v & MON_MSG_SEQ_MASK));
+        /* The cross-rank events: every rank, worker and sequence width;
+         * channel ids of both halves' widths. */
+        mon_emit_transfer(wr, MON_ID_MESSAGE_SENT, t++, v, msg_of(v), (uint32_t)v);
+        mon_emit_channel_open(wr, t++, v, v, (uint32_t)(v >> 7), i % 2);
+        mon_emit_channel_block(wr, t++, v, v, i % 2);
     }
     ck_assert_int_eq(mon_writer_close(wr), 0);
     size_t n;
     int rc;
     mon_event *evs = read_all(dir, &n, &rc, NULL, 0);
     ck_assert_int_eq(rc, MON_TRACE_END);
-    ck_assert_uint_eq(n, 7 * nv);
+    ck_assert_uint_eq(n, 10 * nv);
     for (size_t i = 0; i < nv; i++) {
-        const mon_event *e = &evs[7 * i];
+        const mon_event *e = &evs[10 * i];
         uint64_t v = values[i], v0 = v > MON_UINT_MAX(0) ? MON_UINT_MAX(0) : v,
                  v1 = v > MON_UINT_MAX(1) ? MON_UINT_MAX(1) : v,
                  v2 = v > MON_UINT_MAX(2) ? MON_UINT_MAX(2) : v;
@@ -889,8 +944,19 @@ START_TEST(small_integers_round_trip_at_every_length)
         ck_assert_uint_eq(e[5].dispatches, (uint32_t)v);
         ck_assert_uint_eq(e[5].exec_ns, v0);
         ck_assert_uint_eq(e[6].msg, mon_msg_id_make((unsigned)(v & 0xffff), v & MON_MSG_SEQ_MASK));
-        for (int k = 0; k < 7; k++)
-            ck_assert_uint_eq(e[k].time, 1000 + 7 * i + (size_t)k);
+        ck_assert_int_eq(e[7].kind, MON_EV_MESSAGE_SENT);
+        ck_assert_uint_eq(e[7].task, v0);
+        ck_assert_uint_eq(e[7].msg, msg_of(v));
+        ck_assert_uint_eq(e[7].peer_rank, (uint32_t)v);
+        ck_assert_int_eq(e[8].kind, MON_EV_CHANNEL_OPEN);
+        ck_assert_uint_eq(e[8].channel, v);
+        ck_assert_uint_eq(e[8].peer_rank, (uint32_t)(v >> 7));
+        ck_assert_int_eq(e[8].write_end, i % 2);
+        ck_assert_int_eq(e[9].kind, MON_EV_CHANNEL_BLOCK);
+        ck_assert_uint_eq(e[9].channel, v);
+        ck_assert_int_eq(e[9].empty, i % 2);
+        for (int k = 0; k < 10; k++)
+            ck_assert_uint_eq(e[k].time, 1000 + 10 * i + (size_t)k);
     }
     free(evs);
     /* Small values take one byte each: a dispatch of task 5 is 2 + 1. */
@@ -927,6 +993,40 @@ START_TEST(out_of_range_values_are_corruption)
     ck_assert_msg(strstr(err, "worker-0: byte 62: task_block cause value 3 out of range"),
                   "message: %s", err);
     fixture_rmdir(dir);
+    /* The parts of the cross-rank events: a message node of 2^24 (rank
+     * 4096), a channel index of 2^32, a peer rank of 2^32. Each event:
+     * 2-byte header at 60, task 1 in one byte at 62, then the field. */
+    static const struct {
+        mon_event_id id;
+        uint64_t node_or_rank, seq_or_index, peer;
+        const char *want;
+    } bad[] = {
+        {MON_ID_MESSAGE_SENT, UINT64_C(1) << 24, 1, 0, "byte 63: message node value 16777216"},
+        {MON_ID_MESSAGE_RECEIVED, 1, UINT64_C(1) << 40, 0,
+         "byte 64: message sequence number value 1099511627776"},
+        {MON_ID_MESSAGE_SENT, 1, 1, UINT64_C(1) << 32, "byte 65: rank value 4294967296"},
+        {MON_ID_CHANNEL_OPEN, UINT64_C(1) << 32, 1, 0, "byte 63: channel rank value 4294967296"},
+        {MON_ID_CHANNEL_BLOCK, 1, UINT64_C(1) << 32, 0, "byte 64: channel index value 4294967296"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fixture_tmpdir(dir, sizeof dir);
+        ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf),
+                         0);
+        wr = mon_writer_open(ctf, 0, 0, err, sizeof err);
+        mon_ev e = mon_ev_begin(wr, bad[i].id, 1000, 4 * MON_UINT_MAX_BYTES);
+        bool chan = bad[i].id == MON_ID_CHANNEL_OPEN || bad[i].id == MON_ID_CHANNEL_BLOCK;
+        e.p = mon_put_uint(e.p, 1, 0, 0);
+        e.p = mon_put_uint(e.p, bad[i].node_or_rank, 0, 0);
+        e.p = mon_put_uint(e.p, bad[i].seq_or_index, chan ? 1 : 0, 0);
+        if (bad[i].id != MON_ID_CHANNEL_BLOCK)
+            e.p = mon_put_uint(e.p, bad[i].peer, 0, 0);
+        mon_ev_end(wr, e);
+        ck_assert_int_eq(mon_writer_close(wr), 0);
+        ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, bad[i].want) && strstr(err, "out of range"), "%s: message: %s",
+                      bad[i].want, err);
+        fixture_rmdir(dir);
+    }
 }
 END_TEST
 

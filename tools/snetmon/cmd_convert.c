@@ -63,7 +63,7 @@ typedef struct conv_task {
 } conv_task;
 
 typedef struct converter {
-    key_table tasks; /* conv_task by run << 32 | task id */
+    key_table tasks; /* conv_task by mon_run_key of the task */
     FILE **logs; /* per worker number */
     unsigned nlogs;
     FILE *map;
@@ -108,7 +108,7 @@ static conv_stream *touch_stream(conv_task *t, uint64_t sid, bool write_end)
 /* Tasks are keyed by run and id: task ids restart with each run. */
 static uint64_t task_key(const mon_event *e)
 {
-    return (uint64_t)e->run << 32 | (e->task & 0xffffffffu);
+    return mon_run_key(e, e->task);
 }
 
 static bool append_msg(conv_task *t, const char *text)
@@ -210,10 +210,9 @@ static void message_event(converter *c, const mon_event *e)
     conv_task *t = find_task(c, task_key(e));
     if (!t)
         return;
-    char buf[96];
-    snprintf(buf, sizeof buf, "%" PRIu64 "%c%u.%" PRIu64 ";", rel(c, e->time),
-             e->kind == MON_EV_MESSAGE_READ ? 'R' : 'W', (unsigned)(e->msg >> 48),
-             e->msg & ((UINT64_C(1) << 48) - 1));
+    char buf[96], id[48];
+    snprintf(buf, sizeof buf, "%" PRIu64 "%c%s;", rel(c, e->time),
+             e->kind == MON_EV_MESSAGE_READ ? 'R' : 'W', mon_msg_id_format(e->msg, id, sizeof id));
     if (!append_msg(t, buf))
         c->failed = true;
 }

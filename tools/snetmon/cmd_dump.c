@@ -33,6 +33,9 @@ static void dump_usage(FILE *out)
                  "truncated or incomplete; the events before that point are printed.\n"
                  "With --partial every readable event is printed, then the loss as lines\n"
                  "starting with '# '.\n"
+                 "DIR may be a multi-rank trace (DIR/rank-R/, one per MPI rank): its events are\n"
+                 "merged on rank 0's clock, workers shown as r<rank>.w<worker>, message ids of\n"
+                 "rank R > 0 as R:W.S, and the clock alignment follows as '# ' lines.\n"
                  "  --count          print only the number of events (reads the whole trace)\n"
                  TRACE_INPUT_HELP
                  "  -h, --help       this text\n"
@@ -40,7 +43,7 @@ static void dump_usage(FILE *out)
 }
 
 /* The reads of one task's open component execution, in a key_table by
- * run << 32 | task id (task ids restart with each run). */
+ * mon_run_key of the task (task ids restart with each run). */
 typedef struct open_execution {
     uint64_t *reads;
     size_t n, cap;
@@ -55,7 +58,8 @@ static void execution_release(void *value)
 
 static void print_msg_id(uint64_t id)
 {
-    printf("%u.%llu", (unsigned)(id >> 48), (unsigned long long)(id & ((1ull << 48) - 1)));
+    char buf[48];
+    fputs(mon_msg_id_format(id, buf, sizeof buf), stdout);
 }
 
 /* Track component executions; print the parents of a written message.
@@ -65,7 +69,7 @@ static int note_message_event(key_table *tb, const mon_event *ev, bool print)
     if (ev->kind != MON_EV_COMPONENT_BEGIN && ev->kind != MON_EV_COMPONENT_END &&
         ev->kind != MON_EV_MESSAGE_READ && ev->kind != MON_EV_MESSAGE_WRITTEN)
         return 0;
-    open_execution *e = key_table_get(tb, (uint64_t)ev->run << 32 | (ev->task & 0xffffffffu));
+    open_execution *e = key_table_get(tb, mon_run_key(ev, ev->task));
     if (!e)
         return -1;
     if (ev->kind == MON_EV_COMPONENT_BEGIN || ev->kind == MON_EV_COMPONENT_END) {
@@ -136,6 +140,10 @@ static int dump_trace(trace_input *in, bool count_only)
         printf("%llu\n", n);
     if (trace_input_loss(in))
         print_loss(trace_input_loss(in));
+    if (!count_only && trace_input_report_alignment(in, stdout, "# ") != 0) {
+        fprintf(stderr, "snetmon dump: out of memory\n");
+        return 1;
+    }
     return 0;
 }
 

@@ -58,7 +58,7 @@ typedef struct export_task {
 /* Tasks are keyed by run and id: task ids restart with each run. */
 static uint64_t task_key(const mon_event *e)
 {
-    return (uint64_t)e->run << 32 | (e->task & 0xffffffffu);
+    return mon_run_key(e, e->task);
 }
 
 static void task_release(void *value)
@@ -229,11 +229,17 @@ static void track_names(exporter *x, const mon_trace *t)
     fputs("{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"LPEL\"}}", x->out);
     for (unsigned i = 0; i < mon_trace_num_workers(t); i++) {
         unsigned w = mon_trace_worker_id(t, i);
+        char label[32], name[64];
+        if (mon_trace_num_ranks(t) > 1) /* a multi-rank trace: which rank's worker */
+            snprintf(name, sizeof name, "worker %u (%s)", w,
+                     mon_trace_worker_label(t, w, label, sizeof label));
+        else
+            snprintf(name, sizeof name, "worker %u", w);
         begin_event(x);
         fprintf(x->out,
                 "{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\","
-                "\"args\":{\"name\":\"worker %u\"}}",
-                w, w);
+                "\"args\":{\"name\":\"%s\"}}",
+                w, name);
     }
 }
 

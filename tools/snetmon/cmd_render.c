@@ -47,6 +47,8 @@ static void usage(FILE *out)
             "Draws the worker-utilisation image: one column per worker, time running down,\n"
             "task execution periods coloured by kind of task, waiting grey, unaccounted white.\n"
             "Any trace size renders in bounded memory (time is binned per pixel row).\n"
+            "A multi-rank trace (DIR/rank-R/, one per MPI rank) is one image on rank 0's\n"
+            "clock: one column per (rank, worker), labelled r<rank>.w<worker>.\n"
             "\n"
             "  INPUT                a trace directory, or a text timeline file\n"
             "  --input-format F     trace | timeline (default: directory = trace, file = timeline)\n"
@@ -243,6 +245,11 @@ static int feed_net(viz_net *net, const mon_event *ev)
         return viz_net_add_stream(net, stream, VIZ_NO_TASK, task, 0) != VIZ_OK
                    ? VIZ_ENOMEM
                    : viz_net_count_traffic(net, stream, 0, 1);
+    case MON_EV_CHANNEL_OPEN: { /* a stream between ranks: its two ends' tasks */
+        uint64_t channel = UINT64_C(1) << 63 | mon_run_key(ev, ev->channel);
+        return viz_net_add_stream(net, channel, ev->write_end ? task : VIZ_NO_TASK,
+                                  ev->write_end ? VIZ_NO_TASK : task, 0);
+    }
     default:
         return VIZ_OK;
     }
@@ -271,8 +278,9 @@ static int read_trace_dir(const render_options *o, viz_timeline *tl, viz_net *ne
         return 1;
     mon_event ev;
     int r, rc = 0;
+    timeline_feeder feeder = timeline_feeder_make(tl);
     while (rc == 0 && (r = trace_input_next(in, &ev)) == 1) {
-        if (tl && timeline_feed(tl, &ev) != VIZ_OK) {
+        if (tl && timeline_feed(&feeder, &ev) != VIZ_OK) {
             fprintf(stderr, "snetmon render: %s: %s\n", o->input, viz_timeline_error(tl));
             rc = 1;
         } else if (net && feed_net(net, &ev) != VIZ_OK) {
@@ -280,6 +288,7 @@ static int read_trace_dir(const render_options *o, viz_timeline *tl, viz_net *ne
             rc = 1;
         }
     }
+    timeline_feeder_free(&feeder);
     if (rc == 0 && r != 0)
         rc = 1;
     note[0] = '\0';

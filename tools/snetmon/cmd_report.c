@@ -24,6 +24,7 @@
 
 #include "cli.h"
 #include "out_file.h"
+#include "run_record.h"
 #include "timeline_input.h"
 #include "trace_input.h"
 #include "viz.h"
@@ -152,9 +153,8 @@ static void meta(viz_report *r, const char *key, const char *value, int *rc)
  * figures do not depend on it). */
 static int add_run_facts(viz_report *r, const char *trace, int rc)
 {
-    char path[4096], buf[2048];
-    snprintf(path, sizeof path, "%s/run.json", trace);
-    json_t *run = json_load_file(path, 0, NULL);
+    char buf[2048];
+    json_t *run = rr_run_json_load(trace, buf, sizeof buf);
     if (!run)
         return rc;
     json_t *args = json_object_get(run, "command_line");
@@ -168,6 +168,14 @@ static int add_run_facts(viz_report *r, const char *trace, int rc)
                                      json_string_value(arg));
     }
     meta(r, "command line", buf, &rc);
+    json_t *ranks = json_object_get(run, "ranks");
+    if (json_integer_value(ranks) > 1) {
+        snprintf(buf, sizeof buf,
+                 "%" JSON_INTEGER_FORMAT " (a trace per rank, merged on rank 0's clock; "
+                 "host and clock below are rank 0's)",
+                 json_integer_value(ranks));
+        meta(r, "MPI ranks", buf, &rc);
+    }
     meta(r, "host", json_string_value(json_object_get(run, "host")), &rc);
     meta(r, "monitoring flags", json_string_value(json_object_get(run, "flags")), &rc);
     json_t *start = json_object_get(run, "wall_clock_start_ns");
@@ -184,8 +192,9 @@ static int add_run_facts(viz_report *r, const char *trace, int rc)
                  json_integer_value(json_object_get(clock, "frequency_hz")));
         meta(r, "trace clock", buf, &rc);
     }
-    meta(r, "run finished", json_is_true(json_object_get(run, "complete")) ? "yes (run.json complete)"
-                                                                          : "no: run.json is not complete",
+    meta(r, "run finished",
+         json_is_true(json_object_get(run, "complete")) ? "yes (run.json complete)"
+                                                        : "no: run.json is not complete",
          &rc);
     json_decref(run);
     return rc;
@@ -249,8 +258,10 @@ static viz_timeline *load_timeline(const report_args *a, const wfb_graph *g)
     trace_input_no_warning(in); /* the graph's reading has warned */
     mon_event ev;
     int more, rc = VIZ_OK;
+    timeline_feeder feeder = timeline_feeder_make(tl);
     while (rc == VIZ_OK && (more = trace_input_next(in, &ev)) == 1)
-        rc = timeline_feed(tl, &ev);
+        rc = timeline_feed(&feeder, &ev);
+    timeline_feeder_free(&feeder);
     if (rc != VIZ_OK)
         fprintf(stderr, "snetmon report: %s: %s\n", a->trace, viz_timeline_error(tl));
     trace_input_close(in);

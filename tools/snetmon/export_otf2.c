@@ -187,7 +187,7 @@ static OTF2_RegionRef kind_region(otf2_export *x, const char *kind)
 /* Tasks are keyed by run and id: task ids restart with each run. */
 static uint64_t task_key(const mon_event *e)
 {
-    return (uint64_t)e->run << 32 | (e->task & 0xffffffffu);
+    return mon_run_key(e, e->task);
 }
 
 /* Task e's node, named name when new (NULL: "task N", until its task_map
@@ -397,7 +397,7 @@ typedef struct def_strings {
     OTF2_StringRef *location;
 } def_strings;
 
-static bool add_def_strings(otf2_export *x, def_strings *s)
+static bool add_def_strings(otf2_export *x, def_strings *s, const mon_trace *t)
 {
     static const char *const attr_names[] = {"task", "task name", "run"};
     static const char *const attr_docs[] = {"the task's id in its run", "the task's net path",
@@ -419,8 +419,12 @@ static bool add_def_strings(otf2_export *x, def_strings *s)
     }
     s->location = malloc((x->nlocs ? x->nlocs : 1) * sizeof *s->location);
     for (unsigned i = 0; good && s->location && i < x->nlocs; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "worker %u", x->locs[i].worker);
+        char name[64], label[32];
+        if (mon_trace_num_ranks(t) > 1) /* a multi-rank trace: which rank's worker */
+            snprintf(name, sizeof name, "worker %u (%s)", x->locs[i].worker,
+                     mon_trace_worker_label(t, x->locs[i].worker, label, sizeof label));
+        else
+            snprintf(name, sizeof name, "worker %u", x->locs[i].worker);
         good = (s->location[i] = add_string(x, name)) != OTF2_UNDEFINED_STRING;
     }
     return good && s->location;
@@ -466,7 +470,7 @@ static void write_comm(otf2_export *x, OTF2_GlobalDefWriter *g, const def_string
 static void write_definitions(otf2_export *x, const mon_trace *t)
 {
     def_strings s = {0};
-    if (!add_def_strings(x, &s)) {
+    if (!add_def_strings(x, &s, t)) {
         free(s.location);
         fail(x, "out of memory");
         return;

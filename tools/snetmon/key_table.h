@@ -1,6 +1,6 @@
 /*
  * key_table.h - snetmon's one hash map: per-task (or per-anything) state
- * of the subcommands, found by a 64-bit key such as run << 32 | task id.
+ * of the subcommands, found by a 64-bit key such as mon_run_key(ev, task).
  *
  * Values are the caller's structs of a fixed size, stored in the table and
  * zeroed when first looked up. Open addressing with linear probing over a

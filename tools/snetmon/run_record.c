@@ -166,24 +166,72 @@ static const char *json_str(json_t *root, const char *key)
     return json_string_value(json_object_get(root, key));
 }
 
-/* run.json of a trace directory (DIR/run.json, or beside DIR when DIR is
- * the ctf/ folder); absent for event files and old traces: nothing. */
-static int read_run_json(run_record *rec, const char *dir, char *err, size_t errlen)
+static json_t *load_json(const char *path, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root)
+        snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
+    return root;
+}
+
+/* A multi-rank trace's run.json (top) stands for its ranks: rank 0's
+ * run.json, the workers of all ranks, complete when every rank is. */
+static json_t *ranks_run_json(const char *dir, json_t *top, char *err, size_t errlen)
+{
+    json_int_t ranks = json_integer_value(json_object_get(top, "ranks"));
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/rank-0/run.json", dir);
+    json_t *run = load_json(path, err, errlen);
+    if (!run)
+        return NULL;
+    json_int_t workers = 0;
+    bool complete = true;
+    for (json_int_t r = 0; r < ranks; r++) {
+        snprintf(path, sizeof path, "%s/rank-%lld/run.json", dir, (long long)r);
+        /* A rank without a readable run.json counts as not complete. */
+        json_t *one = r == 0 ? json_incref(run) : json_load_file(path, 0, NULL);
+        workers += json_integer_value(json_object_get(one, "workers"));
+        complete = complete && json_is_true(json_object_get(one, "complete"));
+        json_decref(one);
+    }
+    json_object_set_new(run, "ranks", json_integer(ranks));
+    json_object_set_new(run, "workers", json_integer(workers));
+    json_object_set_new(run, "complete", json_boolean(complete));
+    return run;
+}
+
+json_t *rr_run_json_load(const char *dir, char *err, size_t errlen)
 {
     char path[PATH_MAX];
     struct stat st;
+    err[0] = '\0';
     snprintf(path, sizeof path, "%s/run.json", dir);
     if (stat(path, &st) != 0) {
         snprintf(path, sizeof path, "%s/../run.json", dir);
         if (stat(path, &st) != 0)
-            return 0;
+            return NULL;
     }
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (!root) {
-        snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
-        return -1;
+    json_t *root = load_json(path, err, errlen);
+    if (root && json_is_integer(json_object_get(root, "ranks")) &&
+        !json_object_get(root, "rank")) {
+        json_t *run = ranks_run_json(dir, root, err, errlen);
+        err[0] = '\0'; /* no rank 0 run.json: the top one's facts are all there is */
+        if (run) {
+            json_decref(root);
+            root = run;
+        }
     }
+    return root;
+}
+
+/* run.json of a trace directory (rr_run_json_load); absent for event files
+ * and old traces: nothing. */
+static int read_run_json(run_record *rec, const char *dir, char *err, size_t errlen)
+{
+    json_t *root = rr_run_json_load(dir, err, errlen);
+    if (!root)
+        return err[0] ? -1 : 0;
     rr_meta *m = &rec->meta;
     json_t *cl = json_object_get(root, "command_line");
     if (json_is_array(cl)) {

@@ -41,7 +41,7 @@ typedef struct worker_acc {
 } worker_acc;
 
 typedef struct task_acc {
-    uint64_t key;             /* run << 32 | task id */
+    uint64_t key;             /* mon_run_id_key(run, task id) */
     uint32_t run;
     uint64_t id;
     char *name;
@@ -211,7 +211,7 @@ static int rehash_tasks(top_acc *a)
 /* The task (run, id), created when first seen on worker w. */
 static task_acc *task_of(top_acc *a, uint32_t run, uint64_t id, unsigned w)
 {
-    uint64_t key = (uint64_t)run << 32 | (id & 0xffffffffu);
+    uint64_t key = mon_run_id_key(run, id);
     if (a->n_task_slots)
         for (size_t k = hash64(key, a->n_task_slots);; k = (k + 1) & (a->n_task_slots - 1)) {
             uint32_t s = a->task_slots[k];

@@ -240,6 +240,48 @@ static int feed_trace(const char *cmd, trace_input *in, wfb_lifter *l)
     return rc;
 }
 
+/* A multi-rank trace's clock alignment, as the bridge carries it. */
+static int attach_alignment(wfb_graph *g, const mon_trace *t)
+{
+    const mon_clock_alignment *a = mon_trace_clock_alignment(t);
+    if (!a)
+        return 0;
+    wfb_rank_clock *ranks = calloc(a->ranks ? a->ranks : 1, sizeof *ranks);
+    if (!ranks)
+        return -1;
+    for (unsigned i = 0; i < a->ranks; i++) {
+        const mon_rank_clock *r = &a->rank[i];
+        ranks[i] = (wfb_rank_clock){r->rank,      r->samples,   r->has_start, r->has_end,
+                                    r->offset_ns, r->drift_ppm, r->rtt_ns,    r->shift_max_ns};
+    }
+    wfb_clock_alignment w = {a->ranks,     ranks, a->messages, a->unmatched, a->raw_violations,
+                             a->violations, a->worst_ns, a->fixed, a->latency_ns, a->after};
+    int rc = wfb_graph_set_clock_alignment(g, &w);
+    free(ranks);
+    return rc;
+}
+
+int trace_input_report_alignment(const trace_input *in, FILE *out, const char *prefix)
+{
+    wfb_graph *g = wfb_graph_new();
+    if (!g || attach_alignment(g, in->trace) != 0) {
+        wfb_graph_free(g);
+        return -1;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    int rc = mem ? wfb_report_clock_alignment(wfb_graph_clock_alignment(g), WFB_OUT_TEXT, mem)
+                 : -1;
+    if (mem && fclose(mem) != 0)
+        rc = -1;
+    for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n"))
+        fprintf(out, "%s%s\n", prefix, line);
+    free(text);
+    wfb_graph_free(g);
+    return rc;
+}
+
 /* The analysis graph of a trace directory, its loss attached. */
 static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, char *buf,
                              size_t len)
@@ -256,7 +298,8 @@ static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, cha
         wfb_graph_set_source(g, dir);
     if (rc == 0)
         rc = feed_trace(cmd, in, l);
-    if (rc == 0 && wfb_graph_set_input_loss(g, trace_input_loss(in)) != 0) {
+    if (rc == 0 && (wfb_graph_set_input_loss(g, trace_input_loss(in)) != 0 ||
+                    attach_alignment(g, in->trace) != 0)) {
         say(cmd, buf, len, "out of memory");
         rc = -1;
     }

@@ -12,7 +12,12 @@
  * A trace still being written (packets flushed during a run) is read in
  * follow mode (trace_input_open_follow): the same calls, and
  * TRACE_INPUT_AGAIN where what has been published so far ends.
- * Later inputs (one trace per MPI rank) are meant to be added here too.
+ * A multi-rank trace (DIR/rank-R/, one per MPI rank) comes through the same
+ * calls as one trace (the reader merges and aligns the ranks); its events
+ * are `ranked`, mon_trace_worker_label names their columns, and
+ * trace_input_report_alignment says how the clocks were aligned. (Follow
+ * mode refuses a multi-rank run still going on: the clock fix-up needs
+ * every rank's sends and receives first.)
  */
 #ifndef SNETMON_TRACE_INPUT_H
 #define SNETMON_TRACE_INPUT_H
@@ -65,6 +70,11 @@ int trace_input_rewind(trace_input *in);
 /* For a second reading of a trace another trace_input (or input_load_graph)
  * has read already: its --partial warning has been printed; not again. */
 void trace_input_no_warning(trace_input *in);
+
+/* A multi-rank trace (one trace per MPI rank, merged on rank 0's clock):
+ * how the clocks were aligned, as text lines each starting with prefix;
+ * nothing for the trace of one process. 0, or -1 when out of memory. */
+int trace_input_report_alignment(const trace_input *in, FILE *out, const char *prefix);
 
 /* The option every trace-reading subcommand takes, for its --help. */
 #define TRACE_INPUT_HELP                                                                      \

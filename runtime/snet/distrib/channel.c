@@ -11,6 +11,13 @@
  * Both tasks wait for the communication thread through the end's event;
  * the event's text names the rank and task at the other end, so that a
  * deadlock report shows who waits for whom across ranks.
+ *
+ * Monitored, the two tasks record both ends of every record that crosses
+ * (message_sent when it goes into a frame, message_received when it comes
+ * out of one: the pair the trace reader checks the ranks' clocks with and
+ * the bridge makes a TRANSFER of), and their channel and its waits
+ * (channel_open, channel_block), so that the waiting relation crosses
+ * ranks too (docs/LOGFORMAT.md section 8).
  */
 #include "distrib_internal.h"
 
@@ -43,7 +50,8 @@ snet_endpoint *snet_endpoint_new(snet_dist *d, uint32_t creator, uint32_t index,
     if (!e)
         return NULL;
     *e = (snet_endpoint){.dist = d, .creator = creator, .index = index, .peer = peer,
-                         .sends = sends, .credits = sends ? (long)d->window : 0};
+                         .sends = sends, .credits = sends ? (long)d->window : 0,
+                         .budget = sends ? SNET_WINDOW_BYTES : 0};
     pthread_mutex_init(&e->lock, NULL);
     e->task = format("%s%s.r%d", prefix, sends ? "to" : "from", peer);
     char *peer_task = format("%s%s.r%d", prefix, sends ? "from" : "to", d->rank);
@@ -106,26 +114,36 @@ void snet_endpoint_frame(snet_endpoint *e, snet_frame *f)
     lpel_event_raise(e->event);
 }
 
-void snet_endpoint_credit(snet_endpoint *e, long credits)
+void snet_endpoint_credit(snet_endpoint *e, long credits, long bytes)
 {
     pthread_mutex_lock(&e->lock);
     e->credits += credits;
+    e->budget += bytes;
     pthread_mutex_unlock(&e->lock);
     lpel_event_raise(e->event);
 }
 
 /* ---- the sender ------------------------------------------------------------------------- */
 
-/* One credit: wait for it if block, else false when there is none. */
+/* The channel's id in the trace: unique in the job. */
+static uint64_t channel_id(const snet_endpoint *e)
+{
+    return (uint64_t)e->creator << 32 | e->index;
+}
+
+/* One credit (and budget left): wait for it if block, else false when
+ * there is none. */
 static bool take_credit(snet_endpoint *e, bool block)
 {
     pthread_mutex_lock(&e->lock);
-    while (e->credits == 0 && block) {
+    while ((e->credits == 0 || e->budget <= 0) && block) {
         pthread_mutex_unlock(&e->lock);
+        if (e->dist->run->traced)
+            snet_mon_channel_block(channel_id(e), false);
         lpel_event_wait(e->event, LPEL_BLOCK_OUTPUT);
         pthread_mutex_lock(&e->lock);
     }
-    bool got = e->credits > 0;
+    bool got = e->credits > 0 && e->budget > 0;
     if (got)
         e->credits--;
     pthread_mutex_unlock(&e->lock);
@@ -151,7 +169,15 @@ static bool frame_add(snet_endpoint *e, snet_msg *m, snet_record *r)
     snet_run *run = e->dist->run;
     size_t before = m->body.len;
     char err[512];
+    uint64_t id = r->kind == SNET_REC_DATA ? r->id : 0;
     int rc = snet_wire_put_record(&m->body, r, run, err, sizeof err);
+    if (rc == SNET_OK && id && run->traced)
+        snet_mon_sent(id, e->peer);
+    if (rc == SNET_OK) {
+        pthread_mutex_lock(&e->lock);
+        e->budget -= (long)(m->body.len - before);
+        pthread_mutex_unlock(&e->lock);
+    }
     if (rc == SNET_ENOMEM || m->body.failed)
         snet_fatal_oom("a channel sender");
     if (rc != SNET_OK) {
@@ -179,6 +205,8 @@ static void sender_task(void *arg)
 {
     snet_endpoint *e = arg;
     lpel_stream_open(e->stream, LPEL_STREAM_READ);
+    if (e->dist->run->traced)
+        snet_mon_channel_open(channel_id(e), e->peer, true);
     for (;;) {
         snet_record *r = lpel_stream_read(e->stream);
         snet_msg *m = frame_start(e);
@@ -188,10 +216,25 @@ static void sender_task(void *arg)
         }
         take_credit(e, true);
         uint32_t count = frame_add(e, m, r);
-        /* Whatever is already there, while credits and the frame allow. */
-        while (m->body.len < SNET_FRAME_BYTES && lpel_stream_peek(e->stream) &&
-               take_credit(e, false))
-            count += frame_add(e, m, lpel_stream_read(e->stream));
+        size_t taken = 1, capacity = e->dist->run->stream_capacity;
+        for (;;) {
+            /* Whatever is already there, while credits and the frame allow. */
+            while (m->body.len < SNET_FRAME_BYTES && lpel_stream_peek(e->stream) &&
+                   take_credit(e, false)) {
+                count += frame_add(e, m, lpel_stream_read(e->stream));
+                taken++;
+            }
+            /* A stream found full had its writer waiting for room, which it
+             * has now: let it refill before sending, so that a fast stream
+             * travels in large frames (per-frame costs are tens of
+             * microseconds). A stream that was not full goes at once. */
+            if (taken < capacity || m->body.len >= SNET_FRAME_BYTES || lpel_unwinding())
+                break;
+            taken = 0;
+            lpel_task_yield();
+            if (!lpel_stream_peek(e->stream))
+                break;
+        }
         if (count)
             frame_send(e, m, count, 0);
         else
@@ -207,6 +250,8 @@ static snet_frame *take_frame(snet_endpoint *e)
     pthread_mutex_lock(&e->lock);
     while (!e->head) {
         pthread_mutex_unlock(&e->lock);
+        if (e->dist->run->traced)
+            snet_mon_channel_block(channel_id(e), true);
         lpel_event_wait(e->event, LPEL_BLOCK_INPUT);
         pthread_mutex_lock(&e->lock);
     }
@@ -218,7 +263,7 @@ static snet_frame *take_frame(snet_endpoint *e)
     return f;
 }
 
-static void return_credits(snet_endpoint *e, uint32_t n)
+static void return_credits(snet_endpoint *e, uint32_t n, uint32_t bytes)
 {
     snet_msg *m = snet_msg_new(e->peer, SNET_TAG_CREDIT);
     if (!m)
@@ -226,6 +271,7 @@ static void return_credits(snet_endpoint *e, uint32_t n)
     snet_bytes_u32(&m->body, e->creator);
     snet_bytes_u32(&m->body, e->index);
     snet_bytes_u32(&m->body, n);
+    snet_bytes_u32(&m->body, bytes);
     snet_comm_post(e->dist, m);
 }
 
@@ -245,10 +291,12 @@ static bool deliver_frame(snet_endpoint *e, snet_frame *f, snet_wire_cache *cach
                           e->task, i + 1, e->peer, e->creator, e->index, err);
             break;
         }
+        if (run->traced && r->kind == SNET_REC_DATA && r->id)
+            snet_mon_received(r->id, e->peer);
         lpel_stream_write(e->stream, r);
     }
-    if (count && !(flags & SNET_FRAME_EOS))
-        return_credits(e, count);
+    if (count && !(flags & SNET_FRAME_EOS)) /* the records' bytes: the frame less its header */
+        return_credits(e, count, (uint32_t)(f->len - FRAME_HEADER));
     return flags & SNET_FRAME_EOS;
 }
 
@@ -257,6 +305,8 @@ static void receiver_task(void *arg)
     snet_endpoint *e = arg;
     snet_wire_cache cache = {0};
     lpel_stream_open(e->stream, LPEL_STREAM_WRITE);
+    if (e->dist->run->traced)
+        snet_mon_channel_open(channel_id(e), e->peer, false);
     for (bool end = false; !end;) {
         snet_frame *f = take_frame(e);
         end = deliver_frame(e, f, &cache);

@@ -227,12 +227,13 @@ static void on_credit(snet_dist *d, int src, const unsigned char *buf, size_t le
 {
     snet_wire_in in = {buf, buf + len, false};
     uint32_t creator = snet_wire_u32(&in), index = snet_wire_u32(&in), n = snet_wire_u32(&in);
+    uint32_t bytes = snet_wire_u32(&in);
     snet_endpoint *e = table_get(d, creator, index);
     if (in.bad || !e || !e->sends || e->peer != src) {
         protocol_error(d, src, "credit for a channel this rank does not send on");
         return;
     }
-    snet_endpoint_credit(e, n);
+    snet_endpoint_credit(e, n, bytes);
 }
 
 static void on_spawn(snet_dist *d, int src, const unsigned char *buf, size_t len)

@@ -173,6 +173,46 @@ int snet_dist_agree(snet_dist *d, bool ok, char *err, size_t errlen)
     return SNET_ESYSTEM;
 }
 
+/* ---- the clocks, measured against rank 0 ------------------------------------------------------ */
+
+/* Monitored runs only (every rank monitored with times): each rank in turn
+ * asks rank 0 for its clock SNET_SYNC_ROUNDS times and records (its clock
+ * before, rank 0's, its clock after) into its trace, so that the trace
+ * reader can put every rank's events on rank 0's clock (Cristian's method;
+ * docs/LOGFORMAT.md section 8, docs/WIRE.md). Collective; on the main
+ * thread, while the communication thread is not running. */
+static void sync_clocks(snet_dist *d, const char *phase)
+{
+    uint64_t now;
+    int mine = d->run->traced && snet_mon_clock(&now) ? 1 : 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, d->comm);
+    if (!all || d->size < 2)
+        return;
+    unsigned char ticks[8]; /* u64, little-endian (docs/WIRE.md) */
+    if (d->rank == 0) {
+        for (int r = 1; r < d->size; r++)
+            for (int i = 0; i < SNET_SYNC_ROUNDS; i++) {
+                MPI_Recv(NULL, 0, MPI_BYTE, r, SNET_TAG_SYNC, d->comm, MPI_STATUS_IGNORE);
+                snet_mon_clock(&now);
+                for (int b = 0; b < 8; b++)
+                    ticks[b] = (unsigned char)(now >> (8 * b));
+                MPI_Send(ticks, 8, MPI_BYTE, r, SNET_TAG_SYNC, d->comm);
+            }
+        return;
+    }
+    uint64_t samples[SNET_SYNC_ROUNDS][3];
+    for (int i = 0; i < SNET_SYNC_ROUNDS; i++) {
+        snet_mon_clock(&samples[i][0]);
+        MPI_Send(NULL, 0, MPI_BYTE, 0, SNET_TAG_SYNC, d->comm);
+        MPI_Recv(ticks, 8, MPI_BYTE, 0, SNET_TAG_SYNC, d->comm, MPI_STATUS_IGNORE);
+        snet_mon_clock(&samples[i][2]);
+        samples[i][1] = 0;
+        for (int b = 0; b < 8; b++)
+            samples[i][1] |= (uint64_t)ticks[b] << (8 * b);
+    }
+    snet_mon_clock_samples(phase, (const uint64_t(*)[3])samples, SNET_SYNC_ROUNDS);
+}
+
 /* ---- executing -------------------------------------------------------------------------------- */
 
 /* The report lines of one rank, without LPEL's heading line. */
@@ -298,6 +338,7 @@ int snet_dist_execute(snet_run *run)
 {
     snet_dist *d = run->dist;
     char err[256];
+    sync_clocks(d, "start");
     if (snet_comm_start(d, err, sizeof err) != SNET_OK) {
         fprintf(stderr, "snet: fatal: %s\n", err);
         MPI_Abort(MPI_COMM_WORLD, 1); /* the other ranks would wait for us for ever */
@@ -306,6 +347,7 @@ int snet_dist_execute(snet_run *run)
     atomic_store(&d->local_over, 1);
     snet_comm_wake(d);
     snet_comm_join(d);
+    sync_clocks(d, "end");
     int status;
     char local[sizeof run->error + 64];
     if (lrc == LPEL_EDEADLOCK) {

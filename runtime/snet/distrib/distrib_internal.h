@@ -15,11 +15,16 @@
  *     ranks ask this rank to run (only tasks may create tasks during a run).
  * Tasks wait for the communication thread with lpel_event (runtime/lpel).
  *
- * Flow control: a sender starts with `window` credits (records) and spends
- * one per record sent; the receiver returns them frame by frame once the
- * records are in its local stream. So at most `window` records per channel
- * are in flight or waiting on the receiving side, on top of the two local
- * streams: bounded like a local stream, never unbounded buffering.
+ * Flow control: a sender starts with `window` credits (records) and
+ * SNET_WINDOW_BYTES of byte budget, spends one credit and the record's
+ * bytes per record sent, and sends only while it has a credit and budget
+ * left; the receiver returns both frame by frame once the records are in
+ * its local stream. So per channel at most `window` records, and at most
+ * SNET_WINDOW_BYTES plus one record, are in flight or waiting on the
+ * receiving side, on top of the two local streams: bounded like a local
+ * stream, never unbounded buffering. The window is large (small records
+ * stream without waiting for credits to come back); the byte budget keeps
+ * large records from filling memory.
  */
 #ifndef SNET_DISTRIB_INTERNAL_H
 #define SNET_DISTRIB_INTERNAL_H
@@ -38,14 +43,24 @@ enum {
     SNET_TAG_PROBE = 4,  /* detection: rank 0 asks for a snapshot */
     SNET_TAG_REPLY = 5,  /* detection: the snapshot */
     SNET_TAG_FINISH = 6, /* detection: the run is over */
-    SNET_TAG_DEADLOCK = 7 /* detection: the run is deadlocked */
+    SNET_TAG_DEADLOCK = 7, /* detection: the run is deadlocked */
+    SNET_TAG_SYNC = 8      /* clock measurement against rank 0, before and after a run */
 };
+
+/* Round trips per rank and phase of the clock measurement; the one with the
+ * smallest round trip is what the trace reader uses. */
+#define SNET_SYNC_ROUNDS 32
 
 /* DATA frame flags. */
 #define SNET_FRAME_EOS 1u /* end-of-stream after the records of this frame */
 
-/* Records per channel in flight by default (snet_distrib_set_window). */
-#define SNET_DEFAULT_WINDOW 64
+/* Records per channel in flight by default (snet_distrib_set_window), and
+ * the bytes of records per channel in flight. Why 1024: with 64 a channel
+ * of small records waited for every 64th record's credits to come back
+ * through both communication threads and two task wake-ups, which capped
+ * it at ~2e5 records/s (docs/BENCHMARKS.md, across MPI ranks). */
+#define SNET_DEFAULT_WINDOW 1024
+#define SNET_WINDOW_BYTES ((long)1 << 20)
 /* A sender puts at most this many bytes of records in one frame (one
  * record is always sent, however large). */
 #define SNET_FRAME_BYTES ((size_t)64 * 1024)
@@ -84,6 +99,8 @@ typedef struct snet_endpoint {
     char *task;        /* the local task's name, for messages */
     pthread_mutex_t lock;
     long credits;              /* sender: records it may still send */
+    long budget;               /* sender: bytes it may still send (may go below 0
+                                  by the last record's size) */
     snet_frame *head, *tail;   /* receiver: frames not yet taken */
 } snet_endpoint;
 
@@ -184,7 +201,7 @@ int snet_endpoint_start(snet_endpoint *e, int worker);
 size_t snet_frame_header_bytes(void);
 /* The communication thread hands over what arrived for e. */
 void snet_endpoint_frame(snet_endpoint *e, snet_frame *f);
-void snet_endpoint_credit(snet_endpoint *e, long credits);
+void snet_endpoint_credit(snet_endpoint *e, long credits, long bytes);
 
 /* ---- detect.c: the end of a run ----------------------------------------------------- */
 
