@@ -93,6 +93,8 @@ struct wfb_lifter {
     size_t n_waits, cap_waits;
     wfb_index_map wait_map; /* relation -> index into waits */
     wfb_stream_table streams; /* traffic per stream (wfb_streams.c) */
+    uint32_t *run_seen;   /* the trace's run numbers, in the order they appeared */
+    size_t n_runs_seen, cap_runs_seen;
 };
 
 wfb_lifter *wfb_lifter_new(wfb_graph *g)
@@ -119,6 +121,7 @@ void wfb_lifter_free(wfb_lifter *l)
     free(l->waits);
     wfb_index_map_free(&l->wait_map);
     wfb_stream_table_free(&l->streams);
+    free(l->run_seen);
     free(l);
 }
 
@@ -631,9 +634,31 @@ static int on_task_event(wfb_lifter *l, task_state *t, worker_state *w, const wf
     }
 }
 
+/* Runs are numbered 1, 2, ... in the order they appear, which is the
+ * trace's own numbering for every trace the monitor writes (its runs count
+ * up from 1, one after another). Tables per run are then sized by the runs
+ * there are, never by a number a damaged log makes up (a fuzzed run_start of
+ * 2^32 asked for gigabytes). The last run looked up is nearly always the
+ * next one asked for; a trace has few runs. 0 when out of memory. */
+static uint32_t dense_run(wfb_lifter *l, uint32_t trace_run)
+{
+    if (l->n_runs_seen && l->run_seen[l->n_runs_seen - 1] == trace_run)
+        return (uint32_t)l->n_runs_seen;
+    for (size_t i = 0; i < l->n_runs_seen; i++)
+        if (l->run_seen[i] == trace_run)
+            return (uint32_t)i + 1;
+    if (wfb_grow((void **)&l->run_seen, &l->cap_runs_seen, l->n_runs_seen + 1,
+                 sizeof *l->run_seen))
+        return 0;
+    l->run_seen[l->n_runs_seen++] = trace_run;
+    return (uint32_t)l->n_runs_seen;
+}
+
 int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err)
 {
-    uint32_t run = ev->run ? ev->run : 1;
+    uint32_t run = dense_run(l, ev->run ? ev->run : 1);
+    if (!run)
+        return oom(l, err);
     if (ev->kind == WFB_LPEL_STREAM_OPEN || ev->kind == WFB_LPEL_STREAM_WRITE)
         return wfb_stream_table_feed(&l->streams, run, ev) ? oom(l, err) : 0;
     if (ev->kind == WFB_LPEL_TASK_MAP) {

@@ -342,6 +342,39 @@ START_TEST(test_runs_reusing_ids_stay_apart)
 }
 END_TEST
 
+/* A damaged run number (the fuzz finding: run_start with 2^31) must not
+ * size the per-run tables: runs are numbered in the order they appear. */
+START_TEST(test_run_numbers_are_dense)
+{
+    wfb_graph *g = wfb_graph_new();
+    wfb_lifter *l = wfb_lifter_new(g);
+    wfb_error err;
+    const uint32_t runs[] = {1, UINT32_C(2147483648)};
+    for (size_t k = 0; k < 2; k++) {
+        double t = 10.0 * (double)k;
+        wfb_lpel_event evs[] = {
+            {.kind = WFB_LPEL_WORKER_START, .time = t},
+            {.kind = WFB_LPEL_DISPATCH, .time = t + 1, .task = 1},
+            {.kind = WFB_LPEL_MSG_WRITTEN, .time = t + 1, .task = 1, .msg = 1},
+            {.kind = WFB_LPEL_BLOCK, .time = t + 2, .task = 1},
+            {.kind = WFB_LPEL_WORKER_END, .time = t + 3},
+        };
+        for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+            evs[i].run = runs[k];
+            ck_assert_int_eq(wfb_lifter_feed(l, &evs[i], &err), 0);
+        }
+    }
+    ck_assert_msg(wfb_lifter_finish(l, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(wfb_run_count(g), 2);
+    ck_assert_uint_eq(wfb_vertex_run(g, vertex(g, "r2.m1")), 2);
+    wfb_message_report r;
+    ck_assert_int_eq(wfb_message_metrics_compute(g, NULL, &r, &err), 0);
+    ck_assert_uint_eq(r.n_runs, 2);
+    wfb_message_report_free(&r);
+    wfb_graph_free(g);
+}
+END_TEST
+
 static Suite *lpel_suite(void)
 {
     Suite *s = suite_create("wfb_lpel");
@@ -354,6 +387,7 @@ static Suite *lpel_suite(void)
     tcase_add_test(t, test_load_summaries_only);
     tcase_add_test(t, test_trace_import_errors);
     tcase_add_test(t, test_runs_reusing_ids_stay_apart);
+    tcase_add_test(t, test_run_numbers_are_dense);
     suite_add_tcase(s, t);
     return s;
 }
