@@ -10,6 +10,7 @@
  * period still open, a wait at worker_end), the comments say which.
  */
 #include "top_acc.h"
+#include "key_table.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,8 +79,9 @@ struct top_acc {
     size_t n_workers;
     task_acc *tasks;
     size_t n_tasks, cap_tasks;
-    uint32_t *task_slots;     /* open addressing: task index + 1 */
-    size_t n_task_slots;
+    key_table task_index;     /* mon_run_id_key -> task index + 1 (snetmon's map) */
+    /* Messages are keyed by (run, 64-bit id), wider than key_table's keys,
+     * and are removed when read: a small table of their own. */
     msg_slot *msgs;           /* open addressing, linear probing */
     size_t n_msgs, cap_msgs;
     /* The snapshot's arrays. */
@@ -155,6 +157,7 @@ top_acc *top_acc_new(uint64_t interval_ns)
     a->bin_ns = a->interval_ns / TOP_BINS_PER_INTERVAL;
     if (a->bin_ns == 0)
         a->bin_ns = 1;
+    key_table_init(&a->task_index, sizeof(uint32_t));
     return a;
 }
 
@@ -165,7 +168,7 @@ void top_acc_free(top_acc *a)
     for (size_t i = 0; i < a->n_tasks; i++)
         free(a->tasks[i].name);
     free(a->tasks);
-    free(a->task_slots);
+    key_table_free(&a->task_index, NULL);
     free(a->workers);
     free(a->msgs);
     free(a->out_workers);
@@ -190,38 +193,15 @@ static worker_acc *worker_of(top_acc *a, unsigned w)
     return &a->workers[w];
 }
 
-static int rehash_tasks(top_acc *a)
-{
-    size_t n = a->n_task_slots ? a->n_task_slots * 2 : 256;
-    uint32_t *slots = calloc(n, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < a->n_tasks; i++) {
-        size_t k = hash64(a->tasks[i].key, n);
-        while (slots[k])
-            k = (k + 1) & (n - 1);
-        slots[k] = (uint32_t)i + 1;
-    }
-    free(a->task_slots);
-    a->task_slots = slots;
-    a->n_task_slots = n;
-    return 0;
-}
-
 /* The task (run, id), created when first seen on worker w. */
 static task_acc *task_of(top_acc *a, uint32_t run, uint64_t id, unsigned w)
 {
     uint64_t key = mon_run_id_key(run, id);
-    if (a->n_task_slots)
-        for (size_t k = hash64(key, a->n_task_slots);; k = (k + 1) & (a->n_task_slots - 1)) {
-            uint32_t s = a->task_slots[k];
-            if (!s)
-                break;
-            if (a->tasks[s - 1].key == key)
-                return &a->tasks[s - 1];
-        }
-    if ((a->n_tasks + 1) * 2 > a->n_task_slots && rehash_tasks(a))
+    uint32_t *index = key_table_get(&a->task_index, key);
+    if (!index)
         return NULL;
+    if (*index)
+        return &a->tasks[*index - 1];
     if (a->n_tasks == a->cap_tasks) {
         size_t cap = a->cap_tasks ? a->cap_tasks * 2 : 64;
         task_acc *n = realloc(a->tasks, cap * sizeof *n);
@@ -236,10 +216,7 @@ static task_acc *task_of(top_acc *a, uint32_t run, uint64_t id, unsigned w)
     t->run = run;
     t->id = id;
     t->worker = w;
-    size_t k = hash64(key, a->n_task_slots);
-    while (a->task_slots[k])
-        k = (k + 1) & (a->n_task_slots - 1);
-    a->task_slots[k] = (uint32_t)++a->n_tasks;
+    *index = (uint32_t)++a->n_tasks;
     return t;
 }
 
