@@ -189,10 +189,49 @@ static json_t *tasks_json(const wfb_graph *g)
 }
 
 /* Name of a task of a run from the runtime table, NULL when unknown. */
-static const char *task_name(const wfb_graph *g, uint32_t run, uint64_t task)
+/* Task names by (run, task id), for the waiting relations, which name both
+ * their tasks: one search through the task table per name made the report
+ * quadratic (0.45 s of 0.47 s for `metrics` on a 10^4-task trace). */
+typedef struct task_names {
+    const wfb_graph *g;
+    struct named_task {
+        uint32_t run;
+        uint64_t task;
+        const char *name;
+    } *v; /* sorted by (run, task); NULL when out of memory: searched instead */
+    size_t n;
+} task_names;
+
+static int by_run_task(const void *x, const void *y)
 {
-    for (size_t i = 0; i < wfb_task_stats_count(g); i++) {
-        const wfb_task_stats *t = wfb_task_stats_at(g, i);
+    const struct named_task *a = x, *b = y;
+    if (a->run != b->run)
+        return a->run < b->run ? -1 : 1;
+    return (a->task > b->task) - (a->task < b->task);
+}
+
+static task_names task_names_of(const wfb_graph *g)
+{
+    task_names tn = {g, NULL, wfb_task_stats_count(g)};
+    if (tn.n && (tn.v = malloc(tn.n * sizeof *tn.v))) {
+        for (size_t i = 0; i < tn.n; i++) {
+            const wfb_task_stats *t = wfb_task_stats_at(g, i);
+            tn.v[i] = (struct named_task){t->run, t->task, t->name};
+        }
+        qsort(tn.v, tn.n, sizeof *tn.v, by_run_task);
+    }
+    return tn;
+}
+
+static const char *task_name(const task_names *tn, uint32_t run, uint64_t task)
+{
+    if (tn->v) {
+        struct named_task key = {run, task, NULL};
+        const struct named_task *hit = bsearch(&key, tn->v, tn->n, sizeof *tn->v, by_run_task);
+        return hit ? hit->name : NULL;
+    }
+    for (size_t i = 0; i < tn->n; i++) {
+        const wfb_task_stats *t = wfb_task_stats_at(tn->g, i);
         if (t->task == task && t->run == run)
             return t->name;
     }
@@ -201,16 +240,17 @@ static const char *task_name(const wfb_graph *g, uint32_t run, uint64_t task)
 
 static json_t *waits_json(const wfb_graph *g)
 {
+    task_names tn = task_names_of(g);
     json_t *list = json_array();
     for (size_t i = 0; i < wfb_wait_relation_count(g); i++) {
         const wfb_wait_relation *w = wfb_wait_relation_at(g, i);
         json_t *o = json_object();
         json_object_set_new(o, "run", json_integer(w->run));
         json_object_set_new(o, "waiter", json_integer((json_int_t)w->waiter));
-        json_object_set_new(o, "waiter_name", str_or_null(task_name(g, w->run, w->waiter)));
+        json_object_set_new(o, "waiter_name", str_or_null(task_name(&tn, w->run, w->waiter)));
         json_object_set_new(o, "waited_for", json_integer((json_int_t)w->waited_for));
         json_object_set_new(o, "waited_for_name",
-                            str_or_null(task_name(g, w->run, w->waited_for)));
+                            str_or_null(task_name(&tn, w->run, w->waited_for)));
         json_object_set_new(o, "stream", json_integer((json_int_t)w->stream));
         json_object_set_new(o, "on", json_string(w->on_empty ? "empty" : "full"));
         json_object_set_new(o, "via", json_string(w->on_channel ? "channel" : "stream"));
@@ -218,6 +258,7 @@ static json_t *waits_json(const wfb_graph *g)
         json_object_set_new(o, "total_s", num(w->total_s));
         json_array_append_new(list, o);
     }
+    free(tn.v);
     return list;
 }
 
@@ -544,9 +585,10 @@ static void runtime_text(const wfb_graph *g, FILE *out)
                 wfb_task_id_text(t->task, id, sizeof id), t->name ? t->name : "?", t->exec_s,
                 (unsigned long long)t->dispatches, (unsigned long long)t->executions);
     }
+    task_names tn = task_names_of(g);
     for (size_t i = 0; i < wfb_wait_relation_count(g); i++) {
         const wfb_wait_relation *w = wfb_wait_relation_at(g, i);
-        const char *a = task_name(g, w->run, w->waiter), *b = task_name(g, w->run, w->waited_for);
+        const char *a = task_name(&tn, w->run, w->waiter), *b = task_name(&tn, w->run, w->waited_for);
         run_prefix(g, w->run, run, sizeof run);
         char ia[48], ib[48], via[64];
         if (w->on_channel)
@@ -562,6 +604,7 @@ static void runtime_text(const wfb_graph *g, FILE *out)
                 wfb_task_id_text(w->waited_for, ib, sizeof ib), via,
                 (unsigned long long)w->count, w->total_s);
     }
+    free(tn.v);
 }
 
 static int metrics_text(const wfb_graph *g, const wfb_metrics_input *in, FILE *out)
