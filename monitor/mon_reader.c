@@ -173,12 +173,12 @@ static void corrupt(char *buf, size_t len, log_reader *r, uint64_t off, const ch
  * One worker log
  * ------------------------------------------------------------------------- */
 
-/* read(2) up to len bytes, stopping only at end of file. */
-static ssize_t read_full(int fd, uint8_t *buf, size_t len)
+/* pread(2) up to len bytes, stopping only at end of file. */
+static ssize_t pread_full(int fd, uint8_t *buf, size_t len, uint64_t off)
 {
     size_t got = 0;
     while (got < len) {
-        ssize_t n = read(fd, buf + got, len - got);
+        ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -188,6 +188,12 @@ static ssize_t read_full(int fd, uint8_t *buf, size_t len)
         got += (size_t)n;
     }
     return (ssize_t)got;
+}
+
+static int read_error(log_reader *r, char *msg, size_t len)
+{
+    snprintf(msg, len, "%s: read error: %s", r->path, strerror(errno));
+    return LOG_ERROR;
 }
 
 static int truncated(log_reader *r, char *msg, size_t len)
@@ -292,11 +298,11 @@ static int load_packet(log_reader *r, char *msg, size_t len)
         snprintf(msg, len, "%s: out of memory", r->path);
         return LOG_ERROR;
     }
-    ssize_t got = read_full(r->fd, r->pkt, MON_PACKET_PREAMBLE_BYTES);
-    if (got < 0) {
-        snprintf(msg, len, "%s: read error: %s", r->path, strerror(errno));
-        return LOG_ERROR;
-    }
+    /* Packets follow each other: each is read at its own offset (pread,
+     * like every other read of a log, so no file position is kept). */
+    ssize_t got = pread_full(r->fd, r->pkt, MON_PACKET_PREAMBLE_BYTES, r->pkt_off);
+    if (got < 0)
+        return read_error(r, msg, len);
     if (got == 0)
         return LOG_END;
     set_avail(r, (size_t)got);
@@ -323,11 +329,9 @@ static int load_packet(log_reader *r, char *msg, size_t len)
         snprintf(msg, len, "%s: out of memory for a %zu-byte packet", r->path, r->pkt_bytes);
         return LOG_ERROR;
     }
-    got = read_full(r->fd, r->pkt + MON_PACKET_PREAMBLE_BYTES, rest);
-    if (got < 0) {
-        snprintf(msg, len, "%s: read error: %s", r->path, strerror(errno));
-        return LOG_ERROR;
-    }
+    got = pread_full(r->fd, r->pkt + MON_PACKET_PREAMBLE_BYTES, rest, body_off);
+    if (got < 0)
+        return read_error(r, msg, len);
     set_avail(r, MON_PACKET_PREAMBLE_BYTES + (size_t)got);
     r->pos = MON_PACKET_PREAMBLE_BYTES;
     r->in_packet = true;
@@ -343,29 +347,6 @@ static int load_packet(log_reader *r, char *msg, size_t len)
  * content (the end of the run). While the run goes on (r->live), the end of
  * what is published is LOG_AGAIN, never an end, a truncation or damage.
  * ------------------------------------------------------------------------- */
-
-/* pread(2) up to len bytes, stopping only at end of file. */
-static ssize_t pread_full(int fd, uint8_t *buf, size_t len, uint64_t off)
-{
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    return (ssize_t)got;
-}
-
-static int read_error(log_reader *r, char *msg, size_t len)
-{
-    snprintf(msg, len, "%s: read error: %s", r->path, strerror(errno));
-    return LOG_ERROR;
-}
 
 /* The preamble of the packet at off into buf, content_size read first: the
  * writer stores timestamp_end before content_size, so a content_size read
