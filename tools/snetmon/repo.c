@@ -222,6 +222,16 @@ static void db_error(const repo *r, const char *what, char *err, size_t errlen)
     snprintf(err, errlen, "%s: %s: %s", r->name, what, r->be->error(r->db));
 }
 
+/* A prepared statement for sql, or NULL with "NAME: what: why" in err. */
+static repo_stmt *prepare(const repo *r, const char *sql, const char *what, char *err,
+                          size_t errlen)
+{
+    repo_stmt *s = r->be->prepare(r->db, sql);
+    if (!s)
+        db_error(r, what, err, errlen);
+    return s;
+}
+
 /* The version a repository has: 0 when it has no schema yet. */
 static int read_version(repo *r, int *version, char *err, size_t errlen)
 {
@@ -616,11 +626,9 @@ static int insert_rows(repo *r, int64_t id, const table_spec *t, const void *row
         strcat(marks, i ? ", ?" : "?");
     snprintf(sql, sizeof sql, "INSERT INTO %s (run_id, %s%s) VALUES (%s)", t->table,
              t->seq ? "seq, " : "", cols, marks);
-    repo_stmt *s = r->be->prepare(r->db, sql);
-    if (!s) {
-        db_error(r, t->table, err, errlen);
+    repo_stmt *s = prepare(r, sql, t->table, err, errlen);
+    if (!s)
         return -1;
-    }
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++) {
         const void *row = (const char *)rows + k * t->row_size;
@@ -658,11 +666,9 @@ static int insert_run(repo *r, int64_t id, const run_record *rec, char *err, siz
     for (size_t i = 0; i < N(meta_cols); i++)
         strcat(marks, ", ?");
     snprintf(sql, sizeof sql, "INSERT INTO run (id, %s) VALUES (%s)", cols, marks);
-    repo_stmt *s = r->be->prepare(r->db, sql);
-    if (!s) {
-        db_error(r, "run", err, errlen);
+    repo_stmt *s = prepare(r, sql, "run", err, errlen);
+    if (!s)
         return -1;
-    }
     r->be->bind_int(s, 1, id);
     for (size_t c = 0; c < meta.n_cols; c++)
         bind_col(r, s, (int)c + 2, &meta_cols[c], &rec->meta);
@@ -790,11 +796,9 @@ static int load_table(repo *r, int64_t id, const table_spec *t, run_record *rec,
     column_list(cols, sizeof cols, "", t->cols, t->n_cols);
     snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE run_id = ? ORDER BY %s", cols, t->table,
              t->seq ? "seq" : "instance");
-    repo_stmt *s = r->be->prepare(r->db, sql);
-    if (!s) {
-        db_error(r, t->table, err, errlen);
+    repo_stmt *s = prepare(r, sql, t->table, err, errlen);
+    if (!s)
         return -1;
-    }
     r->be->bind_int(s, 1, id);
     size_t n = 0, cap = 0;
     char *rows = NULL;
@@ -832,11 +836,9 @@ static int load_meta(repo *r, int64_t id, run_record *rec, char *err, size_t err
     char cols[1024], sql[2048];
     column_list(cols, sizeof cols, "", meta_cols, N(meta_cols));
     snprintf(sql, sizeof sql, "SELECT %s FROM run WHERE id = ?", cols);
-    repo_stmt *s = r->be->prepare(r->db, sql);
-    if (!s) {
-        db_error(r, "run", err, errlen);
+    repo_stmt *s = prepare(r, sql, "run", err, errlen);
+    if (!s)
         return -1;
-    }
     r->be->bind_int(s, 1, id);
     int step = r->be->step(s), rc = step == REPO_STEP_ROW ? 0 : step == REPO_STEP_DONE ? 1 : -1;
     for (size_t c = 0; c < N(meta_cols) && rc == 0; c++)
@@ -923,11 +925,9 @@ static int load_activity_figures(repo *r, int64_t id, run_record *rec, char *err
     char cols[4096], sql[4600];
     column_list(cols, sizeof cols, "", activity_figures_cols, N(activity_figures_cols));
     snprintf(sql, sizeof sql, "SELECT %s FROM activity_figures WHERE run_id = ?", cols);
-    repo_stmt *s = r->be->prepare(r->db, sql);
-    if (!s) {
-        db_error(r, "activity_figures", err, errlen);
+    repo_stmt *s = prepare(r, sql, "activity_figures", err, errlen);
+    if (!s)
         return -1;
-    }
     r->be->bind_int(s, 1, id);
     int step = r->be->step(s), rc = step == REPO_STEP_ERROR ? -1 : 0;
     for (size_t c = 0; c < N(activity_figures_cols) && step == REPO_STEP_ROW && rc == 0; c++)
@@ -1032,11 +1032,9 @@ static int list_meta(list_state *ls, char *err, size_t errlen)
     char cols[1024], sql[10240];
     column_list(cols, sizeof cols, "r.", meta_cols, N(meta_cols));
     snprintf(sql, sizeof sql, "SELECT r.id, %s FROM run r%s ORDER BY r.id", cols, ls->cond);
-    repo_stmt *s = r->be->prepare(r->db, sql);
-    if (!s) {
-        db_error(r, "listing runs", err, errlen);
+    repo_stmt *s = prepare(r, sql, "listing runs", err, errlen);
+    if (!s)
         return -1;
-    }
     bind_where(r, s, ls->where, ls->n_where);
     int step;
     while ((step = r->be->step(s)) == REPO_STEP_ROW) {
@@ -1086,11 +1084,9 @@ static int list_labels(list_state *ls, char *err, size_t errlen)
     char sql[10240];
     snprintf(sql, sizeof sql, "SELECT run_id, key, value FROM run_label WHERE run_id IN "
                               "(SELECT r.id FROM run r%s) ORDER BY run_id, key", ls->cond);
-    repo_stmt *s = r->be->prepare(r->db, sql);
-    if (!s) {
-        db_error(r, "listing labels", err, errlen);
+    repo_stmt *s = prepare(r, sql, "listing labels", err, errlen);
+    if (!s)
         return -1;
-    }
     bind_where(r, s, ls->where, ls->n_where);
     memset(ls->row_caps, 0, ls->n * sizeof *ls->row_caps);
     int step;
@@ -1125,11 +1121,9 @@ static int list_table(list_state *ls, const table_spec *t, bool only_whole, char
                               "%s ORDER BY run_id, %s",
              cols, t->table, ls->cond, only_whole ? " AND instance = 0" : "",
              t->seq ? "seq" : "instance");
-    repo_stmt *s = r->be->prepare(r->db, sql);
-    if (!s) {
-        db_error(r, t->table, err, errlen);
+    repo_stmt *s = prepare(r, sql, t->table, err, errlen);
+    if (!s)
         return -1;
-    }
     bind_where(r, s, ls->where, ls->n_where);
     memset(ls->row_caps, 0, ls->n * sizeof *ls->row_caps);
     int step;
