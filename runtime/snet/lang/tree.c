@@ -42,14 +42,11 @@ static void types(tree_out *t, int depth, const snet_ast_net *n)
 
 static void print_sig(tree_out *t, const def_info *d)
 {
-    for (size_t i = 0; i < d->sig.count; i++) {
-        fputs(i ? ", " : " (", t->out);
-        snet_ast_print_type(t->out, &d->sig.maps[i].in, " | ");
-        fputs(" -> ", t->out);
-        snet_ast_print_type(t->out, &d->sig.maps[i].out, " | ");
-    }
-    if (d->sig.count)
-        fputc(')', t->out);
+    if (!d->sig.count)
+        return;
+    fputs(" (", t->out);
+    snet_ast_print_sig(t->out, &d->sig);
+    fputc(')', t->out);
 }
 
 static void node(tree_out *t, int depth, const snet_ast_net *n);
@@ -85,9 +82,7 @@ static void node(tree_out *t, int depth, const snet_ast_net *n)
             const def_info *di = lang_def(d);
             const snet_ast_def *net = lang_box_net(d);
             fprintf(o, "box %s%s%s (", net ? net->name : "", net ? "." : "", d->name);
-            snet_ast_print_type(o, &di->box_in, " | ");
-            fputs(" -> ", o);
-            snet_ast_print_type(o, &di->box_out, " | ");
+            snet_ast_print_mapping(o, &(snet_ast_mapping){.in = di->box_in, .out = di->box_out});
             fputc(')', o);
             if (d->code)
                 fputs(" with inline code", o);

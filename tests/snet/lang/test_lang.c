@@ -141,9 +141,12 @@ START_TEST(test_diagnostics)
         "} connect f .. [{q} -> {y=q}] .. nothing;\n";
     snet_lang_program *p;
     char *diag;
+    /* A name defined nowhere is an external net, noted where it is used. */
     ck_assert_int_eq(load(text, &p, &diag), SNET_LANG_ERROR);
     ck_assert_ptr_null(p);
-    ck_assert_msg(strstr(diag, "t.snet:3:34: error: unknown box or net 'nothing'"), "%s", diag);
+    ck_assert_msg(strstr(diag, "t.snet:3:34: note: 'nothing' is defined nowhere in this file: an "
+                               "external net"), "%s", diag);
+    ck_assert_msg(strstr(diag, "t.snet:3:16: error: records {z} reach a filter"), "%s", diag);
     free(diag);
 
     text = "net bad ({x} -> {y}) {\n"
