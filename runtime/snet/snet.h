@@ -270,7 +270,10 @@ typedef struct snet_net snet_net;
 
 /* box name (signature): "{a, <t>} -> {b} | {c, <t>}". The input may be a
  * multivariant type; an output of "{}" means records with only inherited
- * labels. */
+ * labels. Without an input type ("-> {seed}") the box is an initialiser:
+ * fn is called once, with an empty record, when the box's task starts, and
+ * the box takes no records (one that reaches it is a runtime error); in a
+ * parallel composition it is never chosen. "{} -> ..." takes every record. */
 snet_net *snet_box(const char *name, const char *signature, snet_box_fn fn, void *user);
 
 /* A filter, S-Net syntax: "[{a, <t>} -> {b=a, <t=t+1>}; {a}]".
@@ -320,6 +323,17 @@ snet_net *snet_sync(const char *patterns);
  * record's loop to its end before taking the next). */
 snet_net *snet_feedback(snet_net *a, const char *back_patterns);
 snet_net *snet_feedback_det(snet_net *a, const char *back_patterns);
+/* A with a routing type: the records a parallel composition chooses A for
+ * (it routes each record to the branch whose routing type it matches
+ * best), instead of what A's first entity takes. "{a} | {b, <t>}", no
+ * guards; "" for none: A is never chosen, and only its initialiser boxes
+ * run. Give a branch the labels its later entities need: in
+ *     snet_parallel(snet_routed(snet_serial(delay, show_b), "{B, D}"),
+ *                   snet_routed(snet_serial(delay, show_c), "{C, D}"))
+ * with delay taking {D}, records with B go left and records with C right,
+ * as the .snet checker routes them (docs/SNET-LANGUAGE.md). Call it on a
+ * branch before composing it; returns A (an error is kept in it). */
+snet_net *snet_routed(snet_net *a, const char *type);
 /* A @ N: every task of A placed on worker N (modulo the worker count). */
 snet_net *snet_at(snet_net *a, int worker);
 /* A @ N at node level: the whole of A runs on MPI rank N (modulo the rank

@@ -315,7 +315,7 @@ static snet_record *gen_pairs(void *user)
 
 START_TEST(test_keyed_sync)
 {
-    snet_net *net = snet_serial(snet_sync("[| {a, <#job>}, {b, <#job>} |]"),
+    snet_net *net = snet_serial(snet_sync("[| {a, <#job>}, {b, <vb>, <#job>} |]"),
                                 snet_filter("[{<va>, <vb>, <#job>} -> {<ok=(va == job) && (vb == job)>}]"));
     long n = test_records(50000);
     gen_input g = {0, n, 0, NULL, NULL};
