@@ -165,7 +165,7 @@ static snet_net *build_linked(builder *b, const snet_lang_program *q, const snet
 {
     for (const expansion *e = b->expanding; e; e = e->up)
         if (e->def == def) {
-            fail(b, at, "external net '%s' (%s) uses itself", def->name, q->file);
+            fail(b, at, "external net '%s' of %s uses itself", def->name, q->file);
             return NULL;
         }
     expansion here = {def, b->expanding};
@@ -202,9 +202,8 @@ static snet_net *build_external(builder *b, const snet_ast_def *d, snet_src at)
     }
     char files[512], context[768];
     linked_files(b, files, sizeof files);
-    snprintf(context, sizeof context, "external net '%s' is %s%s%s", d->name,
-             files[0] ? "not a net of " : "defined in no other .snet file given",
-             files, decl ? "; as a box: " : "");
+    snprintf(context, sizeof context, "external net '%s' has a network in no other .snet file "
+             "given (%s)%s", d->name, files[0] ? files : "none was", decl ? "; as a box: " : "");
     if (!decl) {
         builder at_use = *b;
         at_use.context = context;

@@ -386,8 +386,7 @@ static snet_ast_def *external_net(snet_lang_program *p, const snet_ast_net *n)
     info->state = 2;
     info->external = true;
     lang_note(p, n->at, "'%s' is defined nowhere in this file: an external net, of any "
-              "record type here (it runs from a net of that name in a .snet file given with "
-              "it, or from a box library)", n->name);
+              "record type here (at run time a net of another .snet file, or a box)", n->name);
     return d;
 }
 

@@ -1,8 +1,10 @@
 /*
  * tree.c - snet_lang_print_tree: the main net as an indented tree, nets
  * expanded in place, each node with the record types the inference saw
- * reaching it ("in") and leaving it ("out"). Chains of the same serial or
- * parallel combinator are shown as one node with several children.
+ * reaching it ("in") and leaving it ("out"), and the branches of parallel
+ * compositions with the record types they are chosen for ("route"). Chains
+ * of the same serial or parallel combinator are shown as one node with
+ * several children.
  *
  *   net mc  {paths, batch} -> ...                          [mc.snet:12:5]
  *     serial ..
@@ -26,9 +28,23 @@ static void where(tree_out *t, snet_src at)
     fputc('\n', t->out);
 }
 
+/* A branch of a parallel composition: the record types it is chosen for. */
+static void route(tree_out *t, int depth, const node_info *ni)
+{
+    if (!ni || !ni->routed)
+        return;
+    fprintf(t->out, "%*s  route ", depth * 2, "");
+    if (ni->route.n)
+        lang_print_tset(t->p, &ni->route, t->out);
+    else
+        fputs("(none: it is never chosen)", t->out);
+    fputc('\n', t->out);
+}
+
 static void types(tree_out *t, int depth, const snet_ast_net *n)
 {
     const node_info *ni = n->info;
+    route(t, depth, ni);
     if (!ni || (ni->in.n == 0 && ni->out.n == 0)) {
         fprintf(t->out, "%*s  (no record reaches it)\n", depth * 2, "");
         return;
