@@ -276,6 +276,7 @@ printf 'net lost { box nobody ((x) -> (x)); } connect nobody;\n' > "$tmp/lost.sn
 for f in "$dir"/*.snet; do
     "$snetrun" --parse-only "$f" > /dev/null 2> "$tmp/parse.err" ||
         { fail "--parse-only $f"; cat "$tmp/parse.err"; }
+    grep "never fires" "$tmp/parse.err" && fail "$f: a false note that a synchro-cell never fires"
 done
 
 [ $failed -eq 0 ] && echo "lang_run_test: ok"
