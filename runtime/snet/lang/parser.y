@@ -6,8 +6,10 @@
  * tree it builds is in snet_syntax.h. Nodes live in the parse's arena, so
  * the actions only check for exhaustion (NEED).
  *
- * Precedence of the network combinators, loosest first:
- *     |  ||          parallel composition
+ * Precedence of the network combinators, loosest first (as the original
+ * compiler's grammar has them):
+ *     |              parallel composition
+ *     ||             deterministic parallel composition
  *     ..             serial composition
  *     * ** ! !! !@ !!@ \ \\ @    the postfix combinators
  * so "a .. b | c .. d * {x}" is "(a .. b) | (c .. (d * {x}))".
@@ -153,7 +155,8 @@ static snet_ast_expr *call(snet_parse_state *ps, const char *name, snet_ast_expr
 %token ANDAND "&&" EQ "==" NE "!=" LE "<=" GE ">=" GT "'>' (greater than)"
 
 %right '?' ':'
-%left '|' PARDET
+%left '|'
+%left PARDET
 %left DOTDOT ANDAND
 %left EQ NE
 %precedence '!' SPLITDET SPLITPLACE SPLITDETPLACE '\\' FEEDBACKDET '@' STARDET
