@@ -308,10 +308,13 @@ snet_net *snet_star_det(snet_net *a, const char *exit_pattern);
  * ("<t>" or "t"). */
 snet_net *snet_split(snet_net *a, const char *tag);
 snet_net *snet_split_det(snet_net *a, const char *tag);
-/* [| {a}, {b, <t>} |]: stores the first record matching each pattern; when
- * every pattern has one, emits their merge (earlier patterns win on equal
- * labels) and from then on passes every record through. Records that match
- * no free pattern pass through. The brackets are optional; patterns may
+/* [| {a}, {b, <t>} |]: stores the first record matching each pattern (a
+ * record fills every free pattern it matches); when every pattern has one,
+ * emits their merge and from then on passes every record through. As in the
+ * original S-Net runtime, the merge is the first pattern's record with the
+ * fields and tags the later patterns name set from theirs (their other
+ * labels are dropped). Records that match no free pattern pass through.
+ * The brackets are optional; patterns may
  * have guards ("{b, <t>} if <t > 0>"). Binding tags that every pattern
  * names key the cell: "[| {a, <#k>}, {b, <#k>} |]" merges records with the
  * same value of <#k>, once per value (each value has its own cell). */
