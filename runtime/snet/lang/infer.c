@@ -212,18 +212,30 @@ void lang_print_tset(const snet_lang_program *p, const tset *t, FILE *out)
     }
 }
 
-/* Record types and types as text for messages (a static buffer per call site
- * would not do: messages print two). */
-static char *tset_text(const snet_lang_program *p, const tset *t)
+/* Record types, types and signatures as text for messages (malloc'ed;
+ * NULL when out of memory: a static buffer would not do, messages print
+ * two at once). */
+typedef enum text_of { TEXT_TSET, TEXT_TYPE, TEXT_SIG } text_of;
+
+static char *text(const snet_lang_program *p, text_of kind, const void *what)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    lang_print_tset(p, t, f);
+    switch (kind) {
+    case TEXT_TSET: lang_print_tset(p, what, f); break;
+    case TEXT_TYPE: snet_ast_print_type(f, what, " | "); break;
+    case TEXT_SIG: snet_ast_print_sig(f, what); break;
+    }
     fclose(f);
     return buf;
+}
+
+static char *tset_text(const snet_lang_program *p, const tset *t)
+{
+    return text(p, TEXT_TSET, t);
 }
 
 static char *rtype_text(const snet_lang_program *p, const rtype *r)
@@ -232,17 +244,7 @@ static char *rtype_text(const snet_lang_program *p, const rtype *r)
     return tset_text(p, &one);
 }
 
-static char *type_text(const snet_ast_type *t)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    snet_ast_print_type(f, t, " | ");
-    fclose(f);
-    return buf;
-}
+static char *type_text(const snet_ast_type *t) { return text(NULL, TEXT_TYPE, t); }
 
 /* ---- variants --------------------------------------------------------------------------- */
 
@@ -422,21 +424,6 @@ static long ts_best(const snet_lang_program *p, const tset *t, const rtype *r)
     return best;
 }
 
-static char *vlist_text(const vlist *l)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    for (size_t i = 0; i < l->n; i++) {
-        if (i)
-            fputs(" | ", f);
-        snet_ast_print_variant(f, l->v[i]);
-    }
-    fclose(f);
-    return buf;
-}
 
 /* In a trial run: note the labels r lacks for the closest of the types
  * vs, one set for each type equally close (the first refusal of a run is
@@ -584,17 +571,14 @@ static void infer_signature(snet_lang_program *p, snet_ast_net *n, snet_ast_def 
         }
     }
     if (!best) {
-        if (p->quiet) {
-            vlist accepts = {0};
-            for (size_t i = 0; i < d->sig.count; i++)
-                append_type(p, &accepts, &d->sig.maps[i].in);
-            suggest(p, &accepts, r);
-        }
+        tset accepts = {0};
+        for (size_t i = 0; i < d->sig.count; i++)
+            for (size_t v = 0; v < d->sig.maps[i].in.count; v++)
+                ts_add(p, &accepts, variant_rtype(p, &d->sig.maps[i].in.variants[v]));
+        if (p->quiet)
+            suggest_types(p, &accepts, r);
         if (first_error(p, n)) {
-            vlist accepts = {0};
-            for (size_t i = 0; i < d->sig.count; i++)
-                append_type(p, &accepts, &d->sig.maps[i].in);
-            char *rt = rtype_text(p, r), *tt = vlist_text(&accepts);
+            char *rt = rtype_text(p, r), *tt = tset_text(p, &accepts);
             lang_error(p, n->at, "records %s reach net '%s', whose signature takes %s",
                        rt ? rt : "?", net->name, tt ? tt : "?");
             free(rt);
@@ -1071,17 +1055,6 @@ static bool declared_output(snet_lang_program *p, const snet_ast_sig *sig, const
     return false;
 }
 
-static char *sig_text(const snet_ast_sig *sig)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    snet_ast_print_sig(f, sig);
-    fclose(f);
-    return buf;
-}
 
 /*
  * A net with a signature and a body: each declared input variant, run
@@ -1108,7 +1081,7 @@ static void check_signature(snet_lang_program *p, snet_ast_def *net)
     for (size_t i = 0; i < out.n && !p->gave_up; i++) {
         if (ts_contains(&alone, out.items[i]) || declared_output(p, &d->sig, out.items[i]))
             continue;
-        char *st = sig_text(&d->sig), *rt = rtype_text(p, out.items[i]);
+        char *st = text(p, TEXT_SIG, &d->sig), *rt = rtype_text(p, out.items[i]);
         lang_error(p, net->at, "net '%s' declares %s, but its network can turn records of its "
                    "input types together into %s", net->name, st ? st : "?", rt ? rt : "?");
         free(st);
