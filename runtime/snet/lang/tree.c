@@ -83,7 +83,7 @@ static void net_body(tree_out *t, int depth, const snet_ast_def *net)
     if (net->body)
         node(t, depth, net->body);
     else
-        fprintf(t->out, "%*s(declared only: no network to run)\n", depth * 2, "");
+        fprintf(t->out, "%*s(an external net: its network is elsewhere)\n", depth * 2, "");
 }
 
 static void node(tree_out *t, int depth, const snet_ast_net *n)
