@@ -424,11 +424,6 @@ static long ts_best(const snet_lang_program *p, const tset *t, const rtype *r)
     return best;
 }
 
-
-/* In a trial run: note the labels r lacks for the closest of the types
- * vs, one set for each type equally close (the first refusal of a run is
- * the one noted). Closest: the most labels in common, then the fewest
- * missing. */
 /* Note the labels of v that r lacks as one way to complete r. */
 static void note_missing(snet_lang_program *p, const rtype *v, const rtype *r)
 {
@@ -445,6 +440,10 @@ static void note_missing(snet_lang_program *p, const rtype *v, const rtype *r)
     free(ids);
 }
 
+/* In a trial run: note the labels r lacks for the closest of the types
+ * vs, one set for each type equally close (the first refusal of a run is
+ * the one noted). Closest: the most labels in common, then the fewest
+ * missing. */
 static void suggest_types(snet_lang_program *p, const tset *vs, const rtype *r)
 {
     if (p->missing.n)
@@ -469,12 +468,19 @@ static void suggest_types(snet_lang_program *p, const tset *vs, const rtype *r)
         }
 }
 
-/* The same for declared variants. */
-static void suggest(snet_lang_program *p, const vlist *vs, const rtype *r)
+/* The record types of declared variants. */
+static tset types_of(snet_lang_program *p, const vlist *l)
 {
     tset types = {0};
-    for (size_t i = 0; i < vs->n; i++)
-        ts_add(p, &types, variant_rtype(p, vs->v[i]));
+    for (size_t i = 0; i < l->n; i++)
+        ts_add(p, &types, variant_rtype(p, l->v[i]));
+    return types;
+}
+
+/* suggest_types for declared variants. */
+static void suggest(snet_lang_program *p, const vlist *vs, const rtype *r)
+{
+    tset types = types_of(p, vs);
     suggest_types(p, &types, r);
 }
 
@@ -552,8 +558,8 @@ static rtype *open_record(snet_lang_program *p)
 static tset infer_net_body(snet_lang_program *p, snet_ast_def *net, const tset *in);
 
 /* A net used through its signature. A mapping "-> ..." gives what the
- * network makes of the record, or (a net without one) an open record
- * with the labels the record keeps. */
+ * net's network makes of the record, or, for an external net, an open
+ * record with the labels the record keeps. */
 static void infer_signature(snet_lang_program *p, snet_ast_net *n, snet_ast_def *net,
                             const rtype *r, tset *out)
 {
@@ -847,9 +853,7 @@ static void ensure_routes(snet_lang_program *p, snet_ast_net **list, size_t coun
         ni->routed = true; /* (a branch never contains itself; this guards anyway) */
         vlist accepts = {0};
         lang_accepts(p, list[b], &accepts);
-        tset start = {0};
-        for (size_t i = 0; i < accepts.n; i++)
-            ts_add(p, &start, variant_rtype(p, accepts.v[i]));
+        tset start = types_of(p, &accepts);
         tset route = complete_inputs(p, list[b], &start);
         ni = lang_node(p, list[b]);
         ni->route = route;
@@ -1055,7 +1059,6 @@ static bool declared_output(snet_lang_program *p, const snet_ast_sig *sig, const
     return false;
 }
 
-
 /*
  * A net with a signature and a body: each declared input variant, run
  * through the body on its own, must give only records its mapping
@@ -1121,14 +1124,8 @@ static long takes(snet_lang_program *p, const snet_ast_net *n, const rtype *r)
 {
     vlist accepts = {0};
     lang_accepts(p, n, &accepts);
-    long best = -1;
-    for (size_t i = 0; i < accepts.n; i++) {
-        rtype *v = variant_rtype(p, accepts.v[i]);
-        long score = v ? rt_match(p, v, r) : -1;
-        if (score > best)
-            best = score;
-    }
-    return best;
+    tset types = types_of(p, &accepts);
+    return ts_best(p, &types, r);
 }
 
 /* Can records of type r go through n unchanged (so that they may enter a
@@ -1181,8 +1178,8 @@ static void entry_types(snet_lang_program *p, const snet_ast_net *n, tset *out)
     }
     vlist accepts = {0};
     lang_accepts_ex(p, n, &accepts, false);
-    for (size_t i = 0; i < accepts.n; i++)
-        ts_add(p, out, variant_rtype(p, accepts.v[i]));
+    tset types = types_of(p, &accepts);
+    ts_add_all(p, out, &types);
 }
 
 /* The input types of a main net without a signature: its entry types,
