@@ -152,8 +152,10 @@ typedef struct vlist {
     size_t n;
 } vlist;
 
-/* The variants a net accepts (for routing in parallel composition): like
- * the runtime's input types (net.c). */
+/* The variants a net's first entities take, like the runtime's input types
+ * (net.c): where a branch's routing type starts from (infer.c completes it
+ * with what the rest of the branch needs). None for an initialiser box, the
+ * empty variant for [] and for an external net of unknown type. */
 void lang_accepts(snet_lang_program *p, const snet_ast_net *n, vlist *out);
 /* The same, leaving out the exit patterns of stars if exits is false (the
  * records a network is meant for, rather than all it lets through). */
