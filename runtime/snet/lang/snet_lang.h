@@ -41,7 +41,7 @@ typedef struct snet_lang_program snet_lang_program;
 
 typedef struct snet_lang_options {
     const char *net; /* the net to run; NULL: the top-level net named like the file,
-                        else the last top-level net */
+                        else the last top-level net (nets with a network first) */
     int max_errors;  /* stop reporting after this many (0: 20) */
 } snet_lang_options;
 
