@@ -39,6 +39,8 @@
  * 100 us between records of the latency benchmark, so a steady trickle
  * finds it awake; a rank that receives nothing sleeps after this. */
 #define SNET_COMM_SPIN_NS 300000L
+/* A poll that took this long means the thread lost its core meanwhile. */
+#define SNET_COMM_PREEMPTED_NS 50000L
 #define SNET_COMM_MIN_SLEEP_NS 2000L
 /* The longest sleep while a message may come unannounced: a rank on
  * another host has none of our bells, and a send not finished yet needs
@@ -213,6 +215,14 @@ static void track(snet_dist *d, MPI_Request req, snet_msg *m)
     d->req_msgs[d->nreqs++] = m;
 }
 
+/* Ring rank dest's bell, if it is on this host. */
+static void ring_peer(snet_dist *d, int dest)
+{
+    atomic_int **bells = d->job->bells;
+    if (bells && bells[dest] && dest != d->rank)
+        bell_ring(bells[dest]);
+}
+
 static void send_msg(snet_dist *d, snet_msg *m)
 {
     if (m->body.len > (size_t)INT32_MAX) {
@@ -226,9 +236,7 @@ static void send_msg(snet_dist *d, snet_msg *m)
     if (counted(m->tag))
         d->sent++;
     track(d, req, m);
-    atomic_int **bells = d->job->bells;
-    if (bells && bells[m->dest] && m->dest != d->rank)
-        bell_ring(bells[m->dest]);
+    ring_peer(d, m->dest);
 }
 
 void snet_comm_send_now(snet_dist *d, int dest, int tag, const void *data, size_t len)
@@ -271,6 +279,9 @@ static bool complete_sends(snet_dist *d)
     if (done == MPI_UNDEFINED)
         done = 0;
     for (int i = 0; i < done; i++) {
+        /* A send MPI could not make at once (its queue to that rank was
+         * full) has reached the peer only now: ring again. */
+        ring_peer(d, d->req_msgs[idx[i]]->dest);
         snet_msg_free(d->req_msgs[idx[i]]);
         d->req_msgs[idx[i]] = NULL;
     }
@@ -449,7 +460,7 @@ static void *comm_main(void *arg)
     /* Short sleeps should be short: the default 50 us slack would add a
      * quarter of the longest sleep to every incoming message's wait. */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    long last_progress = monotonic_ns();
+    long last_progress = monotonic_ns(), last_poll = last_progress;
     unsigned sleeps = 0;
     for (;;) {
         bool progress = send_queued(d);
@@ -459,12 +470,17 @@ static void *comm_main(void *arg)
             snet_detect_step(d);
         if (d->done && d->nreqs == 0 && snet_comm_queue_empty(d))
             break;
+        long now = monotonic_ns(), since_poll = now - last_poll;
+        last_poll = now;
         if (progress) {
-            last_progress = monotonic_ns();
+            last_progress = now;
             sleeps = 0;
-        } else if (monotonic_ns() - last_progress < SNET_COMM_SPIN_NS) {
+        } else if (now - last_progress < SNET_COMM_SPIN_NS && since_poll < SNET_COMM_PREEMPTED_NS) {
             sched_yield();
         } else {
+            /* Idle long enough, or preempted while polling: the machine
+             * has no core to spare, and polling would take the workers'. */
+            last_progress -= SNET_COMM_SPIN_NS;
             idle_sleep(d, sleeps++);
         }
     }
