@@ -6,6 +6,7 @@
  */
 #include "snet_internal.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,16 @@ struct snet_handle {
 void *snet_handle_user(const snet_handle *h) { return h->box->net->user; }
 size_t snet_handle_variant(const snet_handle *h) { return h->variant; }
 const char *snet_handle_path(const snet_handle *h) { return h->box->path; }
+
+void snet_box_fail(snet_handle *h, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snet_run_fail(h->box->run, "box '%s': %s", h->box->path, msg);
+}
 
 /* The output variant whose labels are exactly out's, or -1. On success the
  * record's names are replaced by the declaration's (interned) names. */
