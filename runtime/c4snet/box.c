@@ -3,12 +3,25 @@
  * runtime's compiler generated for a box (void *f(void *hnd, the labels of
  * its input type in order)) run as a box of the builder API.
  *
- * The original compiled a wrapper per box. Here the call is made with
- * libffi from the declared signature, so any box library runs without a
- * compiler and boxes of any arity work; the ffi_cif is prepared once per
- * box when the net is built, and a call costs the label lookups plus
- * ffi_call. hnd points at a small struct on the caller's stack that
- * C4SNetOut reads: the runtime's handle and the box's output variants.
+ * The original compiled a wrapper per box. Here the call is made from the
+ * declared signature, so any box library runs without a compiler: boxes
+ * of up to DIRECT_LABELS labels through a cast to their exact C type (one
+ * of the invokers below, chosen when the net is built), larger ones
+ * through libffi, whose ffi_cif is prepared once per box. ffi_call costs
+ * ~430 instructions per call on x86-64 (callgrind, libffi 3.4), more than
+ * the rest of a box execution, so the common small boxes do without it
+ * (the 10-box pipeline of snet-bench c4snet: docs/BENCHMARKS.md). hnd
+ * points at a small struct on the caller's stack that C4SNetOut reads:
+ * the runtime's handle and the box's output variants.
+ *
+ * The input's labels are found and taken, and the outputs built, on the
+ * record's entries directly (snet_internal.h), by the box node's declared
+ * types: their label names are the interned ones records carry, so every
+ * lookup and the output check compare pointers only. A box execution is
+ * a few hundred instructions; lookups by our own copies of the names and
+ * the public calls cost a fifth more. snet_box must therefore be given
+ * the signature the c4snet_box was made with (the label order of both is
+ * the signature's).
  *
  * Ownership follows the original: the box is given its input fields (taken
  * out of the input record, so no reference count moves) and frees them or
@@ -18,6 +31,7 @@
  */
 #include "c4snet_internal.h"
 
+#include <snet_internal.h>
 #include <snet_syntax.h>
 
 #include <ffi.h>
@@ -36,12 +50,22 @@ typedef struct c4snet_variant {
     size_t count;
 } c4snet_variant;
 
+typedef union arg_slot {
+    void *field;
+    int tag;
+} arg_slot;
+
+/* Calls fn(hnd, args...) with the box's C parameter types. */
+typedef void (*invoker)(void (*fn)(void), void *hnd, const arg_slot *args);
+
 struct c4snet_box {
     char *name;
     void (*fn)(void);
     c4snet_variant in;
     c4snet_variant *out;
     size_t nout;
+    invoker direct;       /* NULL: through libffi */
+    _Atomic(const snet_net *) checked; /* the last box node found to have its shape */
     ffi_type **arg_types; /* hnd, then the input labels */
     ffi_cif cif;
 };
@@ -53,15 +77,66 @@ typedef struct c4snet_call {
     unsigned magic;
     snet_handle *h;
     const c4snet_box *box;
+    const snet_net *net; /* the box node: its declared types */
 } c4snet_call;
 
 /* Arguments of up to this many labels live on the stack; more, on the heap. */
 #define STACK_ARGS 16
 
-typedef union arg_slot {
-    void *field;
-    int tag;
-} arg_slot;
+/* ---- direct calls ------------------------------------------------------------------- */
+
+/* One invoker per C signature of up to DIRECT_LABELS labels: F is a field
+ * (c4snet_data_t *), T a tag (int). Each casts fn to the function's own
+ * type, as its box library defines it. */
+#define DIRECT_LABELS 4
+typedef c4snet_data_t *type_F;
+typedef int type_T;
+#define VAL_F(i) args[i].field
+#define VAL_T(i) args[i].tag
+#define INVOKER(NAME, PARAMS, ARGS)                                                           \
+    static void call_##NAME(void (*fn)(void), void *hnd, const arg_slot *args)               \
+    {                                                                                         \
+        (void)args;                                                                           \
+        ((void *(*)PARAMS)fn) ARGS;                                                           \
+    }
+#define INV1(A) INVOKER(A, (void *, type_##A), (hnd, VAL_##A(0)))
+#define INV2(A, B) INVOKER(A##B, (void *, type_##A, type_##B), (hnd, VAL_##A(0), VAL_##B(1)))
+#define INV3(A, B, C)                                                                         \
+    INVOKER(A##B##C, (void *, type_##A, type_##B, type_##C),                                  \
+            (hnd, VAL_##A(0), VAL_##B(1), VAL_##C(2)))
+#define INV4(A, B, C, D)                                                                      \
+    INVOKER(A##B##C##D, (void *, type_##A, type_##B, type_##C, type_##D),                     \
+            (hnd, VAL_##A(0), VAL_##B(1), VAL_##C(2), VAL_##D(3)))
+#define INV3_ALL(A) INV3(A, F, F) INV3(A, F, T) INV3(A, T, F) INV3(A, T, T)
+#define INV4_ALL(A, B) INV4(A, B, F, F) INV4(A, B, F, T) INV4(A, B, T, F) INV4(A, B, T, T)
+
+INVOKER(0, (void *), (hnd))
+INV1(F) INV1(T)
+INV2(F, F) INV2(F, T) INV2(T, F) INV2(T, T)
+INV3_ALL(F) INV3_ALL(T)
+INV4_ALL(F, F) INV4_ALL(F, T) INV4_ALL(T, F) INV4_ALL(T, T)
+
+/* By arity k, then the labels' kinds as k bits, the first label's highest
+ * (T = 1): entry 2^k - 1 + bits. */
+static const invoker invokers[] = {
+    call_0,
+    call_F, call_T,
+    call_FF, call_FT, call_TF, call_TT,
+    call_FFF, call_FFT, call_FTF, call_FTT, call_TFF, call_TFT, call_TTF, call_TTT,
+    call_FFFF, call_FFFT, call_FFTF, call_FFTT, call_FTFF, call_FTFT, call_FTTF, call_FTTT,
+    call_TFFF, call_TFFT, call_TFTF, call_TFTT, call_TTFF, call_TTFT, call_TTTF, call_TTTT};
+_Static_assert(sizeof invokers / sizeof invokers[0] == (2u << DIRECT_LABELS) - 1,
+               "an invoker for every signature of up to DIRECT_LABELS labels");
+
+static invoker direct_invoker(const c4snet_variant *in)
+{
+    if (in->count > DIRECT_LABELS)
+        return NULL;
+    size_t bits = 0;
+    for (size_t i = 0; i < in->count; i++)
+        bits = bits << 1 | (in->labels[i].kind != SNET_FIELD);
+    return invokers[((size_t)1 << in->count) - 1 + bits];
+}
 
 /* ---- building --------------------------------------------------------------------- */
 
@@ -123,6 +198,7 @@ static int describe(c4snet_box *b, const snet_fragment *f, char *err, size_t err
         rc = SNET_ENOMEM;
     if (rc != SNET_OK)
         return rc;
+    b->direct = direct_invoker(&b->in);
     b->arg_types[0] = &ffi_type_pointer;
     for (size_t i = 0; i < b->in.count; i++)
         b->arg_types[i + 1] = b->in.labels[i].kind == SNET_FIELD ? &ffi_type_pointer : &ffi_type_sint;
@@ -175,72 +251,103 @@ int c4snet_box_new(c4snet_box **out, const char *name, void (*fn)(void), const c
 
 /* ---- calling ------------------------------------------------------------------------- */
 
-/* A field the box is given: C4SNet data as it is, native values converted. */
-static c4snet_data_t *take_field(snet_handle *h, snet_record *in, const char *label)
+/* A field the box is given: C4SNet data as it is, native values converted
+ * (the native value is freed); NULL (reported) for other types. */
+static c4snet_data_t *box_field(snet_handle *h, const snet_entry *e)
 {
-    const snet_field_type *type = snet_record_field_type(in, label);
-    void *value = snet_record_take_field(in, label);
-    if (type == &c4snet_field)
-        return value;
-    c4snet_data_t *d = c4snet_from_native(type, value);
-    if (type && type->free)
-        type->free(value);
+    if (snet_likely(e->type == &c4snet_field))
+        return e->u.value;
+    c4snet_data_t *d = c4snet_from_native(e->type, e->u.value);
     if (!d)
         snet_box_fail(h, "field '%s' is of type '%s', which a C4SNet box cannot take "
-                      "(only C4SNet data, int, double and string fields)", label,
-                      type ? type->name : "?");
+                      "(only C4SNet data, int, double and string fields)", e->name,
+                      e->type ? e->type->name : "?");
+    snet_field_free(e->type, e->u.value);
     return d;
 }
 
-/* Take the box's arguments out of in. -1 (reported; nothing left taken) if
- * a field cannot be given to the box. */
-static int take_arguments(snet_handle *h, const c4snet_box *b, snet_record *in, arg_slot *args)
+/* Take the box's arguments out of in (the record matched the input
+ * variant, so every label is there). -1 (reported; every field taken so
+ * far freed) if a field cannot be given to the box. */
+static int take_arguments(snet_handle *h, const c4snet_box *b, const snet_variant *decl,
+                          snet_record *in, arg_slot *args)
 {
     for (size_t i = 0; i < b->in.count; i++) {
-        const c4snet_label *l = &b->in.labels[i];
-        if (l->kind == SNET_FIELD) {
-            if (!(args[i].field = take_field(h, in, l->name))) {
-                for (size_t j = 0; j < i; j++)
-                    if (b->in.labels[j].kind == SNET_FIELD)
-                        C4SNetFree(args[j].field);
-                return -1;
-            }
-        } else {
-            long v = l->kind == SNET_TAG ? snet_record_tag(in, l->name) : snet_record_btag(in, l->name);
-            args[i].tag = (int)v;
-            snet_record_remove(in, l->kind, l->name);
+        const snet_label *l = &decl->labels[i];
+        long at = snet_record_find(in, l->kind, l->name);
+        snet_entry e = in->entries[at];
+        snet_record_remove_at(in, (size_t)at);
+        if (l->kind != SNET_FIELD) {
+            args[i].tag = (int)e.u.tag;
+        } else if (!(args[i].field = box_field(h, &e))) {
+            for (size_t j = 0; j < i; j++)
+                if (b->in.labels[j].kind == SNET_FIELD)
+                    C4SNetFree(args[j].field);
+            return -1;
         }
     }
     return 0;
 }
 
+static void call_ffi(const c4snet_box *b, void **hnd, arg_slot *args)
+{
+    void *stack_argv[STACK_ARGS + 1];
+    void **argv = b->in.count > STACK_ARGS ? malloc((b->in.count + 1) * sizeof *argv) : stack_argv;
+    if (!argv)
+        c4snet_fatal("box '%s': out of memory for its arguments", b->name);
+    argv[0] = hnd;
+    for (size_t i = 0; i < b->in.count; i++)
+        argv[i + 1] = &args[i];
+    ffi_arg result; /* the box returns hnd; nothing to do with it */
+    ffi_call((ffi_cif *)&b->cif, b->fn, &result, argv);
+    if (argv != stack_argv)
+        free(argv);
+}
+
+/* Was the box node made with the c4snet_box's signature? (Its labels are
+ * read by position.) */
+static bool same_shape(const c4snet_box *b, const snet_net *n)
+{
+    if (n->box_in.count != 1 || n->box_in.variants[0].count != b->in.count ||
+        n->box_out.count != b->nout)
+        return false;
+    for (size_t i = 0; i < b->in.count; i++)
+        if (n->box_in.variants[0].labels[i].kind != b->in.labels[i].kind)
+            return false;
+    for (size_t v = 0; v < b->nout; v++)
+        if (n->box_out.variants[v].count != b->out[v].count)
+            return false;
+    return true;
+}
+
 int c4snet_box_call(snet_handle *h, snet_record *in)
 {
-    const c4snet_box *b = snet_handle_user(h);
-    c4snet_call call = {CALL_MAGIC, h, b};
+    const snet_net *n = snet_handle_net(h);
+    c4snet_box *b = n->user;
+    if (snet_unlikely(atomic_load_explicit(&b->checked, memory_order_relaxed) != n)) {
+        if (same_shape(b, n)) {
+            atomic_store_explicit(&b->checked, n, memory_order_relaxed);
+        } else {
+            snet_box_fail(h, "the box's signature is not that of its C4SNet description '%s' "
+                          "(give snet_box the signature given to c4snet_box_new)", b->name);
+            return 0;
+        }
+    }
+    c4snet_call call = {CALL_MAGIC, h, b, n};
     void *hnd = &call;
     arg_slot stack_args[STACK_ARGS];
-    void *stack_argv[STACK_ARGS + 1];
-    arg_slot *args = stack_args;
-    void **argv = stack_argv;
-    if (b->in.count > STACK_ARGS) {
-        args = malloc(b->in.count * sizeof *args);
-        argv = malloc((b->in.count + 1) * sizeof *argv);
-        if (!args || !argv)
-            c4snet_fatal("box '%s': out of memory for its arguments", b->name);
-    }
-    if (take_arguments(h, b, in, args) == 0) {
-        argv[0] = &hnd;
-        for (size_t i = 0; i < b->in.count; i++)
-            argv[i + 1] = &args[i];
-        ffi_arg result; /* the box returns hnd; nothing to do with it */
-        ffi_call((ffi_cif *)&b->cif, b->fn, &result, argv);
+    arg_slot *args = b->in.count > STACK_ARGS ? malloc(b->in.count * sizeof *args) : stack_args;
+    if (!args)
+        c4snet_fatal("box '%s': out of memory for its arguments", b->name);
+    if (take_arguments(h, b, &n->box_in.variants[0], in, args) == 0) {
+        if (snet_likely(b->direct != NULL))
+            b->direct(b->fn, hnd, args);
+        else
+            call_ffi(b, &hnd, args);
     }
     call.magic = 0;
-    if (args != stack_args) {
+    if (args != stack_args)
         free(args);
-        free(argv);
-    }
     return 0; /* failures were reported where they happened */
 }
 
@@ -256,29 +363,30 @@ void C4SNetOut(void *hnd, int variant, ...)
                       "numbered from 1); nothing emitted", variant, b->nout);
         return;
     }
-    const c4snet_variant *v = &b->out[variant - 1];
+    const snet_variant *v = &c->net->box_out.variants[variant - 1]; /* interned names */
     snet_record *r = snet_record_new();
     if (!r)
         c4snet_fatal("C4SNetOut: out of memory");
     size_t null_field = SIZE_MAX;
     va_list ap;
     va_start(ap, variant);
+    /* The variant's labels are distinct: appended without a search, in
+     * place while the new record's inline entries hold them. */
     for (size_t i = 0; i < v->count; i++) {
-        const c4snet_label *l = &v->labels[i];
-        int rc;
+        const snet_label *l = &v->labels[i];
+        snet_entry e = {.name = l->name, .kind = l->kind, .type = NULL, .u.tag = 0};
         if (l->kind == SNET_FIELD) {
-            void *p = va_arg(ap, void *);
-            if (!p) {
+            e.type = &c4snet_field;
+            if (!(e.u.value = va_arg(ap, void *))) {
                 null_field = null_field == SIZE_MAX ? i : null_field;
                 continue;
             }
-            rc = snet_record_set_field(r, l->name, &c4snet_field, p);
         } else {
-            int t = va_arg(ap, int);
-            rc = l->kind == SNET_TAG ? snet_record_set_tag(r, l->name, t)
-                                     : snet_record_set_btag(r, l->name, t);
+            e.u.tag = va_arg(ap, int);
         }
-        if (rc != SNET_OK)
+        if (snet_likely(r->count < r->cap))
+            r->entries[r->count++] = e;
+        else if (snet_record_append(r, &e) != SNET_OK)
             c4snet_fatal("C4SNetOut: out of memory");
     }
     va_end(ap);

@@ -8,10 +8,21 @@
  * sees is 1 there is no other owner that could add one, so the common
  * case, a value passed from box to box, frees without an atomic
  * read-modify-write.
+ *
+ * Single values (and arrays as small) are the common case, one per box
+ * execution in a box that computes a new value: each thread keeps up to
+ * POOL_BLOCKS freed blocks of that size and reuses them, as the runtime
+ * does with records. A malloc and free cost ~170 instructions per value
+ * on the 10-box C4SNet pipeline (callgrind), the pool ~20. A block freed
+ * on another thread goes to that thread's pool; a pool that is full frees
+ * to malloc, and a thread's pool is emptied when the thread ends. Under
+ * AddressSanitizer pooled blocks are poisoned, so a use after
+ * C4SNetFree is still reported.
  */
 #include "c4snet_internal.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,12 +53,82 @@ static void check_type(c4snet_type_t type, const char *where)
 
 size_t c4snet_elem_size(c4snet_type_t type) { return elem_sizes[type]; }
 
+/* ---- the pool of small blocks ------------------------------------------------------- */
+
+#define POOL_BLOCKS 64
+#define SMALL_BYTES sizeof(long double) /* elements that fit a pooled block */
+#define SMALL_BLOCK (sizeof(struct cdata) + SMALL_BYTES)
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define BLOCK_POISON(p) ASAN_POISON_MEMORY_REGION((p), SMALL_BLOCK)
+#define BLOCK_UNPOISON(p) ASAN_UNPOISON_MEMORY_REGION((p), SMALL_BLOCK)
+#else
+#define BLOCK_POISON(p) ((void)(p))
+#define BLOCK_UNPOISON(p) ((void)(p))
+#endif
+
+static _Thread_local void *pool[POOL_BLOCKS];
+static _Thread_local unsigned pooled;
+static _Thread_local bool pool_registered; /* pool_key set for this thread */
+static pthread_key_t pool_key;
+static bool pool_key_made;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+static void pool_empty(void *unused)
+{
+    (void)unused;
+    while (pooled > 0) {
+        void *p = pool[--pooled];
+        BLOCK_UNPOISON(p);
+        free(p);
+    }
+}
+
+static void make_pool_key(void) { pool_key_made = pthread_key_create(&pool_key, pool_empty) == 0; }
+
+/* A block of SMALL_BLOCK bytes, from the pool if it has one. */
+static inline void *small_block(void)
+{
+    if (pooled > 0) {
+        void *p = pool[--pooled];
+        BLOCK_UNPOISON(p);
+        return p;
+    }
+    return malloc(SMALL_BLOCK);
+}
+
+/* Keep a freed small block, if this thread's pool can empty itself when
+ * the thread ends. */
+static __attribute__((noinline)) bool pool_register(void)
+{
+    pthread_once(&pool_once, make_pool_key);
+    pool_registered = pool_key_made && pthread_setspecific(pool_key, &pooled) == 0;
+    return pool_registered;
+}
+
+static inline void small_free(void *p)
+{
+    if (pooled < POOL_BLOCKS && (pool_registered || pool_register())) {
+        BLOCK_POISON(p);
+        pool[pooled++] = p;
+    } else {
+        free(p);
+    }
+}
+
+static inline bool is_small(const c4snet_data_t *d)
+{
+    return d->size * elem_sizes[d->type] <= SMALL_BYTES;
+}
+
 c4snet_data_t *c4snet_data_new(c4snet_type_t type, size_t size, bool array)
 {
     size_t elem = elem_sizes[type];
     if (size > (SIZE_MAX - sizeof(struct cdata)) / elem)
         c4snet_fatal("an array of %zu elements of %s is too large", size, c4snet_type_name(type));
-    c4snet_data_t *d = malloc(sizeof *d + size * elem);
+    size_t bytes = size * elem;
+    c4snet_data_t *d = bytes <= SMALL_BYTES ? small_block() : malloc(sizeof *d + bytes);
     if (!d)
         c4snet_fatal("out of memory for %zu elements of %s", size, c4snet_type_name(type));
     atomic_init(&d->refs, 1);
@@ -55,6 +136,14 @@ c4snet_data_t *c4snet_data_new(c4snet_type_t type, size_t size, bool array)
     d->array = array;
     d->size = size;
     return d;
+}
+
+static void data_free(c4snet_data_t *d)
+{
+    if (is_small(d))
+        small_free(d);
+    else
+        free(d);
 }
 
 void C4SNetInit(int id, snet_distrib_t distImpl)
@@ -76,7 +165,9 @@ c4snet_data_t *C4SNetCreate(c4snet_type_t type, size_t size, const void *data)
 {
     check_type(type, "C4SNetCreate");
     c4snet_data_t *d = c4snet_data_new(type, size, size != 1);
-    if (size > 0)
+    if (size == 1 && elem_sizes[type] == sizeof(int)) /* the common int: no memcpy call */
+        memcpy(d->elems, data, sizeof(int));
+    else if (size > 0)
         memcpy(d->elems, data, size * elem_sizes[type]);
     return d;
 }
@@ -88,7 +179,7 @@ void C4SNetFree(c4snet_data_t *ptr)
     /* Sole owner: nobody else can add a reference, no atomic RMW needed. */
     if (atomic_load_explicit(&ptr->refs, memory_order_acquire) == 1 ||
         atomic_fetch_sub_explicit(&ptr->refs, 1, memory_order_acq_rel) == 1)
-        free(ptr);
+        data_free(ptr);
 }
 
 c4snet_data_t *C4SNetShallowCopy(c4snet_data_t *ptr)

@@ -42,6 +42,7 @@ struct snet_handle {
 };
 
 void *snet_handle_user(const snet_handle *h) { return h->box->net->user; }
+const snet_net *snet_handle_net(const snet_handle *h) { return h->box->net; }
 size_t snet_handle_variant(const snet_handle *h) { return h->variant; }
 const char *snet_handle_path(const snet_handle *h) { return h->box->path; }
 
