@@ -303,15 +303,32 @@ static void *c4_inc(void *hnd, c4snet_data_t *x)
     return hnd;
 }
 
-/* STAGES boxes {x} -> {x} in a row: fn, or (if cb) the C4SNet box cb. */
-static snet_net *box_pipe(snet_box_fn fn, c4snet_box *cb)
+static c4snet_box *c4_box(const char *name, void (*fn)(void))
+{
+    c4snet_box *cb;
+    char err[256];
+    if (c4snet_box_new(&cb, name, fn, "{x} -> {x}", err, sizeof err) != SNET_OK) {
+        fprintf(stderr, "snet-bench: %s\n", err);
+        exit(1);
+    }
+    return cb;
+}
+
+/* STAGES boxes {x} -> {x} in a row: fn, or (if c4) the C4SNet function c4
+ * with a description per box, as snetrun makes them (kept in cbs). */
+static snet_net *box_pipe(snet_box_fn fn, void (*c4)(void), c4snet_box **cbs)
 {
     snet_net *net = NULL;
     for (int i = 1; i <= STAGES; i++) {
         char name[16];
         snprintf(name, sizeof name, "b%d", i);
-        snet_net *b = cb ? snet_box(name, "{x} -> {x}", c4snet_box_call, cb)
-                         : snet_box(name, "{x} -> {x}", fn, NULL);
+        snet_net *b;
+        if (c4) {
+            cbs[i - 1] = c4_box(name, c4);
+            b = snet_box(name, "{x} -> {x}", c4snet_box_call, cbs[i - 1]);
+        } else {
+            b = snet_box(name, "{x} -> {x}", fn, NULL);
+        }
         net = net ? snet_serial(net, b) : b;
     }
     return net;
@@ -329,23 +346,13 @@ static double pipe_rate(const options *o, const snet_net *net, bool c4snet)
     return (double)o->messages / t.wall;
 }
 
-static c4snet_box *c4_box(const char *name, void (*fn)(void))
-{
-    c4snet_box *cb;
-    char err[256];
-    if (c4snet_box_new(&cb, name, fn, "{x} -> {x}", err, sizeof err) != SNET_OK) {
-        fprintf(stderr, "snet-bench: %s\n", err);
-        exit(1);
-    }
-    return cb;
-}
-
 static int bench_c4snet(const options *o)
 {
-    c4snet_box *pass = c4_box("pass", (void (*)(void))c4_pass);
-    c4snet_box *inc = c4_box("inc", (void (*)(void))c4_inc);
-    snet_net *nets[4] = {box_pipe(identity, NULL), box_pipe(NULL, pass),
-                         box_pipe(native_inc, NULL), box_pipe(NULL, inc)};
+    c4snet_box *cbs[2][STAGES];
+    snet_net *nets[4] = {box_pipe(identity, NULL, NULL),
+                         box_pipe(NULL, (void (*)(void))c4_pass, cbs[0]),
+                         box_pipe(native_inc, NULL, NULL),
+                         box_pipe(NULL, (void (*)(void))c4_inc, cbs[1])};
     double rates[4][64] = {{0}}, ratio[2][64];
     /* --side native|c4snet: one kind only (instruction counts, callgrind) */
     bool want[2] = {strcmp(o->side, "c4snet") != 0, strcmp(o->side, "native") != 0};
@@ -357,8 +364,10 @@ static int bench_c4snet(const options *o)
     }
     for (int k = 0; k < 4; k++)
         snet_net_free(nets[k]);
-    c4snet_box_free(pass);
-    c4snet_box_free(inc);
+    for (int i = 0; i < STAGES; i++) {
+        c4snet_box_free(cbs[0][i]);
+        c4snet_box_free(cbs[1][i]);
+    }
     printf("c4snet: %d-box pipelines, %ld records, %d interleaved runs (median)\n", STAGES,
            o->messages, o->repeat);
     const char *shape[2] = {"field passed on", "new value (x+1)"};

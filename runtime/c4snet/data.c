@@ -122,12 +122,14 @@ static inline bool is_small(const c4snet_data_t *d)
     return d->size * elem_sizes[d->type] <= SMALL_BYTES;
 }
 
-c4snet_data_t *c4snet_data_new(c4snet_type_t type, size_t size, bool array)
+/* c4snet_data_new, inline for C4SNetCreate and C4SNetAlloc (a box
+ * computing a value calls one per execution). */
+static inline c4snet_data_t *data_new(c4snet_type_t type, size_t size, bool array)
 {
-    size_t elem = elem_sizes[type];
-    if (size > (SIZE_MAX - sizeof(struct cdata)) / elem)
+    size_t bytes;
+    if (__builtin_mul_overflow(size, (size_t)elem_sizes[type], &bytes) ||
+        bytes > SIZE_MAX - sizeof(struct cdata))
         c4snet_fatal("an array of %zu elements of %s is too large", size, c4snet_type_name(type));
-    size_t bytes = size * elem;
     c4snet_data_t *d = bytes <= SMALL_BYTES ? small_block() : malloc(sizeof *d + bytes);
     if (!d)
         c4snet_fatal("out of memory for %zu elements of %s", size, c4snet_type_name(type));
@@ -136,6 +138,11 @@ c4snet_data_t *c4snet_data_new(c4snet_type_t type, size_t size, bool array)
     d->array = array;
     d->size = size;
     return d;
+}
+
+c4snet_data_t *c4snet_data_new(c4snet_type_t type, size_t size, bool array)
+{
+    return data_new(type, size, array);
 }
 
 static void data_free(c4snet_data_t *d)
@@ -155,7 +162,7 @@ void C4SNetInit(int id, snet_distrib_t distImpl)
 c4snet_data_t *C4SNetAlloc(c4snet_type_t type, size_t size, void **data)
 {
     check_type(type, "C4SNetAlloc");
-    c4snet_data_t *d = c4snet_data_new(type, size, size != 1);
+    c4snet_data_t *d = data_new(type, size, size != 1);
     if (data)
         *data = d->elems;
     return d;
@@ -164,7 +171,7 @@ c4snet_data_t *C4SNetAlloc(c4snet_type_t type, size_t size, void **data)
 c4snet_data_t *C4SNetCreate(c4snet_type_t type, size_t size, const void *data)
 {
     check_type(type, "C4SNetCreate");
-    c4snet_data_t *d = c4snet_data_new(type, size, size != 1);
+    c4snet_data_t *d = data_new(type, size, size != 1);
     if (size == 1 && elem_sizes[type] == sizeof(int)) /* the common int: no memcpy call */
         memcpy(d->elems, data, sizeof(int));
     else if (size > 0)

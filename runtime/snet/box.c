@@ -143,15 +143,10 @@ static __attribute__((cold, noinline)) int out_rejected(box_entity *b, snet_reco
     return problem == OUT_NO_MEMORY ? SNET_ENOMEM : SNET_ERUNTIME;
 }
 
-int snet_out(snet_handle *h, snet_record *out)
+/* An output that passed its check: inherited labels, an id, out it goes. */
+static inline int out_checked(snet_handle *h, snet_record *out)
 {
-    if (snet_unlikely(!h || !out))
-        return SNET_EINVAL;
     box_entity *b = h->box;
-    if (snet_unlikely(!output_allowed(b, out)))
-        return out_rejected(b, out, OUT_NOT_DECLARED);
-    if (snet_unlikely(out->name_blob != NULL))
-        return out_rejected(b, out, OUT_PARSED);
     /* Most boxes consume their whole input: then there is nothing to inherit. */
     if (h->in->count > 0 &&
         snet_inherit(out, h->in, &b->net->box_in.variants[h->variant]) != SNET_OK)
@@ -161,6 +156,20 @@ int snet_out(snet_handle *h, snet_record *out)
     lpel_stream_write(b->out, out);
     return SNET_OK;
 }
+
+int snet_out(snet_handle *h, snet_record *out)
+{
+    if (snet_unlikely(!h || !out))
+        return SNET_EINVAL;
+    box_entity *b = h->box;
+    if (snet_unlikely(!output_allowed(b, out)))
+        return out_rejected(b, out, OUT_NOT_DECLARED);
+    if (snet_unlikely(out->name_blob != NULL))
+        return out_rejected(b, out, OUT_PARSED);
+    return out_checked(h, out);
+}
+
+int snet_out_declared(snet_handle *h, snet_record *out) { return out_checked(h, out); }
 
 static void box_execute(box_entity *b, snet_record *r)
 {

@@ -477,6 +477,10 @@ lpel_stream *snet_feedback_instantiate(const snet_net *n, lpel_stream *in, const
  * label names are the interned ones records carry (for a box language
  * interface that reads and builds records by the declaration: C4SNet). */
 const snet_net *snet_handle_net(const snet_handle *h);
+/* snet_out for a record built with exactly the labels, and the interned
+ * names, of one of the box's declared output variants (C4SNetOut builds
+ * them so): the check against the output type is skipped. */
+int snet_out_declared(snet_handle *h, snet_record *out);
 
 /* Copy the labels of in that are not in consumed (NULL: none consumed) and
  * not yet in out into out: flow inheritance. */
