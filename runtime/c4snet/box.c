@@ -266,6 +266,14 @@ static c4snet_data_t *box_field(snet_handle *h, const snet_entry *e)
     return d;
 }
 
+/* Free the fields among the first n arguments (a call that cannot be made). */
+static void release_fields(const c4snet_box *b, arg_slot *args, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        if (b->in.labels[j].kind == SNET_FIELD)
+            C4SNetFree(args[j].field);
+}
+
 /* Take the box's arguments out of in (the record matched the input
  * variant, so every label is there). -1 (reported; every field taken so
  * far freed) if a field cannot be given to the box. */
@@ -275,14 +283,17 @@ static int take_arguments(snet_handle *h, const c4snet_box *b, const snet_varian
     for (size_t i = 0; i < b->in.count; i++) {
         const snet_label *l = &decl->labels[i];
         long at = snet_record_find(in, l->kind, l->name);
+        if (snet_unlikely(at < 0)) { /* cannot be: the record matched the declaration */
+            snet_box_fail(h, "the input has no label '%s'", l->name);
+            release_fields(b, args, i);
+            return -1;
+        }
         snet_entry e = in->entries[at];
         snet_record_remove_at(in, (size_t)at);
         if (l->kind != SNET_FIELD) {
             args[i].tag = (int)e.u.tag;
         } else if (!(args[i].field = box_field(h, &e))) {
-            for (size_t j = 0; j < i; j++)
-                if (b->in.labels[j].kind == SNET_FIELD)
-                    C4SNetFree(args[j].field);
+            release_fields(b, args, i);
             return -1;
         }
     }

@@ -70,9 +70,11 @@ typedef struct c4snet_box c4snet_box;
 /* A box whose C function fn takes (void *hnd, then each label of the input
  * type of signature, in order: fields as c4snet_data_t *, tags as int) and
  * returns void *. signature is a box signature in S-Net syntax with one
- * input variant (possibly empty: fn(hnd)); name is used in messages. The
- * libffi call description is prepared here, once. SNET_OK, or SNET_EINVAL
- * / SNET_ENOMEM with a message. */
+ * input variant (possibly empty: fn(hnd)); name is used in messages. How
+ * to call fn is decided here, once (a direct call for up to 4 labels, a
+ * libffi call description beyond). snet_box must be given the same
+ * signature: the call reads the box node's labels by position. SNET_OK,
+ * or SNET_EINVAL / SNET_ENOMEM with a message. */
 int c4snet_box_new(c4snet_box **out, const char *name, void (*fn)(void), const char *signature,
                    char *err, size_t errlen);
 void c4snet_box_free(c4snet_box *b);
