@@ -1,9 +1,11 @@
 /*
  * snetrun - run an S-Net network from its .snet file, without generating
  * any code: parse and type-check it (snet_lang.h), build it through the
- * builder API with boxes from shared libraries, and run it on LPEL with
- * records in the original runtime's XML format (or our text format). The
- * monitoring options are those of every program on the runtime (mon.h).
+ * builder API with boxes from shared libraries (C4SNet boxes written for
+ * the original runtime, docs/C4SNET.md, or native ones), and run it on
+ * LPEL with records in the original runtime's XML format (or our text
+ * format). The monitoring options are those of every program on the
+ * runtime (mon.h).
  *
  *     snetrun NET.snet [options] [INPUT] [application options]
  *
@@ -67,7 +69,8 @@ static void usage(FILE *out)
             "Options snetrun does not know go to the box library's application (e.g.\n"
             "--check for apps/mc/mc.snet); give INPUT before them. Without INPUT, an\n"
             "application may make the input records itself.\n"
-            "docs/SNET-LANGUAGE.md describes the language, docs/SNET-XML.md the records.\n");
+            "docs/SNET-LANGUAGE.md describes the language, docs/SNET-XML.md the records,\n"
+            "docs/C4SNET.md the C4SNet boxes of programs written for the original runtime.\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
