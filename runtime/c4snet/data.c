@@ -14,9 +14,15 @@
  * POOL_BLOCKS freed blocks of that size and reuses them, as the runtime
  * does with records. A malloc and free cost ~170 instructions per value
  * on the 10-box C4SNet pipeline (callgrind), the pool ~20. A block freed
- * on another thread goes to that thread's pool; a pool that is full frees
- * to malloc, and a thread's pool is emptied when the thread ends. Under
- * AddressSanitizer pooled blocks are poisoned, so a use after
+ * on another thread goes to that thread's pool. Values made on one worker
+ * and freed on another (the input task's, a box's output read by the next
+ * box) would leave one pool always empty and the other always full, and
+ * every such value would go through malloc on one thread and free on the
+ * other, glibc's slowest path: so, as the runtime does with records, a
+ * full pool passes half its blocks to a shared depot and an empty one
+ * takes them from there, a lock per DEPOT_BATCH values. A thread's pool
+ * is emptied when the thread ends, the depot when the program does.
+ * Under AddressSanitizer pooled blocks are poisoned, so a use after
  * C4SNetFree is still reported.
  */
 #include "c4snet_internal.h"
@@ -75,6 +81,13 @@ static pthread_key_t pool_key;
 static bool pool_key_made;
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 
+/* The depot between the threads' pools: at most DEPOT_MAX blocks. */
+#define DEPOT_BATCH (POOL_BLOCKS / 2)
+#define DEPOT_MAX 4096
+static pthread_mutex_t depot_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *depot[DEPOT_MAX];
+static atomic_size_t depot_count; /* read without the lock to skip an empty depot */
+
 static void pool_empty(void *unused)
 {
     (void)unused;
@@ -85,11 +98,54 @@ static void pool_empty(void *unused)
     }
 }
 
+static void __attribute__((destructor)) depot_empty(void)
+{
+    pthread_mutex_lock(&depot_lock);
+    for (size_t n = atomic_load(&depot_count); n > 0; n--) {
+        BLOCK_UNPOISON(depot[n - 1]);
+        free(depot[n - 1]);
+    }
+    atomic_store(&depot_count, 0);
+    pthread_mutex_unlock(&depot_lock);
+}
+
 static void make_pool_key(void) { pool_key_made = pthread_key_create(&pool_key, pool_empty) == 0; }
+
+/* The pool is empty: take a batch from the depot, if it has any. */
+static __attribute__((noinline)) void pool_refill(void)
+{
+    pthread_mutex_lock(&depot_lock);
+    size_t n = atomic_load_explicit(&depot_count, memory_order_relaxed);
+    while (pooled < DEPOT_BATCH && n > 0)
+        pool[pooled++] = depot[--n];
+    atomic_store_explicit(&depot_count, n, memory_order_relaxed);
+    pthread_mutex_unlock(&depot_lock);
+}
+
+/* The pool is full: half of it to the depot (what does not fit is freed). */
+static __attribute__((noinline)) void pool_spill(void)
+{
+    unsigned moved = 0;
+    pthread_mutex_lock(&depot_lock);
+    size_t n = atomic_load_explicit(&depot_count, memory_order_relaxed);
+    while (moved < DEPOT_BATCH && n < DEPOT_MAX) {
+        depot[n++] = pool[--pooled];
+        moved++;
+    }
+    atomic_store_explicit(&depot_count, n, memory_order_relaxed);
+    pthread_mutex_unlock(&depot_lock);
+    for (; moved < DEPOT_BATCH; moved++) {
+        void *p = pool[--pooled];
+        BLOCK_UNPOISON(p);
+        free(p);
+    }
+}
 
 /* A block of SMALL_BLOCK bytes, from the pool if it has one. */
 static inline void *small_block(void)
 {
+    if (__builtin_expect(pooled == 0, 0) && atomic_load_explicit(&depot_count, memory_order_relaxed))
+        pool_refill();
     if (pooled > 0) {
         void *p = pool[--pooled];
         BLOCK_UNPOISON(p);
@@ -109,7 +165,9 @@ static __attribute__((noinline)) bool pool_register(void)
 
 static inline void small_free(void *p)
 {
-    if (pooled < POOL_BLOCKS && (pool_registered || pool_register())) {
+    if (__builtin_expect(pool_registered, 1) || pool_register()) {
+        if (__builtin_expect(pooled == POOL_BLOCKS, 0))
+            pool_spill();
         BLOCK_POISON(p);
         pool[pooled++] = p;
     } else {
