@@ -254,6 +254,10 @@ void *snet_handle_user(const snet_handle *h);
 size_t snet_handle_variant(const snet_handle *h);
 /* The box's net path (its task name). */
 const char *snet_handle_path(const snet_handle *h);
+/* Report a runtime error from inside a box, "box 'PATH': " + the message:
+ * the run fails with SNET_ERUNTIME and the network keeps draining (for
+ * errors a box language interface finds, e.g. C4SNet's C4SNetOut). */
+void snet_box_fail(snet_handle *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---------------------------------------------------------------------------
  * Network builder

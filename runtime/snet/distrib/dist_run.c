@@ -87,11 +87,8 @@ static snet_dist *dist_new(snet_distrib *job)
     atomic_init(&d->local_over, 0);
     pthread_mutex_init(&d->lock, NULL);
     pthread_mutex_init(&d->ends_lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&d->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    atomic_init(&d->own_bell, 0);
+    d->bell = job->bells && job->bells[d->rank] ? job->bells[d->rank] : &d->own_bell;
     d->workers = calloc((size_t)d->size, sizeof *d->workers);
     d->table = calloc((size_t)d->size, sizeof *d->table);
     d->table_len = calloc((size_t)d->size, sizeof *d->table_len);
@@ -406,7 +403,6 @@ void snet_dist_free(snet_dist *d)
         MPI_Comm_free(&d->comm);
     pthread_mutex_destroy(&d->lock);
     pthread_mutex_destroy(&d->ends_lock);
-    pthread_cond_destroy(&d->wake);
     free(d);
 }
 
