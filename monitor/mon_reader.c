@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 /* The trace stores a message id as the node (rank and worker) and the
- * sequence number of mon_reader.h's layout. */
+ * sequence number of mon_msg_id.h's layout. */
 _Static_assert(MON_MSG_NODE_SHIFT == MON_MSG_SEQ_BITS &&
                    MON_MSG_NODE_LIMIT == UINT64_C(1) << (MON_MSG_NODE_BITS + MON_MSG_RANK_BITS),
                "the trace's msg_node/msg_seq split is mon_msg_id_make_at's");

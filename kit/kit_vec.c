@@ -1,0 +1,47 @@
+/*
+ * kit_vec.c - growing arrays by doubling (kit.h): one place for the
+ * capacity arithmetic, its overflow check and the realloc that every
+ * growing array in the tree needs.
+ */
+#include "kit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The caller's pointer is read and written through memcpy: items_ptr may
+ * point to any object pointer type, which a void ** would not allow. */
+static int grow(void *items_ptr, size_t *cap, size_t need, size_t size, bool zero)
+{
+    if (need <= *cap)
+        return 0;
+    if (size == 0)
+        return -1;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2)
+            return -1;
+        n *= 2;
+    }
+    if (n > SIZE_MAX / size)
+        return -1;
+    void *items;
+    memcpy(&items, items_ptr, sizeof items);
+    void *grown = realloc(items, n * size);
+    if (!grown)
+        return -1;
+    if (zero)
+        memset((char *)grown + *cap * size, 0, (n - *cap) * size);
+    memcpy(items_ptr, &grown, sizeof grown);
+    *cap = n;
+    return 0;
+}
+
+int kit_grow(void *items_ptr, size_t *cap, size_t need, size_t size)
+{
+    return grow(items_ptr, cap, need, size, false);
+}
+
+int kit_grow_zeroed(void *items_ptr, size_t *cap, size_t need, size_t size)
+{
+    return grow(items_ptr, cap, need, size, true);
+}
