@@ -114,7 +114,8 @@ size_t kit_index_map_bytes(const kit_index_map *m);
 void kit_index_map_free(kit_index_map *m);
 
 /* ---------------------------------------------------------------------------
- * The id map: from 64-bit ids to values, keys held by the map itself
+ * The id map: from 64-bit ids to values (usually indices), the ids held
+ * by the map itself
  *
  * For callers whose entries are not in an array of their own (ids of tasks,
  * streams, vertices met in a trace): an array of (id, value) pairs in
@@ -123,7 +124,7 @@ void kit_index_map_free(kit_index_map *m);
 
 typedef struct kit_id_entry {
     uint64_t id;
-    uint64_t value;
+    size_t value;
 } kit_id_entry;
 
 typedef struct kit_id_map {
@@ -152,9 +153,18 @@ static inline kit_id_entry *kit_id_map_find(const kit_id_map *m, uint64_t id)
     return i == KIT_INDEX_NONE ? NULL : &m->entries[i];
 }
 
+/* Is id there? Then *value is its value. */
+static inline bool kit_id_map_get(const kit_id_map *m, uint64_t id, size_t *value)
+{
+    const kit_id_entry *e = kit_id_map_find(m, id);
+    if (e)
+        *value = e->value;
+    return e != NULL;
+}
+
 /* Sets id's value (adding id when absent): 0, or -1 when out of memory (the
  * map is unchanged). */
-int kit_id_map_put(kit_id_map *m, uint64_t id, uint64_t value);
+int kit_id_map_put(kit_id_map *m, uint64_t id, size_t value);
 
 /* The entry of id, added with value 0 when absent; NULL when out of memory.
  * Valid until the next put or find_or_add. */

@@ -91,7 +91,7 @@ kit_id_entry *kit_id_map_find_or_add(kit_id_map *m, uint64_t id)
     return &m->entries[i];
 }
 
-int kit_id_map_put(kit_id_map *m, uint64_t id, uint64_t value)
+int kit_id_map_put(kit_id_map *m, uint64_t id, size_t value)
 {
     kit_id_entry *e = kit_id_map_find_or_add(m, id);
     if (!e)

@@ -79,7 +79,7 @@ struct wfb_lifter {
     wfb_graph *g;
     task_state *tasks;
     size_t n_tasks, cap_tasks;
-    wfb_index_map task_map; /* (run, task) -> index into tasks */
+    kit_index_map task_map; /* (run, task) -> index into tasks */
     worker_state *workers;
     size_t n_workers;
     wfb_worker_stats *rows; /* finished (run, worker) rows */
@@ -91,7 +91,7 @@ struct wfb_lifter {
     double last_time;
     wfb_wait_relation *waits; /* distinct (waiter, waited_for, stream, empty) */
     size_t n_waits, cap_waits;
-    wfb_index_map wait_map; /* relation -> index into waits */
+    kit_index_map wait_map; /* relation -> index into waits */
     wfb_stream_table streams; /* traffic per stream (wfb_streams.c) */
     uint32_t *run_seen;   /* the trace's run numbers, in the order they appeared */
     size_t n_runs_seen, cap_runs_seen;
@@ -114,12 +114,12 @@ void wfb_lifter_free(wfb_lifter *l)
         free(l->tasks[i].exec.writes);
     }
     free(l->tasks);
-    wfb_index_map_free(&l->task_map);
+    kit_index_map_free(&l->task_map);
     free(l->workers);
     free(l->rows);
     free(l->v_worker);
     free(l->waits);
-    wfb_index_map_free(&l->wait_map);
+    kit_index_map_free(&l->wait_map);
     wfb_stream_table_free(&l->streams);
     free(l->run_seen);
     free(l);
@@ -161,7 +161,7 @@ static uint64_t task_hash(const void *ctx, uint32_t i)
 static task_state *task_of(wfb_lifter *l, uint32_t run, uint64_t task, uint32_t worker)
 {
     task_probe probe = {l, task_key(run, task)};
-    uint32_t found = wfb_index_map_find(&l->task_map, probe.key, same_task, &probe);
+    uint32_t found = kit_index_map_find(&l->task_map, probe.key, same_task, &probe);
     if (found != UINT32_MAX)
         return &l->tasks[found];
     if (wfb_grow((void **)&l->tasks, &l->cap_tasks, l->n_tasks + 1, sizeof *l->tasks))
@@ -175,7 +175,7 @@ static task_state *task_of(wfb_lifter *l, uint32_t run, uint64_t task, uint32_t 
     t->name = WFB_NONE;
     t->running_since = NAN;
     t->wait.since = NAN;
-    if (wfb_index_map_insert(&l->task_map, probe.key, (uint32_t)l->n_tasks, task_hash, l) != 0)
+    if (kit_index_map_insert(&l->task_map, probe.key, (uint32_t)l->n_tasks, task_hash, l) != 0)
         return NULL;
     l->n_tasks++;
     return t;
@@ -414,7 +414,7 @@ static int add_wait(wfb_lifter *l, const wfb_wait_relation *key, double seconds)
 {
     wait_probe probe = {l, key};
     uint64_t hash = relation_hash(key);
-    uint32_t found = wfb_index_map_find(&l->wait_map, hash, same_relation, &probe);
+    uint32_t found = kit_index_map_find(&l->wait_map, hash, same_relation, &probe);
     if (found != UINT32_MAX) {
         l->waits[found].count++;
         l->waits[found].total_s += seconds;
@@ -426,7 +426,7 @@ static int add_wait(wfb_lifter *l, const wfb_wait_relation *key, double seconds)
     *w = *key;
     w->count = 1;
     w->total_s = seconds;
-    if (wfb_index_map_insert(&l->wait_map, hash, (uint32_t)l->n_waits, stored_relation_hash, l) !=
+    if (kit_index_map_insert(&l->wait_map, hash, (uint32_t)l->n_waits, stored_relation_hash, l) !=
         0)
         return -1;
     l->n_waits++;
