@@ -30,6 +30,12 @@
  * or when need * size overflows (the array and *cap are unchanged). */
 int kit_grow(void *items_ptr, size_t *cap, size_t need, size_t size);
 
+/* The capacity kit_grow gives an array of cap elements of size bytes that
+ * must hold need: cap itself when it does, else cap (or 16) doubled until
+ * it does; 0 when need * size does not fit a size_t. For arrays that share
+ * one capacity (columns of a table) and grow together. */
+size_t kit_grow_capacity(size_t cap, size_t need, size_t size);
+
 /* kit_grow, and the new elements [old *cap, new *cap) are zero bytes. */
 int kit_grow_zeroed(void *items_ptr, size_t *cap, size_t need, size_t size);
 

@@ -8,21 +8,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+size_t kit_grow_capacity(size_t cap, size_t need, size_t size)
+{
+    if (need <= cap)
+        return cap;
+    if (size == 0)
+        return 0;
+    size_t n = cap ? cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2)
+            return 0;
+        n *= 2;
+    }
+    return n > SIZE_MAX / size ? 0 : n;
+}
+
 /* The caller's pointer is read and written through memcpy: items_ptr may
  * point to any object pointer type, which a void ** would not allow. */
 static int grow(void *items_ptr, size_t *cap, size_t need, size_t size, bool zero)
 {
     if (need <= *cap)
         return 0;
-    if (size == 0)
-        return -1;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) {
-        if (n > SIZE_MAX / 2)
-            return -1;
-        n *= 2;
-    }
-    if (n > SIZE_MAX / size)
+    size_t n = kit_grow_capacity(*cap, need, size);
+    if (n == 0)
         return -1;
     void *items;
     memcpy(&items, items_ptr, sizeof items);

@@ -33,24 +33,6 @@ void wfb_error_print(const wfb_error *err, FILE *out)
     fprintf(out, "%s%s\n", (err->file[0] || err->line > 0) ? " " : "", err->msg);
 }
 
-int wfb_grow(void **buf, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / size)
-            return -1;
-        n *= 2;
-    }
-    void *p = realloc(*buf, n * size);
-    if (!p)
-        return -1;
-    *buf = p;
-    *cap = n;
-    return 0;
-}
-
 long wfb_read_line(FILE *in, char **buf, size_t *cap)
 {
     ssize_t n = getline(buf, cap, in);
@@ -177,9 +159,9 @@ static int grow_vertex_columns(wfb_graph *g, size_t need)
 {
     if (need <= g->cap_v)
         return 0;
-    size_t n = g->cap_v ? g->cap_v * 2 : 64;
-    while (n < need)
-        n *= 2;
+    size_t n = kit_grow_capacity(g->cap_v, need, sizeof(double)); /* the widest column */
+    if (n == 0)
+        return -1;
     size_t old = g->cap_v;
     if (grow_column((void **)&g->v_flags, old, n, 1, 0) ||
         grow_column((void **)&g->v_line, old, n, 4, 0))
@@ -390,9 +372,9 @@ static int grow_edge_columns(wfb_graph *g, size_t need)
 {
     if (need <= g->cap_e)
         return 0;
-    size_t n = g->cap_e ? g->cap_e * 2 : 64;
-    while (n < need)
-        n *= 2;
+    size_t n = kit_grow_capacity(g->cap_e, need, sizeof(double)); /* the widest column */
+    if (n == 0)
+        return -1;
     size_t old = g->cap_e;
     if (grow_column((void **)&g->e_src, old, n, 4, 0) ||
         grow_column((void **)&g->e_dst, old, n, 4, 0) ||
@@ -461,7 +443,7 @@ const char *wfb_edge_label(const wfb_graph *g, uint32_t e)
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x)
 {
     if (g->n_execs >= WFB_NONE - 1 ||
-        wfb_grow((void **)&g->execs, &g->cap_execs, g->n_execs + 1, sizeof *g->execs))
+        KIT_GROW(g->execs, g->cap_execs, g->n_execs + 1))
         return WFB_NONE;
     g->execs[g->n_execs] = *x;
     return (uint32_t)g->n_execs++;

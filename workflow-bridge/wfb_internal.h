@@ -86,10 +86,6 @@ struct wfb_graph {
 void wfb_set_error(wfb_error *err, const char *file, long line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Grows *buf (elements of `size` bytes) to hold at least `need`; returns -1
- * on overflow or out of memory. */
-int wfb_grow(void **buf, size_t *cap, size_t need, size_t size);
-
 /* Interns an arbitrary string into the graph's string table. */
 uint32_t wfb_graph_string(wfb_graph *g, const char *s);
 

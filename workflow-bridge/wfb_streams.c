@@ -44,7 +44,7 @@ static wfb_stream_stats *row_of(wfb_stream_table *t, uint32_t run, uint64_t stre
     uint32_t found = kit_index_map_find(&t->index, hash, same_row, &key);
     if (found != UINT32_MAX)
         return &t->rows[found];
-    if (wfb_grow((void **)&t->rows, &t->cap, t->n + 1, sizeof *t->rows))
+    if (KIT_GROW(t->rows, t->cap, t->n + 1))
         return NULL;
     wfb_stream_stats *r = &t->rows[t->n];
     memset(r, 0, sizeof *r);

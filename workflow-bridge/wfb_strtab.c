@@ -70,13 +70,13 @@ uint32_t wfb_strtab_intern(wfb_strtab *t, const char *s, size_t len, bool *added
     if (t->count >= WFB_NONE - 1 || t->arena_len + len + 1 > UINT32_MAX)
         return WFB_NONE;
     size_t cap = t->cap;
-    if (wfb_grow((void **)&t->offset, &cap, t->count + 1, sizeof *t->offset))
+    if (KIT_GROW(t->offset, cap, t->count + 1))
         return WFB_NONE;
     cap = t->cap;
-    if (wfb_grow((void **)&t->hash, &cap, t->count + 1, sizeof *t->hash))
+    if (KIT_GROW(t->hash, cap, t->count + 1))
         return WFB_NONE;
     t->cap = cap;
-    if (wfb_grow((void **)&t->arena, &t->arena_cap, t->arena_len + len + 1, 1))
+    if (KIT_GROW(t->arena, t->arena_cap, t->arena_len + len + 1))
         return WFB_NONE;
     uint32_t i = (uint32_t)t->count++;
     t->offset[i] = (uint32_t)t->arena_len;

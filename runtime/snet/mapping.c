@@ -132,14 +132,8 @@ static int parse_worker(const char *p, size_t len, int *out)
 
 static int add_rule(snet_mapping *m, const map_rule *r)
 {
-    if (m->count == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 16;
-        map_rule *grown = realloc(m->rules, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        m->rules = grown;
-        m->cap = cap;
-    }
+    if (KIT_GROW(m->rules, m->cap, m->count + 1) != 0)
+        return -1;
     m->rules[m->count++] = *r;
     return 0;
 }

@@ -197,14 +197,8 @@ int snet_run_put(snet_run *run, snet_record *rec)
         snet_record_free(rec);
         return SNET_OK;
     }
-    if (run->nputs == run->capputs) {
-        size_t cap = run->capputs ? run->capputs * 2 : 64;
-        snet_record **grown = realloc(run->puts, cap * sizeof *grown);
-        if (!grown)
-            return SNET_ENOMEM;
-        run->puts = grown;
-        run->capputs = cap;
-    }
+    if (KIT_GROW(run->puts, run->capputs, run->nputs + 1) != 0)
+        return SNET_ENOMEM;
     run->puts[run->nputs++] = rec;
     return SNET_OK;
 }

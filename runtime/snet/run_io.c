@@ -110,16 +110,10 @@ void snet_input_task(void *arg)
 
 static void collect(snet_run *run, snet_record *r)
 {
-    if (run->noutputs == run->capoutputs) {
-        size_t cap = run->capoutputs ? run->capoutputs * 2 : 64;
-        snet_record **grown = realloc(run->outputs, cap * sizeof *grown);
-        if (!grown) {
-            snet_run_fail(run, "output: out of memory; record dropped");
-            snet_record_free(r);
-            return;
-        }
-        run->outputs = grown;
-        run->capoutputs = cap;
+    if (KIT_GROW(run->outputs, run->capoutputs, run->noutputs + 1) != 0) {
+        snet_run_fail(run, "output: out of memory; record dropped");
+        snet_record_free(r);
+        return;
     }
     run->outputs[run->noutputs++] = r;
 }

@@ -9,6 +9,7 @@
 #include "snet.h"
 #include "snet_syntax.h"
 
+#include <kit.h>
 #include <mon_msg_id.h>
 
 #include <pthread.h>

@@ -16,7 +16,6 @@
  * pattern pass through unchanged (same id). Records still stored when the
  * input ends are discarded and counted (the cell never fired).
  */
-#include "kit.h"
 #include "snet_internal.h"
 
 #include <stdlib.h>
@@ -113,14 +112,8 @@ static uint64_t stored_key_hash(const void *ctx, uint32_t i)
 /* A new cell for key k at the end of cells; NULL if out of memory. */
 static cell *add_cell(sync_entity *s, const long *k, uint64_t hash)
 {
-    if (s->ncells == s->cap_cells) {
-        size_t cap = s->cap_cells ? s->cap_cells * 2 : 16;
-        cell *cells = realloc(s->cells, cap * sizeof *cells);
-        if (!cells)
-            return NULL;
-        s->cells = cells;
-        s->cap_cells = cap;
-    }
+    if (KIT_GROW(s->cells, s->cap_cells, s->ncells + 1) != 0)
+        return NULL;
     if (kit_index_map_reserve(&s->by_key, stored_key_hash, s) != 0)
         return NULL;
     cell *c = &s->cells[s->ncells];

@@ -77,6 +77,16 @@ START_TEST(test_overflow_is_refused_unchanged)
 }
 END_TEST
 
+START_TEST(test_capacity_shared_by_columns)
+{
+    ck_assert_uint_eq(kit_grow_capacity(0, 1, 8), 16);
+    ck_assert_uint_eq(kit_grow_capacity(64, 64, 8), 64);
+    ck_assert_uint_eq(kit_grow_capacity(64, 65, 8), 128);
+    ck_assert_uint_eq(kit_grow_capacity(0, 1000, 1), 1024);
+    ck_assert_uint_eq(kit_grow_capacity(16, SIZE_MAX / 4, 8), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kit_vec");
@@ -85,6 +95,7 @@ int main(void)
     tcase_add_test(tc, test_grow_zeroed_clears_only_new_room);
     tcase_add_test(tc, test_push_appends_in_order);
     tcase_add_test(tc, test_overflow_is_refused_unchanged);
+    tcase_add_test(tc, test_capacity_shared_by_columns);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
