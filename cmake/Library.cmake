@@ -38,6 +38,8 @@ function(snet_library name output)
   target_link_libraries(${name}_shared PUBLIC ${name}_obj)
   target_sources(${name} PRIVATE $<TARGET_OBJECTS:kit_obj>)
   target_sources(${name}_shared PRIVATE $<TARGET_OBJECTS:kit_obj>)
+  # For the module table (cmake/Architecture.cmake): kit comes in as objects.
+  set_property(TARGET ${name} PROPERTY SNET_ARCH_DEPS kit)
   foreach(dep ${L_DEPENDS})
     target_link_libraries(${name}_obj PUBLIC ${dep}_obj)
     target_link_libraries(${name} PUBLIC ${dep})

@@ -1,7 +1,7 @@
 /*
  * dag_text.c - reader for a small DAG text format, so that a critical-path
  * graph can be drawn from a file (tests, hand-made examples, other tools)
- * without the workflow bridge:
+ * that is not a workflow-bridge graph:
  *
  *   vertex ID DURATION LABEL...   DURATION in ns, or '-' if unknown
  *   edge FROM TO

@@ -13,6 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The codes S-Net shares with LPEL have LPEL's values (snet.h). */
+_Static_assert(SNET_OK == LPEL_OK && SNET_EINVAL == LPEL_EINVAL && SNET_ENOMEM == LPEL_ENOMEM &&
+                   SNET_ESYSTEM == LPEL_ESYSTEM && SNET_EDEADLOCK == LPEL_EDEADLOCK &&
+                   SNET_ESTATE == LPEL_ESTATE,
+               "S-Net's return codes agree with LPEL's where they overlap");
+
 const char *snet_strerror(int code)
 {
     switch (code) {

@@ -128,14 +128,17 @@ extern "C" {
 #endif
 
 /* Return codes. */
+/* Return codes. The first five are LPEL's (lpel.h) with the same values,
+ * so a code means the same on both sides of the boundary; S-Net's own
+ * start at -6 (docs/ARCHITECTURE.md, "Errors"). */
 enum {
     SNET_OK = 0,
     SNET_EINVAL = -1,    /* a bad argument, type, pattern or filter */
     SNET_ENOMEM = -2,    /* an allocation failed */
-    SNET_ERUNTIME = -3,  /* a record matched nothing, a box failed, bad input */
+    SNET_ESYSTEM = -3,   /* LPEL or the system failed (workers, files) */
     SNET_EDEADLOCK = -4, /* LPEL found every task blocked */
     SNET_ESTATE = -5,    /* the call is not allowed now (e.g. execute twice) */
-    SNET_ESYSTEM = -6    /* LPEL or the system failed (workers, files) */
+    SNET_ERUNTIME = -6   /* a record matched nothing, a box failed, bad input */
 };
 
 /* Human-readable text for a return code. */
