@@ -123,7 +123,6 @@ void wfb_graph_set_source(wfb_graph *g, const char *file)
 }
 
 void wfb_graph_set_makespan(wfb_graph *g, double seconds) { g->makespan_s = seconds; }
-double wfb_graph_makespan(const wfb_graph *g) { return g->makespan_s; }
 
 const char *wfb_graph_source(const wfb_graph *g)
 {
@@ -308,7 +307,6 @@ wfb_vertex_kind wfb_vertex_kind_of(const wfb_graph *g, uint32_t v)
 }
 
 int wfb_vertex_defined(const wfb_graph *g, uint32_t v) { return !!(g->v_flags[v] & WFB_VF_DEFINED); }
-long wfb_vertex_line(const wfb_graph *g, uint32_t v) { return g->v_line[v]; }
 int wfb_vertex_failed(const wfb_graph *g, uint32_t v) { return !!(g->v_flags[v] & WFB_VF_FAILED); }
 
 double wfb_vertex_time(const wfb_graph *g, uint32_t v, wfb_time_kind which)
@@ -696,7 +694,6 @@ size_t wfb_in_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges)
     return g->in_off[v + 1] - g->in_off[v];
 }
 
-const uint32_t *wfb_topo_order(const wfb_graph *g) { return g->topo; }
 
 size_t wfb_graph_bytes(const wfb_graph *g)
 {

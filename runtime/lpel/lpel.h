@@ -285,13 +285,14 @@ LPEL_API void lpel_task_yield(void);
 LPEL_API lpel_task *lpel_task_self(void);
 
 LPEL_API uint64_t lpel_task_id(const lpel_task *t);
+/* The name given at creation; valid while the task lives. */
 LPEL_API const char *lpel_task_name(const lpel_task *t);
 LPEL_API unsigned lpel_task_worker(const lpel_task *t);
 
 /* One pointer per task for the hooks' own use (e.g. a monitoring record);
- * the task hooks get its address (their `slot` argument). */
+ * the task hooks get its address (their `slot` argument) and set it
+ * through that. */
 LPEL_API void *lpel_task_hook_data(const lpel_task *t);
-LPEL_API void lpel_task_set_hook_data(lpel_task *t, void *data);
 
 /* ---------------------------------------------------------------------------
  * Streams

@@ -14,9 +14,9 @@
 #include <string.h>
 
 /* The codes S-Net shares with LPEL have LPEL's values (snet.h). */
-_Static_assert(SNET_OK == LPEL_OK && SNET_EINVAL == LPEL_EINVAL && SNET_ENOMEM == LPEL_ENOMEM &&
-                   SNET_ESYSTEM == LPEL_ESYSTEM && SNET_EDEADLOCK == LPEL_EDEADLOCK &&
-                   SNET_ESTATE == LPEL_ESTATE,
+_Static_assert((int)SNET_OK == (int)LPEL_OK && (int)SNET_EINVAL == (int)LPEL_EINVAL &&
+                   (int)SNET_ENOMEM == (int)LPEL_ENOMEM && (int)SNET_ESYSTEM == (int)LPEL_ESYSTEM &&
+                   (int)SNET_EDEADLOCK == (int)LPEL_EDEADLOCK && (int)SNET_ESTATE == (int)LPEL_ESTATE,
                "S-Net's return codes agree with LPEL's where they overlap");
 
 const char *snet_strerror(int code)
