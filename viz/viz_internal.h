@@ -162,5 +162,8 @@ int viz_timeline_svg_document(viz_timeline *tl, char **doc, size_t *len);
  * VIZ_OK or sets err. graph is an Agraph_t* (void here so users need not see
  * Graphviz headers). */
 int viz_gv_write(void *graph, const char *path, char *err, size_t errlen);
+/* A new directed graph (an Agraph_t *) whose subgraphs come out in the
+ * same order on any heap (gv_output.c says why); NULL when out of memory. */
+void *viz_gv_open(const char *name);
 
 #endif /* VIZ_INTERNAL_H */
