@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ---------------------------------------------------------------------------
  * Growing arrays
@@ -48,6 +49,12 @@ int kit_grow_zeroed(void *items_ptr, size_t *cap, size_t need, size_t size);
  * memory (nothing appended). */
 #define KIT_PUSH(arr, n, cap, value) \
     (KIT_GROW(arr, cap, (n) + 1) == 0 ? ((arr)[(n)++] = (value), 0) : -1)
+
+/* Reads `in` to its end into a new buffer: *buf (free it) holds *len bytes
+ * and a NUL after them, so text can be parsed as a string. 0; or -1 with
+ * *buf NULL, ferror(in) set when reading failed and clear when memory ran
+ * out. */
+int kit_read_all(FILE *in, char **buf, size_t *len);
 
 /* ---------------------------------------------------------------------------
  * The index map: from keys to indices of an array the caller owns

@@ -1,7 +1,8 @@
 /*
  * kit_vec.c - growing arrays by doubling (kit.h): one place for the
  * capacity arithmetic, its overflow check and the realloc that every
- * growing array in the tree needs.
+ * growing array in the tree needs; and reading a whole file into one, which
+ * the readers of records, mappings and fuzz inputs all do.
  */
 #include "kit.h"
 
@@ -52,4 +53,29 @@ int kit_grow(void *items_ptr, size_t *cap, size_t need, size_t size)
 int kit_grow_zeroed(void *items_ptr, size_t *cap, size_t need, size_t size)
 {
     return grow(items_ptr, cap, need, size, true);
+}
+
+int kit_read_all(FILE *in, char **buf, size_t *len)
+{
+    char *data = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        /* Room for a 64 KiB read and the NUL. */
+        if (kit_grow(&data, &cap, n + 65536 + 1, 1) != 0)
+            break;
+        size_t got = fread(data + n, 1, cap - n - 1, in);
+        n += got;
+        if (got == 0) {
+            if (ferror(in))
+                break;
+            data[n] = '\0';
+            *buf = data;
+            *len = n;
+            return 0;
+        }
+    }
+    free(data);
+    *buf = NULL;
+    *len = 0;
+    return -1;
 }

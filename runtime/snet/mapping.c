@@ -292,30 +292,16 @@ int snet_mapping_load(const char *path, snet_mapping **out, char *err, size_t er
         snet_set_error(err, errlen, "cannot open mapping file %s: %s", path, strerror(errno));
         return SNET_EINVAL;
     }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 4096;
-            char *grown = realloc(buf, ncap);
-            if (!grown) {
-                free(buf);
-                fclose(f);
-                snet_set_error(err, errlen, "%s: out of memory", path);
-                return SNET_ENOMEM;
-            }
-            buf = grown;
-            cap = ncap;
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
+    char *buf;
+    size_t len;
+    int failed = kit_read_all(f, &buf, &len);
     int bad = ferror(f);
     fclose(f);
-    if (bad) {
-        free(buf);
+    if (failed && !bad) {
+        snet_set_error(err, errlen, "%s: out of memory", path);
+        return SNET_ENOMEM;
+    }
+    if (failed) {
         snet_set_error(err, errlen, "cannot read mapping file %s", path);
         return SNET_EINVAL;
     }

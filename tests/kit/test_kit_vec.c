@@ -7,6 +7,7 @@
 #include <kit.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 START_TEST(test_grow_doubles_from_sixteen)
@@ -87,6 +88,35 @@ START_TEST(test_capacity_shared_by_columns)
 }
 END_TEST
 
+START_TEST(test_read_all_whole_stream)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 200000; i++) /* past several reads */
+        fputc('a' + i % 26, f);
+    rewind(f);
+    char *buf;
+    size_t len;
+    ck_assert_int_eq(kit_read_all(f, &buf, &len), 0);
+    ck_assert_uint_eq(len, 200000);
+    ck_assert_int_eq(buf[199999], 'a' + 199999 % 26);
+    ck_assert_int_eq(buf[len], '\0');
+    free(buf);
+    fclose(f);
+    f = tmpfile();
+    ck_assert_int_eq(kit_read_all(f, &buf, &len), 0); /* empty: an empty string */
+    ck_assert_uint_eq(len, 0);
+    ck_assert_str_eq(buf, "");
+    free(buf);
+    fclose(f);
+    f = fopen("/dev/null", "w"); /* not readable: an error, no buffer */
+    ck_assert_int_eq(kit_read_all(f, &buf, &len), -1);
+    ck_assert_ptr_null(buf);
+    ck_assert(ferror(f));
+    fclose(f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kit_vec");
@@ -96,6 +126,7 @@ int main(void)
     tcase_add_test(tc, test_push_appends_in_order);
     tcase_add_test(tc, test_overflow_is_refused_unchanged);
     tcase_add_test(tc, test_capacity_shared_by_columns);
+    tcase_add_test(tc, test_read_all_whole_stream);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
