@@ -28,16 +28,10 @@ static bool reserve(snet_bytes *b, size_t more)
         return false;
     if (b->len + more <= b->cap)
         return true;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + more)
-        cap *= 2;
-    unsigned char *grown = realloc(b->data, cap);
-    if (!grown) {
+    if (more > SIZE_MAX - b->len || KIT_GROW(b->data, b->cap, b->len + more) != 0) {
         b->failed = true;
         return false;
     }
-    b->data = grown;
-    b->cap = cap;
     return true;
 }
 
