@@ -1,7 +1,7 @@
 /*
- * kit.h - the project's small container kit: growing arrays, one hash map
- * from keys to indices of an array the caller owns, an id map built on it,
- * and the FNV-1a hash. Internal to the project (not installed); every
+ * kit.h - the project's small container kit: growing arrays (and a whole
+ * stream read into one), one hash map from keys to indices of an array the
+ * caller owns, an id map built on it, and the FNV-1a hash. Internal to the project (not installed); every
  * layer, LPEL included, links it, so it depends on nothing but libc.
  *
  * Why one kit: the runtime, the monitor, the bridge and the visualiser each
