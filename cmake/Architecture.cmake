@@ -11,7 +11,7 @@
 # The modules: the libraries of these directories, and the programs
 # snetmon and snetrun (tests, benchmarks and the applications' own
 # libraries are users, not modules).
-set(SNET_ARCH_DIRS kit prog_opt runtime/lpel monitor runtime/snet runtime/snet/lang
+set(SNET_ARCH_DIRS kit prog_opt runtime/lpel monitor runtime/snet runtime/c4snet runtime/snet/lang
     workflow-bridge viz apps/common tools/snetmon tools/snetrun)
 
 function(snet_architecture_deps out)
