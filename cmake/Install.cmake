@@ -4,10 +4,12 @@
 #              lpel-mon.pc, snet.pc, snetmon-reader.pc, c4snet.pc) and the CMake package
 #              (lib/cmake/LPEL: find_package(LPEL), targets LPEL::*)
 #   include/   lpel/{lpel.h,mon.h}, snet/{snet.h,snet_boxlib.h},
-#              snetmon/mon_reader.h - a module's public header is its whole
-#              interface, so nothing else is installed - and c4snet/
-#              {C4SNet.h,memfun.h,bool.h}, what box sources written for the
-#              original S-Net runtime include (c4snet.pc: their -I only)
+#              snetmon/{mon_reader.h,mon_msg_id.h} - a module's public
+#              header is its whole interface (mon_msg_id.h: the message-id
+#              layout that mon.h and mon_reader.h both include), so nothing
+#              else is installed - and c4snet/{C4SNet.h,memfun.h,bool.h},
+#              what box sources written for the original S-Net runtime
+#              include (c4snet.pc: their -I only)
 #   bin/       snetmon, snetrun, lpel-demo, and the applications as snet-ant,
 #              snet-des, snet-mc, snet-rt (their short names would clash
 #              with other programs in a shared bin/, e.g. mc)
@@ -29,7 +31,7 @@ install(FILES ${CMAKE_SOURCE_DIR}/runtime/lpel/lpel.h ${CMAKE_SOURCE_DIR}/monito
 install(FILES ${CMAKE_SOURCE_DIR}/runtime/snet/snet.h
               ${CMAKE_SOURCE_DIR}/runtime/snet/lang/snet_boxlib.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/snet)
-install(FILES ${CMAKE_SOURCE_DIR}/monitor/mon_reader.h
+install(FILES ${CMAKE_SOURCE_DIR}/monitor/mon_reader.h ${CMAKE_SOURCE_DIR}/monitor/mon_msg_id.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/snetmon)
 install(FILES ${CMAKE_SOURCE_DIR}/runtime/c4snet/C4SNet.h ${CMAKE_SOURCE_DIR}/runtime/c4snet/memfun.h
               ${CMAKE_SOURCE_DIR}/runtime/c4snet/bool.h

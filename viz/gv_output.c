@@ -19,18 +19,149 @@
  *
  * Every format is written to "<path>.tmp.<pid>" and renamed on success, so a
  * failed render leaves no partial file behind.
+ *
+ * Graphs are opened with an ID discipline of our own (viz_gv_open): cgraph's
+ * default makes a named object's ID the address of its interned name, and
+ * keeps subgraphs in ID order, so the order of the clusters in the output
+ * (and so the layout) followed the heap's layout and changed with any
+ * allocation elsewhere. Here a name's ID comes from the order it was first
+ * met, which is the order the default gave when the heap handed out
+ * ascending addresses, now on every heap.
  */
 #include "viz_internal.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
+
+/* ---- IDs in creation order ------------------------------------------------------------ */
+
+/* Named IDs are even and count up from NAMED_BASE; anonymous ones (edges)
+ * are odd and count up from 1, as cgraph's own. */
+#define NAMED_BASE 2
+#define NAMED_MAX (UINT64_C(1) << 40)
+
+typedef struct gv_ids {
+    Agraph_t *root;
+    /* By order of creation (ID NAMED_BASE + 2 * index): the graph's own
+     * reference-counted strings, as cgraph's writer expects of a name (it
+     * looks at their header); they go when the graph is closed. */
+    char **names;
+    size_t n, cap;
+    kit_index_map by_name;
+    IDTYPE anonymous;
+} gv_ids;
+
+typedef struct name_probe {
+    const gv_ids *ids;
+    const char *name;
+} name_probe;
+
+static uint64_t name_hash(const char *s) { return kit_fnv1a(KIT_FNV1A_INIT, s, strlen(s)); }
+
+static bool same_name(const void *ctx, uint32_t i)
+{
+    const name_probe *p = ctx;
+    return strcmp(p->ids->names[i], p->name) == 0;
+}
+
+static uint64_t stored_name_hash(const void *ctx, uint32_t i)
+{
+    return name_hash(((const gv_ids *)ctx)->names[i]);
+}
+
+static void *ids_open(Agraph_t *g, Agdisc_t *disc)
+{
+    (void)disc;
+    gv_ids *ids = calloc(1, sizeof *ids);
+    if (ids)
+        *ids = (gv_ids){.root = g, .anonymous = 1};
+    return ids;
+}
+
+static long ids_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
+{
+    (void)objtype;
+    gv_ids *ids = state;
+    if (!str) {
+        *id = ids->anonymous;
+        ids->anonymous += 2;
+        return 1;
+    }
+    name_probe probe = {ids, str};
+    uint32_t i = kit_index_map_find(&ids->by_name, name_hash(str), same_name, &probe);
+    if (i == KIT_INDEX_NONE) {
+        char *copy = createflag ? agstrdup(ids->root, str) : NULL;
+        if (!copy || ids->n >= NAMED_MAX || KIT_GROW(ids->names, ids->cap, ids->n + 1) != 0 ||
+            kit_index_map_insert(&ids->by_name, name_hash(str), (uint32_t)ids->n,
+                                 stored_name_hash, ids) != 0) {
+            if (copy)
+                agstrfree(ids->root, copy);
+            return 0;
+        }
+        i = (uint32_t)ids->n;
+        ids->names[ids->n++] = copy;
+    }
+    *id = NAMED_BASE + 2 * (IDTYPE)i;
+    return 1;
+}
+
+static long ids_alloc(void *state, int objtype, IDTYPE request)
+{
+    (void)state;
+    (void)objtype;
+    (void)request;
+    return 0; /* no object is made for an ID the caller picks */
+}
+
+static void ids_free(void *state, int objtype, IDTYPE id)
+{
+    (void)state;
+    (void)objtype;
+    (void)id; /* names live until the graph is closed */
+}
+
+static char *ids_print(void *state, int objtype, IDTYPE id)
+{
+    (void)objtype;
+    const gv_ids *ids = state;
+    if (id % 2 || id < NAMED_BASE)
+        return NULL;
+    IDTYPE i = (id - NAMED_BASE) / 2;
+    return i < ids->n ? ids->names[i] : NULL;
+}
+
+static void ids_close(void *state)
+{
+    gv_ids *ids = state;
+    free(ids->names);
+    kit_index_map_free(&ids->by_name);
+    free(ids);
+}
+
+static void ids_register(void *state, int objtype, void *obj)
+{
+    (void)state;
+    (void)objtype;
+    (void)obj;
+}
+
+static Agiddisc_t creation_order_ids = {ids_open,  ids_map,   ids_alloc,   ids_free,
+                                        ids_print, ids_close, ids_register};
+
+void *viz_gv_open(const char *name)
+{
+    static Agdisc_t disc;
+    disc = (Agdisc_t){&AgMemDisc, &creation_order_ids, &AgIoDisc};
+    return agopen((char *)name, Agdirected, &disc);
+}
 
 static int write_dot(Agraph_t *g, const char *tmp, char *err, size_t errlen)
 {

@@ -31,7 +31,6 @@ uint64_t lpel_task_id(const lpel_task *t) { return t->id; }
 const char *lpel_task_name(const lpel_task *t) { return t->name; }
 unsigned lpel_task_worker(const lpel_task *t) { return t->worker->id; }
 void *lpel_task_hook_data(const lpel_task *t) { return t->hook_data; }
-void lpel_task_set_hook_data(lpel_task *t, void *data) { t->hook_data = data; }
 
 lpel_task *lpel_task_self(void) { return lpel_current_task(); }
 

@@ -166,27 +166,14 @@ int snet_xml_reader_open(snet_xml_reader **out, FILE *in, const char *name,
                          const snet_field_type *const *types, size_t ntypes, char *err,
                          size_t errlen)
 {
-    size_t len = 0, cap = 0;
-    char *data = NULL;
+    size_t len;
+    char *data;
     *out = NULL;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *grown = realloc(data, cap);
-            if (!grown) {
-                free(data);
-                snet_set_error(err, errlen, "%s: out of memory reading records", name);
-                return SNET_ENOMEM;
-            }
-            data = grown;
+    if (kit_read_all(in, &data, &len) != 0) {
+        if (!ferror(in)) {
+            snet_set_error(err, errlen, "%s: out of memory reading records", name);
+            return SNET_ENOMEM;
         }
-        size_t n = fread(data + len, 1, cap - len, in);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    if (ferror(in)) {
-        free(data);
         snet_set_error(err, errlen, "%s: cannot read: %s", name, strerror(errno));
         return SNET_ESYSTEM;
     }

@@ -9,7 +9,8 @@
 #include "snet.h"
 #include "snet_syntax.h"
 
-#include <mon.h> /* mon_msg_id_make_at: the message id layout */
+#include <kit.h>
+#include <mon_msg_id.h>
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -399,7 +400,7 @@ uint64_t snet_mig_next(snet_run *run);
 
 /* An id is (rank, worker, sequence): 12 bits of MPI rank (0 for a run in
  * one process), 12 of worker, 40 of sequence, made by the monitor's
- * mon_msg_id_make_at (inline, from mon.h) so that the two cannot disagree;
+ * mon_msg_id_make_at (inline, from mon_msg_id.h) so that the two cannot disagree;
  * SNET_MSG_SEQ_BITS is its sequence width (mig.c checks that it is). */
 #define SNET_MSG_SEQ_BITS 40
 

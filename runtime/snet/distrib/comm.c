@@ -168,18 +168,8 @@ void snet_comm_register(snet_dist *d, snet_endpoint *e)
 
 static void table_put(snet_dist *d, snet_endpoint *e)
 {
-    size_t *len = &d->table_len[e->creator];
-    if (e->index >= *len) {
-        size_t n = *len ? *len : 16;
-        while (n <= e->index)
-            n *= 2;
-        snet_endpoint **grown = realloc(d->table[e->creator], n * sizeof *grown);
-        if (!grown)
-            snet_fatal_oom("the channel table");
-        memset(grown + *len, 0, (n - *len) * sizeof *grown);
-        d->table[e->creator] = grown;
-        *len = n;
-    }
+    if (KIT_GROW_ZEROED(d->table[e->creator], d->table_len[e->creator], (size_t)e->index + 1) != 0)
+        snet_fatal_oom("the channel table");
     d->table[e->creator][e->index] = e;
 }
 
@@ -200,11 +190,11 @@ static bool counted(int tag)
 static void track(snet_dist *d, MPI_Request req, snet_msg *m)
 {
     if (d->nreqs == d->capreqs) {
-        size_t cap = d->capreqs ? d->capreqs * 2 : 64;
-        MPI_Request *r = realloc(d->reqs, cap * sizeof *r);
+        size_t cap = kit_grow_capacity(d->capreqs, d->nreqs + 1, sizeof(MPI_Request));
+        MPI_Request *r = cap ? realloc(d->reqs, cap * sizeof *r) : NULL;
         if (r)
             d->reqs = r;
-        snet_msg **ms = realloc(d->req_msgs, cap * sizeof *ms);
+        snet_msg **ms = cap ? realloc(d->req_msgs, cap * sizeof *ms) : NULL;
         if (ms)
             d->req_msgs = ms;
         if (!r || !ms)

@@ -51,13 +51,8 @@ static void hash_type(uint64_t *h, const snet_type *t)
 /* Collect the nodes in preorder and hash what makes the network itself. */
 static int walk(snet_dist *d, const snet_net *n, uint64_t *h, size_t *cap)
 {
-    if (d->nnodes == *cap) {
-        *cap = *cap ? *cap * 2 : 32;
-        const snet_net **grown = realloc(d->nodes, *cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        d->nodes = grown;
-    }
+    if (KIT_GROW(d->nodes, *cap, d->nnodes + 1) != 0)
+        return -1;
     d->nodes[d->nnodes++] = n;
     int shape[6] = {(int)n->kind, n->det, n->placed, n->at_rank, n->worker, (int)n->nchildren};
     hash_bytes(h, shape, sizeof shape);
