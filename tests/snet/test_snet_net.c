@@ -505,27 +505,28 @@ END_TEST
 
 /* ---- termination: counts in = counts out, every combinator ------------------------------- */
 
+/* Records parsed from text, handed to the run one by one. */
+typedef struct text_input {
+    snet_record *recs[8];
+    size_t n, next;
+} text_input;
+
+static snet_record *next_text(void *user)
+{
+    text_input *in = user;
+    return in->next < in->n ? in->recs[in->next++] : NULL;
+}
+
 /* Run net on the records written as text (one worker: outputs in order). */
 static run_result run_texts(const snet_net *net, const char *const *texts, size_t n)
 {
-    snet_run *run;
+    text_input in = {.n = n};
+    ck_assert_uint_le(n, sizeof in.recs / sizeof in.recs[0]);
     char err[256];
-    run_result r = {0};
-    ck_assert_msg(snet_run_create(&run, net, NULL, err, sizeof err) == SNET_OK, "%s", err);
-    for (size_t i = 0; i < n; i++) {
-        snet_record *rec;
-        ck_assert_int_eq(snet_record_parse(texts[i], NULL, &rec, NULL, 0, err, sizeof err),
-                         SNET_OK);
-        snet_run_put(run, rec);
-    }
-    r.rc = snet_run_execute(run);
-    snprintf(r.error, sizeof r.error, "%s", snet_run_error(run));
-    for (snet_record *o; (o = snet_run_take_output(run)) != NULL;) {
-        r.out = realloc(r.out, (r.nout + 1) * sizeof *r.out);
-        r.out[r.nout++] = o;
-    }
-    snet_run_destroy(run);
-    return r;
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(snet_record_parse(texts[i], NULL, &in.recs[i], NULL, 0, err, sizeof err)
+                          == SNET_OK, "%s", err);
+    return run_net(net, 1, next_text, &in);
 }
 
 /* The outputs as text, "{a=1} {b=2} ". */
