@@ -37,6 +37,10 @@ typedef struct builder {
     bool failed;
     const char *context; /* said before the message of a failure */
     const expansion *expanding;
+    /* Building the head of a parallel branch that attracts no record: a
+     * box without input type there is an initialiser (fires once); the
+     * first box built clears it. */
+    bool initialiser_head;
 } builder;
 
 static void fail(builder *b, snet_src at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -99,8 +103,15 @@ static snet_net *build_box(builder *b, const snet_ast_def *box)
              "and boxes of its own API (native)", box->name, m.interface);
         return NULL;
     }
+    /* Without an input type: an initialiser at the head of a branch no
+     * record reaches, elsewhere a box taking any record whole, called
+     * without arguments (infer.c, infer_initialiser). */
+    bool takes_any = d->box_in.count == 0 && !b->initialiser_head;
+    b->initialiser_head = false;
     text_buf sig;
     if (text_open(&sig)) {
+        if (takes_any)
+            fputs("{}", sig.f);
         snet_ast_print_type(sig.f, &d->box_in, " | ");
         fputs(" -> ", sig.f);
         snet_ast_print_type(sig.f, &d->box_out, " | ");
@@ -273,6 +284,9 @@ static snet_net *build(builder *b, const snet_ast_net *n)
     snet_net *x, *y;
     char *text = NULL;
     snet_net *result = NULL;
+    const node_info *ni = n->info;
+    if (ni && ni->routed)
+        b->initialiser_head = ni->route.n == 0;
     switch (n->kind) {
     case SNET_N_REF: result = build_ref(b, n); break;
     case SNET_N_FILTER: {
@@ -287,9 +301,14 @@ static snet_net *build(builder *b, const snet_ast_net *n)
         if ((text = patterns_text(b, &n->patterns, n->at)) != NULL)
             result = snet_sync(text);
         break;
-    case SNET_N_SERIAL:
-        if (operands(b, n, &x, &y))
-            result = snet_serial(x, y);
+    case SNET_N_SERIAL: /* only the first operand is at the head */
+        if ((x = build(b, n->a)) != NULL) {
+            b->initialiser_head = false;
+            if ((y = build(b, n->b)) != NULL)
+                result = snet_serial(x, y);
+            else
+                snet_net_free(x);
+        }
         break;
     case SNET_N_PARALLEL:
         if (operands(b, n, &x, &y))
@@ -345,7 +364,7 @@ snet_net *snet_lang_build(const snet_lang_program *p, snet_lang_resolve_fn resol
 {
     char scratch[8];
     builder b = {p, p, resolve, ctx, err ? err : scratch, err ? errlen : sizeof scratch,
-                 false, NULL, NULL};
+                 false, NULL, NULL, false};
     if (errlen && err)
         err[0] = '\0';
     snet_net *net = p->main->body ? build(&b, p->main->body)

@@ -531,20 +531,28 @@ static void infer_box(snet_lang_program *p, snet_ast_net *n, const snet_ast_def 
     }
 }
 
-/* An initialiser box (no input type): its outputs, as it fires once when
- * it starts whatever arrives; a record that reaches it is an error. */
-static void infer_initialiser(snet_lang_program *p, snet_ast_net *n, const snet_ast_def *box,
-                              const tset *in, tset *out)
+/* A box without an input type. At the head of a parallel branch that
+ * attracts no record it is an initialiser, as in the original runtime: it
+ * fires once when the network starts, with nothing to inherit (in is
+ * empty there). Records that do reach it (elsewhere) are taken whole, as
+ * the original's generated box wrapper takes them: the box is called
+ * without arguments and every label of the record is inherited, the
+ * meaning of an empty input variant "()" (build.c builds it so). */
+static void infer_initialiser(snet_lang_program *p, const snet_ast_def *box, const tset *in,
+                              tset *out)
 {
     def_info *d = lang_def(box);
-    if (in->n > 0 && first_error(p, n)) {
-        char *rt = rtype_text(p, in->items[0]);
-        lang_error(p, n->at, "records %s reach box '%s', an initialiser (no input type), "
-                   "which takes no records", rt ? rt : "?", box->name);
-        free(rt);
+    int none[1];
+    rtype *consumed = in->n ? rt_make_as(p, none, 0, false) : NULL;
+    for (size_t j = 0; j < d->box_out.count; j++) {
+        rtype *o = variant_rtype(p, &d->box_out.variants[j]);
+        if (!o)
+            continue;
+        if (!in->n)
+            ts_add(p, out, o);
+        for (size_t i = 0; i < in->n && consumed; i++)
+            ts_add(p, out, rt_inherit(p, o, in->items[i], consumed));
     }
-    for (size_t j = 0; j < d->box_out.count; j++)
-        ts_add(p, out, variant_rtype(p, &d->box_out.variants[j]));
 }
 
 /* The open record type with no known label: what an external net of
@@ -639,7 +647,7 @@ static tset infer_ref(snet_lang_program *p, snet_ast_net *n, const tset *in)
     def_info *d = lang_def(def);
     if (def->kind == SNET_D_BOX) {
         if (d->box_in.count == 0)
-            infer_initialiser(p, n, def, in, &out);
+            infer_initialiser(p, def, in, &out);
         for (size_t i = 0; i < in->n && d->box_in.count > 0; i++)
             infer_box(p, n, def, in->items[i], &out);
         return out;
