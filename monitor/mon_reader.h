@@ -340,6 +340,115 @@ typedef struct mon_clock_alignment {
 /* NULL for the trace of one process. Valid until mon_trace_close. */
 const mon_clock_alignment *mon_trace_clock_alignment(const mon_trace *t);
 
+/* ---- periods: the one derivation of intervals from events ----
+ *
+ * Every figure and picture made of time spans (docs/METRICS.md sections 2,
+ * 3 and 8; the exporters; the utilisation image) takes them from here, so
+ * that they all mean the same thing:
+ *
+ *   MON_INTERVAL_EXEC     an execution period: a task runs on a worker from
+ *                         its task_dispatch to its next task_block,
+ *                         task_yield or task_destroy;
+ *   MON_INTERVAL_IDLE     a worker waits for work: worker_wait to
+ *                         worker_resume;
+ *   MON_INTERVAL_BLOCKED  a task waits on a stream (or a channel between
+ *                         ranks): its stream_block (channel_block) to its
+ *                         next task_dispatch. The stream_wake that made it
+ *                         ready is kept where the trace has it, which
+ *                         splits the wait into blocked (block to wake) and
+ *                         ready (wake to dispatch).
+ *
+ * An end the trace lacks (a damaged or partial trace, events the writer
+ * lost) is taken to be the first event that shows the interval over
+ * (MON_END_LOST): for a period, the task's next dispatch, or a dispatch of
+ * another task, a worker_wait, a worker_start or a worker_end on its
+ * worker; for a wait, a dispatch, another worker_wait, a worker_start or a
+ * worker_end on the worker. mon_periods_finish ends what is still open at
+ * a time the caller gives (MON_END_TRACE), as a trace cut short ends.
+ *
+ * Streaming: events go in one at a time in the reader's order, intervals
+ * come out through callbacks as they open and close, and only what is
+ * open is kept (memory grows with the tasks blocked or running, not with
+ * the trace), so the same code serves a finished trace, one followed while
+ * it is written (snetmon top) and a trace larger than memory.
+ */
+
+typedef enum mon_interval_kind {
+    MON_INTERVAL_EXEC = 0,
+    MON_INTERVAL_IDLE,
+    MON_INTERVAL_BLOCKED
+} mon_interval_kind;
+
+typedef enum mon_interval_end {
+    MON_END_NONE = 0,     /* still open */
+    MON_END_BLOCK_INPUT,  /* EXEC: task_block on an empty stream */
+    MON_END_BLOCK_OUTPUT, /* EXEC: task_block on a full stream */
+    MON_END_BLOCK_ANY,    /* EXEC: task_block in a poll */
+    MON_END_YIELD,        /* EXEC: task_yield */
+    MON_END_DESTROY,      /* EXEC: task_destroy */
+    MON_END_RESUME,       /* IDLE: worker_resume */
+    MON_END_DISPATCH,     /* BLOCKED: the task's next task_dispatch */
+    MON_END_LOST,         /* its own end is not in the trace (see above) */
+    MON_END_TRACE,        /* still open when the trace ended (mon_periods_finish) */
+    MON_END_COUNT
+} mon_interval_end;
+
+/* "open", "block input", "block output", "block any", "yield", "destroy",
+ * "resume", "dispatch", "lost", "end of trace". */
+const char *mon_interval_end_name(mon_interval_end how);
+
+typedef struct mon_interval {
+    mon_interval_kind kind;
+    mon_interval_end how; /* MON_END_NONE while open */
+    uint32_t run;
+    unsigned worker;      /* EXEC: where it ran (the dispatch's log); IDLE: the worker;
+                             BLOCKED: where the task blocked */
+    uint64_t task;        /* EXEC, BLOCKED: the task's id in its run (mon_event.task) */
+    uint64_t start, end;  /* ns on the trace clock (mon_event.time); end is 0 while open */
+    /* BLOCKED only: what it waits on, from the last stream_block or
+     * channel_block before its dispatch (a poll blocks on all its streams at
+     * one time: the last of them). */
+    uint64_t stream;      /* stream id, or channel id when `channel` */
+    uint64_t peer;        /* the task at the other end, 0 unknown */
+    bool empty;           /* true: waits for items; false: for room */
+    bool channel;
+    bool woken;           /* a stream_wake named it after it blocked: */
+    uint64_t wake;        /*   its time (the task is ready from then on) */
+    uint64_t waker;       /*   and the task that woke it */
+} mon_interval;
+
+/* Where intervals go. open is called when one begins (EXEC at the dispatch,
+ * IDLE at worker_wait, BLOCKED at the first block), close when it ends (how
+ * and end set); either may be NULL. The interval is valid for the call. A
+ * non-zero return stops mon_periods_feed / mon_periods_finish, which
+ * return it. */
+typedef struct mon_period_sink {
+    void *ctx;
+    int (*open)(void *ctx, const mon_interval *iv);
+    int (*close)(void *ctx, const mon_interval *iv);
+} mon_period_sink;
+
+typedef struct mon_periods mon_periods;
+
+/* NULL when out of memory. The sink is copied. */
+mon_periods *mon_periods_new(const mon_period_sink *sink);
+void mon_periods_free(mon_periods *p);
+/* One event, in the reader's order (mon_trace_next). Intervals it opens or
+ * closes go to the sink before it returns. 0; -1 out of memory; or the
+ * sink's non-zero return. */
+int mon_periods_feed(mon_periods *p, const mon_event *ev);
+/* Ends every open interval at `at` (MON_END_TRACE): execution periods and
+ * waits by worker, then blocked tasks by (run, task). 0 or the sink's
+ * non-zero return. */
+int mon_periods_finish(mon_periods *p, uint64_t at);
+
+/* The open execution period of task `task` of run `run`, NULL when it is
+ * not running. Valid until the next feed or finish. */
+const mon_interval *mon_periods_running(const mon_periods *p, uint32_t run, uint64_t task);
+/* What worker `worker` is in now: its open execution period or its open
+ * wait; NULL when neither (scheduling, not started or ended). */
+const mon_interval *mon_periods_worker_state(const mon_periods *p, unsigned worker);
+
 /* "W.S" (rank 0) or "R:W.S": a message id as dump prints it. Returns buf. */
 const char *mon_msg_id_format(uint64_t id, char *buf, size_t len);
 
