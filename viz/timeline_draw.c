@@ -685,9 +685,7 @@ int viz_timeline_get_geometry(viz_timeline *tl, viz_timeline_geometry *g)
 {
     layout lay = {0};
     memset(g, 0, sizeof *g);
-    int rc = viz_timeline_finish(tl);
-    if (rc == VIZ_OK)
-        rc = plan_layout(tl, &lay);
+    int rc = plan_layout(tl, &lay);
     if (rc == VIZ_OK) {
         g->plot_x = (int)lay.plot_x;
         g->plot_y = (int)lay.plot_y;

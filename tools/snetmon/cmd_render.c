@@ -10,7 +10,6 @@
  */
 #include "cli.h"
 #include "out_file.h"
-#include "timeline_input.h"
 #include "trace_input.h"
 #include "viz.h"
 
@@ -227,7 +226,7 @@ static int parse_options(int argc, char **argv, render_options *o, bool *done)
 
 static int feed_net(viz_net *net, const mon_event *ev)
 {
-    uint64_t task = timeline_run_key(ev, ev->task), stream = timeline_run_key(ev, ev->stream);
+    uint64_t task = viz_trace_id(ev->run, ev->task), stream = viz_trace_id(ev->run, ev->stream);
     switch (ev->kind) {
     case MON_EV_TASK_MAP:
         return viz_net_add_task(net, task, ev->name && *ev->name ? ev->name : "?",
@@ -277,10 +276,14 @@ static int read_trace_dir(const render_options *o, viz_timeline *tl, viz_net *ne
     if (!in)
         return 1;
     mon_event ev;
-    int r, rc = 0;
-    timeline_feeder feeder = timeline_feeder_make(tl);
+    int r = 0, rc = 0;
+    viz_trace_feeder *feeder = tl ? viz_trace_feeder_new(tl) : NULL;
+    if (tl && !feeder) {
+        fprintf(stderr, "snetmon render: out of memory\n");
+        rc = 1;
+    }
     while (rc == 0 && (r = trace_input_next(in, &ev)) == 1) {
-        if (tl && timeline_feed(&feeder, &ev) != VIZ_OK) {
+        if (tl && viz_trace_feed(feeder, &ev) != VIZ_OK) {
             fprintf(stderr, "snetmon render: %s: %s\n", o->input, viz_timeline_error(tl));
             rc = 1;
         } else if (net && feed_net(net, &ev) != VIZ_OK) {
@@ -288,9 +291,13 @@ static int read_trace_dir(const render_options *o, viz_timeline *tl, viz_net *ne
             rc = 1;
         }
     }
-    timeline_feeder_free(&feeder);
     if (rc == 0 && r != 0)
         rc = 1;
+    if (rc == 0 && feeder && viz_trace_finish(feeder) != VIZ_OK) {
+        fprintf(stderr, "snetmon render: %s: %s\n", o->input, viz_timeline_error(tl));
+        rc = 1;
+    }
+    viz_trace_feeder_free(feeder);
     note[0] = '\0';
     if (rc == 0 && trace_input_loss(in))
         loss_note(trace_input_loss(in), note, notelen);

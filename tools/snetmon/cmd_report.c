@@ -25,7 +25,6 @@
 #include "cli.h"
 #include "out_file.h"
 #include "run_record.h"
-#include "timeline_input.h"
 #include "trace_input.h"
 #include "viz.h"
 #include "viz_wfb.h"
@@ -257,11 +256,15 @@ static viz_timeline *load_timeline(const report_args *a, const wfb_graph *g)
     }
     trace_input_no_warning(in); /* the graph's reading has warned */
     mon_event ev;
-    int more, rc = VIZ_OK;
-    timeline_feeder feeder = timeline_feeder_make(tl);
+    int more = 0, rc = VIZ_OK;
+    viz_trace_feeder *feeder = viz_trace_feeder_new(tl);
+    if (!feeder)
+        rc = VIZ_ENOMEM;
     while (rc == VIZ_OK && (more = trace_input_next(in, &ev)) == 1)
-        rc = timeline_feed(&feeder, &ev);
-    timeline_feeder_free(&feeder);
+        rc = viz_trace_feed(feeder, &ev);
+    if (rc == VIZ_OK && more == 0)
+        rc = viz_trace_finish(feeder);
+    viz_trace_feeder_free(feeder);
     if (rc != VIZ_OK)
         fprintf(stderr, "snetmon report: %s: %s\n", a->trace, viz_timeline_error(tl));
     trace_input_close(in);

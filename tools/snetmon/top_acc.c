@@ -2,12 +2,13 @@
  * top_acc.c - the incremental accumulator of `snetmon top` (see top_acc.h).
  *
  * Every figure is a sum of closed periods plus the open one cut at T, so it
- * can be read at any moment. For "the last interval", each closed period is
+ * can be read at any moment. The periods and waits, closed and open, are
+ * the trace reader's (mon_periods, mon_reader.h): this file only adds them
+ * up. For "the last interval", each closed period is
  * also spread over time bins of a tenth of the interval, of which a worker
  * or task keeps the newest TOP_BINS: the window is a whole number of bins
  * reaching back at least one interval from T, so the bins cover it exactly.
- * The definitions follow docs/METRICS.md; where they need choices (a
- * period still open, a wait at worker_end), the comments say which.
+ * The definitions follow docs/METRICS.md.
  */
 #include "top_acc.h"
 #include "key_table.h"
@@ -34,10 +35,7 @@ typedef struct worker_acc {
     uint64_t start, end;
     uint64_t spans_before;    /* the finished spans of earlier runs */
     bool had_span;            /* a worker_start in some run */
-    uint64_t busy, wait, waits;
-    bool waiting;
-    uint64_t wait_since;
-    uint32_t running;         /* 1 + index of the task running on it, 0 none */
+    uint64_t busy, wait, waits; /* closed periods and waits; worker_wait events */
     bins b_busy, b_wait, b_alive, b_waits;
 } worker_acc;
 
@@ -47,10 +45,7 @@ typedef struct task_acc {
     uint64_t id;
     char *name;
     unsigned worker;
-    uint64_t exec, dispatches;
-    bool running;
-    uint64_t since;
-    unsigned run_worker;      /* the worker whose log has the dispatch */
+    uint64_t exec, dispatches; /* closed periods; task_dispatch events */
     /* The component execution, for counting inputs (docs/METRICS.md
      * "Inputs"): explicit (component events) or implicit (a read after a
      * write, or the first read, up to the next block). Its writes are
@@ -68,6 +63,7 @@ typedef struct msg_slot {
 } msg_slot;
 
 struct top_acc {
+    mon_periods *periods;     /* the periods and waits, open and closed */
     uint64_t bin_ns;
     uint64_t interval_ns;
     uint64_t events, inputs;
@@ -148,11 +144,16 @@ static uint64_t overlap(uint64_t from, uint64_t to, uint64_t lo, uint64_t hi)
 
 /* ---- tables ---- */
 
+static int on_interval(void *ctx, const mon_interval *iv);
+
 top_acc *top_acc_new(uint64_t interval_ns)
 {
     top_acc *a = calloc(1, sizeof *a);
-    if (!a)
+    mon_period_sink sink = {.ctx = a, .close = on_interval};
+    if (!a || !(a->periods = mon_periods_new(&sink))) {
+        free(a);
         return NULL;
+    }
     a->interval_ns = interval_ns ? interval_ns : 1;
     a->bin_ns = a->interval_ns / TOP_BINS_PER_INTERVAL;
     if (a->bin_ns == 0)
@@ -173,6 +174,7 @@ void top_acc_free(top_acc *a)
     free(a->msgs);
     free(a->out_workers);
     free(a->out_tasks);
+    mon_periods_free(a->periods);
     free(a);
 }
 
@@ -289,31 +291,28 @@ static bool msgs_take(top_acc *a, uint32_t run, uint64_t msg)
 
 /* ---- events ---- */
 
-/* The task stops running at time t (block, yield, destroy). */
-static void stop_running(top_acc *a, task_acc *t, uint64_t at)
+/* A period or a wait has ended (mon_periods): add it to the totals and
+ * the bins of its task and worker. */
+static int on_interval(void *ctx, const mon_interval *iv)
 {
-    if (!t->running)
-        return;
-    uint64_t d = at > t->since ? at - t->since : 0;
-    t->exec += d;
-    bins_add_period(&t->b_exec, a->bin_ns, t->since, at);
-    worker_acc *w = t->run_worker < a->n_workers ? &a->workers[t->run_worker] : NULL;
-    if (w) {
+    top_acc *a = ctx;
+    worker_acc *w = worker_of(a, iv->worker);
+    if (!w)
+        return -1;
+    uint64_t d = iv->end - iv->start;
+    if (iv->kind == MON_INTERVAL_IDLE) {
+        w->wait += d;
+        bins_add_period(&w->b_wait, a->bin_ns, iv->start, iv->end);
+    } else if (iv->kind == MON_INTERVAL_EXEC) {
+        task_acc *t = task_of(a, iv->run, iv->task, iv->worker);
+        if (!t)
+            return -1;
+        t->exec += d;
+        bins_add_period(&t->b_exec, a->bin_ns, iv->start, iv->end);
         w->busy += d;
-        bins_add_period(&w->b_busy, a->bin_ns, t->since, at);
-        if (w->running == (uint32_t)(t - a->tasks) + 1)
-            w->running = 0;
+        bins_add_period(&w->b_busy, a->bin_ns, iv->start, iv->end);
     }
-    t->running = false;
-}
-
-static void end_wait(top_acc *a, worker_acc *w, uint64_t at)
-{
-    if (!w->waiting)
-        return;
-    w->wait += at > w->wait_since ? at - w->wait_since : 0;
-    bins_add_period(&w->b_wait, a->bin_ns, w->wait_since, at);
-    w->waiting = false;
+    return 0;
 }
 
 /* A worker's log moved on to another run: its span there is over. */
@@ -338,9 +337,6 @@ static void on_worker_event(top_acc *a, worker_acc *w, const mon_event *ev)
         }
         break;
     case MON_EV_WORKER_END:
-        /* The runtime resumes a worker before it ends; a wait still open
-         * here (a damaged trace) ends with the worker. */
-        end_wait(a, w, t);
         if (w->started && !w->ended) {
             w->spans_before += t - w->start;
             bins_add_period(&w->b_alive, a->bin_ns, w->start, t);
@@ -351,11 +347,6 @@ static void on_worker_event(top_acc *a, worker_acc *w, const mon_event *ev)
     case MON_EV_WORKER_WAIT:
         w->waits++;
         bins_add_count(&w->b_waits, a->bin_ns, t);
-        w->waiting = true;
-        w->wait_since = t;
-        break;
-    case MON_EV_WORKER_RESUME:
-        end_wait(a, w, t);
         break;
     default:
         break;
@@ -396,7 +387,7 @@ static int on_message(top_acc *a, task_acc *t, const mon_event *ev)
     return msgs_add(a, ev->run, ev->msg);
 }
 
-static int on_task_event(top_acc *a, task_acc *t, worker_acc *w, const mon_event *ev)
+static int on_task_event(top_acc *a, task_acc *t, const mon_event *ev)
 {
     switch (ev->kind) {
     case MON_EV_TASK_MAP:
@@ -405,18 +396,12 @@ static int on_task_event(top_acc *a, task_acc *t, worker_acc *w, const mon_event
         t->name = strdup(ev->name ? ev->name : "");
         return t->name ? 0 : -1;
     case MON_EV_TASK_DISPATCH:
-        stop_running(a, t, ev->time); /* a dispatch without a block before it */
-        t->running = true;
-        t->since = ev->time;
-        t->run_worker = ev->worker;
         t->dispatches++;
-        w->running = (uint32_t)(t - a->tasks) + 1;
         a->has_periods = true;
         return 0;
     case MON_EV_TASK_BLOCK:
     case MON_EV_TASK_YIELD:
     case MON_EV_TASK_DESTROY:
-        stop_running(a, t, ev->time);
         if (t->implicit)
             t->exec_open = false;
         return 0;
@@ -454,8 +439,16 @@ static bool is_task_event(mon_event_kind k)
 
 int top_acc_feed(top_acc *a, const mon_event *ev)
 {
+    if (!ev->run) { /* events made by hand: run 1, as the reader numbers runs */
+        mon_event copy = *ev;
+        copy.run = 1;
+        return top_acc_feed(a, &copy);
+    }
     a->events++;
-    uint32_t run = ev->run ? ev->run : 1;
+    uint32_t run = ev->run;
+    int rc = mon_periods_feed(a->periods, ev);
+    if (rc)
+        return rc;
     if (run > a->runs)
         a->runs = run;
     if (ev->time > a->last)
@@ -477,7 +470,7 @@ int top_acc_feed(top_acc *a, const mon_event *ev)
     }
     unsigned home = ev->kind == MON_EV_TASK_MAP ? ev->worker_mapped : ev->worker;
     task_acc *t = task_of(a, run, ev->task, home);
-    return t ? on_task_event(a, t, w, ev) : -1;
+    return t ? on_task_event(a, t, ev) : -1;
 }
 
 /* ---- snapshot ---- */
@@ -492,20 +485,24 @@ static void worker_figures(const top_acc *a, size_t i, uint64_t lo, uint64_t k0,
     o->run = w->run;
     o->has_span = w->had_span;
     bool alive = w->started && !w->ended;
-    const task_acc *cur = w->running ? &a->tasks[w->running - 1] : NULL;
+    /* The period or wait it is in now, counted up to T. */
+    const mon_interval *now = mon_periods_worker_state(a->periods, (unsigned)i);
+    const mon_interval *cur = now && now->kind == MON_INTERVAL_EXEC ? now : NULL;
+    const mon_interval *waiting = now && now->kind == MON_INTERVAL_IDLE ? now : NULL;
     o->state = !w->seen                ? "not started"
                : w->ended              ? "ended"
                : cur                   ? "running"
-               : w->waiting            ? "waiting"
+               : waiting               ? "waiting"
                : w->started            ? "scheduling"
                                        : "not started";
     o->span_ns = w->spans_before + (alive ? T - w->start : 0);
-    o->busy_ns = w->busy + (cur ? T - cur->since : 0);
-    o->wait_ns = w->wait + (w->waiting ? T - w->wait_since : 0);
+    o->busy_ns = w->busy + (cur ? T - cur->start : 0);
+    o->wait_ns = w->wait + (waiting ? T - waiting->start : 0);
     o->waits = w->waits;
     o->unaccounted_ns = (int64_t)o->span_ns - (int64_t)o->busy_ns - (int64_t)o->wait_ns;
-    o->win_busy_ns = bins_sum(&w->b_busy, k0, k1) + (cur ? overlap(cur->since, T, lo, hi) : 0);
-    o->win_wait_ns = bins_sum(&w->b_wait, k0, k1) + (w->waiting ? overlap(w->wait_since, T, lo, hi) : 0);
+    o->win_busy_ns = bins_sum(&w->b_busy, k0, k1) + (cur ? overlap(cur->start, T, lo, hi) : 0);
+    o->win_wait_ns =
+        bins_sum(&w->b_wait, k0, k1) + (waiting ? overlap(waiting->start, T, lo, hi) : 0);
     o->win_waits = bins_sum(&w->b_waits, k0, k1);
     o->win_alive_ns = w->had_span ? bins_sum(&w->b_alive, k0, k1) +
                                         (alive ? overlap(w->start, T, lo, hi) : 0)
@@ -559,11 +556,12 @@ int top_acc_snapshot(top_acc *a, top_snapshot *out)
     }
     for (size_t i = 0; i < a->n_tasks; i++) {
         const task_acc *t = &a->tasks[i];
+        const mon_interval *running = mon_periods_running(a->periods, t->run, t->id);
         ts[i] = (top_task){t->run, t->id, t->name ? t->name : "", t->worker, t->exec,
-                           bins_sum(&t->b_exec, k0, k1), t->dispatches, t->running};
-        if (t->running) {
-            ts[i].exec_ns += T - t->since;
-            ts[i].win_exec_ns += overlap(t->since, T, lo, T + 1);
+                           bins_sum(&t->b_exec, k0, k1), t->dispatches, running != NULL};
+        if (running) {
+            ts[i].exec_ns += T - running->start;
+            ts[i].win_exec_ns += overlap(running->start, T, lo, T + 1);
         }
     }
     qsort(ts, a->n_tasks, sizeof *ts, by_window_then_total);
