@@ -5,9 +5,9 @@
  * on a stream with the dispatch that ends it.
  *
  * State: per worker, the task running there and its open wait; per task
- * with something open, its execution period and its stream wait, in a hash
- * map keyed by (run, task) from which a task leaves as soon as nothing of
- * it is open. So memory follows the tasks running or blocked at one
+ * with something open, its execution period and its stream wait, in a
+ * mon_key_table keyed by (run, task) from which a task leaves as soon as
+ * nothing of it is open. So memory follows the tasks running or blocked at one
  * moment, never the length of the trace, which lets `snetmon top` follow a
  * run for hours and a trace larger than memory be read in one pass.
  *
@@ -28,7 +28,6 @@
 /* A task with something open: its execution period, its stream wait. */
 typedef struct task_slot {
     uint64_t key; /* mon_run_id_key(run, task) */
-    bool used;
     bool running, blocked;
     mon_interval exec, wait;
 } task_slot;
@@ -42,8 +41,7 @@ typedef struct worker_slot {
 
 struct mon_periods {
     mon_period_sink sink;
-    task_slot *slots; /* open addressing, linear probing, at most half full */
-    size_t cap, used;
+    mon_key_table tasks; /* task_slot by key */
     worker_slot *workers;
     size_t n_workers;
 };
@@ -64,8 +62,11 @@ const char *mon_interval_end_name(mon_interval_end how)
 mon_periods *mon_periods_new(const mon_period_sink *sink)
 {
     mon_periods *p = calloc(1, sizeof *p);
-    if (p && sink)
+    if (!p)
+        return NULL;
+    if (sink)
         p->sink = *sink;
+    mon_key_table_init(&p->tasks, sizeof(task_slot));
     return p;
 }
 
@@ -73,83 +74,34 @@ void mon_periods_free(mon_periods *p)
 {
     if (!p)
         return;
-    free(p->slots);
+    mon_key_table_free(&p->tasks, NULL);
     free(p->workers);
     free(p);
 }
 
 /* ---- the task map ---- */
 
-static size_t home_of(uint64_t key, size_t cap)
-{
-    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-}
-
 static task_slot *find_task(const mon_periods *p, uint64_t key)
 {
-    if (!p->cap)
-        return NULL;
-    for (size_t j = home_of(key, p->cap); p->slots[j].used; j = (j + 1) & (p->cap - 1))
-        if (p->slots[j].key == key)
-            return &p->slots[j];
-    return NULL;
-}
-
-static int grow(mon_periods *p)
-{
-    size_t ncap = p->cap ? p->cap * 2 : 64;
-    task_slot *n = calloc(ncap, sizeof *n);
-    if (!n)
-        return -1;
-    for (size_t i = 0; i < p->cap; i++) {
-        if (!p->slots[i].used)
-            continue;
-        size_t j = home_of(p->slots[i].key, ncap);
-        while (n[j].used)
-            j = (j + 1) & (ncap - 1);
-        n[j] = p->slots[i];
-    }
-    free(p->slots);
-    p->slots = n;
-    p->cap = ncap;
-    return 0;
+    return mon_key_table_find(&p->tasks, key);
 }
 
 /* The task's slot, made empty when new; NULL when out of memory. Moves
  * other slots: pointers from before are stale. */
 static task_slot *task_slot_of(mon_periods *p, uint64_t key)
 {
-    task_slot *s = find_task(p, key);
+    task_slot *s = mon_key_table_get(&p->tasks, key);
     if (s)
-        return s;
-    if ((p->used + 1) * 2 > p->cap && grow(p))
-        return NULL;
-    size_t j = home_of(key, p->cap);
-    while (p->slots[j].used)
-        j = (j + 1) & (p->cap - 1);
-    p->slots[j] = (task_slot){.key = key, .used = true};
-    p->used++;
-    return &p->slots[j];
+        s->key = key;
+    return s;
 }
 
-/* Forget the task once nothing of it is open: the entries of the probe run
- * after it are shifted back, so that lookups need no deletion markers. */
+/* Forget the task once nothing of it is open (moves other slots). */
 static void release_task(mon_periods *p, uint64_t key)
 {
     task_slot *s = find_task(p, key);
-    if (!s || s->running || s->blocked)
-        return;
-    size_t mask = p->cap - 1, hole = (size_t)(s - p->slots);
-    for (size_t j = (hole + 1) & mask; p->slots[j].used; j = (j + 1) & mask) {
-        size_t home = home_of(p->slots[j].key, p->cap);
-        bool between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-        if (!between) {
-            p->slots[hole] = p->slots[j];
-            hole = j;
-        }
-    }
-    p->slots[hole].used = false;
-    p->used--;
+    if (s && !s->running && !s->blocked)
+        mon_key_table_remove(&p->tasks, key);
 }
 
 static worker_slot *worker_slot_of(mon_periods *p, unsigned w)
@@ -368,16 +320,27 @@ static int by_key(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+typedef struct key_list {
+    uint64_t *keys;
+    size_t n;
+} key_list;
+
+static void add_blocked(void *ctx, uint64_t key, void *value)
+{
+    key_list *l = ctx;
+    if (((task_slot *)value)->blocked)
+        l->keys[l->n++] = key;
+}
+
 /* The blocked tasks' waits end with the trace, in (run, task) order. */
 static int finish_blocked(mon_periods *p, uint64_t at)
 {
-    size_t n = 0;
-    uint64_t *keys = malloc((p->used ? p->used : 1) * sizeof *keys);
-    if (!keys)
+    key_list l = {malloc((p->tasks.used ? p->tasks.used : 1) * sizeof *l.keys), 0};
+    if (!l.keys)
         return -1;
-    for (size_t i = 0; i < p->cap; i++)
-        if (p->slots[i].used && p->slots[i].blocked)
-            keys[n++] = p->slots[i].key;
+    mon_key_table_each(&p->tasks, add_blocked, &l);
+    uint64_t *keys = l.keys;
+    size_t n = l.n;
     qsort(keys, n, sizeof *keys, by_key);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {

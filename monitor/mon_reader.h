@@ -340,6 +340,35 @@ typedef struct mon_clock_alignment {
 /* NULL for the trace of one process. Valid until mon_trace_close. */
 const mon_clock_alignment *mon_trace_clock_alignment(const mon_trace *t);
 
+/* ---- per-task state of a trace's consumers ----
+ *
+ * A hash map from a 64-bit key such as mon_run_key(ev, task) to a value of
+ * the caller's fixed-size struct, stored in the table and zeroed when first
+ * looked up. A pointer it returns is valid until the next get or remove
+ * (growing and removal move the values). */
+typedef struct mon_key_table {
+    unsigned char *slots; /* per slot: used flag, key, value */
+    size_t value_size, slot_size;
+    size_t cap, used;
+    unsigned shift;
+} mon_key_table;
+
+/* An empty table of values of value_size bytes (nothing allocated yet). */
+void mon_key_table_init(mon_key_table *t, size_t value_size);
+/* The value of key, created zeroed when new; NULL when out of memory. */
+void *mon_key_table_get(mon_key_table *t, uint64_t key);
+/* The value of key, NULL when absent. */
+void *mon_key_table_find(const mon_key_table *t, uint64_t key);
+/* Forget key (nothing when absent). */
+void mon_key_table_remove(mon_key_table *t, uint64_t key);
+/* fn(ctx, key, value) for every entry, in no particular order; fn must not
+ * add or remove entries. */
+void mon_key_table_each(mon_key_table *t, void (*fn)(void *ctx, uint64_t key, void *value),
+                        void *ctx);
+/* Calls release(value) for every value (to free what they own), then frees
+ * the table. release may be NULL. */
+void mon_key_table_free(mon_key_table *t, void (*release)(void *value));
+
 /* ---- periods: the one derivation of intervals from events ----
  *
  * Every figure and picture made of time spans (docs/METRICS.md sections 2,

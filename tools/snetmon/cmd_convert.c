@@ -34,7 +34,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "key_table.h"
 #include "out_file.h"
 #include "trace_input.h"
 
@@ -63,7 +62,7 @@ typedef struct conv_task {
 } conv_task;
 
 typedef struct converter {
-    key_table tasks; /* conv_task by mon_run_key of the task */
+    mon_key_table tasks; /* conv_task by mon_run_key of the task */
     FILE **logs; /* per worker number */
     unsigned nlogs;
     FILE *map;
@@ -74,7 +73,7 @@ typedef struct converter {
     bool failed;
 } converter;
 
-static conv_task *find_task(converter *c, uint64_t id) { return key_table_get(&c->tasks, id); }
+static conv_task *find_task(converter *c, uint64_t id) { return mon_key_table_get(&c->tasks, id); }
 
 static void task_release(void *value)
 {
@@ -343,7 +342,7 @@ static int close_outputs(converter *c)
 
 static void free_converter(converter *c)
 {
-    key_table_free(&c->tasks, task_release);
+    mon_key_table_free(&c->tasks, task_release);
     free(c->logs);
     free(c->wait_since);
 }
@@ -397,7 +396,7 @@ static int run_convert(const char *dir, const char *out, bool partial)
     }
     converter c;
     memset(&c, 0, sizeof c);
-    key_table_init(&c.tasks, sizeof(conv_task));
+    mon_key_table_init(&c.tasks, sizeof(conv_task));
     c.out_dir = od.tmp;
     int rc = 1;
     if (open_outputs(&c, trace_input_trace(in)) == 0) {

@@ -39,7 +39,6 @@
 
 #include "cli.h"
 #include "export_otf2.h"
-#include "key_table.h"
 #include "msg_pairs.h"
 #include "out_file.h"
 #include "trace_input.h"
@@ -48,7 +47,7 @@
 const char snetmon_summary_export[] =
     "export a trace for other viewers (--chrome: JSON for Perfetto; --otf2: Vampir, Score-P)";
 
-/* Per task: its name and when its current period started (in a key_table). */
+/* Per task: its name and when its current period started (in a mon_key_table). */
 typedef struct export_task {
     uint64_t dispatched;
     bool running;
@@ -84,7 +83,7 @@ static void json_string(FILE *f, const char *s)
 
 typedef struct exporter {
     FILE *out;
-    key_table tasks;
+    mon_key_table tasks;
     msg_pairs *pairs;
     uint64_t t0;      /* time of the first event: the JSON starts at 0 */
     bool have_t0;
@@ -162,7 +161,7 @@ static void message_flow(exporter *x, const msg_pair *m)
 
 static void end_period(exporter *x, const mon_event *e, const char *ended)
 {
-    export_task *t = key_table_get(&x->tasks, task_key(e));
+    export_task *t = mon_key_table_get(&x->tasks, task_key(e));
     if (!t || !t->running)
         return;
     char fallback[32];
@@ -182,13 +181,13 @@ static void export_event(exporter *x, const mon_event *e)
     export_task *t;
     switch (e->kind) {
     case MON_EV_TASK_MAP:
-        if ((t = key_table_get(&x->tasks, task_key(e))) != NULL) {
+        if ((t = mon_key_table_get(&x->tasks, task_key(e))) != NULL) {
             free(t->name);
             t->name = strdup(e->name);
         }
         break;
     case MON_EV_TASK_DISPATCH:
-        if ((t = key_table_get(&x->tasks, task_key(e))) != NULL) {
+        if ((t = mon_key_table_get(&x->tasks, task_key(e))) != NULL) {
             t->dispatched = e->time;
             t->running = true;
         }
@@ -308,7 +307,7 @@ static int export_chrome(trace_input *in, msg_pairs *pairs, const char *out_path
 {
     exporter x;
     memset(&x, 0, sizeof x);
-    key_table_init(&x.tasks, sizeof(export_task));
+    mon_key_table_init(&x.tasks, sizeof(export_task));
     x.first = true;
     x.nworkers = 1;
     x.pairs = pairs;
@@ -327,7 +326,7 @@ static int export_chrome(trace_input *in, msg_pairs *pairs, const char *out_path
             rc = 1;
     }
     free(x.wait_since);
-    key_table_free(&x.tasks, task_release);
+    mon_key_table_free(&x.tasks, task_release);
     return rc;
 }
 

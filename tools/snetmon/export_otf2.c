@@ -24,7 +24,6 @@
  * Leave and the regions nest as OTF2 requires.
  */
 #include "export_otf2.h"
-#include "key_table.h"
 
 #include <inttypes.h>
 #include <search.h>
@@ -54,15 +53,15 @@ typedef struct location {
     OTF2_RegionRef open_region;
 } location;
 
-/* A task (a value in the key_table, by task_key): its name string and its
- * kind's region; known is false in a value key_table_get has just made. */
+/* A task (a value in the mon_key_table, by task_key): its name string and its
+ * kind's region; known is false in a value mon_key_table_get has just made. */
 typedef struct task_node {
     bool known;
     OTF2_StringRef name;
     OTF2_RegionRef region;
 } task_node;
 
-/* A task kind (tsearch node: kinds are found by name, which key_table's
+/* A task kind (tsearch node: kinds are found by name, which mon_key_table's
  * 64-bit keys cannot hold). */
 typedef struct kind_node {
     const char *name; /* in the string table */
@@ -82,7 +81,7 @@ typedef struct otf2_export {
     OTF2_StringRef *region_names; /* region ref = index */
     size_t nregions, regions_cap;
     OTF2_RegionRef wait_region;
-    key_table tasks;         /* task_node by task_key */
+    mon_key_table tasks;         /* task_node by task_key */
     void *kinds;             /* tsearch tree of kind_node */
     uint64_t first, last;
     bool any_event;
@@ -192,10 +191,10 @@ static uint64_t task_key(const mon_event *e)
 
 /* Task e's node, named name when new (NULL: "task N", until its task_map
  * comes); NULL when out of memory. The pointer is valid until the next
- * task_of (key_table.h). */
+ * task_of (mon_key_table.h). */
 static task_node *task_of(otf2_export *x, const mon_event *e, const char *name)
 {
-    task_node *t = key_table_get(&x->tasks, task_key(e));
+    task_node *t = mon_key_table_get(&x->tasks, task_key(e));
     if (!t || t->known)
         return t;
     char fallback[40];
@@ -210,7 +209,7 @@ static task_node *task_of(otf2_export *x, const mon_event *e, const char *name)
 static bool name_task(otf2_export *x, const mon_event *e)
 {
     const char *name = e->name && *e->name ? e->name : "?";
-    task_node *t = key_table_get(&x->tasks, task_key(e));
+    task_node *t = mon_key_table_get(&x->tasks, task_key(e));
     if (!t)
         return false;
     if (!t->known)
@@ -540,7 +539,7 @@ static void close_archive(otf2_export *x, const mon_trace *t)
 
 static void free_export(otf2_export *x)
 {
-    key_table_free(&x->tasks, NULL);
+    mon_key_table_free(&x->tasks, NULL);
     tdestroy(x->kinds, free); /* the names belong to the string table */
     for (size_t i = 0; i < x->nstrings; i++)
         free(x->strings[i]);
@@ -556,7 +555,7 @@ int export_otf2(trace_input *in, msg_pairs *pairs, const char *dir, const char *
                 export_otf2_summary *summary)
 {
     otf2_export x = {.cmd = cmd, .dir = dir, .sum = summary};
-    key_table_init(&x.tasks, sizeof(task_node));
+    mon_key_table_init(&x.tasks, sizeof(task_node));
     memset(summary, 0, sizeof *summary);
     current = &x;
     OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(keep_otf2_error, NULL);

@@ -11,7 +11,6 @@
  * The definitions follow docs/METRICS.md.
  */
 #include "top_acc.h"
-#include "key_table.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -75,8 +74,8 @@ struct top_acc {
     size_t n_workers;
     task_acc *tasks;
     size_t n_tasks, cap_tasks;
-    key_table task_index;     /* mon_run_id_key -> task index + 1 (snetmon's map) */
-    /* Messages are keyed by (run, 64-bit id), wider than key_table's keys,
+    mon_key_table task_index;     /* mon_run_id_key -> task index + 1 (snetmon's map) */
+    /* Messages are keyed by (run, 64-bit id), wider than mon_key_table's keys,
      * and are removed when read: a small table of their own. */
     msg_slot *msgs;           /* open addressing, linear probing */
     size_t n_msgs, cap_msgs;
@@ -158,7 +157,7 @@ top_acc *top_acc_new(uint64_t interval_ns)
     a->bin_ns = a->interval_ns / TOP_BINS_PER_INTERVAL;
     if (a->bin_ns == 0)
         a->bin_ns = 1;
-    key_table_init(&a->task_index, sizeof(uint32_t));
+    mon_key_table_init(&a->task_index, sizeof(uint32_t));
     return a;
 }
 
@@ -169,7 +168,7 @@ void top_acc_free(top_acc *a)
     for (size_t i = 0; i < a->n_tasks; i++)
         free(a->tasks[i].name);
     free(a->tasks);
-    key_table_free(&a->task_index, NULL);
+    mon_key_table_free(&a->task_index, NULL);
     free(a->workers);
     free(a->msgs);
     free(a->out_workers);
@@ -199,7 +198,7 @@ static worker_acc *worker_of(top_acc *a, unsigned w)
 static task_acc *task_of(top_acc *a, uint32_t run, uint64_t id, unsigned w)
 {
     uint64_t key = mon_run_id_key(run, id);
-    uint32_t *index = key_table_get(&a->task_index, key);
+    uint32_t *index = mon_key_table_get(&a->task_index, key);
     if (!index)
         return NULL;
     if (*index)
