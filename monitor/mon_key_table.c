@@ -92,7 +92,7 @@ void mon_key_table_remove(mon_key_table *t, uint64_t key)
             hole = j;
         }
     }
-    slot_header(t, hole)[0] = 0;
+    memset(slot_header(t, hole), 0, t->slot_size); /* a new entry starts zeroed */
     t->used--;
 }
 

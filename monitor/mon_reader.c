@@ -2014,6 +2014,25 @@ void mon_trace_close(mon_trace *t)
 
 static const char *const cause_names[] = {"input", "output", "any"};
 
+const char *mon_task_kind(const char *name)
+{
+    if (!name || !*name)
+        return "(unnamed)";
+    const char *colon = strrchr(name, ':');
+    const char *last = colon && colon[1] ? colon + 1 : name;
+    /* S<i>, P<i>, R<i>, I<v> (a tag may be negative): a combinator's part,
+     * one kind per combinator whatever the index. */
+    static const char letters[] = "SPRI";
+    static const char *const parts[] = {"S", "P", "R", "I"};
+    const char *part = last[0] ? strchr(letters, last[0]) : NULL;
+    if (part) {
+        const char *rest = last + 1 + (last[1] == '-');
+        if (strspn(rest, "0123456789") == strlen(rest))
+            return parts[part - letters];
+    }
+    return last;
+}
+
 const char *mon_msg_id_format(uint64_t id, char *buf, size_t len)
 {
     unsigned rank = mon_msg_id_rank(id);

@@ -478,6 +478,15 @@ const mon_interval *mon_periods_running(const mon_periods *p, uint32_t run, uint
  * wait; NULL when neither (scheduling, not started or ended). */
 const mon_interval *mon_periods_worker_state(const mon_periods *p, unsigned worker);
 
+/* The kind of a task, from its name (a net path): the last ':'-separated
+ * component with a combinator's index removed (docs/METRICS.md section 7,
+ * "Entity kinds"): "S2:I3:R0:S1:P0:mc.vcall" -> "mc.vcall", "S2:P" and
+ * "S2:P0" -> "P", "S2:I3:R0" -> "R", "S2:I-3" -> "I"; "(unnamed)" for NULL
+ * or "". The one definition: the pictures, the exporters, the report and
+ * the comparison of runs group tasks by it. A pointer into name or to a
+ * constant string. */
+const char *mon_task_kind(const char *name);
+
 /* "W.S" (rank 0) or "R:W.S": a message id as dump prints it. Returns buf. */
 const char *mon_msg_id_format(uint64_t id, char *buf, size_t len);
 

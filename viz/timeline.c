@@ -291,7 +291,7 @@ static int name_task(viz_timeline *tl, viz_task *task, const char *name, const c
             tl->kind_filtered = find_or_add_kind(tl, "(filtered out)", true);
         k = tl->kind_filtered;
     } else {
-        k = find_or_add_kind(tl, kind ? kind : viz_task_kind_from_name(name), false);
+        k = find_or_add_kind(tl, kind ? kind : mon_task_kind(name), false);
     }
     if (k < 0) {
         free(copy);

@@ -64,9 +64,6 @@ const char *viz_period_end_token(viz_period_end how);
 /* Parses a token as above; returns false if unknown. */
 bool viz_period_end_parse(const char *token, viz_period_end *how);
 
-/* The kind of a task derived from its name: the last ':'-separated component
- * of the net path ("S1:P0:mc.acc" -> "mc.acc"). Returns a pointer into name. */
-const char *viz_task_kind_from_name(const char *name);
 
 /* ------------------------------------------------------------------------ */
 /* 1. Worker-utilisation timeline                                            */

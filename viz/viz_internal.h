@@ -8,6 +8,8 @@
 
 #include "viz.h"
 
+#include "mon_reader.h"
+
 #include <stdarg.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8

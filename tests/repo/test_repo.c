@@ -5,6 +5,7 @@
  * killed half-way, --where, and the comparison of a stored run with the
  * same run read from its files.
  */
+#include "mon_reader.h"
 #include "repo.h"
 #include "run_compare.h"
 #include "run_record.h"
@@ -412,18 +413,6 @@ START_TEST(test_compare_stored_equals_fresh)
 }
 END_TEST
 
-START_TEST(test_task_kind)
-{
-    char buf[64];
-    ck_assert_str_eq(rr_task_kind("S2:I3:R0:S1:P0:mc.vcall", buf, sizeof buf), "mc.vcall");
-    ck_assert_str_eq(rr_task_kind("S2:I3:R0", buf, sizeof buf), "R");
-    ck_assert_str_eq(rr_task_kind("S2:I-3", buf, sizeof buf), "I");
-    ck_assert_str_eq(rr_task_kind("S2:I", buf, sizeof buf), "I");
-    ck_assert_str_eq(rr_task_kind("snet.in", buf, sizeof buf), "snet.in");
-    ck_assert_str_eq(rr_task_kind("S2:Sieve", buf, sizeof buf), "Sieve");
-}
-END_TEST
-
 START_TEST(test_default_url)
 {
     char buf[256];
@@ -454,7 +443,6 @@ int main(void)
     tcase_add_test(tc, test_interrupted_store);
     tcase_add_test(tc, test_where);
     tcase_add_test(tc, test_compare_stored_equals_fresh);
-    tcase_add_test(tc, test_task_kind);
     tcase_add_test(tc, test_default_url);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -120,7 +120,7 @@ static const char *kind_cname(const char *kind)
 static void task_slice(exporter *x, const mon_event *e, const char *name, uint64_t from,
                        const char *ended)
 {
-    const char *kind = viz_task_kind_from_name(name);
+    const char *kind = mon_task_kind(name);
     begin_event(x);
     fprintf(x->out, "{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"cat\":\"task\",\"name\":",
             e->worker, us(x, from), (double)(e->time - from) / 1000.0);

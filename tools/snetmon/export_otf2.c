@@ -200,7 +200,7 @@ static task_node *task_of(otf2_export *x, const mon_event *e, const char *name)
     char fallback[40];
     snprintf(fallback, sizeof fallback, "task %" PRIu64, e->task);
     t->name = add_string(x, name ? name : fallback);
-    t->region = kind_region(x, name ? viz_task_kind_from_name(name) : "(unnamed task)");
+    t->region = kind_region(x, name ? mon_task_kind(name) : "(unnamed task)");
     t->known = t->name != OTF2_UNDEFINED_STRING && t->region != OTF2_UNDEFINED_REGION;
     return t->known ? t : NULL;
 }
@@ -215,7 +215,7 @@ static bool name_task(otf2_export *x, const mon_event *e)
     if (!t->known)
         return task_of(x, e, name) != NULL;
     t->name = add_string(x, name);
-    t->region = kind_region(x, viz_task_kind_from_name(name));
+    t->region = kind_region(x, mon_task_kind(name));
     return t->name != OTF2_UNDEFINED_STRING && t->region != OTF2_UNDEFINED_REGION;
 }
 

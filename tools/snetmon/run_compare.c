@@ -7,6 +7,8 @@
 #include "run_compare.h"
 #include "run_compare_table.h"
 
+#include "mon_reader.h"
+
 #include <ctype.h>
 #include <jansson.h>
 #include <math.h>
@@ -184,13 +186,13 @@ static int group_tasks(agg *g, const run_record *const runs[2], group_by by, int
     for (int side = 0; side < 2; side++) {
         for (size_t i = 0; i < runs[side]->n_tasks; i++) {
             const rr_task *t = &runs[side]->tasks[i];
-            char buf[64], kind[256];
+            char buf[64];
             const char *name = task_name(t, buf, sizeof buf);
             int rc = 0;
             if (by == BY_NAME) {
                 rc = agg_add(g, name, strlen(name), side, t);
             } else if (by == BY_KIND) {
-                rr_task_kind(t->name, kind, sizeof kind);
+                const char *kind = mon_task_kind(t->name);
                 rc = agg_add(g, kind, strlen(kind), side, t);
             } else {
                 const char *p = name;
@@ -704,9 +706,8 @@ static int path_tables(creport *r, const run_record *const runs[2])
     for (int side = 0; side < 2 && rc == 0; side++) {
         const rr_path *p = &runs[side]->paths[k];
         for (size_t i = 0; p->valid && i < p->n && rc == 0; i++) {
-            char kind[256];
             const char *owner = p->steps[i].task;
-            rr_task_kind(owner, kind, sizeof kind);
+            const char *kind = mon_task_kind(owner);
             if (!isnan(p->steps[i].step_s))
                 rc = add_step(&sums, &n, &cap, owner ? kind : "(unknown)", side, p->steps[i].step_s);
         }

@@ -83,29 +83,6 @@ void run_record_free(run_record *rec)
 
 /* ---- small helpers ---- */
 
-const char *rr_task_kind(const char *name, char *buf, size_t len)
-{
-    if (!name) {
-        snprintf(buf, len, "(unnamed)");
-        return buf;
-    }
-    const char *last = strrchr(name, ':');
-    last = last ? last + 1 : name;
-    size_t n = strlen(last);
-    /* S<i>, P<i>, R<i>, I<v>: a combinator's part; the index goes */
-    if (n >= 1 && strchr("SPRI", last[0])) {
-        size_t k = 1;
-        if (k < n && last[k] == '-')
-            k++;
-        while (k < n && isdigit((unsigned char)last[k]))
-            k++;
-        if (k == n)
-            n = 1;
-    }
-    snprintf(buf, len, "%.*s", (int)n, last);
-    return buf;
-}
-
 const rr_figures *rr_figures_of(const run_record *rec, uint32_t instance)
 {
     for (size_t i = 0; i < rec->n_figures; i++)

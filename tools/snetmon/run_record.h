@@ -174,11 +174,6 @@ void run_record_free(run_record *rec);
 void *rr_alloc(run_record *rec, size_t bytes); /* zeroed; NULL when out of memory */
 char *rr_strdup(run_record *rec, const char *s); /* NULL stays NULL */
 
-/* The kind of a task from its net path: the last component, with the index
- * of a combinator's part removed ("S2:I3:R0:S1:P0:mc.vcall" -> "mc.vcall",
- * "S2:I3:R0" -> "R", "S2:I" -> "I"). Into buf. */
-const char *rr_task_kind(const char *name, char *buf, size_t len);
-
 /* The figures row of an instance, NULL if absent. */
 const rr_figures *rr_figures_of(const run_record *rec, uint32_t instance);
 

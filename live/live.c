@@ -1,30 +1,30 @@
 /*
- * top_acc.c - the incremental accumulator of `snetmon top` (see top_acc.h).
+ * live.c - the incremental accumulator of `snetmon top` (see live.h).
  *
  * Every figure is a sum of closed periods plus the open one cut at T, so it
  * can be read at any moment. The periods and waits, closed and open, are
  * the trace reader's (mon_periods, mon_reader.h): this file only adds them
- * up. For "the last interval", each closed period is
- * also spread over time bins of a tenth of the interval, of which a worker
- * or task keeps the newest TOP_BINS: the window is a whole number of bins
- * reaching back at least one interval from T, so the bins cover it exactly.
+ * up. For "the last interval", each closed period is also spread over time
+ * bins of a tenth of the interval, of which a worker or task keeps the
+ * newest LIVE_BINS: the window is a whole number of bins reaching back at
+ * least one interval from T, so the bins cover it exactly.
  * The definitions follow docs/METRICS.md.
  */
-#include "top_acc.h"
+#include "live.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* Bins kept: the window spans at most 11 bins of interval / 10 (10 whole
  * ones and the part of the bin T is in), plus one to spare. */
-#define TOP_BINS 12
-#define TOP_BINS_PER_INTERVAL 10
+#define LIVE_BINS 12
+#define LIVE_BINS_PER_INTERVAL 10
 
-/* The newest TOP_BINS bins of one quantity: v[k % TOP_BINS] is bin k, for
- * k in (newest - TOP_BINS, newest]; older bins have been reused. */
+/* The newest LIVE_BINS bins of one quantity: v[k % LIVE_BINS] is bin k, for
+ * k in (newest - LIVE_BINS, newest]; older bins have been reused. */
 typedef struct bins {
     uint64_t newest;
-    uint64_t v[TOP_BINS];
+    uint64_t v[LIVE_BINS];
 } bins;
 
 typedef struct worker_acc {
@@ -61,7 +61,7 @@ typedef struct msg_slot {
     bool used;
 } msg_slot;
 
-struct top_acc {
+struct live_acc {
     mon_periods *periods;     /* the periods and waits, open and closed */
     uint64_t bin_ns;
     uint64_t interval_ns;
@@ -74,14 +74,14 @@ struct top_acc {
     size_t n_workers;
     task_acc *tasks;
     size_t n_tasks, cap_tasks;
-    mon_key_table task_index;     /* mon_run_id_key -> task index + 1 (snetmon's map) */
+    mon_key_table task_index;     /* mon_run_id_key -> task index + 1 */
     /* Messages are keyed by (run, 64-bit id), wider than mon_key_table's keys,
      * and are removed when read: a small table of their own. */
     msg_slot *msgs;           /* open addressing, linear probing */
     size_t n_msgs, cap_msgs;
     /* The snapshot's arrays. */
-    top_worker *out_workers;
-    top_task *out_tasks;
+    live_worker *out_workers;
+    live_task *out_tasks;
 };
 
 /* ---- bins ---- */
@@ -90,12 +90,12 @@ struct top_acc {
  * the bins kept. */
 static bool bins_reach(bins *b, uint64_t k)
 {
-    if (k + TOP_BINS <= b->newest)
+    if (k + LIVE_BINS <= b->newest)
         return false;
     if (k > b->newest) {
-        uint64_t from = k - b->newest >= TOP_BINS ? k - TOP_BINS + 1 : b->newest + 1;
+        uint64_t from = k - b->newest >= LIVE_BINS ? k - LIVE_BINS + 1 : b->newest + 1;
         for (uint64_t j = from; j <= k; j++)
-            b->v[j % TOP_BINS] = 0;
+            b->v[j % LIVE_BINS] = 0;
         b->newest = k;
     }
     return true;
@@ -107,21 +107,21 @@ static void bins_add_period(bins *b, uint64_t width, uint64_t from, uint64_t to)
     if (to <= from)
         return;
     uint64_t k0 = from / width, k1 = (to - 1) / width;
-    if (k1 - k0 >= TOP_BINS)
-        k0 = k1 - TOP_BINS + 1;
+    if (k1 - k0 >= LIVE_BINS)
+        k0 = k1 - LIVE_BINS + 1;
     for (uint64_t k = k0; k <= k1; k++) {
         if (!bins_reach(b, k))
             continue;
         uint64_t lo = k * width > from ? k * width : from;
         uint64_t hi = (k + 1) * width < to ? (k + 1) * width : to;
-        b->v[k % TOP_BINS] += hi - lo;
+        b->v[k % LIVE_BINS] += hi - lo;
     }
 }
 
 static void bins_add_count(bins *b, uint64_t width, uint64_t at)
 {
     if (bins_reach(b, at / width))
-        b->v[at / width % TOP_BINS]++;
+        b->v[at / width % LIVE_BINS]++;
 }
 
 /* The sum of bins k0..k1. */
@@ -129,8 +129,8 @@ static uint64_t bins_sum(const bins *b, uint64_t k0, uint64_t k1)
 {
     uint64_t sum = 0;
     for (uint64_t k = k0; k <= k1; k++)
-        if (k <= b->newest && k + TOP_BINS > b->newest)
-            sum += b->v[k % TOP_BINS];
+        if (k <= b->newest && k + LIVE_BINS > b->newest)
+            sum += b->v[k % LIVE_BINS];
     return sum;
 }
 
@@ -145,23 +145,23 @@ static uint64_t overlap(uint64_t from, uint64_t to, uint64_t lo, uint64_t hi)
 
 static int on_interval(void *ctx, const mon_interval *iv);
 
-top_acc *top_acc_new(uint64_t interval_ns)
+live_acc *live_acc_new(uint64_t interval_ns)
 {
-    top_acc *a = calloc(1, sizeof *a);
+    live_acc *a = calloc(1, sizeof *a);
     mon_period_sink sink = {.ctx = a, .close = on_interval};
     if (!a || !(a->periods = mon_periods_new(&sink))) {
         free(a);
         return NULL;
     }
     a->interval_ns = interval_ns ? interval_ns : 1;
-    a->bin_ns = a->interval_ns / TOP_BINS_PER_INTERVAL;
+    a->bin_ns = a->interval_ns / LIVE_BINS_PER_INTERVAL;
     if (a->bin_ns == 0)
         a->bin_ns = 1;
     mon_key_table_init(&a->task_index, sizeof(uint32_t));
     return a;
 }
 
-void top_acc_free(top_acc *a)
+void live_acc_free(live_acc *a)
 {
     if (!a)
         return;
@@ -179,7 +179,7 @@ void top_acc_free(top_acc *a)
 
 static size_t hash64(uint64_t key, size_t n) { return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (n - 1); }
 
-static worker_acc *worker_of(top_acc *a, unsigned w)
+static worker_acc *worker_of(live_acc *a, unsigned w)
 {
     if (w >= a->n_workers) {
         if (w > 1u << 20)
@@ -195,7 +195,7 @@ static worker_acc *worker_of(top_acc *a, unsigned w)
 }
 
 /* The task (run, id), created when first seen on worker w. */
-static task_acc *task_of(top_acc *a, uint32_t run, uint64_t id, unsigned w)
+static task_acc *task_of(live_acc *a, uint32_t run, uint64_t id, unsigned w)
 {
     uint64_t key = mon_run_id_key(run, id);
     uint32_t *index = mon_key_table_get(&a->task_index, key);
@@ -228,7 +228,7 @@ static size_t msg_hash(uint32_t run, uint64_t msg, size_t n)
     return hash64(msg ^ (uint64_t)run * 0xc2b2ae3d27d4eb4full, n);
 }
 
-static int msgs_grow(top_acc *a)
+static int msgs_grow(live_acc *a)
 {
     size_t n = a->cap_msgs ? a->cap_msgs * 2 : 1024;
     msg_slot *slots = calloc(n, sizeof *slots);
@@ -248,7 +248,7 @@ static int msgs_grow(top_acc *a)
     return 0;
 }
 
-static int msgs_add(top_acc *a, uint32_t run, uint64_t msg)
+static int msgs_add(live_acc *a, uint32_t run, uint64_t msg)
 {
     if ((a->n_msgs + 1) * 2 > a->cap_msgs && msgs_grow(a))
         return -1;
@@ -263,7 +263,7 @@ static int msgs_add(top_acc *a, uint32_t run, uint64_t msg)
 
 /* Remove (run, msg); false if it was not there. Deletion by shifting back
  * the entries of the probe run that follows, so lookups need no markers. */
-static bool msgs_take(top_acc *a, uint32_t run, uint64_t msg)
+static bool msgs_take(live_acc *a, uint32_t run, uint64_t msg)
 {
     if (!a->cap_msgs)
         return false;
@@ -294,7 +294,7 @@ static bool msgs_take(top_acc *a, uint32_t run, uint64_t msg)
  * the bins of its task and worker. */
 static int on_interval(void *ctx, const mon_interval *iv)
 {
-    top_acc *a = ctx;
+    live_acc *a = ctx;
     worker_acc *w = worker_of(a, iv->worker);
     if (!w)
         return -1;
@@ -321,7 +321,7 @@ static void new_run(worker_acc *w, uint32_t run)
     w->started = w->ended = false;
 }
 
-static void on_worker_event(top_acc *a, worker_acc *w, const mon_event *ev)
+static void on_worker_event(live_acc *a, worker_acc *w, const mon_event *ev)
 {
     uint64_t t = ev->time;
     switch (ev->kind) {
@@ -366,7 +366,7 @@ static void open_execution(task_acc *t, bool implicit)
  * execution still read something (its reads are every write's parents).
  * A message read that no monitored task wrote: not among those written
  * and not read yet (each message is read once). */
-static int on_message(top_acc *a, task_acc *t, const mon_event *ev)
+static int on_message(live_acc *a, task_acc *t, const mon_event *ev)
 {
     if (ev->kind == MON_EV_MESSAGE_READ) {
         if (!t->exec_open || (t->implicit && t->wrote))
@@ -386,7 +386,7 @@ static int on_message(top_acc *a, task_acc *t, const mon_event *ev)
     return msgs_add(a, ev->run, ev->msg);
 }
 
-static int on_task_event(top_acc *a, task_acc *t, const mon_event *ev)
+static int on_task_event(live_acc *a, task_acc *t, const mon_event *ev)
 {
     switch (ev->kind) {
     case MON_EV_TASK_MAP:
@@ -436,12 +436,12 @@ static bool is_task_event(mon_event_kind k)
     }
 }
 
-int top_acc_feed(top_acc *a, const mon_event *ev)
+int live_acc_feed(live_acc *a, const mon_event *ev)
 {
     if (!ev->run) { /* events made by hand: run 1, as the reader numbers runs */
         mon_event copy = *ev;
         copy.run = 1;
-        return top_acc_feed(a, &copy);
+        return live_acc_feed(a, &copy);
     }
     a->events++;
     uint32_t run = ev->run;
@@ -474,8 +474,8 @@ int top_acc_feed(top_acc *a, const mon_event *ev)
 
 /* ---- snapshot ---- */
 
-static void worker_figures(const top_acc *a, size_t i, uint64_t lo, uint64_t k0, uint64_t k1,
-                           top_worker *o)
+static void worker_figures(const live_acc *a, size_t i, uint64_t lo, uint64_t k0, uint64_t k1,
+                           live_worker *o)
 {
     const worker_acc *w = &a->workers[i];
     uint64_t T = a->last, hi = T + 1; /* the window [lo, T] as [lo, T + 1) */
@@ -512,7 +512,7 @@ static void worker_figures(const top_acc *a, size_t i, uint64_t lo, uint64_t k0,
 
 static int by_window_then_total(const void *x, const void *y)
 {
-    const top_task *a = x, *b = y;
+    const live_task *a = x, *b = y;
     if (a->win_exec_ns != b->win_exec_ns)
         return a->win_exec_ns > b->win_exec_ns ? -1 : 1;
     if (a->exec_ns != b->exec_ns)
@@ -522,7 +522,7 @@ static int by_window_then_total(const void *x, const void *y)
     return (a->task > b->task) - (a->task < b->task);
 }
 
-int top_acc_snapshot(top_acc *a, top_snapshot *out)
+int live_acc_snapshot(live_acc *a, live_snapshot *out)
 {
     memset(out, 0, sizeof *out);
     uint64_t T = a->last;
@@ -530,11 +530,11 @@ int top_acc_snapshot(top_acc *a, top_snapshot *out)
     uint64_t k1 = T / a->bin_ns;
     uint64_t k0 = T >= a->interval_ns ? (T - a->interval_ns) / a->bin_ns : 0;
     uint64_t lo = k0 * a->bin_ns;
-    top_worker *ws = realloc(a->out_workers, (a->n_workers ? a->n_workers : 1) * sizeof *ws);
+    live_worker *ws = realloc(a->out_workers, (a->n_workers ? a->n_workers : 1) * sizeof *ws);
     if (!ws)
         return -1;
     a->out_workers = ws;
-    top_task *ts = realloc(a->out_tasks, (a->n_tasks ? a->n_tasks : 1) * sizeof *ts);
+    live_task *ts = realloc(a->out_tasks, (a->n_tasks ? a->n_tasks : 1) * sizeof *ts);
     if (!ts)
         return -1;
     a->out_tasks = ts;
@@ -556,7 +556,7 @@ int top_acc_snapshot(top_acc *a, top_snapshot *out)
     for (size_t i = 0; i < a->n_tasks; i++) {
         const task_acc *t = &a->tasks[i];
         const mon_interval *running = mon_periods_running(a->periods, t->run, t->id);
-        ts[i] = (top_task){t->run, t->id, t->name ? t->name : "", t->worker, t->exec,
+        ts[i] = (live_task){t->run, t->id, t->name ? t->name : "", t->worker, t->exec,
                            bins_sum(&t->b_exec, k0, k1), t->dispatches, running != NULL};
         if (running) {
             ts[i].exec_ns += T - running->start;

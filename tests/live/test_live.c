@@ -1,5 +1,5 @@
 /*
- * test_top_acc.c - the figures of `snetmon top` (tools/snetmon/top_acc.c)
+ * test_live.c - the figures of `snetmon top` (live/live.c)
  * on events made up by hand, where every figure can be worked out on
  * paper: totals so far with periods still open, the window of the last
  * interval (whole bins of a tenth of it), inputs, and several runs.
@@ -7,12 +7,12 @@
 #include <check.h>
 #include <string.h>
 
-#include "top_acc.h"
+#include "live.h"
 
 #define S 1000000000ull /* ns */
 #define MS 1000000ull
 
-static top_acc *acc;
+static live_acc *acc;
 
 static void feed(mon_event_kind kind, unsigned worker, uint64_t time, uint64_t task)
 {
@@ -23,7 +23,7 @@ static void feed(mon_event_kind kind, unsigned worker, uint64_t time, uint64_t t
     ev.run = 1;
     ev.time = time;
     ev.task = task;
-    ck_assert_int_eq(top_acc_feed(acc, &ev), 0);
+    ck_assert_int_eq(live_acc_feed(acc, &ev), 0);
 }
 
 static void feed_msg(mon_event_kind kind, uint64_t time, uint64_t task, uint64_t msg)
@@ -35,10 +35,10 @@ static void feed_msg(mon_event_kind kind, uint64_t time, uint64_t task, uint64_t
     ev.time = time;
     ev.task = task;
     ev.msg = msg;
-    ck_assert_int_eq(top_acc_feed(acc, &ev), 0);
+    ck_assert_int_eq(live_acc_feed(acc, &ev), 0);
 }
 
-static const top_task *task_named(const top_snapshot *s, uint64_t id)
+static const live_task *task_named(const live_snapshot *s, uint64_t id)
 {
     for (size_t i = 0; i < s->n_tasks; i++)
         if (s->tasks[i].task == id)
@@ -51,7 +51,7 @@ static const top_task *task_named(const top_snapshot *s, uint64_t id)
  * interval 1 s: the window is [12.0, 13.05] (bins of 0.1 s). */
 START_TEST(test_window_and_totals)
 {
-    acc = top_acc_new(1 * S);
+    acc = live_acc_new(1 * S);
     ck_assert_ptr_nonnull(acc);
     feed(MON_EV_WORKER_START, 0, 10 * S, 0);
     feed(MON_EV_WORKER_START, 1, 10 * S, 0);
@@ -62,14 +62,14 @@ START_TEST(test_window_and_totals)
     feed(MON_EV_WORKER_RESUME, 0, 12 * S + 500 * MS, 0);
     feed(MON_EV_TASK_DISPATCH, 0, 12 * S + 500 * MS, 1);
     feed(MON_EV_STREAM_READ, 0, 13 * S + 50 * MS, 1);
-    top_snapshot s;
-    ck_assert_int_eq(top_acc_snapshot(acc, &s), 0);
+    live_snapshot s;
+    ck_assert_int_eq(live_acc_snapshot(acc, &s), 0);
     ck_assert_uint_eq(s.time_ns, 13 * S + 50 * MS);
     ck_assert_uint_eq(s.window_start_ns, 12 * S);
     ck_assert_uint_eq(s.first_ns, 10 * S);
     ck_assert_uint_eq(s.events, 9);
     ck_assert_uint_eq(s.n_workers, 2);
-    const top_worker *w0 = &s.workers[0], *w1 = &s.workers[1];
+    const live_worker *w0 = &s.workers[0], *w1 = &s.workers[1];
     ck_assert_str_eq(w0->state, "running");
     ck_assert_str_eq(w1->state, "waiting");
     /* Totals so far, open periods to T. */
@@ -89,7 +89,7 @@ START_TEST(test_window_and_totals)
     ck_assert_uint_eq(w1->win_wait_ns, 1 * S + 50 * MS);
     ck_assert_uint_eq(w1->win_busy_ns, 0);
     /* The task, running. */
-    const top_task *t = task_named(&s, 1);
+    const live_task *t = task_named(&s, 1);
     ck_assert_ptr_nonnull(t);
     ck_assert(t->running);
     ck_assert_uint_eq(t->exec_ns, 2 * S + 50 * MS);
@@ -101,7 +101,7 @@ START_TEST(test_window_and_totals)
     feed(MON_EV_WORKER_RESUME, 1, 20 * S, 0);
     feed(MON_EV_WORKER_END, 1, 20 * S + 500 * MS, 0);
     feed(MON_EV_WORKER_END, 0, 20 * S + 500 * MS, 0);
-    ck_assert_int_eq(top_acc_snapshot(acc, &s), 0);
+    ck_assert_int_eq(live_acc_snapshot(acc, &s), 0);
     ck_assert_uint_eq(s.window_start_ns, 19 * S + 500 * MS);
     w0 = &s.workers[0];
     w1 = &s.workers[1];
@@ -114,14 +114,14 @@ START_TEST(test_window_and_totals)
     ck_assert_int_eq(w0->win_unaccounted_ns, (int64_t)(1 * S));
     ck_assert(s.has_span);
     ck_assert_uint_eq(s.span_max_ns, 10 * S + 500 * MS);
-    top_acc_free(acc);
+    live_acc_free(acc);
 }
 END_TEST
 
 /* Inputs: messages without a parent (docs/METRICS.md). */
 START_TEST(test_inputs)
 {
-    acc = top_acc_new(1 * S);
+    acc = live_acc_new(1 * S);
     /* A source execution: no read, one write: an input. */
     feed(MON_EV_COMPONENT_BEGIN, 0, 1, 2);
     feed_msg(MON_EV_MESSAGE_WRITTEN, 2, 2, 101);
@@ -139,11 +139,11 @@ START_TEST(test_inputs)
     feed(MON_EV_COMPONENT_END, 0, 11, 4);
     /* Written outside any execution: an input. */
     feed_msg(MON_EV_MESSAGE_WRITTEN, 12, 5, 104);
-    top_snapshot s;
-    ck_assert_int_eq(top_acc_snapshot(acc, &s), 0);
+    live_snapshot s;
+    ck_assert_int_eq(live_acc_snapshot(acc, &s), 0);
     ck_assert_uint_eq(s.inputs, 3);
     ck_assert(!s.has_span); /* no worker_start: throughput n/a */
-    top_acc_free(acc);
+    live_acc_free(acc);
 }
 END_TEST
 
@@ -151,7 +151,7 @@ END_TEST
  * spans; task ids restart. */
 START_TEST(test_runs)
 {
-    acc = top_acc_new(1 * S);
+    acc = live_acc_new(1 * S);
     mon_event ev;
     memset(&ev, 0, sizeof ev);
     struct { mon_event_kind k; uint32_t run; uint64_t t, task; } evs[] = {
@@ -166,23 +166,23 @@ START_TEST(test_runs)
         ev.run = evs[i].run;
         ev.time = evs[i].t;
         ev.task = evs[i].task;
-        ck_assert_int_eq(top_acc_feed(acc, &ev), 0);
+        ck_assert_int_eq(live_acc_feed(acc, &ev), 0);
     }
-    top_snapshot s;
-    ck_assert_int_eq(top_acc_snapshot(acc, &s), 0);
+    live_snapshot s;
+    ck_assert_int_eq(live_acc_snapshot(acc, &s), 0);
     ck_assert_uint_eq(s.runs, 2);
     ck_assert_uint_eq(s.workers[0].span_ns, 3 * S);
     ck_assert_uint_eq(s.workers[0].busy_ns, 2 * S);
     ck_assert_uint_eq(s.n_tasks, 2);
     ck_assert_uint_eq(s.workers[0].run, 2);
-    top_acc_free(acc);
+    live_acc_free(acc);
 }
 END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("top_acc");
-    TCase *tc = tcase_create("top_acc");
+    Suite *s = suite_create("live");
+    TCase *tc = tcase_create("live_acc");
     tcase_add_test(tc, test_window_and_totals);
     tcase_add_test(tc, test_inputs);
     tcase_add_test(tc, test_runs);

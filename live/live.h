@@ -1,7 +1,8 @@
 /*
- * top_acc.h - the running figures of `snetmon top`, fed one trace event at
- * a time, so that a run in progress is followed without reading its trace
- * twice.
+ * live.h - the live figures of a run (what `snetmon top` shows), fed one
+ * trace event at a time, so that a run in progress is followed without
+ * reading its trace twice. The library's whole interface (live/, prefix
+ * live_; it needs only the trace reader, mon_reader).
  *
  * Why not the workflow bridge's lifter: its per-worker and per-task tables
  * are only readable once the whole trace is lifted (wfb_lifter_finish), and
@@ -13,8 +14,8 @@
  * ("over the last interval", docs/METRICS.md section 8) come from time bins
  * of a tenth of the interval.
  */
-#ifndef SNETMON_TOP_ACC_H
-#define SNETMON_TOP_ACC_H
+#ifndef LIVE_H
+#define LIVE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,18 +23,18 @@
 
 #include "mon_reader.h"
 
-typedef struct top_acc top_acc;
+typedef struct live_acc live_acc;
 
 /* interval_ns: the length of "the last interval" (> 0). NULL when out of
  * memory. */
-top_acc *top_acc_new(uint64_t interval_ns);
-void top_acc_free(top_acc *a);
+live_acc *live_acc_new(uint64_t interval_ns);
+void live_acc_free(live_acc *a);
 
 /* Take one event (in the reader's time order). 0, or -1 out of memory. */
-int top_acc_feed(top_acc *a, const mon_event *ev);
+int live_acc_feed(live_acc *a, const mon_event *ev);
 
 /* A worker's figures at the snapshot's time T. Times in ns. */
-typedef struct top_worker {
+typedef struct live_worker {
     unsigned worker;
     uint32_t run;          /* the run its latest events belong to */
     const char *state;     /* "running", "waiting", "scheduling", "ended", "not started" */
@@ -50,9 +51,9 @@ typedef struct top_worker {
     uint64_t win_busy_ns, win_wait_ns;
     int64_t win_unaccounted_ns; /* alive - busy - wait (has_span) */
     uint64_t win_waits;    /* worker_wait events in the window */
-} top_worker;
+} live_worker;
 
-typedef struct top_task {
+typedef struct live_task {
     uint32_t run;
     uint64_t task;
     const char *name;      /* "" before its task_map */
@@ -61,9 +62,9 @@ typedef struct top_task {
     uint64_t win_exec_ns;  /* ... within the last interval */
     uint64_t dispatches;
     bool running;
-} top_task;
+} live_task;
 
-typedef struct top_snapshot {
+typedef struct live_snapshot {
     uint64_t time_ns;       /* T: the latest event read */
     uint64_t first_ns;      /* the earliest worker_start (else the first event) */
     uint64_t window_start_ns;
@@ -75,14 +76,14 @@ typedef struct top_snapshot {
     unsigned span_worker;
     bool has_periods;       /* some task_dispatch (the T flag) */
     size_t n_workers;
-    top_worker *workers;    /* by worker number */
+    live_worker *workers;    /* by worker number */
     size_t n_tasks;
-    top_task *tasks;        /* by execution time in the window, then so far */
-} top_snapshot;
+    live_task *tasks;        /* by execution time in the window, then so far */
+} live_snapshot;
 
 /* The figures at T = the latest event fed; the snapshot's arrays belong to
  * a and are valid until the next feed or snapshot. 0, or -1 out of
  * memory. */
-int top_acc_snapshot(top_acc *a, top_snapshot *out);
+int live_acc_snapshot(live_acc *a, live_snapshot *out);
 
 #endif
