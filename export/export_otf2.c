@@ -1,19 +1,22 @@
 /*
- * export_otf2.c - a trace as an OTF2 archive (see export_otf2.h), written
- * with the OTF2 library itself so that every OTF2 reader accepts it.
+ * export_otf2.c - a trace as an OTF2 archive, the format of Score-P, which
+ * Vampir and the other Score-P tools open (export.h); written with the OTF2
+ * library itself so that every OTF2 reader accepts it.
  *
  * The mapping (docs/LOGFORMAT.md, section 7.3):
  *   - one location (a CPU thread of one process "LPEL") per worker log;
- *   - one region per task kind (the last part of the task's net path, as
- *     in the utilisation image), entered at each task_dispatch and left at
- *     the task_block / task_yield / task_destroy that ends the period; the
- *     task's id, name and run ride on the Enter as attributes;
- *   - one region "waiting" for the worker's worker_wait .. worker_resume;
+ *   - one region per task kind (mon_task_kind, as in the utilisation
+ *     image), entered when an execution period begins and left when it
+ *     ends (the trace reader's periods, mon_periods: dispatch to block,
+ *     yield or destroy); the task's id, name and run ride on the Enter as
+ *     attributes;
+ *   - one region "waiting" for the worker's waits (worker_wait to
+ *     worker_resume);
  *   - each message written on one task and read on another as a send on
  *     the writer's location and a receive on the reader's, in one
  *     communicator over all locations, the tag being the message's pair
- *     number (msg_pairs.h): OTF2's only point-to-point events are MPI's, so
- *     that is the paradigm these are declared in;
+ *     number (export_pairs.c): OTF2's only point-to-point events are MPI's,
+ *     so that is the paradigm these are declared in;
  *   - times in ns of the trace clock (timer resolution 10^9), the clock
  *     properties' offset the first event, their realtime the same moment
  *     in ns since the epoch (the trace's clock offset), and the trace
@@ -21,9 +24,11 @@
  *
  * A period still open when the trace ends (a crash, a truncated log read
  * with --partial) is left at the last event's time, so every Enter has its
- * Leave and the regions nest as OTF2 requires.
+ * Leave; and since the period layer ends whatever a worker was in before
+ * the next period or wait on it begins (also when the trace lacks that
+ * end), the regions of a location nest as OTF2 requires.
  */
-#include "export_otf2.h"
+#include "export_internal.h"
 
 #include <inttypes.h>
 #include <search.h>
@@ -34,13 +39,10 @@
 
 #include <otf2/otf2.h>
 
-#include "viz.h"
-
 #define ARCHIVE_NAME "traces"
 #define EVENT_CHUNK (1024 * 1024)
 #define DEF_CHUNK (4 * 1024 * 1024)
 
-enum { OPEN_NONE, OPEN_TASK, OPEN_WAIT };
 enum { ATTR_TASK, ATTR_TASK_NAME, ATTR_RUN, ATTR_COUNT };
 
 /* A worker's location and what runs there now. */
@@ -48,8 +50,7 @@ typedef struct location {
     unsigned worker;
     OTF2_EvtWriter *writer;
     uint64_t events;
-    int open;              /* OPEN_* */
-    uint64_t open_task;    /* task_key of the running task */
+    bool open;             /* a region entered (a period, a wait) */
     OTF2_RegionRef open_region;
 } location;
 
@@ -69,7 +70,10 @@ typedef struct kind_node {
 } kind_node;
 
 typedef struct otf2_export {
-    const char *cmd, *dir;
+    const char *dir;
+    char *err;               /* the one-line message of a failure */
+    size_t errlen;
+    mon_periods *periods;    /* the execution periods and waits */
     OTF2_Archive *archive;
     OTF2_AttributeList *attrs;
     location *locs;
@@ -85,7 +89,7 @@ typedef struct otf2_export {
     void *kinds;             /* tsearch tree of kind_node */
     uint64_t first, last;
     bool any_event;
-    bool failed;             /* a message has been printed */
+    bool failed;             /* err says why (or the source has) */
     char otf2_error[256];    /* the OTF2 library's last complaint */
     export_otf2_summary *sum;
 } otf2_export;
@@ -110,13 +114,13 @@ static void fail(otf2_export *x, const char *fmt, ...)
     x->failed = true;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "snetmon %s: %s: ", x->cmd, x->dir);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    char what[512];
+    vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
+    snprintf(x->err, x->errlen, "%s: %s", x->dir, what);
 }
 
-/* true when an OTF2 call succeeded; else one message naming it. */
+/* true when an OTF2 call succeeded; else the message names it. */
 static bool ok(otf2_export *x, OTF2_ErrorCode rc, const char *what)
 {
     if (rc == OTF2_SUCCESS)
@@ -183,24 +187,18 @@ static OTF2_RegionRef kind_region(otf2_export *x, const char *kind)
     return k->region;
 }
 
-/* Tasks are keyed by run and id: task ids restart with each run. */
-static uint64_t task_key(const mon_event *e)
+/* Task (run, id)'s node, named name when new (NULL: "task N", until its
+ * task_map comes); NULL when out of memory. The pointer is valid until the
+ * next task_of (mon_key_table). */
+static task_node *task_of(otf2_export *x, uint32_t run, uint64_t id, const char *name)
 {
-    return mon_run_key(e, e->task);
-}
-
-/* Task e's node, named name when new (NULL: "task N", until its task_map
- * comes); NULL when out of memory. The pointer is valid until the next
- * task_of (mon_key_table.h). */
-static task_node *task_of(otf2_export *x, const mon_event *e, const char *name)
-{
-    task_node *t = mon_key_table_get(&x->tasks, task_key(e));
+    task_node *t = mon_key_table_get(&x->tasks, mon_run_id_key(run, id));
     if (!t || t->known)
         return t;
     char fallback[40];
-    snprintf(fallback, sizeof fallback, "task %" PRIu64, e->task);
+    snprintf(fallback, sizeof fallback, "task %" PRIu64, id);
     t->name = add_string(x, name ? name : fallback);
-    t->region = kind_region(x, name ? mon_task_kind(name) : "(unnamed task)");
+    t->region = kind_region(x, mon_task_kind(name));
     t->known = t->name != OTF2_UNDEFINED_STRING && t->region != OTF2_UNDEFINED_REGION;
     return t->known ? t : NULL;
 }
@@ -209,11 +207,11 @@ static task_node *task_of(otf2_export *x, const mon_event *e, const char *name)
 static bool name_task(otf2_export *x, const mon_event *e)
 {
     const char *name = e->name && *e->name ? e->name : "?";
-    task_node *t = mon_key_table_get(&x->tasks, task_key(e));
+    task_node *t = mon_key_table_get(&x->tasks, mon_run_key(e, e->task));
     if (!t)
         return false;
     if (!t->known)
-        return task_of(x, e, name) != NULL;
+        return task_of(x, e->run, e->task, name) != NULL;
     t->name = add_string(x, name);
     t->region = kind_region(x, mon_task_kind(name));
     return t->name != OTF2_UNDEFINED_STRING && t->region != OTF2_UNDEFINED_REGION;
@@ -230,51 +228,65 @@ static location *location_of(otf2_export *x, unsigned worker)
                : NULL;
 }
 
-static void leave(otf2_export *x, location *l, uint64_t time)
+static void enter(otf2_export *x, location *l, uint64_t time, OTF2_AttributeList *attrs,
+                  OTF2_RegionRef region, uint64_t *count)
 {
-    if (l->open == OPEN_NONE)
-        return;
-    ok(x, OTF2_EvtWriter_Leave(l->writer, NULL, time, l->open_region), "Leave");
-    l->open = OPEN_NONE;
+    if (ok(x, OTF2_EvtWriter_Enter(l->writer, attrs, time, region), "Enter")) {
+        l->open = true;
+        l->open_region = region;
+        (*count)++;
+    }
 }
 
-static void enter_task(otf2_export *x, location *l, const mon_event *e)
+/* An execution period begins: its task kind's region is entered. */
+static void enter_task(otf2_export *x, location *l, const mon_interval *iv)
 {
-    task_node *t = task_of(x, e, NULL);
+    task_node *t = task_of(x, iv->run, iv->task, NULL);
     if (!t) {
         fail(x, "out of memory");
         return;
     }
-    leave(x, l, e->time); /* a period whose end was lost */
     OTF2_AttributeValue v;
-    v.uint64 = e->task;
+    v.uint64 = iv->task;
     OTF2_AttributeList_AddAttribute(x->attrs, ATTR_TASK, OTF2_TYPE_UINT64, v);
     v.stringRef = t->name;
     OTF2_AttributeList_AddAttribute(x->attrs, ATTR_TASK_NAME, OTF2_TYPE_STRING, v);
-    v.uint32 = e->run;
+    v.uint32 = iv->run;
     OTF2_AttributeList_AddAttribute(x->attrs, ATTR_RUN, OTF2_TYPE_UINT32, v);
-    if (ok(x, OTF2_EvtWriter_Enter(l->writer, x->attrs, e->time, t->region), "Enter")) {
-        l->open = OPEN_TASK;
-        l->open_task = task_key(e);
-        l->open_region = t->region;
-        x->sum->periods++;
-    }
+    enter(x, l, iv->start, x->attrs, t->region, &x->sum->periods);
 }
 
-static void enter_wait(otf2_export *x, location *l, uint64_t time)
+/* A period or wait of the trace reader (mon_periods) begins. */
+static int on_open(void *ctx, const mon_interval *iv)
 {
-    leave(x, l, time);
-    if (ok(x, OTF2_EvtWriter_Enter(l->writer, NULL, time, x->wait_region), "Enter")) {
-        l->open = OPEN_WAIT;
-        l->open_region = x->wait_region;
-        x->sum->waits++;
-    }
+    otf2_export *x = ctx;
+    location *l = location_of(x, iv->worker);
+    if (!l || x->failed)
+        return 0;
+    if (iv->kind == MON_INTERVAL_EXEC)
+        enter_task(x, l, iv);
+    else if (iv->kind == MON_INTERVAL_IDLE)
+        enter(x, l, iv->start, NULL, x->wait_region, &x->sum->waits);
+    return 0;
+}
+
+/* ... and ends: the region entered for it is left. */
+static int on_close(void *ctx, const mon_interval *iv)
+{
+    otf2_export *x = ctx;
+    location *l = location_of(x, iv->worker);
+    if (!l || x->failed || !l->open || iv->kind == MON_INTERVAL_BLOCKED)
+        return 0;
+    ok(x, OTF2_EvtWriter_Leave(l->writer, NULL, iv->end, l->open_region), "Leave");
+    l->open = false;
+    return 0;
 }
 
 /* A message's send (at its first write) or receive (at its first read). */
-static void message(otf2_export *x, location *l, msg_pairs *pairs, const mon_event *e)
+static void message(otf2_export *x, export_pairs *pairs, const mon_event *e)
 {
-    const msg_pair *m = msg_pairs_first(pairs, e);
+    location *l = location_of(x, e->worker);
+    const export_pair *m = l ? export_pairs_first(pairs, e) : NULL;
     if (!m)
         return;
     bool send = e->kind == MON_EV_MESSAGE_WRITTEN;
@@ -288,40 +300,17 @@ static void message(otf2_export *x, location *l, msg_pairs *pairs, const mon_eve
         ok(x, OTF2_EvtWriter_MpiRecv(l->writer, NULL, e->time, rank, 0, tag, 0), "MpiRecv");
 }
 
-static void export_event(otf2_export *x, msg_pairs *pairs, const mon_event *e)
+static void export_event(otf2_export *x, export_pairs *pairs, const mon_event *e)
 {
     if (e->kind == MON_EV_TASK_MAP) {
         if (!name_task(x, e))
             fail(x, "out of memory");
         return;
     }
-    location *l = location_of(x, e->worker);
-    if (!l)
-        return;
-    switch (e->kind) {
-    case MON_EV_TASK_DISPATCH:
-        enter_task(x, l, e);
-        break;
-    case MON_EV_TASK_BLOCK:
-    case MON_EV_TASK_YIELD:
-    case MON_EV_TASK_DESTROY:
-        if (l->open == OPEN_TASK && l->open_task == task_key(e))
-            leave(x, l, e->time);
-        break;
-    case MON_EV_WORKER_WAIT:
-        enter_wait(x, l, e->time);
-        break;
-    case MON_EV_WORKER_RESUME:
-        if (l->open == OPEN_WAIT)
-            leave(x, l, e->time);
-        break;
-    case MON_EV_MESSAGE_WRITTEN:
-    case MON_EV_MESSAGE_READ:
-        message(x, l, pairs, e);
-        break;
-    default:
-        break;
-    }
+    if (e->kind == MON_EV_MESSAGE_WRITTEN || e->kind == MON_EV_MESSAGE_READ)
+        message(x, pairs, e);
+    else if (mon_periods_feed(x->periods, e) != 0)
+        fail(x, "out of memory");
 }
 
 /* ------------------------------------------------------------------ */
@@ -511,12 +500,12 @@ static void write_definitions(otf2_export *x, const mon_trace *t)
  * (empty) local and the global definitions. */
 static void close_archive(otf2_export *x, const mon_trace *t)
 {
+    if (!x->failed && mon_periods_finish(x->periods, x->last) != 0)
+        fail(x, "out of memory");
     for (unsigned i = 0; i < x->nlocs; i++) {
         location *l = &x->locs[i];
         if (!l->writer)
             continue;
-        if (!x->failed)
-            leave(x, l, x->last);
         OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->events);
         ok(x, OTF2_Archive_CloseEvtWriter(x->archive, l->writer), "closing events");
         l->writer = NULL;
@@ -540,6 +529,7 @@ static void close_archive(otf2_export *x, const mon_trace *t)
 static void free_export(otf2_export *x)
 {
     mon_key_table_free(&x->tasks, NULL);
+    mon_periods_free(x->periods);
     tdestroy(x->kinds, free); /* the names belong to the string table */
     for (size_t i = 0; i < x->nstrings; i++)
         free(x->strings[i]);
@@ -551,41 +541,59 @@ static void free_export(otf2_export *x)
         OTF2_AttributeList_Delete(x->attrs);
 }
 
-int export_otf2(trace_input *in, msg_pairs *pairs, const char *dir, const char *cmd,
-                export_otf2_summary *summary)
+/* The second pass: every event into the archive. */
+static void write_events(otf2_export *x, const export_source *src, export_pairs *pairs)
 {
-    otf2_export x = {.cmd = cmd, .dir = dir, .sum = summary};
+    mon_event ev;
+    int more = 0;
+    while (!x->failed && (more = src->next(src->ctx, &ev)) == 1) {
+        if (!x->any_event)
+            x->first = ev.time;
+        x->any_event = true;
+        x->last = ev.time;
+        export_event(x, pairs, &ev);
+    }
+    if (more != 0)
+        x->failed = true; /* the source has said why */
+}
+
+int export_otf2(const export_source *src, const char *dir, export_otf2_summary *summary,
+                char *err, size_t errlen)
+{
+    otf2_export x = {.dir = dir, .err = err, .errlen = errlen, .sum = summary};
     mon_key_table_init(&x.tasks, sizeof(task_node));
     memset(summary, 0, sizeof *summary);
+    err[0] = '\0';
+    export_pairs *pairs = export_pairs_scan(src, err, errlen);
+    if (!pairs)
+        return -1;
+    summary->messages = *export_pairs_counts(pairs);
+    mon_period_sink sink = {.ctx = &x, .open = on_open, .close = on_close};
+    if (!(x.periods = mon_periods_new(&sink))) {
+        export_pairs_free(pairs);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     current = &x;
     OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(keep_otf2_error, NULL);
-    const mon_trace *t = trace_input_trace(in);
-    int rc = 1;
+    const mon_trace *t = src->trace;
+    int rc = -1;
     if (open_archive(&x, t)) {
         OTF2_StringRef wait_name = add_string(&x, "waiting");
         x.wait_region = wait_name == OTF2_UNDEFINED_STRING ? OTF2_UNDEFINED_REGION
                                                            : add_region(&x, wait_name);
         if (x.wait_region == OTF2_UNDEFINED_REGION)
             fail(&x, "out of memory");
-        mon_event ev;
-        int more = 0;
-        while (!x.failed && (more = trace_input_next(in, &ev)) == 1) {
-            if (!x.any_event)
-                x.first = ev.time;
-            x.any_event = true;
-            x.last = ev.time;
-            export_event(&x, pairs, &ev);
-        }
-        if (more != 0)
-            x.failed = true; /* trace_input printed why */
+        write_events(&x, src, pairs);
         close_archive(&x, t);
-        rc = x.failed ? 1 : 0;
+        rc = x.failed ? -1 : 0;
     }
     summary->locations = x.nlocs;
     if (x.archive && !ok(&x, OTF2_Archive_Close(x.archive), "closing the archive"))
-        rc = 1;
+        rc = -1;
     OTF2_Error_RegisterCallback(previous, NULL);
     current = NULL;
     free_export(&x);
+    export_pairs_free(pairs);
     return rc;
 }

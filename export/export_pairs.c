@@ -1,23 +1,31 @@
 /*
- * msg_pairs.c - pairing each message's write with its read (see
- * msg_pairs.h). The records live in a binary tree of libc's tsearch: one
- * lookup per message event, no table of our own to grow and rehash.
+ * export_pairs.c - which message_written goes with which message_read, for
+ * the exporters (Chrome flows, OTF2 send/receive; export_internal.h).
+ *
+ * Why a first pass: a viewer wants a message as a pair (an arrow, or an
+ * MPI-style send and receive that name each other's location), and the
+ * write comes long before anyone knows whether, and on which worker, the
+ * message will be read. So the exporters read the trace once to pair the
+ * events here, rewind it, and write while reading it again. Memory: one
+ * small record per message id, not per event, in a binary tree of libc's
+ * tsearch: one lookup per message event, no table of our own to grow and
+ * rehash.
  */
-#include "msg_pairs.h"
+#include "export_internal.h"
 
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-struct msg_pairs {
-    void *root; /* tsearch tree of msg_pair */
-    msg_pair_counts counts;
+struct export_pairs {
+    void *root; /* tsearch tree of export_pair */
+    export_message_counts counts;
     uint64_t flows;
 };
 
 static int compare_pairs(const void *a, const void *b)
 {
-    const msg_pair *x = a, *y = b;
+    const export_pair *x = a, *y = b;
     if (x->run != y->run)
         return x->run < y->run ? -1 : 1;
     return x->msg < y->msg ? -1 : x->msg > y->msg;
@@ -25,13 +33,13 @@ static int compare_pairs(const void *a, const void *b)
 
 /* The record of ev's message; created when create is set. NULL when
  * absent (or out of memory with create: *oom set). */
-static msg_pair *lookup(msg_pairs *p, const mon_event *ev, bool create, bool *oom)
+static export_pair *lookup(export_pairs *p, const mon_event *ev, bool create, bool *oom)
 {
-    msg_pair key = {.run = ev->run, .msg = ev->msg};
+    export_pair key = {.run = ev->run, .msg = ev->msg};
     void *node = tfind(&key, &p->root, compare_pairs);
     if (node || !create)
-        return node ? *(msg_pair **)node : NULL;
-    msg_pair *n = malloc(sizeof *n);
+        return node ? *(export_pair **)node : NULL;
+    export_pair *n = malloc(sizeof *n);
     if (n)
         *n = key;
     if (!n || !(node = tsearch(n, &p->root, compare_pairs))) {
@@ -43,7 +51,7 @@ static msg_pair *lookup(msg_pairs *p, const mon_event *ev, bool create, bool *oo
 }
 
 /* Pass 1: one message event. */
-static void note(msg_pairs *p, msg_pair *m, const mon_event *ev)
+static void note(export_pairs *p, export_pair *m, const mon_event *ev)
 {
     bool written = ev->kind == MON_EV_MESSAGE_WRITTEN;
     uint32_t *seen = written ? &m->writes : &m->reads;
@@ -66,43 +74,44 @@ static void count_unpaired(const void *node, VISIT which, void *closure)
 {
     if (which != postorder && which != leaf)
         return;
-    const msg_pair *m = *(const msg_pair *const *)node;
-    msg_pair_counts *c = closure;
+    const export_pair *m = *(const export_pair *const *)node;
+    export_message_counts *c = closure;
     c->paired += m->flow != 0;
     c->written_unread += m->writes && !m->reads;
     c->read_unwritten += m->reads && !m->writes;
 }
 
-msg_pairs *msg_pairs_scan(trace_input *in, const char *cmd)
+export_pairs *export_pairs_scan(const export_source *src, char *err, size_t errlen)
 {
-    msg_pairs *p = calloc(1, sizeof *p);
+    export_pairs *p = calloc(1, sizeof *p);
     if (!p) {
-        fprintf(stderr, "snetmon %s: out of memory\n", cmd);
+        snprintf(err, errlen, "out of memory");
         return NULL;
     }
     mon_event ev;
     int rc;
     bool oom = false;
-    while (!oom && (rc = trace_input_next(in, &ev)) == 1) {
+    err[0] = '\0';
+    while (!oom && (rc = src->next(src->ctx, &ev)) == 1) {
         if (ev.kind != MON_EV_MESSAGE_WRITTEN && ev.kind != MON_EV_MESSAGE_READ)
             continue;
-        msg_pair *m = lookup(p, &ev, true, &oom);
+        export_pair *m = lookup(p, &ev, true, &oom);
         if (m)
             note(p, m, &ev);
     }
     if (oom)
-        fprintf(stderr, "snetmon %s: out of memory\n", cmd);
-    if (oom || rc != 0) {
-        msg_pairs_free(p);
+        snprintf(err, errlen, "out of memory");
+    if (oom || rc != 0 || src->rewind(src->ctx) != 0) {
+        export_pairs_free(p);
         return NULL;
     }
     twalk_r(p->root, count_unpaired, &p->counts);
     return p;
 }
 
-msg_pair *msg_pairs_first(msg_pairs *p, const mon_event *ev)
+export_pair *export_pairs_first(export_pairs *p, const mon_event *ev)
 {
-    msg_pair *m = lookup(p, ev, false, NULL);
+    export_pair *m = lookup(p, ev, false, NULL);
     if (!m || !m->flow)
         return NULL;
     bool *done = ev->kind == MON_EV_MESSAGE_WRITTEN ? &m->write_done : &m->read_done;
@@ -112,9 +121,9 @@ msg_pair *msg_pairs_first(msg_pairs *p, const mon_event *ev)
     return m;
 }
 
-const msg_pair_counts *msg_pairs_counts(const msg_pairs *p) { return &p->counts; }
+const export_message_counts *export_pairs_counts(const export_pairs *p) { return &p->counts; }
 
-void msg_pairs_free(msg_pairs *p)
+void export_pairs_free(export_pairs *p)
 {
     if (!p)
         return;
