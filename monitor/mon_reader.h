@@ -340,6 +340,58 @@ typedef struct mon_clock_alignment {
 /* NULL for the trace of one process. Valid until mon_trace_close. */
 const mon_clock_alignment *mon_trace_clock_alignment(const mon_trace *t);
 
+/* ---- run.json: what the monitor says about a run ----
+ *
+ * The file the monitor writes beside a trace (docs/LOGFORMAT.md section 2):
+ * the program's command line, the flags, the clock, and once the run has
+ * finished, the events and bytes of each log; a rank's part of a run
+ * across MPI ranks adds its clock samples; the top of a multi-rank trace
+ * says how many ranks there are. The one reader of it: the trace reader
+ * and every tool take these fields from here. */
+typedef struct mon_run_log {
+    unsigned worker;
+    uint64_t events, bytes;  /* what the writer wrote to the worker's log */
+} mon_run_log;
+
+typedef struct mon_clock_sample {
+    bool end;                /* measured after the run (else before it) */
+    uint64_t local_send, reference, local_receive; /* ticks: this rank's, rank 0's, this rank's */
+} mon_clock_sample;
+
+typedef struct mon_run_json {
+    char *format;            /* "snet-lpel-ctf"; "snet-lpel-ctf-ranks" at the top of a
+                                multi-rank trace */
+    char *format_version;
+    int argc;                /* the program's command line; argv NULL when the */
+    char **argv;             /* file has none */
+    int flush_ms;            /* --mon-flush on the command line; -1 not given */
+    char *flags;             /* the monitoring flags ("mtWTSML") */
+    char *task_filter;       /* --mon-tasks, NULL when none */
+    char *host;
+    char *git_revision;      /* NULL when not recorded */
+    int64_t workers;         /* -1 not given */
+    uint64_t wall_clock_start_ns; /* 0 not given */
+    char *clock_source;      /* "tsc", "CLOCK_MONOTONIC" */
+    uint64_t clock_frequency_hz; /* 0 not given */
+    bool has_complete, complete; /* the run has finished (the file's last version) */
+    mon_run_log *logs;       /* [n_logs]: only once complete */
+    size_t n_logs;
+    int64_t rank;            /* a rank's part of a multi-rank run; -1 otherwise */
+    int64_t ranks;           /* the ranks of a multi-rank run; 0 otherwise */
+    mon_clock_sample *samples; /* [n_samples]: a rank's clock against rank 0's */
+    size_t n_samples;
+} mon_run_json;
+
+/* Reads DIR/run.json: 0 with *out; 1 when there is none (*out NULL); -1
+ * with "PATH:LINE: what is wrong" when it cannot be read or is not JSON. */
+int mon_run_json_read(const char *dir, mon_run_json **out, char *err, size_t errlen);
+/* What a trace directory's run.json says about the run as a whole: DIR's,
+ * or DIR/..'s when DIR is a trace's ctf directory; for the top of a
+ * multi-rank trace rank 0's, with the workers of all ranks and complete
+ * when every rank is (ranks set). Returns as mon_run_json_read. */
+int mon_run_json_read_trace(const char *dir, mon_run_json **out, char *err, size_t errlen);
+void mon_run_json_free(mon_run_json *r);
+
 /* ---- per-task state of a trace's consumers ----
  *
  * A hash map from a 64-bit key such as mon_run_key(ev, task) to a value of

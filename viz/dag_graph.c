@@ -556,7 +556,7 @@ int viz_dag_render(viz_dag *dag, const char *path, const viz_dag_config *config)
     const viz_dag_config *cfg = config ? config : &defaults;
     dag_work w;
     int rc = analyse(dag, &w, cfg->collapse);
-    Agraph_t *g = rc == VIZ_OK ? agopen("dag", Agdirected, NULL) : NULL;
+    Agraph_t *g = rc == VIZ_OK ? viz_gv_open("dag") : NULL;
     if (rc == VIZ_OK && !g)
         rc = dag_oom(dag);
     if (rc == VIZ_OK)

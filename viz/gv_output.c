@@ -32,6 +32,48 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+/* The id discipline of viz_gv_open: ids count up 1, 3, 5, ... as objects
+ * are made (the odd ids cgraph keeps for anonymous objects); named objects
+ * are refused here, so cgraph keeps their names in its own map from name to
+ * such an id (agmapnametoid), and writes subgraphs in the order they were
+ * made. Graphviz's default makes a name's id the address of its copy. */
+static void *seq_open(Agraph_t *g, Agdisc_t *disc)
+{
+    (void)g, (void)disc;
+    return calloc(1, sizeof(IDTYPE));
+}
+
+static long seq_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
+{
+    (void)objtype;
+    IDTYPE *next = state;
+    if (str || !createflag)
+        return 0;
+    *id = 2 * (*next)++ + 1;
+    return 1;
+}
+
+static long seq_alloc(void *state, int objtype, IDTYPE request)
+{
+    (void)state, (void)objtype, (void)request;
+    return 0; /* no object is asked for by id */
+}
+
+static void seq_free(void *state, int objtype, IDTYPE id) { (void)state, (void)objtype, (void)id; }
+
+static char *seq_print(void *state, int objtype, IDTYPE id)
+{
+    (void)state, (void)objtype, (void)id;
+    return NULL; /* the names are in cgraph's map */
+}
+
+static void seq_register(void *state, int objtype, void *obj) { (void)state, (void)objtype, (void)obj; }
+
+static Agiddisc_t seq_ids = {seq_open, seq_map, seq_alloc, seq_free, seq_print, free, seq_register};
+static Agdisc_t seq_disc = {&AgMemDisc, &seq_ids, &AgIoDisc};
+
+void *viz_gv_open(const char *name) { return agopen((char *)name, Agdirected, &seq_disc); }
+
 static int write_dot(Agraph_t *g, const char *tmp, char *err, size_t errlen)
 {
     FILE *out = fopen(tmp, "w");

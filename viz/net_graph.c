@@ -440,7 +440,7 @@ static int build_graph(viz_net *net, Agraph_t *g)
 
 int viz_net_render(viz_net *net, const char *path)
 {
-    Agraph_t *g = agopen("network", Agdirected, NULL);
+    Agraph_t *g = viz_gv_open("network");
     if (!g)
         return oom(net);
     int rc = build_graph(net, g);

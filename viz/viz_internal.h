@@ -166,6 +166,13 @@ int viz_timeline_svg_document(viz_timeline *tl, char **doc, size_t *len);
 
 /* ---- Graphviz output (gv_output.c) ---- */
 
+/* A new directed root graph whose objects (nodes, edges, subgraphs) get
+ * their ids in the order they are made, so that what is written follows
+ * that order and not the addresses of their name strings (Graphviz's own
+ * ids; the order of the clusters of the network graph varied from one run
+ * to the next). An Agraph_t*, NULL when out of memory; agclose frees it. */
+void *viz_gv_open(const char *name);
+
 /* Lays out (unless .dot) and writes graph g to path, the layout contained in
  * a child process and the file renamed into place only on success. Returns
  * VIZ_OK or sets err. graph is an Agraph_t* (void here so users need not see

@@ -5,6 +5,8 @@
  */
 #include "run_record.h"
 
+#include "mon_reader.h"
+
 #include <ctype.h>
 #include <jansson.h>
 #include <limits.h>
@@ -138,108 +140,52 @@ static void iso_time(time_t t, char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static const char *json_str(json_t *root, const char *key)
+/* A command line as its JSON array's text (how a record keeps it). */
+static char *command_line_text(run_record *rec, const mon_run_json *run)
 {
-    return json_string_value(json_object_get(root, key));
+    json_t *cl = json_array();
+    for (int i = 0; cl && i < run->argc; i++)
+        json_array_append_new(cl, json_string(run->argv[i]));
+    char *text = cl ? json_dumps(cl, JSON_COMPACT) : NULL;
+    char *copy = rr_strdup(rec, text);
+    free(text);
+    json_decref(cl);
+    return copy;
 }
 
-static json_t *load_json(const char *path, char *err, size_t errlen)
-{
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (!root)
-        snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
-    return root;
-}
-
-/* A multi-rank trace's run.json (top) stands for its ranks: rank 0's
- * run.json, the workers of all ranks, complete when every rank is. */
-static json_t *ranks_run_json(const char *dir, json_t *top, char *err, size_t errlen)
-{
-    json_int_t ranks = json_integer_value(json_object_get(top, "ranks"));
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/rank-0/run.json", dir);
-    json_t *run = load_json(path, err, errlen);
-    if (!run)
-        return NULL;
-    json_int_t workers = 0;
-    bool complete = true;
-    for (json_int_t r = 0; r < ranks; r++) {
-        snprintf(path, sizeof path, "%s/rank-%lld/run.json", dir, (long long)r);
-        /* A rank without a readable run.json counts as not complete. */
-        json_t *one = r == 0 ? json_incref(run) : json_load_file(path, 0, NULL);
-        workers += json_integer_value(json_object_get(one, "workers"));
-        complete = complete && json_is_true(json_object_get(one, "complete"));
-        json_decref(one);
-    }
-    json_object_set_new(run, "ranks", json_integer(ranks));
-    json_object_set_new(run, "workers", json_integer(workers));
-    json_object_set_new(run, "complete", json_boolean(complete));
-    return run;
-}
-
-json_t *rr_run_json_load(const char *dir, char *err, size_t errlen)
-{
-    char path[PATH_MAX];
-    struct stat st;
-    err[0] = '\0';
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    if (stat(path, &st) != 0) {
-        snprintf(path, sizeof path, "%s/../run.json", dir);
-        if (stat(path, &st) != 0)
-            return NULL;
-    }
-    json_t *root = load_json(path, err, errlen);
-    if (root && json_is_integer(json_object_get(root, "ranks")) &&
-        !json_object_get(root, "rank")) {
-        json_t *run = ranks_run_json(dir, root, err, errlen);
-        err[0] = '\0'; /* no rank 0 run.json: the top one's facts are all there is */
-        if (run) {
-            json_decref(root);
-            root = run;
-        }
-    }
-    return root;
-}
-
-/* run.json of a trace directory (rr_run_json_load); absent for event files
- * and old traces: nothing. */
+/* run.json of a trace directory (mon_run_json_read_trace); absent for
+ * event files and old traces: nothing. */
 static int read_run_json(run_record *rec, const char *dir, char *err, size_t errlen)
 {
-    json_t *root = rr_run_json_load(dir, err, errlen);
-    if (!root)
-        return err[0] ? -1 : 0;
+    mon_run_json *run;
+    int rc = mon_run_json_read_trace(dir, &run, err, errlen);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
     rr_meta *m = &rec->meta;
-    json_t *cl = json_object_get(root, "command_line");
-    if (json_is_array(cl)) {
-        char *text = json_dumps(cl, JSON_COMPACT);
-        m->command_line = rr_strdup(rec, text);
-        free(text);
-        const char *argv0 = json_string_value(json_array_get(cl, 0));
+    if (run->argv) {
+        m->command_line = command_line_text(rec, run);
+        const char *argv0 = run->argc ? run->argv[0] : NULL;
         if (argv0) {
             const char *base = strrchr(argv0, '/');
             m->program = rr_strdup(rec, base ? base + 1 : argv0);
         }
     }
-    json_t *w = json_object_get(root, "workers");
-    if (json_is_integer(w))
-        m->workers = json_integer_value(w);
-    m->flags = rr_strdup(rec, json_str(root, "flags"));
-    m->task_filter = rr_strdup(rec, json_str(root, "task_filter"));
-    m->host = rr_strdup(rec, json_str(root, "host"));
+    if (run->workers >= 0)
+        m->workers = run->workers;
+    m->flags = rr_strdup(rec, run->flags);
+    m->task_filter = rr_strdup(rec, run->task_filter);
+    m->host = rr_strdup(rec, run->host);
     if (!m->git_revision)
-        m->git_revision = rr_strdup(rec, json_str(root, "git_revision"));
-    json_t *start = json_object_get(root, "wall_clock_start_ns");
-    if (json_is_integer(start) && json_integer_value(start) > 0) {
+        m->git_revision = rr_strdup(rec, run->git_revision);
+    if (run->wall_clock_start_ns > 0 && run->wall_clock_start_ns <= INT64_MAX) {
         char iso[40];
-        m->start_ns = json_integer_value(start);
+        m->start_ns = (int64_t)run->wall_clock_start_ns;
         iso_time((time_t)(m->start_ns / 1000000000), iso, sizeof iso);
         m->start_time = rr_strdup(rec, iso);
     }
-    json_t *complete = json_object_get(root, "complete");
-    if (json_is_boolean(complete))
-        m->complete = json_is_true(complete);
-    json_decref(root);
+    if (run->has_complete)
+        m->complete = run->complete;
+    mon_run_json_free(run);
     return 0;
 }
 

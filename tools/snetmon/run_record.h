@@ -157,15 +157,6 @@ typedef struct rr_options {
 int run_record_from_graph(run_record *rec, const wfb_graph *g, const rr_options *opt, char *err,
                           size_t errlen);
 
-/* The run.json that describes the run of trace directory dir (jansson
- * object, the caller's): DIR/run.json, or beside DIR when DIR is the ctf/
- * folder. For a multi-rank trace (its run.json has "ranks": R,
- * docs/LOGFORMAT.md section 8) rank 0's, DIR/rank-0/run.json, with "ranks"
- * R, "workers" summed over the ranks and "complete" true only when every
- * rank's run.json says so (the top one alone when rank 0's is missing). NULL with err "" when there is none (event
- * files, old traces); NULL with one line in err when one cannot be read. */
-struct json_t *rr_run_json_load(const char *dir, char *err, size_t errlen);
-
 /* An empty record, ready for repo_load. */
 void run_record_init(run_record *rec);
 void run_record_free(run_record *rec);
