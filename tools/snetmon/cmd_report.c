@@ -23,7 +23,7 @@
 
 #include "cli.h"
 #include "out_file.h"
-#include "run_record.h"
+#include "repo.h"
 #include "trace_input.h"
 #include "viz.h"
 #include "viz_wfb.h"

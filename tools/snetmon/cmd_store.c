@@ -6,11 +6,10 @@
  *
  * The input is read through the shared loader (trace_input.h: same errors,
  * same --partial as every other subcommand); the record is made from the
- * bridge's analyses (run_record.h); the store is one transaction.
+ * bridge's analyses (repo_run.h); the store is one transaction.
  */
 #include "cli.h"
 #include "repo.h"
-#include "run_record.h"
 #include "trace_input.h"
 
 #include <jansson.h>
@@ -45,7 +44,7 @@ typedef struct store_args {
     const char *input, *db, *git, *map;
     wfb_format format;
     bool partial, json;
-    rr_label *labels;
+    repo_label *labels;
     size_t n_labels;
 } store_args;
 
@@ -58,7 +57,7 @@ static int add_label(store_args *a, char *arg)
         return -1;
     }
     *eq = '\0';
-    if (rr_is_field(arg)) {
+    if (repo_is_field(arg)) {
         fprintf(stderr, "snetmon store: '%s' is a field of every run (workers, git, program, "
                         "host, format, flags), not a label; %s\n",
                 arg, !strcmp(arg, "git") ? "use --git" : "choose another name");
@@ -69,13 +68,13 @@ static int add_label(store_args *a, char *arg)
             fprintf(stderr, "snetmon store: label '%s' given twice\n", arg);
             return -1;
         }
-    rr_label *grown = realloc(a->labels, (a->n_labels + 1) * sizeof *grown);
+    repo_label *grown = realloc(a->labels, (a->n_labels + 1) * sizeof *grown);
     if (!grown) {
         fprintf(stderr, "snetmon store: out of memory\n");
         return -1;
     }
     a->labels = grown;
-    a->labels[a->n_labels++] = (rr_label){arg, eq + 1};
+    a->labels[a->n_labels++] = (repo_label){arg, eq + 1};
     return 0;
 }
 
@@ -123,9 +122,9 @@ static int store_parse(int argc, char **argv, store_args *a)
 static int store_run(const store_args *a, const wfb_graph *g)
 {
     char err[1024] = "";
-    run_record rec;
-    rr_options opt = {a->input, a->format, a->git, a->n_labels, a->labels};
-    if (run_record_from_graph(&rec, g, &opt, err, sizeof err)) {
+    repo_run rec;
+    repo_options opt = {a->input, a->format, a->git, a->n_labels, a->labels};
+    if (repo_run_from_graph(&rec, g, &opt, err, sizeof err)) {
         fprintf(stderr, "snetmon store: %s\n", err);
         return 1;
     }
@@ -149,7 +148,7 @@ static int store_run(const store_args *a, const wfb_graph *g)
     }
     if (rc)
         fprintf(stderr, "snetmon store: %s\n", err);
-    run_record_free(&rec);
+    repo_run_free(&rec);
     return rc;
 }
 

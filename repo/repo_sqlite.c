@@ -1,5 +1,5 @@
 /*
- * repo_sqlite.c - the SQLite backend of the run repository (repo_backend.h):
+ * repo_sqlite.c - the SQLite backend of the run repository (repo_internal.h):
  * one file, no server, the default.
  *
  * Concurrency: every writer starts with BEGIN IMMEDIATE, which takes the
@@ -7,7 +7,7 @@
  * for it instead of failing; SQLite's journal makes a transaction all or
  * nothing, so a store killed half-way leaves no trace of its run.
  */
-#include "repo_backend.h"
+#include "repo_internal.h"
 
 #include <errno.h>
 #include <math.h>

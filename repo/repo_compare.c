@@ -1,11 +1,11 @@
 /*
- * run_compare.c - two runs side by side, and series of runs
- * (run_compare.h). The figures are gathered into small tables first
- * (run_compare_table.h), whose one writer prints them as text, JSON or
+ * repo_compare.c - two runs side by side, and series of runs (repo.h,
+ * part 3). The figures are gathered into small tables first
+ * (repo_internal.h), whose one writer prints them as text, JSON or
  * CSV. Definitions: docs/METRICS.md section 7.
  */
-#include "run_compare.h"
-#include "run_compare_table.h"
+#include "repo.h"
+#include "repo_internal.h"
 
 #include "mon_reader.h"
 
@@ -40,7 +40,7 @@ typedef struct agg {
     size_t n_out;
 } agg;
 
-static int agg_add(agg *g, const char *key, size_t key_len, int side, const rr_task *t)
+static int agg_add(agg *g, const char *key, size_t key_len, int side, const repo_task *t)
 {
     if (g->n == g->cap) {
         size_t cap = g->cap ? g->cap * 2 : 64;
@@ -171,7 +171,7 @@ static void agg_free(agg *g)
 
 typedef enum group_by { BY_NAME, BY_KIND, BY_PREFIX } group_by;
 
-static const char *task_name(const rr_task *t, char *buf, size_t len)
+static const char *task_name(const repo_task *t, char *buf, size_t len)
 {
     if (t->name)
         return t->name;
@@ -180,12 +180,12 @@ static const char *task_name(const rr_task *t, char *buf, size_t len)
 }
 
 /* Groups the tasks of both runs; prefixes up to depth components. */
-static int group_tasks(agg *g, const run_record *const runs[2], group_by by, int depth)
+static int group_tasks(agg *g, const repo_run *const runs[2], group_by by, int depth)
 {
     memset(g, 0, sizeof *g);
     for (int side = 0; side < 2; side++) {
         for (size_t i = 0; i < runs[side]->n_tasks; i++) {
-            const rr_task *t = &runs[side]->tasks[i];
+            const repo_task *t = &runs[side]->tasks[i];
             char buf[64];
             const char *name = task_name(t, buf, sizeof buf);
             int rc = 0;
@@ -215,15 +215,15 @@ static int group_tasks(agg *g, const run_record *const runs[2], group_by by, int
 /* Activities grouped by name (their label, else their id), as tasks: exec
  * = processing time, span = latest end - earliest active, wait = waiting
  * time (active - submitted), docs/METRICS.md sections 4 and 7. */
-static int group_activities(agg *g, const run_record *const runs[2])
+static int group_activities(agg *g, const repo_run *const runs[2])
 {
     memset(g, 0, sizeof *g);
     for (int side = 0; side < 2; side++)
         for (size_t i = 0; i < runs[side]->n_activities; i++) {
-            const rr_activity *a = &runs[side]->activities[i];
+            const repo_activity *a = &runs[side]->activities[i];
             const char *name = a->label ? a->label : a->id;
             bool timed = !isnan(a->active_s) && !isnan(a->end_s);
-            rr_task t = {.exec_s = isnan(a->processing_s) ? 0 : a->processing_s,
+            repo_task t = {.exec_s = isnan(a->processing_s) ? 0 : a->processing_s,
                          .executions = timed,
                          .first_s = a->active_s,
                          .last_s = a->end_s,
@@ -261,7 +261,7 @@ static worker_sum *find_worker(worker_sum *w, size_t *n, uint32_t id)
 }
 
 /* Per worker, for both runs: [worker][side]. */
-static worker_sum *sum_workers(const run_record *const runs[2], size_t *n)
+static worker_sum *sum_workers(const repo_run *const runs[2], size_t *n)
 {
     size_t cap = runs[0]->n_workers + runs[1]->n_workers;
     worker_sum *w = calloc(2 * (cap ? cap : 1), sizeof *w);
@@ -312,7 +312,7 @@ static double worker_slowdown(const worker_sum *w, size_t n, int side)
     return k && sum > 0 ? (double)k * max / sum : NAN;
 }
 
-static double total_wait(const run_record *r)
+static double total_wait(const repo_run *r)
 {
     double s = NAN;
     for (size_t i = 0; i < r->n_workers; i++)
@@ -323,25 +323,25 @@ static double total_wait(const run_record *r)
 static const char *const whole_cols[] = {"figure", "A", "B", "B/A"};
 static const char *const speedup_cols[] = {"figure", "speedup", "slowdown"};
 
-static void whole_row(creport *r, ctable *t, const char *figure, double a, double b)
+static void whole_row(repo_report *r, repo_table *t, const char *figure, double a, double b)
 {
-    cell *row = add_row(r, t);
+    repo_cell *row = repo_table_row(r, t);
     if (!row)
         return;
-    set_text(r, row, 0, figure);
+    repo_cell_set_text(r, row, 0, figure);
     row[1].num = a;
     row[2].num = b;
-    row[3].num = ratio(b, a);
+    row[3].num = repo_ratio(b, a);
 }
 
 /* Rebuilds the activity DAG of a record, for wfb_speedup. */
-static wfb_graph *activity_graph(const run_record *rec, wfb_error *err)
+static wfb_graph *activity_graph(const repo_run *rec, wfb_error *err)
 {
     wfb_graph *g = wfb_graph_new();
     if (!g)
         return NULL;
     for (size_t i = 0; i < rec->n_activities; i++) {
-        const rr_activity *a = &rec->activities[i];
+        const repo_activity *a = &rec->activities[i];
         uint32_t v = wfb_vertex_ref(g, a->id, strlen(a->id), 0);
         if (v == WFB_NONE)
             goto fail;
@@ -353,7 +353,7 @@ static wfb_graph *activity_graph(const run_record *rec, wfb_error *err)
             goto fail;
     }
     for (size_t i = 0; i < rec->n_dependencies; i++) {
-        const rr_dependency *d = &rec->dependencies[i];
+        const repo_dependency *d = &rec->dependencies[i];
         uint32_t p = wfb_vertex_ref(g, d->parent, strlen(d->parent), 0);
         uint32_t c = wfb_vertex_ref(g, d->child, strlen(d->child), 0);
         if (p == WFB_NONE || c == WFB_NONE || wfb_edge_add(g, p, c, WFB_EDGE_DEPEND, 0, 0) == WFB_NONE)
@@ -368,7 +368,7 @@ fail:
 
 /* [GRID] speedup of B over A on their common activities (whose id matches
  * pattern, NULL: all): span(A)/span(B). */
-static int activity_speedup(const run_record *a, const run_record *b, const char *pattern,
+static int activity_speedup(const repo_run *a, const repo_run *b, const char *pattern,
                             double *s, size_t *common, char *err, size_t errlen)
 {
     *s = NAN;
@@ -385,12 +385,12 @@ static int activity_speedup(const run_record *a, const run_record *b, const char
     return rc;
 }
 
-static void whole_table(creport *r, const run_record *const runs[2], const worker_sum *w,
+static void whole_table(repo_report *r, const repo_run *const runs[2], const worker_sum *w,
                         size_t nw, double act_speedup, size_t common)
 {
-    ctable *t = add_table(r, "whole_run", xprintf("Whole run"), whole_cols, 4);
-    const rr_figures *fa = rr_figures_of(runs[0], 0), *fb = rr_figures_of(runs[1], 0);
-    static const rr_figures none = {.f = {.span_s = NAN, .throughput_per_s = NAN,
+    repo_table *t = repo_table_add(r, "whole_run", repo_xprintf("Whole run"), whole_cols, 4);
+    const repo_figures *fa = repo_figures_of(runs[0], 0), *fb = repo_figures_of(runs[1], 0);
+    static const repo_figures none = {.f = {.span_s = NAN, .throughput_per_s = NAN,
                                           .busy_max_s = NAN, .throughput_busy_per_s = NAN,
                                           .exec_s = NAN, .jitter_s = NAN,
                                           .latency = {0, NAN, NAN, NAN, NAN, NAN, NAN, NAN},
@@ -414,7 +414,7 @@ static void whole_table(creport *r, const run_record *const runs[2], const worke
     whole_row(r, t, "wait_s", total_wait(runs[0]), total_wait(runs[1]));
     whole_row(r, t, "worker_slowdown_factor", worker_slowdown(w, nw, 0), worker_slowdown(w, nw, 1));
     if (runs[0]->n_activities || runs[1]->n_activities) {
-        const rr_activity_figures *xa = &runs[0]->activity, *xb = &runs[1]->activity;
+        const repo_activity_figures *xa = &runs[0]->activity, *xb = &runs[1]->activity;
         whole_row(r, t, "activities", (double)xa->activities, (double)xb->activities);
         whole_row(r, t, "makespan_s", xa->makespan_s, xb->makespan_s);
         whole_row(r, t, "response_median_s", xa->response.median, xb->response.median);
@@ -424,65 +424,65 @@ static void whole_table(creport *r, const run_record *const runs[2], const worke
                   xb->slowdown_factor.mean);
     }
     /* the speedup rows: A's time over B's */
-    ctable *s = add_table(r, "speedup", xprintf("Speedup of B over A (> 1: B is faster)"),
+    repo_table *s = repo_table_add(r, "speedup", repo_xprintf("Speedup of B over A (> 1: B is faster)"),
                           speedup_cols, 3);
-    cell *row = add_row(r, s);
-    set_text(r, row, 0, "run (span A / span B)");
+    repo_cell *row = repo_table_row(r, s);
+    repo_cell_set_text(r, row, 0, "run (span A / span B)");
     if (row) {
-        row[1].num = ratio(fa->f.span_s, fb->f.span_s);
-        row[2].num = ratio(1.0, row[1].num);
+        row[1].num = repo_ratio(fa->f.span_s, fb->f.span_s);
+        row[2].num = repo_ratio(1.0, row[1].num);
     }
-    row = add_row(r, s);
-    set_text(r, row, 0, "busy time (busy_max A / busy_max B)");
+    row = repo_table_row(r, s);
+    repo_cell_set_text(r, row, 0, "busy time (busy_max A / busy_max B)");
     if (row) {
-        row[1].num = ratio(fa->f.busy_max_s, fb->f.busy_max_s);
-        row[2].num = ratio(1.0, row[1].num);
+        row[1].num = repo_ratio(fa->f.busy_max_s, fb->f.busy_max_s);
+        row[2].num = repo_ratio(1.0, row[1].num);
     }
     if (runs[0]->n_activities || runs[1]->n_activities) {
-        row = add_row(r, s);
-        char *name = xprintf("common activities (%zu, [GRID])", common);
-        set_text(r, row, 0, name ? name : "common activities");
+        row = repo_table_row(r, s);
+        char *name = repo_xprintf("common activities (%zu, [GRID])", common);
+        repo_cell_set_text(r, row, 0, name ? name : "common activities");
         free(name);
         if (row) {
             row[1].num = act_speedup;
-            row[2].num = ratio(1.0, act_speedup);
+            row[2].num = repo_ratio(1.0, act_speedup);
         }
     }
 }
 
 /* The speedup over the common activities matching --subgraph RE. */
-static void subgraph_speedup_row(creport *r, const char *pattern, double s, size_t common)
+static void subgraph_speedup_row(repo_report *r, const char *pattern, double s, size_t common)
 {
-    ctable *t = NULL;
+    repo_table *t = NULL;
     for (size_t i = 0; i < r->n; i++)
         if (!strcmp(r->tables[i].key, "speedup"))
             t = &r->tables[i];
-    cell *row = add_row(r, t);
-    char *name = xprintf("common activities matching '%s' (%zu, [GRID])", pattern, common);
-    set_text(r, row, 0, name ? name : pattern);
+    repo_cell *row = repo_table_row(r, t);
+    char *name = repo_xprintf("common activities matching '%s' (%zu, [GRID])", pattern, common);
+    repo_cell_set_text(r, row, 0, name ? name : pattern);
     free(name);
     if (row) {
         row[1].num = s;
-        row[2].num = ratio(1.0, s);
+        row[2].num = repo_ratio(1.0, s);
     }
 }
 
 static const char *const worker_cols[] = {"worker", "WE A",   "WE B",  "busy A", "busy B",
                                           "WT A",   "WT B",   "waits A", "waits B"};
 
-static void workers_table(creport *r, const worker_sum *w, size_t n)
+static void workers_table(repo_report *r, const worker_sum *w, size_t n)
 {
-    ctable *t = add_table(r, "workers",
-                          xprintf("Workers (WE: execution time, worker_start to worker_end; "
+    repo_table *t = repo_table_add(r, "workers",
+                          repo_xprintf("Workers (WE: execution time, worker_start to worker_end; "
                                   "WT: waiting time; seconds, summed over the runs of a trace)"),
                           worker_cols, 9);
     for (size_t i = 0; i < n; i++) {
-        cell *row = add_row(r, t);
+        repo_cell *row = repo_table_row(r, t);
         if (!row)
             return;
         char id[24];
         snprintf(id, sizeof id, "%u", w[2 * i].worker);
-        set_text(r, row, 0, id);
+        repo_cell_set_text(r, row, 0, id);
         for (int side = 0; side < 2; side++) {
             const worker_sum *s = &w[2 * i + (size_t)side];
             if (!s->has[side])
@@ -498,19 +498,19 @@ static void workers_table(creport *r, const worker_sum *w, size_t n)
 static const char *const group_cols[] = {"name",   "tasks A", "tasks B", "exec A",  "exec B",
                                          "span A", "span B",  "speedup", "wait A", "wait B"};
 
-static void group_row(creport *r, ctable *t, const agg_out *o)
+static void group_row(repo_report *r, repo_table *t, const agg_out *o)
 {
-    cell *row = add_row(r, t);
+    repo_cell *row = repo_table_row(r, t);
     if (!row)
         return;
-    set_text(r, row, 0, o->key);
+    repo_cell_set_text(r, row, 0, o->key);
     row[1].num = (double)o->tasks[0];
     row[2].num = (double)o->tasks[1];
     row[3].num = o->exec[0];
     row[4].num = o->exec[1];
     row[5].num = o->span[0];
     row[6].num = o->span[1];
-    row[7].num = ratio(o->span[0], o->span[1]);
+    row[7].num = repo_ratio(o->span[0], o->span[1]);
     row[8].num = o->wait[0];
     row[9].num = o->wait[1];
 }
@@ -525,15 +525,15 @@ static const char *parent_prefix(const char *key, char *buf, size_t len)
     return buf;
 }
 
-static int subgraph_tables(creport *r, const run_record *const runs[2], int depth)
+static int subgraph_tables(repo_report *r, const repo_run *const runs[2], int depth)
 {
     agg g;
     if (group_tasks(&g, runs, BY_PREFIX, depth)) {
         agg_free(&g);
         return -1;
     }
-    ctable *t = add_table(r, "subgraphs",
-                          xprintf("Sub-graphs by net path (prefixes of up to %d components, in "
+    repo_table *t = repo_table_add(r, "subgraphs",
+                          repo_xprintf("Sub-graphs by net path (prefixes of up to %d components, in "
                                   "both runs; seconds; speedup = span A / span B)",
                                   depth),
                           group_cols, 10);
@@ -553,7 +553,7 @@ static int subgraph_tables(creport *r, const run_record *const runs[2], int dept
         agg_free(&g);
         return -1;
     }
-    t = add_table(r, "kinds", xprintf("Entity kinds (the last net-path component)"), group_cols,
+    t = repo_table_add(r, "kinds", repo_xprintf("Entity kinds (the last net-path component)"), group_cols,
                   10);
     for (size_t i = 0; i < g.n_out; i++)
         group_row(r, t, &g.out[i]);
@@ -564,8 +564,8 @@ static int subgraph_tables(creport *r, const run_record *const runs[2], int dept
         agg_free(&g);
         return -1;
     }
-    t = add_table(r, "activity_names",
-                  xprintf("Activities by name (exec: processing time; wait: waiting time; "
+    t = repo_table_add(r, "activity_names",
+                  repo_xprintf("Activities by name (exec: processing time; wait: waiting time; "
                           "seconds)"),
                   group_cols, 10);
     for (size_t i = 0; i < g.n_out; i++)
@@ -589,12 +589,12 @@ static int cmp_delta_desc(const void *x, const void *y)
 
 static const char *const task_cols[] = {"task", "A", "B", "B-A"};
 
-static void delta_table(creport *r, const agg *g, delta *d, bool wait, bool gained, size_t top)
+static void delta_table(repo_report *r, const agg *g, delta *d, bool wait, bool gained, size_t top)
 {
     const char *what = wait ? "waiting" : "execution time";
-    ctable *t = add_table(r, wait ? (gained ? "tasks_gained_wait" : "tasks_lost_wait")
+    repo_table *t = repo_table_add(r, wait ? (gained ? "tasks_gained_wait" : "tasks_lost_wait")
                                   : (gained ? "tasks_gained_exec" : "tasks_lost_exec"),
-                          xprintf("Tasks that %s the most %s (matched by net path; seconds)",
+                          repo_xprintf("Tasks that %s the most %s (matched by net path; seconds)",
                                   gained ? "gained" : "lost", what),
                           task_cols, 4);
     for (size_t i = 0; i < g->n_out; i++) {
@@ -606,12 +606,12 @@ static void delta_table(creport *r, const agg *g, delta *d, bool wait, bool gain
     qsort(d, g->n_out, sizeof *d, cmp_delta_desc);
     for (size_t i = 0; i < g->n_out && i < top && d[i].d > 0; i++) {
         const agg_out *o = d[i].o;
-        cell *row = add_row(r, t);
+        repo_cell *row = repo_table_row(r, t);
         if (!row)
             return;
-        char *name = xprintf("%s%s", o->key,
+        char *name = repo_xprintf("%s%s", o->key,
                              !o->tasks[0] ? " (only in B)" : !o->tasks[1] ? " (only in A)" : "");
-        set_text(r, row, 0, name ? name : o->key);
+        repo_cell_set_text(r, row, 0, name ? name : o->key);
         free(name);
         row[1].num = wait ? o->wait[0] : o->exec[0];
         row[2].num = wait ? o->wait[1] : o->exec[1];
@@ -619,7 +619,7 @@ static void delta_table(creport *r, const agg *g, delta *d, bool wait, bool gain
     }
 }
 
-static int task_tables(creport *r, const run_record *const runs[2], size_t top)
+static int task_tables(repo_report *r, const repo_run *const runs[2], size_t top)
 {
     agg g;
     if (group_tasks(&g, runs, BY_NAME, 0)) {
@@ -681,18 +681,18 @@ static const char *const share_cols[] = {"kind", "A", "B", "B-A"};
 
 /* The critical paths' lengths, and the time each entity kind spends on
  * them (the steps of the vertices it produced), largest change first. */
-static int path_tables(creport *r, const run_record *const runs[2])
+static int path_tables(repo_report *r, const repo_run *const runs[2])
 {
-    ctable *t = add_table(r, "critical_path", xprintf("Critical paths (seconds)"), path_cols, 6);
+    repo_table *t = repo_table_add(r, "critical_path", repo_xprintf("Critical paths (seconds)"), path_cols, 6);
     for (int k = 0; k < 2; k++) {
-        cell *row = add_row(r, t);
+        repo_cell *row = repo_table_row(r, t);
         if (!row)
             return -1;
-        set_text(r, row, 0, wfb_path_kind_name((wfb_path_kind)k));
-        const rr_path *pa = &runs[0]->paths[k], *pb = &runs[1]->paths[k];
+        repo_cell_set_text(r, row, 0, wfb_path_kind_name((wfb_path_kind)k));
+        const repo_path *pa = &runs[0]->paths[k], *pb = &runs[1]->paths[k];
         row[1].num = pa->valid ? pa->length_s : NAN;
         row[2].num = pb->valid ? pb->length_s : NAN;
-        row[3].num = ratio(row[2].num, row[1].num);
+        row[3].num = repo_ratio(row[2].num, row[1].num);
         row[4].num = pa->valid ? (double)pa->n : NAN;
         row[5].num = pb->valid ? (double)pb->n : NAN;
     }
@@ -704,7 +704,7 @@ static int path_tables(creport *r, const run_record *const runs[2])
     size_t n = 0, cap = 0;
     int rc = 0;
     for (int side = 0; side < 2 && rc == 0; side++) {
-        const rr_path *p = &runs[side]->paths[k];
+        const repo_path *p = &runs[side]->paths[k];
         for (size_t i = 0; p->valid && i < p->n && rc == 0; i++) {
             const char *owner = p->steps[i].task;
             const char *kind = mon_task_kind(owner);
@@ -715,16 +715,16 @@ static int path_tables(creport *r, const run_record *const runs[2])
     if (rc == 0) {
         if (n)
             qsort(sums, n, sizeof *sums, cmp_step_change);
-        t = add_table(r, "critical_path_kinds",
-                      xprintf("Time on the %s by entity kind (the steps of the vertices each "
+        t = repo_table_add(r, "critical_path_kinds",
+                      repo_xprintf("Time on the %s by entity kind (the steps of the vertices each "
                               "kind produced; seconds), largest change first",
                               wfb_path_kind_name((wfb_path_kind)k)),
                       share_cols, 4);
         for (size_t i = 0; i < n; i++) {
-            cell *row = add_row(r, t);
+            repo_cell *row = repo_table_row(r, t);
             if (!row)
                 break;
-            set_text(r, row, 0, sums[i].key);
+            repo_cell_set_text(r, row, 0, sums[i].key);
             row[1].num = sums[i].s[0];
             row[2].num = sums[i].s[1];
             row[3].num = sums[i].s[1] - sums[i].s[0];
@@ -738,9 +738,9 @@ static int path_tables(creport *r, const run_record *const runs[2])
 
 /* ------------------------------------------------------------ heads */
 
-static char *describe(const run_record *rec)
+static char *describe(const repo_run *rec)
 {
-    const rr_meta *m = &rec->meta;
+    const repo_meta *m = &rec->meta;
     char id[32] = "", workers[32] = "", git[80] = "", labels[512] = "";
     if (m->id > 0)
         snprintf(id, sizeof id, "run %lld, ", (long long)m->id);
@@ -752,13 +752,13 @@ static char *describe(const run_record *rec)
     for (size_t i = 0; i < m->n_labels && used < sizeof labels; i++)
         used += (size_t)snprintf(labels + used, sizeof labels - used, ", %s=%s",
                                  m->labels[i].key, m->labels[i].value);
-    return xprintf("%s%s%s%s%s (%s)", id, m->program ? m->program : m->format ? m->format : "?",
+    return repo_xprintf("%s%s%s%s%s (%s)", id, m->program ? m->program : m->format ? m->format : "?",
                    workers, git, labels, m->source ? m->source : "?");
 }
 
-static json_t *meta_json(const run_record *rec)
+static json_t *meta_json(const repo_run *rec)
 {
-    const rr_meta *m = &rec->meta;
+    const repo_meta *m = &rec->meta;
     json_t *o = json_object();
     json_object_set_new(o, "id", m->id > 0 ? json_integer(m->id) : json_null());
     json_object_set_new(o, "source", m->source ? json_string(m->source) : json_null());
@@ -769,16 +769,16 @@ static json_t *meta_json(const run_record *rec)
     return o;
 }
 
-int run_compare_write(const run_record *a, const run_record *b, const cmp_options *opt,
+int repo_compare_write(const repo_run *a, const repo_run *b, const repo_compare_options *opt,
                       wfb_output fmt, FILE *out, char *err, size_t errlen)
 {
-    const run_record *const runs[2] = {a, b};
-    cmp_options o = opt ? *opt : (cmp_options){0};
+    const repo_run *const runs[2] = {a, b};
+    repo_compare_options o = opt ? *opt : (repo_compare_options){0};
     if (o.depth <= 0)
         o.depth = 2;
     if (o.top == 0)
         o.top = 5;
-    creport r = {0};
+    repo_report r = {0};
     size_t nw = 0;
     worker_sum *w = sum_workers(runs, &nw);
     double act = NAN;
@@ -813,7 +813,7 @@ int run_compare_write(const run_record *a, const run_record *b, const cmp_option
             free(da);
             free(db);
         }
-        if (write_report(&r, head, fmt, out) != 0 || ferror(out)) {
+        if (repo_report_write(&r, head, fmt, out) != 0 || ferror(out)) {
             snprintf(err, errlen, "error writing the comparison");
             rc = -1;
         }
@@ -821,7 +821,7 @@ int run_compare_write(const run_record *a, const run_record *b, const cmp_option
         snprintf(err, errlen, "out of memory");
     }
     free(w);
-    report_free(&r);
+    repo_report_free(&r);
     return rc;
 }
 
@@ -849,47 +849,47 @@ static bool is_number(const char *s, double *v)
 
 static int cmp_points_numeric(const void *x, const void *y)
 {
-    const series_point *a = x, *b = y;
+    const repo_series_point *a = x, *b = y;
     double va = strtod(a->value, NULL), vb = strtod(b->value, NULL);
     return va < vb ? -1 : va > vb;
 }
 
 /* The median of one figure over the runs of a point. */
-static double point_median(const run_record *recs, const size_t *members, size_t n, double *tmp,
-                           double (*get)(const run_record *))
+static double point_median(const repo_run *recs, const size_t *members, size_t n, double *tmp,
+                           double (*get)(const repo_run *))
 {
     for (size_t i = 0; i < n; i++)
         tmp[i] = get(&recs[members[i]]);
     return median(tmp, n);
 }
 
-static double get_throughput(const run_record *r)
+static double get_throughput(const repo_run *r)
 {
-    const rr_figures *f = rr_figures_of(r, 0);
+    const repo_figures *f = repo_figures_of(r, 0);
     return f ? f->f.throughput_per_s : NAN;
 }
-static double get_lat50(const run_record *r)
+static double get_lat50(const repo_run *r)
 {
-    const rr_figures *f = rr_figures_of(r, 0);
+    const repo_figures *f = repo_figures_of(r, 0);
     return f ? f->f.latency.median : NAN;
 }
-static double get_lat95(const run_record *r)
+static double get_lat95(const repo_run *r)
 {
-    const rr_figures *f = rr_figures_of(r, 0);
+    const repo_figures *f = repo_figures_of(r, 0);
     return f ? f->f.latency.p95 : NAN;
 }
-static double get_lat99(const run_record *r)
+static double get_lat99(const repo_run *r)
 {
-    const rr_figures *f = rr_figures_of(r, 0);
+    const repo_figures *f = repo_figures_of(r, 0);
     return f ? f->f.latency.p99 : NAN;
 }
-static double get_span(const run_record *r)
+static double get_span(const repo_run *r)
 {
-    const rr_figures *f = rr_figures_of(r, 0);
+    const repo_figures *f = repo_figures_of(r, 0);
     return f ? f->f.span_s : NAN;
 }
 
-int run_series(const run_record *recs, size_t n, const char *key, series_point **points,
+int repo_series(const repo_run *recs, size_t n, const char *key, repo_series_point **points,
                size_t *n_points, char *err, size_t errlen)
 {
     *points = calloc(n ? n : 1, sizeof **points);
@@ -905,7 +905,7 @@ int run_series(const run_record *recs, size_t n, const char *key, series_point *
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        values[i] = rr_field(&recs[i], key, bufs[i], sizeof bufs[i]);
+        values[i] = repo_field(&recs[i], key, bufs[i], sizeof bufs[i]);
     bool numeric = true;
     for (size_t i = 0; i < n; i++) {
         double v;
@@ -921,7 +921,7 @@ int run_series(const run_record *recs, size_t n, const char *key, series_point *
         for (size_t j = i; j < n; j++)
             if (values[j] && !strcmp(values[j], values[i]))
                 members[m++] = j;
-        series_point *p = &(*points)[(*n_points)++];
+        repo_series_point *p = &(*points)[(*n_points)++];
         snprintf(p->value, sizeof p->value, "%s", values[i]);
         p->runs = m;
         p->first_id = recs[members[0]].meta.id;
@@ -944,26 +944,26 @@ static const char *const series_cols[] = {"value",     "runs",          "ids",
                                           "latency_p95_s",    "latency_p99_s",
                                           "wait_s",           "span_s"};
 
-int run_series_write(const series_point *p, size_t n, const char *key, wfb_output fmt, FILE *out)
+int repo_series_write(const repo_series_point *p, size_t n, const char *key, wfb_output fmt, FILE *out)
 {
-    creport r = {0};
-    ctable *t = add_table(&r, "series",
-                          xprintf("Series along '%s' (each figure: the median over the runs "
+    repo_report r = {0};
+    repo_table *t = repo_table_add(&r, "series",
+                          repo_xprintf("Series along '%s' (each figure: the median over the runs "
                                   "with that value)",
                                   key),
                           series_cols, 9);
     for (size_t i = 0; i < n; i++) {
-        cell *row = add_row(&r, t);
+        repo_cell *row = repo_table_row(&r, t);
         if (!row)
             break;
-        set_text(&r, row, 0, p[i].value);
+        repo_cell_set_text(&r, row, 0, p[i].value);
         row[1].num = (double)p[i].runs;
         char ids[64];
         if (p[i].first_id == p[i].last_id)
             snprintf(ids, sizeof ids, "%lld", p[i].first_id);
         else
             snprintf(ids, sizeof ids, "%lld..%lld", p[i].first_id, p[i].last_id);
-        set_text(&r, row, 2, ids);
+        repo_cell_set_text(&r, row, 2, ids);
         row[3].num = p[i].throughput_per_s;
         row[4].num = p[i].latency_median_s;
         row[5].num = p[i].latency_p95_s;
@@ -971,7 +971,7 @@ int run_series_write(const series_point *p, size_t n, const char *key, wfb_outpu
         row[7].num = p[i].wait_s;
         row[8].num = p[i].span_s;
     }
-    int rc = r.oom ? -1 : write_report(&r, NULL, fmt, out);
-    report_free(&r);
+    int rc = r.oom ? -1 : repo_report_write(&r, NULL, fmt, out);
+    repo_report_free(&r);
     return rc || ferror(out) ? -1 : 0;
 }

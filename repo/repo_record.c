@@ -1,9 +1,9 @@
 /*
- * run_record.c - a run's record from the workflow bridge's analyses and the
- * trace's run.json (run_record.h). Only copies: every figure comes from a
+ * repo_record.c - a run's record from the workflow bridge's analyses and the
+ * trace's run.json (repo.h, part 1). Only copies: every figure comes from a
  * wfb_* analysis, so stored figures are those `snetmon metrics` prints.
  */
-#include "run_record.h"
+#include "repo.h"
 
 #include "mon_reader.h"
 
@@ -19,25 +19,25 @@
 
 /* ---- memory: one arena per record, freed at once ---- */
 
-typedef struct rr_chunk {
-    struct rr_chunk *next;
+typedef struct repo_chunk {
+    struct repo_chunk *next;
     size_t used, size;
     _Alignas(max_align_t) unsigned char data[];
-} rr_chunk;
+} repo_chunk;
 
-struct rr_arena {
-    rr_chunk *head;
+struct repo_arena {
+    repo_chunk *head;
 };
 
-void *rr_alloc(run_record *rec, size_t bytes)
+void *repo_alloc(repo_run *rec, size_t bytes)
 {
     if (!rec->arena && !(rec->arena = calloc(1, sizeof *rec->arena)))
         return NULL;
     size_t need = (bytes + 15) & ~(size_t)15;
-    rr_chunk *c = rec->arena->head;
+    repo_chunk *c = rec->arena->head;
     if (!c || c->size - c->used < need) {
         size_t size = need > 65536 ? need : 65536;
-        rr_chunk *n = malloc(sizeof *n + size);
+        repo_chunk *n = malloc(sizeof *n + size);
         if (!n)
             return NULL;
         n->next = c;
@@ -51,18 +51,18 @@ void *rr_alloc(run_record *rec, size_t bytes)
     return p;
 }
 
-char *rr_strdup(run_record *rec, const char *s)
+char *repo_strdup(repo_run *rec, const char *s)
 {
     if (!s)
         return NULL;
     size_t n = strlen(s) + 1;
-    char *d = rr_alloc(rec, n);
+    char *d = repo_alloc(rec, n);
     if (d)
         memcpy(d, s, n);
     return d;
 }
 
-void run_record_init(run_record *rec)
+void repo_run_init(repo_run *rec)
 {
     memset(rec, 0, sizeof *rec);
     rec->meta.workers = -1;
@@ -71,21 +71,21 @@ void run_record_init(run_record *rec)
     rec->paths[WFB_PATH_AS_EXECUTED].kind = WFB_PATH_AS_EXECUTED;
 }
 
-void run_record_free(run_record *rec)
+void repo_run_free(repo_run *rec)
 {
     if (rec->arena) {
-        for (rr_chunk *c = rec->arena->head, *next; c; c = next) {
+        for (repo_chunk *c = rec->arena->head, *next; c; c = next) {
             next = c->next;
             free(c);
         }
         free(rec->arena);
     }
-    run_record_init(rec);
+    repo_run_init(rec);
 }
 
 /* ---- small helpers ---- */
 
-const rr_figures *rr_figures_of(const run_record *rec, uint32_t instance)
+const repo_figures *repo_figures_of(const repo_run *rec, uint32_t instance)
 {
     for (size_t i = 0; i < rec->n_figures; i++)
         if (rec->figures[i].f.run == instance)
@@ -96,7 +96,7 @@ const rr_figures *rr_figures_of(const run_record *rec, uint32_t instance)
 static const char *const run_fields[] = {"workers", "git", "program", "host", "format", "flags",
                                          NULL};
 
-bool rr_is_field(const char *key)
+bool repo_is_field(const char *key)
 {
     for (size_t i = 0; run_fields[i]; i++)
         if (!strcmp(key, run_fields[i]))
@@ -104,9 +104,9 @@ bool rr_is_field(const char *key)
     return false;
 }
 
-const char *rr_field(const run_record *rec, const char *key, char *buf, size_t len)
+const char *repo_field(const repo_run *rec, const char *key, char *buf, size_t len)
 {
-    const rr_meta *m = &rec->meta;
+    const repo_meta *m = &rec->meta;
     if (!strcmp(key, "workers")) {
         if (m->workers < 0)
             return NULL;
@@ -119,7 +119,7 @@ const char *rr_field(const run_record *rec, const char *key, char *buf, size_t l
                     : !strcmp(key, "format")  ? m->format
                     : !strcmp(key, "flags")   ? m->flags
                                               : NULL;
-    if (!rr_is_field(key))
+    if (!repo_is_field(key))
         for (size_t i = 0; i < m->n_labels && !v; i++)
             if (!strcmp(m->labels[i].key, key))
                 v = m->labels[i].value;
@@ -129,7 +129,7 @@ const char *rr_field(const run_record *rec, const char *key, char *buf, size_t l
     return buf;
 }
 
-#define RR_ARRAY(rec, ptr, n) ((ptr) = rr_alloc((rec), ((n) ? (n) : 1) * sizeof *(ptr)))
+#define RR_ARRAY(rec, ptr, n) ((ptr) = repo_alloc((rec), ((n) ? (n) : 1) * sizeof *(ptr)))
 
 /* ---- metadata ---- */
 
@@ -141,13 +141,13 @@ static void iso_time(time_t t, char *buf, size_t len)
 }
 
 /* A command line as its JSON array's text (how a record keeps it). */
-static char *command_line_text(run_record *rec, const mon_run_json *run)
+static char *command_line_text(repo_run *rec, const mon_run_json *run)
 {
     json_t *cl = json_array();
     for (int i = 0; cl && i < run->argc; i++)
         json_array_append_new(cl, json_string(run->argv[i]));
     char *text = cl ? json_dumps(cl, JSON_COMPACT) : NULL;
-    char *copy = rr_strdup(rec, text);
+    char *copy = repo_strdup(rec, text);
     free(text);
     json_decref(cl);
     return copy;
@@ -155,33 +155,33 @@ static char *command_line_text(run_record *rec, const mon_run_json *run)
 
 /* run.json of a trace directory (mon_run_json_read_trace); absent for
  * event files and old traces: nothing. */
-static int read_run_json(run_record *rec, const char *dir, char *err, size_t errlen)
+static int read_run_json(repo_run *rec, const char *dir, char *err, size_t errlen)
 {
     mon_run_json *run;
     int rc = mon_run_json_read_trace(dir, &run, err, errlen);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
-    rr_meta *m = &rec->meta;
+    repo_meta *m = &rec->meta;
     if (run->argv) {
         m->command_line = command_line_text(rec, run);
         const char *argv0 = run->argc ? run->argv[0] : NULL;
         if (argv0) {
             const char *base = strrchr(argv0, '/');
-            m->program = rr_strdup(rec, base ? base + 1 : argv0);
+            m->program = repo_strdup(rec, base ? base + 1 : argv0);
         }
     }
     if (run->workers >= 0)
         m->workers = run->workers;
-    m->flags = rr_strdup(rec, run->flags);
-    m->task_filter = rr_strdup(rec, run->task_filter);
-    m->host = rr_strdup(rec, run->host);
+    m->flags = repo_strdup(rec, run->flags);
+    m->task_filter = repo_strdup(rec, run->task_filter);
+    m->host = repo_strdup(rec, run->host);
     if (!m->git_revision)
-        m->git_revision = rr_strdup(rec, run->git_revision);
+        m->git_revision = repo_strdup(rec, run->git_revision);
     if (run->wall_clock_start_ns > 0 && run->wall_clock_start_ns <= INT64_MAX) {
         char iso[40];
         m->start_ns = (int64_t)run->wall_clock_start_ns;
         iso_time((time_t)(m->start_ns / 1000000000), iso, sizeof iso);
-        m->start_time = rr_strdup(rec, iso);
+        m->start_time = repo_strdup(rec, iso);
     }
     if (run->has_complete)
         m->complete = run->complete;
@@ -189,22 +189,22 @@ static int read_run_json(run_record *rec, const char *dir, char *err, size_t err
     return 0;
 }
 
-static int fill_meta(run_record *rec, const wfb_graph *g, const rr_options *opt, char *err,
+static int fill_meta(repo_run *rec, const wfb_graph *g, const repo_options *opt, char *err,
                      size_t errlen)
 {
-    rr_meta *m = &rec->meta;
+    repo_meta *m = &rec->meta;
     char abs[PATH_MAX], stamp[40];
     const char *src = realpath(opt->source, abs) ? abs : opt->source;
-    m->source = rr_strdup(rec, src);
+    m->source = repo_strdup(rec, src);
     iso_time(time(NULL), stamp, sizeof stamp);
-    m->stored_at = rr_strdup(rec, stamp);
-    m->git_revision = rr_strdup(rec, opt->git_revision);
+    m->stored_at = repo_strdup(rec, stamp);
+    m->git_revision = repo_strdup(rec, opt->git_revision);
     struct stat st;
     bool is_dir = stat(opt->source, &st) == 0 && S_ISDIR(st.st_mode);
     wfb_format format = opt->format != WFB_FORMAT_UNKNOWN ? opt->format
                         : is_dir                           ? WFB_FORMAT_LPEL_TRACE
                                                            : wfb_format_detect(opt->source);
-    m->format = rr_strdup(rec, wfb_format_name(format));
+    m->format = repo_strdup(rec, wfb_format_name(format));
     m->instances = wfb_run_count(g);
     m->vertices = (int64_t)wfb_vertex_count(g);
     m->edges = (int64_t)wfb_edge_count(g);
@@ -212,29 +212,29 @@ static int fill_meta(run_record *rec, const wfb_graph *g, const rr_options *opt,
     if (loss) {
         char summary[200];
         wfb_input_loss_summary(loss, summary, sizeof summary);
-        m->loss = rr_strdup(rec, summary);
+        m->loss = repo_strdup(rec, summary);
     }
     m->n_labels = opt->n_labels;
     RR_ARRAY(rec, m->labels, opt->n_labels);
     for (size_t i = 0; i < opt->n_labels; i++) {
-        m->labels[i].key = rr_strdup(rec, opt->labels[i].key);
-        m->labels[i].value = rr_strdup(rec, opt->labels[i].value);
+        m->labels[i].key = repo_strdup(rec, opt->labels[i].key);
+        m->labels[i].value = repo_strdup(rec, opt->labels[i].value);
     }
     return is_dir ? read_run_json(rec, opt->source, err, errlen) : 0;
 }
 
 /* ---- message figures and per-input latencies ---- */
 
-static void copy_figures(run_record *rec, rr_figures *dst, const wfb_run_figures *src)
+static void copy_figures(repo_run *rec, repo_figures *dst, const wfb_run_figures *src)
 {
     dst->f = *src;
-    dst->f.span_unknown_why = rr_strdup(rec, src->span_unknown_why);
-    dst->f.latency_unknown_why = rr_strdup(rec, src->latency_unknown_why);
+    dst->f.span_unknown_why = repo_strdup(rec, src->span_unknown_why);
+    dst->f.latency_unknown_why = repo_strdup(rec, src->latency_unknown_why);
     dst->timeout_s = NAN;
     dst->timed_out = dst->missing_events = -1;
 }
 
-static int fill_messages(run_record *rec, const wfb_graph *g, wfb_error *err)
+static int fill_messages(repo_run *rec, const wfb_graph *g, wfb_error *err)
 {
     wfb_message_report r;
     if (wfb_message_metrics_compute(g, NULL, &r, err))
@@ -252,9 +252,9 @@ static int fill_messages(run_record *rec, const wfb_graph *g, wfb_error *err)
         copy_figures(rec, &rec->figures[1 + i], &r.runs[i]);
     for (size_t i = 0; i < r.n_inputs; i++) {
         const wfb_lifeline *l = &r.lifelines[i];
-        rr_input *in = &rec->inputs[i];
+        repo_input *in = &rec->inputs[i];
         in->instance = l->run;
-        in->input = rr_strdup(rec, wfb_vertex_id(g, l->input));
+        in->input = repo_strdup(rec, wfb_vertex_id(g, l->input));
         in->latency_s = l->latency_s;
         in->end_to_end_s = l->end_to_end_s;
         in->descendants = l->descendants;
@@ -291,13 +291,13 @@ static const task_key *find_task(const task_key *keys, size_t n, uint32_t run, u
     return bsearch(&k, keys, n, sizeof *keys, cmp_task_key);
 }
 
-static void fill_task_times(run_record *rec, const wfb_graph *g)
+static void fill_task_times(repo_run *rec, const wfb_graph *g)
 {
     for (size_t i = 0; i < wfb_exec_count(g); i++) {
         const wfb_exec *x = wfb_exec_at(g, i);
         if (x->task_index == WFB_NONE || x->task_index >= rec->n_tasks)
             continue;
-        rr_task *t = &rec->tasks[x->task_index];
+        repo_task *t = &rec->tasks[x->task_index];
         if (!isnan(x->begin_s) && (isnan(t->first_s) || x->begin_s < t->first_s))
             t->first_s = x->begin_s;
         if (!isnan(x->end_s) && (isnan(t->last_s) || x->end_s > t->last_s))
@@ -305,7 +305,7 @@ static void fill_task_times(run_record *rec, const wfb_graph *g)
     }
 }
 
-static int fill_runtime(run_record *rec, const wfb_graph *g)
+static int fill_runtime(repo_run *rec, const wfb_graph *g)
 {
     rec->n_workers = wfb_worker_stats_count(g);
     rec->n_tasks = wfb_task_stats_count(g);
@@ -320,8 +320,8 @@ static int fill_runtime(run_record *rec, const wfb_graph *g)
         rec->workers[i] = *wfb_worker_stats_at(g, i);
     for (size_t i = 0; i < rec->n_tasks; i++) {
         const wfb_task_stats *s = wfb_task_stats_at(g, i);
-        rr_task *t = &rec->tasks[i];
-        *t = (rr_task){.instance = s->run, .task = s->task, .name = rr_strdup(rec, s->name),
+        repo_task *t = &rec->tasks[i];
+        *t = (repo_task){.instance = s->run, .task = s->task, .name = repo_strdup(rec, s->name),
                        .worker = s->worker, .exec_s = s->exec_s, .dispatches = s->dispatches,
                        .executions = s->executions, .first_s = NAN, .last_s = NAN};
         memcpy(t->blocks, s->blocks, sizeof t->blocks);
@@ -331,7 +331,7 @@ static int fill_runtime(run_record *rec, const wfb_graph *g)
     fill_task_times(rec, g);
     for (size_t i = 0; i < rec->n_waits; i++) {
         const wfb_wait_relation *w = wfb_wait_relation_at(g, i);
-        rr_wait *r = &rec->waits[i];
+        repo_wait *r = &rec->waits[i];
         r->w = *w;
         const task_key *a = find_task(keys, rec->n_tasks, w->run, w->waiter);
         const task_key *b = find_task(keys, rec->n_tasks, w->run, w->waited_for);
@@ -362,9 +362,9 @@ static const char *step_owner(const wfb_graph *g, uint32_t v)
     return origin ? origin : wfb_vertex_attr(g, v, WFB_ATTR_LABEL); /* "deleted", ... */
 }
 
-static int copy_path(run_record *rec, const wfb_graph *g, const wfb_path *p)
+static int copy_path(repo_run *rec, const wfb_graph *g, const wfb_path *p)
 {
-    rr_path *d = &rec->paths[p->kind];
+    repo_path *d = &rec->paths[p->kind];
     d->valid = p->valid;
     d->length_s = p->valid ? p->length_s : NAN;
     d->n = p->valid ? p->n : 0;
@@ -372,13 +372,13 @@ static int copy_path(run_record *rec, const wfb_graph *g, const wfb_path *p)
         return -1;
     for (size_t i = 0; i < d->n; i++) {
         uint32_t v = p->vertices[i];
-        d->steps[i] = (rr_step){rr_strdup(rec, wfb_vertex_id(g, v)),
-                                rr_strdup(rec, step_owner(g, v)), wfb_path_step(g, p, i)};
+        d->steps[i] = (repo_step){repo_strdup(rec, wfb_vertex_id(g, v)),
+                                repo_strdup(rec, step_owner(g, v)), wfb_path_step(g, p, i)};
     }
     return 0;
 }
 
-static int fill_paths(run_record *rec, const wfb_graph *g, wfb_error *err)
+static int fill_paths(repo_run *rec, const wfb_graph *g, wfb_error *err)
 {
     wfb_path longest = {0}, executed = {0};
     int rc = wfb_longest_path(g, &longest, err);
@@ -397,15 +397,15 @@ static int fill_paths(run_record *rec, const wfb_graph *g, wfb_error *err)
 
 /* ---- activity DAGs ---- */
 
-static void copy_activities(run_record *rec, const wfb_graph *g, const wfb_activity_report *r)
+static void copy_activities(repo_run *rec, const wfb_graph *g, const wfb_activity_report *r)
 {
     for (size_t i = 0; i < r->n_activities; i++) {
         const wfb_activity_metrics *a = &r->activities[i];
         uint32_t v = a->vertex;
-        rec->activities[i] = (rr_activity){
-            .id = rr_strdup(rec, wfb_vertex_id(g, v)),
-            .label = rr_strdup(rec, wfb_vertex_attr(g, v, WFB_ATTR_LABEL)),
-            .resources = rr_strdup(rec, wfb_vertex_attr(g, v, WFB_ATTR_RESOURCES)),
+        rec->activities[i] = (repo_activity){
+            .id = repo_strdup(rec, wfb_vertex_id(g, v)),
+            .label = repo_strdup(rec, wfb_vertex_attr(g, v, WFB_ATTR_LABEL)),
+            .resources = repo_strdup(rec, wfb_vertex_attr(g, v, WFB_ATTR_RESOURCES)),
             .submitted_s = wfb_vertex_time(g, v, WFB_T_SUBMITTED),
             .active_s = wfb_vertex_time(g, v, WFB_T_ACTIVE),
             .end_s = wfb_vertex_time(g, v, WFB_T_END),
@@ -418,13 +418,13 @@ static void copy_activities(run_record *rec, const wfb_graph *g, const wfb_activ
     }
     for (size_t i = 0; i < r->n_dependencies; i++) {
         const wfb_dependency_metrics *d = &r->dependencies[i];
-        rec->dependencies[i] = (rr_dependency){rr_strdup(rec, wfb_vertex_id(g, d->parent)),
-                                               rr_strdup(rec, wfb_vertex_id(g, d->child)),
+        rec->dependencies[i] = (repo_dependency){repo_strdup(rec, wfb_vertex_id(g, d->parent)),
+                                               repo_strdup(rec, wfb_vertex_id(g, d->child)),
                                                d->sync_delay_s};
     }
     for (size_t i = 0; i < r->n_forks; i++) {
         const wfb_fork_metrics *f = &r->forks[i];
-        rec->forks[i] = (rr_fork){rr_strdup(rec, wfb_vertex_id(g, f->fork)),
+        rec->forks[i] = (repo_fork){repo_strdup(rec, wfb_vertex_id(g, f->fork)),
                                   f->branches,
                                   f->max_s,
                                   f->mean_s,
@@ -435,7 +435,7 @@ static void copy_activities(run_record *rec, const wfb_graph *g, const wfb_activ
     }
 }
 
-static int fill_activities(run_record *rec, const wfb_graph *g, wfb_error *err)
+static int fill_activities(repo_run *rec, const wfb_graph *g, wfb_error *err)
 {
     wfb_activity_report r;
     if (wfb_activity_metrics_compute(g, &r, err))
@@ -447,7 +447,7 @@ static int fill_activities(run_record *rec, const wfb_graph *g, wfb_error *err)
     if (RR_ARRAY(rec, rec->activities, r.n_activities) &&
         RR_ARRAY(rec, rec->dependencies, r.n_dependencies) && RR_ARRAY(rec, rec->forks, r.n_forks)) {
         copy_activities(rec, g, &r);
-        rec->activity = (rr_activity_figures){
+        rec->activity = (repo_activity_figures){
             .activities = r.n_activities,
             .failed = r.n_failed,
             .not_started = r.n_not_started,
@@ -468,10 +468,10 @@ static int fill_activities(run_record *rec, const wfb_graph *g, wfb_error *err)
     return rc;
 }
 
-int run_record_from_graph(run_record *rec, const wfb_graph *g, const rr_options *opt, char *err,
+int repo_run_from_graph(repo_run *rec, const wfb_graph *g, const repo_options *opt, char *err,
                           size_t errlen)
 {
-    run_record_init(rec);
+    repo_run_init(rec);
     wfb_error e = {0};
     if (fill_meta(rec, g, opt, err, errlen) != 0)
         goto fail_quiet;
@@ -490,6 +490,6 @@ fail:
     else
         snprintf(err, errlen, "%s", e.msg);
 fail_quiet:
-    run_record_free(rec);
+    repo_run_free(rec);
     return -1;
 }

@@ -1,9 +1,9 @@
 /*
- * run_compare_table.c - the comparison's tables and their one writer
- * (run_compare_table.h): text columns, CSV rows prefixed by the table's
+ * repo_compare_table.c - the comparison's tables and their one writer
+ * (repo_internal.h): text columns, CSV rows prefixed by the table's
  * key, or one JSON member per table holding a list of row objects.
  */
-#include "run_compare_table.h"
+#include "repo_internal.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -16,7 +16,7 @@ static char *xstrdup(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-char *xprintf(const char *fmt, ...)
+char *repo_xprintf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -27,12 +27,12 @@ char *xprintf(const char *fmt, ...)
     return s;
 }
 
-ctable *add_table(creport *r, const char *key, char *title, const char *const *cols,
+repo_table *repo_table_add(repo_report *r, const char *key, char *title, const char *const *cols,
                          size_t n_cols)
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 8;
-        ctable *grown = realloc(r->tables, cap * sizeof *grown);
+        repo_table *grown = realloc(r->tables, cap * sizeof *grown);
         if (!grown) {
             r->oom = true;
             free(title);
@@ -40,32 +40,32 @@ ctable *add_table(creport *r, const char *key, char *title, const char *const *c
         }
         r->tables = grown, r->cap = cap;
     }
-    ctable *t = &r->tables[r->n++];
-    *t = (ctable){.key = key, .title = title, .n_cols = n_cols, .cols = cols};
+    repo_table *t = &r->tables[r->n++];
+    *t = (repo_table){.key = key, .title = title, .n_cols = n_cols, .cols = cols};
     return t;
 }
 
-/* A new row; its cells are set with set_text / set_num. */
-cell *add_row(creport *r, ctable *t)
+/* A new row; its cells are set with repo_cell_set_text / set_num. */
+repo_cell *repo_table_row(repo_report *r, repo_table *t)
 {
     if (!t)
         return NULL;
     if (t->n_rows == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
-        cell *grown = realloc(t->cells, cap * t->n_cols * sizeof *grown);
+        repo_cell *grown = realloc(t->cells, cap * t->n_cols * sizeof *grown);
         if (!grown) {
             r->oom = true;
             return NULL;
         }
         t->cells = grown, t->cap = cap;
     }
-    cell *row = &t->cells[t->n_rows++ * t->n_cols];
+    repo_cell *row = &t->cells[t->n_rows++ * t->n_cols];
     for (size_t i = 0; i < t->n_cols; i++)
-        row[i] = (cell){NULL, NAN};
+        row[i] = (repo_cell){NULL, NAN};
     return row;
 }
 
-void set_text(creport *r, cell *row, size_t i, const char *text)
+void repo_cell_set_text(repo_report *r, repo_cell *row, size_t i, const char *text)
 {
     if (!row)
         return;
@@ -74,10 +74,10 @@ void set_text(creport *r, cell *row, size_t i, const char *text)
         r->oom = true;
 }
 
-void report_free(creport *r)
+void repo_report_free(repo_report *r)
 {
     for (size_t i = 0; i < r->n; i++) {
-        ctable *t = &r->tables[i];
+        repo_table *t = &r->tables[i];
         for (size_t k = 0; k < t->n_rows * t->n_cols; k++)
             free(t->cells[k].text);
         free(t->cells);
@@ -87,7 +87,7 @@ void report_free(creport *r)
     free(r->tables);
 }
 
-double ratio(double b, double a)
+double repo_ratio(double b, double a)
 {
     return a != 0 && !isnan(a) && !isnan(b) ? b / a : NAN;
 }
@@ -100,13 +100,13 @@ static void print_num(FILE *out, double v, int width)
         fprintf(out, "%*.6g", width, v);
 }
 
-static void text_table(const ctable *t, FILE *out)
+static void text_table(const repo_table *t, FILE *out)
 {
     if (t->title)
         fprintf(out, "%s\n", t->title);
     size_t w0 = strlen(t->cols[0]);
     for (size_t r = 0; r < t->n_rows; r++) {
-        const cell *c = &t->cells[r * t->n_cols];
+        const repo_cell *c = &t->cells[r * t->n_cols];
         if (c->text && strlen(c->text) > w0)
             w0 = strlen(c->text);
     }
@@ -115,7 +115,7 @@ static void text_table(const ctable *t, FILE *out)
         fprintf(out, " %13s", t->cols[i]);
     fputc('\n', out);
     for (size_t r = 0; r < t->n_rows; r++) {
-        const cell *row = &t->cells[r * t->n_cols];
+        const repo_cell *row = &t->cells[r * t->n_cols];
         fprintf(out, "  %-*s", (int)w0, row[0].text ? row[0].text : "");
         for (size_t i = 1; i < t->n_cols; i++) {
             fputc(' ', out);
@@ -135,7 +135,7 @@ static void text_table(const ctable *t, FILE *out)
 
 /* CSV: one table after the other, each with its header line prefixed by
  * the column "table". */
-static void csv_table(const ctable *t, FILE *out)
+static void csv_table(const repo_table *t, FILE *out)
 {
     fputs("table", out);
     for (size_t i = 0; i < t->n_cols; i++) {
@@ -144,7 +144,7 @@ static void csv_table(const ctable *t, FILE *out)
     }
     fputc('\n', out);
     for (size_t r = 0; r < t->n_rows; r++) {
-        const cell *row = &t->cells[r * t->n_cols];
+        const repo_cell *row = &t->cells[r * t->n_cols];
         fputs(t->key, out);
         for (size_t i = 0; i < t->n_cols; i++) {
             fputc(',', out);
@@ -176,11 +176,11 @@ static void json_key(const char *col, char *buf, size_t len)
     buf[n] = '\0';
 }
 
-static json_t *json_table(const ctable *t)
+static json_t *json_table(const repo_table *t)
 {
     json_t *rows = json_array();
     for (size_t r = 0; r < t->n_rows; r++) {
-        const cell *row = &t->cells[r * t->n_cols];
+        const repo_cell *row = &t->cells[r * t->n_cols];
         json_t *o = json_object();
         for (size_t i = 0; i < t->n_cols; i++) {
             char key[64];
@@ -193,7 +193,7 @@ static json_t *json_table(const ctable *t)
     return rows;
 }
 
-int write_report(const creport *r, json_t *head, wfb_output fmt, FILE *out)
+int repo_report_write(const repo_report *r, json_t *head, wfb_output fmt, FILE *out)
 {
     if (fmt == WFB_OUT_JSON) {
         json_t *root = head ? head : json_object();

@@ -1,6 +1,6 @@
 /*
  * repo_pg.c - the PostgreSQL backend of the run repository
- * (repo_backend.h), through libpq: a team's shared repository.
+ * (repo_internal.h), through libpq: a team's shared repository.
  *
  * The SQL is repo.c's, with its '?' parameters numbered $1, $2, ... here.
  * Parameters and results travel as text (what libpq does by default); NULL
@@ -8,7 +8,7 @@
  * lock for the length of their transaction, so that run ids are handed out
  * in commit order without gaps, as in SQLite.
  */
-#include "repo_backend.h"
+#include "repo_internal.h"
 
 #include <libpq-fe.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /*
  * repo.c - the experiment repository (repo.h): URLs, the schema and its
  * migrations, and storing, listing and loading runs, in SQL that SQLite
- * and PostgreSQL both accept (repo_backend.h says what differs).
+ * and PostgreSQL both accept (repo_internal.h says what differs).
  *
  * The rows of each per-run table are described once (a table of columns
  * and where each lives in the record's structs), and both the INSERT and
@@ -11,7 +11,7 @@
  * released, whatever the structs become.
  */
 #include "repo.h"
-#include "repo_backend.h"
+#include "repo_internal.h"
 
 #include <ctype.h>
 #include <libpq-fe.h>
@@ -393,32 +393,32 @@ typedef struct col {
 typedef struct table_spec {
     const char *table;
     size_t row_size;
-    size_t array_offset, count_offset; /* in run_record */
+    size_t array_offset, count_offset; /* in repo_run */
     bool seq;
     const col *cols;
     size_t n_cols;
 } table_spec;
 
 static const col figures_cols[] = {
-    COL("instance", C_U32, rr_figures, f.run),
-    COL("inputs", C_SIZE, rr_figures, f.inputs),
-    COL("inputs_given", C_INT, rr_figures, f.inputs_given),
-    COL("inputs_only_read", C_SIZE, rr_figures, f.inputs_only_read),
-    COL("span_s", C_DBL, rr_figures, f.span_s),
-    COL("span_worker", C_U32, rr_figures, f.span_worker),
-    COL("throughput_per_s", C_DBL, rr_figures, f.throughput_per_s),
-    COL("busy_max_s", C_DBL, rr_figures, f.busy_max_s),
-    COL("busy_worker", C_U32, rr_figures, f.busy_worker),
-    COL("throughput_busy_per_s", C_DBL, rr_figures, f.throughput_busy_per_s),
-    COL("exec_s", C_DBL, rr_figures, f.exec_s),
-    SUMMARY_COLS("latency", rr_figures, f.latency),
-    SUMMARY_COLS("end_to_end", rr_figures, f.end_to_end),
-    COL("jitter_s", C_DBL, rr_figures, f.jitter_s),
-    COL("timeout_s", C_DBL, rr_figures, timeout_s),
-    COL("timed_out", C_I64, rr_figures, timed_out),
-    COL("missing_events", C_I64, rr_figures, missing_events),
-    COL("span_unknown_why", C_STR, rr_figures, f.span_unknown_why),
-    COL("latency_unknown_why", C_STR, rr_figures, f.latency_unknown_why),
+    COL("instance", C_U32, repo_figures, f.run),
+    COL("inputs", C_SIZE, repo_figures, f.inputs),
+    COL("inputs_given", C_INT, repo_figures, f.inputs_given),
+    COL("inputs_only_read", C_SIZE, repo_figures, f.inputs_only_read),
+    COL("span_s", C_DBL, repo_figures, f.span_s),
+    COL("span_worker", C_U32, repo_figures, f.span_worker),
+    COL("throughput_per_s", C_DBL, repo_figures, f.throughput_per_s),
+    COL("busy_max_s", C_DBL, repo_figures, f.busy_max_s),
+    COL("busy_worker", C_U32, repo_figures, f.busy_worker),
+    COL("throughput_busy_per_s", C_DBL, repo_figures, f.throughput_busy_per_s),
+    COL("exec_s", C_DBL, repo_figures, f.exec_s),
+    SUMMARY_COLS("latency", repo_figures, f.latency),
+    SUMMARY_COLS("end_to_end", repo_figures, f.end_to_end),
+    COL("jitter_s", C_DBL, repo_figures, f.jitter_s),
+    COL("timeout_s", C_DBL, repo_figures, timeout_s),
+    COL("timed_out", C_I64, repo_figures, timed_out),
+    COL("missing_events", C_I64, repo_figures, missing_events),
+    COL("span_unknown_why", C_STR, repo_figures, f.span_unknown_why),
+    COL("latency_unknown_why", C_STR, repo_figures, f.latency_unknown_why),
 };
 
 static const col worker_cols[] = {
@@ -430,125 +430,125 @@ static const col worker_cols[] = {
 };
 
 static const col task_cols[] = {
-    COL("instance", C_U32, rr_task, instance),   COL("task", C_U64, rr_task, task),
-    COL("name", C_STR, rr_task, name),           COL("worker", C_U32, rr_task, worker),
-    COL("exec_s", C_DBL, rr_task, exec_s),       COL("dispatches", C_U64, rr_task, dispatches),
-    COL("executions", C_U64, rr_task, executions),
-    COL("blocks_input", C_U64, rr_task, blocks[0]),
-    COL("blocks_output", C_U64, rr_task, blocks[1]),
-    COL("blocks_any", C_U64, rr_task, blocks[2]),
-    COL("blocks_other", C_U64, rr_task, blocks[3]),
-    COL("first_s", C_DBL, rr_task, first_s),     COL("last_s", C_DBL, rr_task, last_s),
-    COL("wait_s", C_DBL, rr_task, wait_s),       COL("waits", C_U64, rr_task, waits),
+    COL("instance", C_U32, repo_task, instance),   COL("task", C_U64, repo_task, task),
+    COL("name", C_STR, repo_task, name),           COL("worker", C_U32, repo_task, worker),
+    COL("exec_s", C_DBL, repo_task, exec_s),       COL("dispatches", C_U64, repo_task, dispatches),
+    COL("executions", C_U64, repo_task, executions),
+    COL("blocks_input", C_U64, repo_task, blocks[0]),
+    COL("blocks_output", C_U64, repo_task, blocks[1]),
+    COL("blocks_any", C_U64, repo_task, blocks[2]),
+    COL("blocks_other", C_U64, repo_task, blocks[3]),
+    COL("first_s", C_DBL, repo_task, first_s),     COL("last_s", C_DBL, repo_task, last_s),
+    COL("wait_s", C_DBL, repo_task, wait_s),       COL("waits", C_U64, repo_task, waits),
 };
 
 static const col input_cols[] = {
-    COL("instance", C_U32, rr_input, instance),
-    COL("input", C_STR, rr_input, input),
-    COL("latency_s", C_DBL, rr_input, latency_s),
-    COL("end_to_end_s", C_DBL, rr_input, end_to_end_s),
-    COL("descendants", C_U64, rr_input, descendants),
-    COL("missing_events", C_INT, rr_input, missing_events),
-    COL("timed_out", C_INT, rr_input, timed_out),
+    COL("instance", C_U32, repo_input, instance),
+    COL("input", C_STR, repo_input, input),
+    COL("latency_s", C_DBL, repo_input, latency_s),
+    COL("end_to_end_s", C_DBL, repo_input, end_to_end_s),
+    COL("descendants", C_U64, repo_input, descendants),
+    COL("missing_events", C_INT, repo_input, missing_events),
+    COL("timed_out", C_INT, repo_input, timed_out),
 };
 
 static const col wait_cols[] = {
-    COL("instance", C_U32, rr_wait, w.run),
-    COL("waiter", C_U64, rr_wait, w.waiter),
-    COL("waiter_name", C_STR, rr_wait, waiter_name),
-    COL("waited_for", C_U64, rr_wait, w.waited_for),
-    COL("waited_for_name", C_STR, rr_wait, waited_for_name),
-    COL("stream", C_U64, rr_wait, w.stream),
-    COL("on_empty", C_INT, rr_wait, w.on_empty),
-    COL("count", C_U64, rr_wait, w.count),
-    COL("total_s", C_DBL, rr_wait, w.total_s),
+    COL("instance", C_U32, repo_wait, w.run),
+    COL("waiter", C_U64, repo_wait, w.waiter),
+    COL("waiter_name", C_STR, repo_wait, waiter_name),
+    COL("waited_for", C_U64, repo_wait, w.waited_for),
+    COL("waited_for_name", C_STR, repo_wait, waited_for_name),
+    COL("stream", C_U64, repo_wait, w.stream),
+    COL("on_empty", C_INT, repo_wait, w.on_empty),
+    COL("count", C_U64, repo_wait, w.count),
+    COL("total_s", C_DBL, repo_wait, w.total_s),
 };
 
 static const col activity_cols[] = {
-    COL("activity", C_STR, rr_activity, id),
-    COL("label", C_STR, rr_activity, label),
-    COL("resources", C_STR, rr_activity, resources),
-    COL("submitted_s", C_DBL, rr_activity, submitted_s),
-    COL("active_s", C_DBL, rr_activity, active_s),
-    COL("end_s", C_DBL, rr_activity, end_s),
-    COL("duration_s", C_DBL, rr_activity, duration_s),
-    COL("response_s", C_DBL, rr_activity, response_s),
-    COL("waiting_s", C_DBL, rr_activity, waiting_s),
-    COL("processing_s", C_DBL, rr_activity, processing_s),
-    COL("failed", C_INT, rr_activity, failed),
-    COL("not_started", C_INT, rr_activity, not_started),
+    COL("activity", C_STR, repo_activity, id),
+    COL("label", C_STR, repo_activity, label),
+    COL("resources", C_STR, repo_activity, resources),
+    COL("submitted_s", C_DBL, repo_activity, submitted_s),
+    COL("active_s", C_DBL, repo_activity, active_s),
+    COL("end_s", C_DBL, repo_activity, end_s),
+    COL("duration_s", C_DBL, repo_activity, duration_s),
+    COL("response_s", C_DBL, repo_activity, response_s),
+    COL("waiting_s", C_DBL, repo_activity, waiting_s),
+    COL("processing_s", C_DBL, repo_activity, processing_s),
+    COL("failed", C_INT, repo_activity, failed),
+    COL("not_started", C_INT, repo_activity, not_started),
 };
 
 static const col dependency_cols[] = {
-    COL("parent", C_STR, rr_dependency, parent),
-    COL("child", C_STR, rr_dependency, child),
-    COL("sync_delay_s", C_DBL, rr_dependency, sync_delay_s),
+    COL("parent", C_STR, repo_dependency, parent),
+    COL("child", C_STR, repo_dependency, child),
+    COL("sync_delay_s", C_DBL, repo_dependency, sync_delay_s),
 };
 
 static const col fork_cols[] = {
-    COL("fork", C_STR, rr_fork, fork),
-    COL("branches", C_U64, rr_fork, branches),
-    COL("max_s", C_DBL, rr_fork, max_s),
-    COL("mean_s", C_DBL, rr_fork, mean_s),
-    COL("min_s", C_DBL, rr_fork, min_s),
-    COL("load_imbalance_s", C_DBL, rr_fork, load_imbalance_s),
-    COL("imbalance_pct", C_DBL, rr_fork, imbalance_pct),
-    COL("slowdown_factor", C_DBL, rr_fork, slowdown_factor),
+    COL("fork", C_STR, repo_fork, fork),
+    COL("branches", C_U64, repo_fork, branches),
+    COL("max_s", C_DBL, repo_fork, max_s),
+    COL("mean_s", C_DBL, repo_fork, mean_s),
+    COL("min_s", C_DBL, repo_fork, min_s),
+    COL("load_imbalance_s", C_DBL, repo_fork, load_imbalance_s),
+    COL("imbalance_pct", C_DBL, repo_fork, imbalance_pct),
+    COL("slowdown_factor", C_DBL, repo_fork, slowdown_factor),
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define SPEC(t, type, arr, cnt, seq, cols)                                                     \
-    {t, sizeof(type), offsetof(run_record, arr), offsetof(run_record, cnt), seq, cols, N(cols)}
+    {t, sizeof(type), offsetof(repo_run, arr), offsetof(repo_run, cnt), seq, cols, N(cols)}
 
-static const table_spec figures_table = SPEC("run_figures", rr_figures, figures, n_figures, false,
+static const table_spec figures_table = SPEC("run_figures", repo_figures, figures, n_figures, false,
                                              figures_cols);
 static const table_spec worker_table = SPEC("worker", wfb_worker_stats, workers, n_workers, true,
                                             worker_cols);
-static const table_spec task_table = SPEC("task", rr_task, tasks, n_tasks, true, task_cols);
-static const table_spec input_table = SPEC("input_latency", rr_input, inputs, n_inputs, true,
+static const table_spec task_table = SPEC("task", repo_task, tasks, n_tasks, true, task_cols);
+static const table_spec input_table = SPEC("input_latency", repo_input, inputs, n_inputs, true,
                                            input_cols);
-static const table_spec wait_table = SPEC("wait_relation", rr_wait, waits, n_waits, true,
+static const table_spec wait_table = SPEC("wait_relation", repo_wait, waits, n_waits, true,
                                           wait_cols);
-static const table_spec activity_table = SPEC("activity", rr_activity, activities, n_activities,
+static const table_spec activity_table = SPEC("activity", repo_activity, activities, n_activities,
                                               true, activity_cols);
-static const table_spec dependency_table = SPEC("dependency", rr_dependency, dependencies,
+static const table_spec dependency_table = SPEC("dependency", repo_dependency, dependencies,
                                                 n_dependencies, true, dependency_cols);
-static const table_spec fork_table = SPEC("fork_region", rr_fork, forks, n_forks, true,
+static const table_spec fork_table = SPEC("fork_region", repo_fork, forks, n_forks, true,
                                           fork_cols);
 
 static const col activity_figures_cols[] = {
-    COL("activities", C_U64, rr_activity_figures, activities),
-    COL("failed", C_U64, rr_activity_figures, failed),
-    COL("not_started", C_U64, rr_activity_figures, not_started),
-    COL("makespan_s", C_DBL, rr_activity_figures, makespan_s),
-    COL("makespan_measured_s", C_DBL, rr_activity_figures, makespan_measured_s),
-    COL("makespan_declared", C_INT, rr_activity_figures, makespan_declared),
-    SUMMARY_COLS("response", rr_activity_figures, response),
-    SUMMARY_COLS("waiting", rr_activity_figures, waiting),
-    SUMMARY_COLS("processing", rr_activity_figures, processing),
-    SUMMARY_COLS("sync_delay", rr_activity_figures, sync_delay),
-    SUMMARY_COLS("load_imbalance", rr_activity_figures, load_imbalance),
-    SUMMARY_COLS("slowdown_factor", rr_activity_figures, slowdown_factor),
+    COL("activities", C_U64, repo_activity_figures, activities),
+    COL("failed", C_U64, repo_activity_figures, failed),
+    COL("not_started", C_U64, repo_activity_figures, not_started),
+    COL("makespan_s", C_DBL, repo_activity_figures, makespan_s),
+    COL("makespan_measured_s", C_DBL, repo_activity_figures, makespan_measured_s),
+    COL("makespan_declared", C_INT, repo_activity_figures, makespan_declared),
+    SUMMARY_COLS("response", repo_activity_figures, response),
+    SUMMARY_COLS("waiting", repo_activity_figures, waiting),
+    SUMMARY_COLS("processing", repo_activity_figures, processing),
+    SUMMARY_COLS("sync_delay", repo_activity_figures, sync_delay),
+    SUMMARY_COLS("load_imbalance", repo_activity_figures, load_imbalance),
+    SUMMARY_COLS("slowdown_factor", repo_activity_figures, slowdown_factor),
 };
 
 static const col meta_cols[] = {
-    COL("stored_at", C_STR, rr_meta, stored_at),
-    COL("source", C_STR, rr_meta, source),
-    COL("format", C_STR, rr_meta, format),
-    COL("program", C_STR, rr_meta, program),
-    COL("command_line", C_STR, rr_meta, command_line),
-    COL("workers", C_I64, rr_meta, workers),
-    COL("flags", C_STR, rr_meta, flags),
-    COL("task_filter", C_STR, rr_meta, task_filter),
-    COL("host", C_STR, rr_meta, host),
-    COL("start_time", C_STR, rr_meta, start_time),
-    COL("start_ns", C_I64, rr_meta, start_ns),
-    COL("git_revision", C_STR, rr_meta, git_revision),
-    COL("complete", C_INT, rr_meta, complete),
-    COL("loss", C_STR, rr_meta, loss),
-    COL("instances", C_I64, rr_meta, instances),
-    COL("vertices", C_I64, rr_meta, vertices),
-    COL("edges", C_I64, rr_meta, edges),
+    COL("stored_at", C_STR, repo_meta, stored_at),
+    COL("source", C_STR, repo_meta, source),
+    COL("format", C_STR, repo_meta, format),
+    COL("program", C_STR, repo_meta, program),
+    COL("command_line", C_STR, repo_meta, command_line),
+    COL("workers", C_I64, repo_meta, workers),
+    COL("flags", C_STR, repo_meta, flags),
+    COL("task_filter", C_STR, repo_meta, task_filter),
+    COL("host", C_STR, repo_meta, host),
+    COL("start_time", C_STR, repo_meta, start_time),
+    COL("start_ns", C_I64, repo_meta, start_ns),
+    COL("git_revision", C_STR, repo_meta, git_revision),
+    COL("complete", C_INT, repo_meta, complete),
+    COL("loss", C_STR, repo_meta, loss),
+    COL("instances", C_I64, repo_meta, instances),
+    COL("vertices", C_I64, repo_meta, vertices),
+    COL("edges", C_I64, repo_meta, edges),
 };
 
 /* Column list "a, b, c" (prefix: "t." or ""). */
@@ -577,7 +577,7 @@ static void bind_col(const repo *r, repo_stmt *s, int i, const col *c, const voi
 
 /* Reads column i of the current row into the row's member; strings are
  * copied into the record. */
-static int read_col(const repo *r, repo_stmt *s, int i, const col *c, void *row, run_record *rec)
+static int read_col(const repo *r, repo_stmt *s, int i, const col *c, void *row, repo_run *rec)
 {
     char *p = (char *)row + c->offset;
     bool null = r->be->is_null(s, i);
@@ -591,7 +591,7 @@ static int read_col(const repo *r, repo_stmt *s, int i, const col *c, void *row,
     case C_DBL: *(double *)p = r->be->col_double(s, i); break;
     case C_STR: {
         const char *t = r->be->col_text(s, i);
-        char *copy = rr_strdup(rec, t);
+        char *copy = repo_strdup(rec, t);
         if (t && !copy)
             return -1;
         *(char **)p = copy;
@@ -649,7 +649,7 @@ static int insert_rows(repo *r, int64_t id, const table_spec *t, const void *row
     return rc;
 }
 
-static int insert_table(repo *r, int64_t id, const table_spec *t, const run_record *rec,
+static int insert_table(repo *r, int64_t id, const table_spec *t, const repo_run *rec,
                         char *err, size_t errlen)
 {
     const void *rows = *(const void *const *)((const char *)rec + t->array_offset);
@@ -658,9 +658,9 @@ static int insert_table(repo *r, int64_t id, const table_spec *t, const run_reco
 }
 
 /* run and run_label rows. */
-static int insert_run(repo *r, int64_t id, const run_record *rec, char *err, size_t errlen)
+static int insert_run(repo *r, int64_t id, const repo_run *rec, char *err, size_t errlen)
 {
-    static const table_spec meta = {"run", sizeof(rr_meta), 0, 0, false, meta_cols, N(meta_cols)};
+    static const table_spec meta = {"run", sizeof(repo_meta), 0, 0, false, meta_cols, N(meta_cols)};
     char cols[1024], sql[2048], marks[256] = "?";
     column_list(cols, sizeof cols, "", meta_cols, N(meta_cols));
     for (size_t i = 0; i < N(meta_cols); i++)
@@ -702,7 +702,7 @@ static const char *path_kind_key(wfb_path_kind k)
     return k == WFB_PATH_LONGEST ? "longest" : "as_executed";
 }
 
-static int insert_paths(repo *r, int64_t id, const run_record *rec, char *err, size_t errlen)
+static int insert_paths(repo *r, int64_t id, const repo_run *rec, char *err, size_t errlen)
 {
     repo_stmt *p = r->be->prepare(r->db, "INSERT INTO critical_path (run_id, kind, valid, "
                                          "length_s, vertices) VALUES (?, ?, ?, ?, ?)");
@@ -710,7 +710,7 @@ static int insert_paths(repo *r, int64_t id, const run_record *rec, char *err, s
                                          "task, step_s) VALUES (?, ?, ?, ?, ?, ?)");
     int rc = p && s ? 0 : -1;
     for (int k = 0; k < 2 && rc == 0; k++) {
-        const rr_path *path = &rec->paths[k];
+        const repo_path *path = &rec->paths[k];
         r->be->bind_int(p, 1, id);
         r->be->bind_text(p, 2, path_kind_key(path->kind));
         r->be->bind_int(p, 3, path->valid);
@@ -737,10 +737,10 @@ static int insert_paths(repo *r, int64_t id, const run_record *rec, char *err, s
     return rc;
 }
 
-static int insert_activity_figures(repo *r, int64_t id, const run_record *rec, char *err,
+static int insert_activity_figures(repo *r, int64_t id, const repo_run *rec, char *err,
                                    size_t errlen)
 {
-    static const table_spec t = {"activity_figures", sizeof(rr_activity_figures), 0, 0, false,
+    static const table_spec t = {"activity_figures", sizeof(repo_activity_figures), 0, 0, false,
                                  activity_figures_cols, N(activity_figures_cols)};
     return insert_rows(r, id, &t, &rec->activity, 1, err, errlen);
 }
@@ -757,7 +757,7 @@ static int next_id(repo *r, int64_t *id, char *err, size_t errlen)
     return rc;
 }
 
-int repo_store(repo *r, const run_record *rec, int64_t *id, char *err, size_t errlen)
+int repo_store(repo *r, const repo_run *rec, int64_t *id, char *err, size_t errlen)
 {
     const char *kill = getenv("SNETMON_REPO_KILL_AFTER_ROWS");
     kill_after_rows = kill && *kill ? strtol(kill, NULL, 10) : -1;
@@ -789,7 +789,7 @@ int repo_store(repo *r, const run_record *rec, int64_t *id, char *err, size_t er
 /* -------------------------------------------------------------- load */
 
 /* Reads the rows of t for run id into a new array of the record. */
-static int load_table(repo *r, int64_t id, const table_spec *t, run_record *rec, char *err,
+static int load_table(repo *r, int64_t id, const table_spec *t, repo_run *rec, char *err,
                       size_t errlen)
 {
     char cols[2048], sql[4096];
@@ -806,7 +806,7 @@ static int load_table(repo *r, int64_t id, const table_spec *t, run_record *rec,
     while ((step = r->be->step(s)) == REPO_STEP_ROW) {
         if (n == cap) {
             size_t ncap = cap ? cap * 2 : 16;
-            char *grown = rr_alloc(rec, ncap * t->row_size);
+            char *grown = repo_alloc(rec, ncap * t->row_size);
             if (!grown)
                 break;
             if (n)
@@ -831,7 +831,7 @@ static int load_table(repo *r, int64_t id, const table_spec *t, run_record *rec,
 }
 
 /* The metadata row; 1 when there is no such run. */
-static int load_meta(repo *r, int64_t id, run_record *rec, char *err, size_t errlen)
+static int load_meta(repo *r, int64_t id, repo_run *rec, char *err, size_t errlen)
 {
     char cols[1024], sql[2048];
     column_list(cols, sizeof cols, "", meta_cols, N(meta_cols));
@@ -850,7 +850,7 @@ static int load_meta(repo *r, int64_t id, run_record *rec, char *err, size_t err
     return rc;
 }
 
-static int load_labels(repo *r, int64_t id, run_record *rec, char *err, size_t errlen)
+static int load_labels(repo *r, int64_t id, repo_run *rec, char *err, size_t errlen)
 {
     repo_stmt *s = r->be->prepare(r->db, "SELECT key, value FROM run_label WHERE run_id = ? "
                                          "ORDER BY key");
@@ -859,18 +859,18 @@ static int load_labels(repo *r, int64_t id, run_record *rec, char *err, size_t e
         return -1;
     }
     r->be->bind_int(s, 1, id);
-    rr_label *labels = NULL;
+    repo_label *labels = NULL;
     size_t n = 0;
     int step;
     while ((step = r->be->step(s)) == REPO_STEP_ROW) {
-        rr_label *grown = rr_alloc(rec, (n + 1) * sizeof *grown);
+        repo_label *grown = repo_alloc(rec, (n + 1) * sizeof *grown);
         if (!grown)
             break;
         if (n)
             memcpy(grown, labels, n * sizeof *grown);
         labels = grown;
-        labels[n].key = rr_strdup(rec, r->be->col_text(s, 0));
-        labels[n].value = rr_strdup(rec, r->be->col_text(s, 1));
+        labels[n].key = repo_strdup(rec, r->be->col_text(s, 0));
+        labels[n].value = repo_strdup(rec, r->be->col_text(s, 1));
         n++;
     }
     int rc = step == REPO_STEP_DONE ? 0 : -1;
@@ -882,7 +882,7 @@ static int load_labels(repo *r, int64_t id, run_record *rec, char *err, size_t e
     return rc;
 }
 
-static int load_paths(repo *r, int64_t id, run_record *rec, char *err, size_t errlen)
+static int load_paths(repo *r, int64_t id, repo_run *rec, char *err, size_t errlen)
 {
     repo_stmt *p = r->be->prepare(r->db, "SELECT valid, length_s, vertices FROM critical_path "
                                          "WHERE run_id = ? AND kind = ?");
@@ -890,7 +890,7 @@ static int load_paths(repo *r, int64_t id, run_record *rec, char *err, size_t er
                                          "WHERE run_id = ? AND kind = ? ORDER BY seq");
     int rc = p && s ? 0 : -1;
     for (int k = 0; k < 2 && rc == 0; k++) {
-        rr_path *path = &rec->paths[k];
+        repo_path *path = &rec->paths[k];
         path->kind = (wfb_path_kind)k;
         r->be->bind_int(p, 1, id);
         r->be->bind_text(p, 2, path_kind_key(path->kind));
@@ -899,13 +899,13 @@ static int load_paths(repo *r, int64_t id, run_record *rec, char *err, size_t er
             path->valid = (int)r->be->col_int(p, 0);
             path->length_s = r->be->col_double(p, 1);
             size_t cap = (size_t)r->be->col_int(p, 2);
-            path->steps = rr_alloc(rec, (cap ? cap : 1) * sizeof *path->steps);
+            path->steps = repo_alloc(rec, (cap ? cap : 1) * sizeof *path->steps);
             r->be->bind_int(s, 1, id);
             r->be->bind_text(s, 2, path_kind_key(path->kind));
             while (path->steps && path->n < cap && (step = r->be->step(s)) == REPO_STEP_ROW) {
-                rr_step *st = &path->steps[path->n++];
-                st->vertex = rr_strdup(rec, r->be->col_text(s, 0));
-                st->task = rr_strdup(rec, r->be->col_text(s, 1));
+                repo_step *st = &path->steps[path->n++];
+                st->vertex = repo_strdup(rec, r->be->col_text(s, 0));
+                st->task = repo_strdup(rec, r->be->col_text(s, 1));
                 st->step_s = r->be->col_double(s, 2);
             }
             r->be->reset(s);
@@ -920,7 +920,7 @@ static int load_paths(repo *r, int64_t id, run_record *rec, char *err, size_t er
     return rc;
 }
 
-static int load_activity_figures(repo *r, int64_t id, run_record *rec, char *err, size_t errlen)
+static int load_activity_figures(repo *r, int64_t id, repo_run *rec, char *err, size_t errlen)
 {
     char cols[4096], sql[4600];
     column_list(cols, sizeof cols, "", activity_figures_cols, N(activity_figures_cols));
@@ -938,9 +938,9 @@ static int load_activity_figures(repo *r, int64_t id, run_record *rec, char *err
     return rc;
 }
 
-int repo_load(repo *r, int64_t id, bool with_inputs, run_record *rec, char *err, size_t errlen)
+int repo_load(repo *r, int64_t id, bool with_inputs, repo_run *rec, char *err, size_t errlen)
 {
-    run_record_init(rec);
+    repo_run_init(rec);
     if (r->be->begin_read(r->db)) {
         db_error(r, "reading", err, errlen);
         return -1;
@@ -960,7 +960,7 @@ int repo_load(repo *r, int64_t id, bool with_inputs, run_record *rec, char *err,
         rc = load_activity_figures(r, id, rec, err, errlen);
     r->be->commit(r->db);
     if (rc)
-        run_record_free(rec);
+        repo_run_free(rec);
     return rc;
 }
 
@@ -976,7 +976,7 @@ static int where_sql(const repo_where *where, size_t n, char *buf, size_t len)
         const char *k = where[i].key;
         const char *colname = !strcmp(k, "git") ? "git_revision" : k;
         int w;
-        if (rr_is_field(k))
+        if (repo_is_field(k))
             w = snprintf(buf + used, len - used, " %s CAST(r.%s AS TEXT) = ?",
                          i ? "AND" : "WHERE", colname);
         else
@@ -995,7 +995,7 @@ static void bind_where(const repo *r, repo_stmt *s, const repo_where *where, siz
 {
     int p = 1;
     for (size_t i = 0; i < n; i++) {
-        if (!rr_is_field(where[i].key))
+        if (!repo_is_field(where[i].key))
             r->be->bind_text(s, p++, where[i].key);
         r->be->bind_text(s, p++, where[i].value);
     }
@@ -1007,12 +1007,12 @@ typedef struct list_state {
     const char *cond;          /* the WHERE clause over run r */
     const repo_where *where;
     size_t n_where;
-    run_record *recs;
+    repo_run *recs;
     size_t n, cap;
     size_t *row_caps;          /* per record, for the table being read */
 } list_state;
 
-static run_record *record_of(list_state *ls, int64_t id)
+static repo_run *record_of(list_state *ls, int64_t id)
 {
     size_t lo = 0, hi = ls->n;
     while (lo < hi) {
@@ -1040,15 +1040,15 @@ static int list_meta(list_state *ls, char *err, size_t errlen)
     while ((step = r->be->step(s)) == REPO_STEP_ROW) {
         if (ls->n == ls->cap) {
             size_t cap = ls->cap ? ls->cap * 2 : 64;
-            run_record *grown = realloc(ls->recs, cap * sizeof *grown);
+            repo_run *grown = realloc(ls->recs, cap * sizeof *grown);
             if (!grown) {
                 step = REPO_STEP_ERROR;
                 break;
             }
             ls->recs = grown, ls->cap = cap;
         }
-        run_record *rec = &ls->recs[ls->n++];
-        run_record_init(rec);
+        repo_run *rec = &ls->recs[ls->n++];
+        repo_run_init(rec);
         rec->meta.id = r->be->col_int(s, 0);
         for (size_t c = 0; c < N(meta_cols); c++)
             if (read_col(r, s, (int)c + 1, &meta_cols[c], &rec->meta, rec))
@@ -1064,11 +1064,11 @@ static int list_meta(list_state *ls, char *err, size_t errlen)
 }
 
 /* A new zeroed row at the end of an array of the record, grown by doubling. */
-static void *append_row(run_record *rec, void **rows, size_t *n, size_t *cap, size_t size)
+static void *append_row(repo_run *rec, void **rows, size_t *n, size_t *cap, size_t size)
 {
     if (*n == *cap) {
         size_t ncap = *cap ? *cap * 2 : 8;
-        char *grown = rr_alloc(rec, ncap * size);
+        char *grown = repo_alloc(rec, ncap * size);
         if (!grown)
             return NULL;
         if (*n)
@@ -1091,17 +1091,17 @@ static int list_labels(list_state *ls, char *err, size_t errlen)
     memset(ls->row_caps, 0, ls->n * sizeof *ls->row_caps);
     int step;
     while ((step = r->be->step(s)) == REPO_STEP_ROW) {
-        run_record *rec = record_of(ls, r->be->col_int(s, 0));
+        repo_run *rec = record_of(ls, r->be->col_int(s, 0));
         if (!rec)
             continue;
-        rr_label *l = append_row(rec, (void **)&rec->meta.labels, &rec->meta.n_labels,
+        repo_label *l = append_row(rec, (void **)&rec->meta.labels, &rec->meta.n_labels,
                                  &ls->row_caps[rec - ls->recs], sizeof *l);
         if (!l) {
             step = REPO_STEP_ERROR;
             break;
         }
-        l->key = rr_strdup(rec, r->be->col_text(s, 1));
-        l->value = rr_strdup(rec, r->be->col_text(s, 2));
+        l->key = repo_strdup(rec, r->be->col_text(s, 1));
+        l->value = repo_strdup(rec, r->be->col_text(s, 2));
     }
     int rc = step == REPO_STEP_DONE ? 0 : -1;
     if (rc)
@@ -1128,7 +1128,7 @@ static int list_table(list_state *ls, const table_spec *t, bool only_whole, char
     memset(ls->row_caps, 0, ls->n * sizeof *ls->row_caps);
     int step;
     while ((step = r->be->step(s)) == REPO_STEP_ROW) {
-        run_record *rec = record_of(ls, r->be->col_int(s, 0));
+        repo_run *rec = record_of(ls, r->be->col_int(s, 0));
         if (!rec)
             continue;
         void **rows = (void **)((char *)rec + t->array_offset);
@@ -1151,7 +1151,7 @@ static int list_table(list_state *ls, const table_spec *t, bool only_whole, char
     return rc;
 }
 
-int repo_list(repo *r, const repo_where *where, size_t n_where, run_record **out, size_t *n,
+int repo_list(repo *r, const repo_where *where, size_t n_where, repo_run **out, size_t *n,
               char *err, size_t errlen)
 {
     *out = NULL;
@@ -1188,11 +1188,11 @@ int repo_list(repo *r, const repo_where *where, size_t n_where, run_record **out
     return 0;
 }
 
-void repo_list_free(run_record *recs, size_t n)
+void repo_list_free(repo_run *recs, size_t n)
 {
     if (!recs)
         return;
     for (size_t i = 0; i < n; i++)
-        run_record_free(&recs[i]);
+        repo_run_free(&recs[i]);
     free(recs);
 }
