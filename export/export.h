@@ -38,7 +38,9 @@ typedef struct export_source {
     int (*rewind)(void *ctx);
     /* After the end: what could not be read, NULL when nothing. */
     const wfb_input_loss *(*loss)(void *ctx);
-    const mon_trace *trace; /* the worker logs, the clock, the ranks */
+    /* The reader: the worker logs, the clock, the ranks (a rewind may
+     * replace it: asked for each time). */
+    const mon_trace *(*trace)(void *ctx);
 } export_source;
 
 /* The messages a viewer draws as arrows (or send/receive pairs): the first

@@ -200,7 +200,7 @@ static void other_data(chrome *x, const export_source *src)
 static int write_trace(chrome *x, const export_source *src, char *err, size_t errlen)
 {
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", x->out);
-    track_names(x, src->trace);
+    track_names(x, src->trace(src->ctx));
     mon_event ev;
     int rc;
     uint64_t last = 0;

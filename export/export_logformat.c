@@ -404,7 +404,7 @@ int export_logformat(const export_source *src, const char *dir, char *err, size_
     int rc = -1;
     if (!(c.periods = mon_periods_new(&sink)))
         fail(&c, "out of memory");
-    else if (open_outputs(&c, src->trace) == 0)
+    else if (open_outputs(&c, src->trace(src->ctx)) == 0)
         rc = convert_all(&c, src);
     if (close_outputs(&c) != 0)
         rc = -1;

@@ -576,7 +576,7 @@ int export_otf2(const export_source *src, const char *dir, export_otf2_summary *
     }
     current = &x;
     OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(keep_otf2_error, NULL);
-    const mon_trace *t = src->trace;
+    const mon_trace *t = src->trace(src->ctx);
     int rc = -1;
     if (open_archive(&x, t)) {
         OTF2_StringRef wait_name = add_string(&x, "waiting");

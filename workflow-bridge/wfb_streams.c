@@ -5,7 +5,7 @@
  *
  * Why: the message graph links only component executions (boxes), while
  * every task - dispatchers, collectors, filters, synchro-cells included -
- * moves records over streams. Mapping advice (wfb_advise.c) weighs the
+ * moves records over streams. Mapping advice (advice/advice.c) weighs the
  * communication between all tasks, so it needs the streams themselves:
  * stream_open says which task holds which end, stream_write counts items.
  */

@@ -215,13 +215,15 @@ static int source_rewind(void *ctx) { return trace_input_rewind(ctx); }
 
 static const wfb_input_loss *source_loss(void *ctx) { return trace_input_loss(ctx); }
 
+static const mon_trace *source_trace(void *ctx) { return trace_input_trace(ctx); }
+
 void trace_input_source(trace_input *in, struct export_source *src)
 {
     *src = (export_source){.ctx = in,
                            .next = source_next,
                            .rewind = source_rewind,
                            .loss = source_loss,
-                           .trace = trace_input_trace(in)};
+                           .trace = source_trace};
 }
 
 /* ---- graphs for the analysing commands ---- */

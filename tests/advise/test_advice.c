@@ -1,5 +1,5 @@
 /*
- * test_wfb_advise.c - the mapping advice on traces whose mapping quality is
+ * test_advice.c - the mapping advice on traces whose mapping quality is
  * known on paper (advise_fixture.c): an obviously bad mapping is changed
  * into a balanced one predicted about twice as fast; a balanced one and
  * one whose largest load is a single task are left alone; the stream table
@@ -7,6 +7,7 @@
  * file names every task; a trace of two runs and an event file are refused.
  */
 #include "advise_fixture.h"
+#include "advice.h"
 #include "wfb.h"
 
 #include <check.h>
@@ -24,7 +25,7 @@ static void remove_tree(const char *dir)
 
 static wfb_graph *fixture_graph(const char *name)
 {
-    char dir[] = "/tmp/wfb_advise.XXXXXX";
+    char dir[] = "/tmp/advice.XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     ck_assert_int_eq(advise_fixture_write(name, dir), 0);
     wfb_graph *g = wfb_graph_new();
@@ -34,7 +35,7 @@ static wfb_graph *fixture_graph(const char *name)
     return g;
 }
 
-static const wfb_advice_group *group(const wfb_advice *a, const char *name)
+static const advice_group *group(const advice_result *a, const char *name)
 {
     for (size_t i = 0; i < a->n_groups; i++)
         if (!strcmp(a->groups[i].name, name))
@@ -69,9 +70,9 @@ END_TEST
 START_TEST(bad_mapping_is_changed)
 {
     wfb_graph *g = fixture_graph("bad");
-    wfb_advice a;
+    advice_result a;
     wfb_error err;
-    ck_assert_msg(wfb_advise(g, NULL, &a, &err) == 0, "%s", err.msg);
+    ck_assert_msg(advice_compute(g, NULL, &a, &err) == 0, "%s", err.msg);
     ck_assert_uint_eq(a.workers, 2);
     ck_assert_uint_eq(a.n_groups, 6);
     ck_assert_uint_eq(a.n_tasks, 6);
@@ -90,11 +91,11 @@ START_TEST(bad_mapping_is_changed)
     ck_assert_uint_eq(on[0], 2);
     ck_assert_uint_eq(on[1], 2);
     ck_assert(a.predicted_advised_s < 0.55 * a.predicted_now_s);
-    ck_assert(wfb_advice_span_advised(&a) < 0.55 * wfb_advice_span_now(&a));
+    ck_assert(advice_span_advised(&a) < 0.55 * advice_span_now(&a));
     ck_assert(a.moved_groups >= 2);
     /* the evidence: worker 1 waits nearly all of its span */
     ck_assert(a.per_worker[1].wait_s > 0.9 * a.per_worker[1].span_s);
-    wfb_advice_free(&a);
+    advice_free(&a);
     wfb_graph_free(g);
 }
 END_TEST
@@ -102,18 +103,18 @@ END_TEST
 START_TEST(report_names_the_problem)
 {
     wfb_graph *g = fixture_graph("bad");
-    wfb_advice a;
+    advice_result a;
     wfb_error err;
-    ck_assert_int_eq(wfb_advise(g, NULL, &a, &err), 0);
+    ck_assert_int_eq(advice_compute(g, NULL, &a, &err), 0);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    ck_assert_int_eq(wfb_advice_report(&a, "bad", f), 0);
+    ck_assert_int_eq(advice_report(&a, "bad", f), 0);
     fclose(f);
     ck_assert_msg(strstr(text, "load imbalance: worker 0 executes 100.0 %"), "%s", text);
     ck_assert_msg(strstr(text, "change the mapping"), "%s", text);
     free(text);
-    wfb_advice_free(&a);
+    advice_free(&a);
     wfb_graph_free(g);
 }
 END_TEST
@@ -124,13 +125,13 @@ END_TEST
 START_TEST(mapping_file_covers_every_task)
 {
     wfb_graph *g = fixture_graph("bad");
-    wfb_advice a;
+    advice_result a;
     wfb_error err;
-    ck_assert_int_eq(wfb_advise(g, NULL, &a, &err), 0);
+    ck_assert_int_eq(advice_compute(g, NULL, &a, &err), 0);
     char *text = NULL;
     size_t len = 0, lines = 0;
     FILE *f = open_memstream(&text, &len);
-    ck_assert_int_eq(wfb_advice_write_mapping(&a, "bad", f, &lines), 0);
+    ck_assert_int_eq(advice_write_mapping(&a, "bad", f, &lines), 0);
     fclose(f);
     ck_assert(lines >= 2 && lines <= 6);
     size_t seen = 0;
@@ -145,7 +146,7 @@ START_TEST(mapping_file_covers_every_task)
     }
     ck_assert_uint_eq(seen, lines);
     free(text);
-    wfb_advice_free(&a);
+    advice_free(&a);
     wfb_graph_free(g);
 }
 END_TEST
@@ -153,17 +154,17 @@ END_TEST
 START_TEST(good_mapping_is_kept)
 {
     wfb_graph *g = fixture_graph("good");
-    wfb_advice a;
+    advice_result a;
     wfb_error err;
-    ck_assert_int_eq(wfb_advise(g, NULL, &a, &err), 0);
+    ck_assert_int_eq(advice_compute(g, NULL, &a, &err), 0);
     ck_assert(!a.change);
     ck_assert(fabs(a.per_worker[0].load_now_s - a.per_worker[1].load_now_s) < 1e-6);
     for (size_t i = 0; i < a.n_groups; i++)
         ck_assert_uint_eq(a.groups[i].worker_advised, a.groups[i].worker_now);
     ck_assert_uint_eq(a.moved_groups, 0);
     /* never a mapping predicted slower, and nothing predicted 5 % faster */
-    ck_assert(wfb_advice_span_advised(&a) >= wfb_advice_span_now(&a) * 0.95);
-    wfb_advice_free(&a);
+    ck_assert(advice_span_advised(&a) >= advice_span_now(&a) * 0.95);
+    advice_free(&a);
     wfb_graph_free(g);
 }
 END_TEST
@@ -171,9 +172,9 @@ END_TEST
 START_TEST(one_heavy_task_is_kept)
 {
     wfb_graph *g = fixture_graph("heavy");
-    wfb_advice a;
+    advice_result a;
     wfb_error err;
-    ck_assert_int_eq(wfb_advise(g, NULL, &a, &err), 0);
+    ck_assert_int_eq(advice_compute(g, NULL, &a, &err), 0);
     ck_assert(!a.change);
     ck_assert_uint_ge(a.n_top_groups, 1);
     ck_assert_str_eq(a.groups[a.top_groups[0]].name, "S2:I0:work");
@@ -182,12 +183,12 @@ START_TEST(one_heavy_task_is_kept)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    ck_assert_int_eq(wfb_advice_report(&a, "heavy", f), 0);
+    ck_assert_int_eq(advice_report(&a, "heavy", f), 0);
     fclose(f);
     ck_assert_msg(strstr(text, "one task name is too heavy to balance: S2:I0:work"), "%s", text);
     ck_assert_msg(strstr(text, "already good"), "%s", text);
     free(text);
-    wfb_advice_free(&a);
+    advice_free(&a);
     wfb_graph_free(g);
 }
 END_TEST
@@ -197,18 +198,18 @@ END_TEST
 START_TEST(min_gain_keeps_the_mapping)
 {
     wfb_graph *g = fixture_graph("bad");
-    wfb_advice a;
+    advice_result a;
     wfb_error err;
-    wfb_advice_options opt = {-1, 0.6, 0}; /* the gain is about 50 % */
-    ck_assert_int_eq(wfb_advise(g, &opt, &a, &err), 0);
+    advice_options opt = {-1, 0.6, 0}; /* the gain is about 50 % */
+    ck_assert_int_eq(advice_compute(g, &opt, &a, &err), 0);
     ck_assert(!a.change);
     ck_assert_uint_eq(a.moved_groups, 0);
-    wfb_advice_free(&a);
-    opt = (wfb_advice_options){1.0, -1, 0}; /* 1 s per item: capped by the measured span */
-    ck_assert_int_eq(wfb_advise(g, &opt, &a, &err), 0);
+    advice_free(&a);
+    opt = (advice_options){1.0, -1, 0}; /* 1 s per item: capped by the measured span */
+    ck_assert_int_eq(advice_compute(g, &opt, &a, &err), 0);
     ck_assert(a.message_cost_s < 1e-6);
     ck_assert(a.predicted_now_s <= a.measured_span_s + 1e-12);
-    wfb_advice_free(&a);
+    advice_free(&a);
     wfb_graph_free(g);
 }
 END_TEST
@@ -218,9 +219,9 @@ END_TEST
 START_TEST(workers_taking_turns_are_seen)
 {
     wfb_graph *g = fixture_graph("turns");
-    wfb_advice a;
+    advice_result a;
     wfb_error err;
-    ck_assert_int_eq(wfb_advise(g, NULL, &a, &err), 0);
+    ck_assert_int_eq(advice_compute(g, NULL, &a, &err), 0);
     ck_assert(fabs(a.per_worker[0].load_now_s - a.per_worker[1].load_now_s) < 1e-6);
     ck_assert_msg(a.replay_now_s >= 500e-6 && a.replay_now_s < 510e-6, "replay %g", a.replay_now_s);
     ck_assert(a.change);
@@ -240,11 +241,11 @@ START_TEST(workers_taking_turns_are_seen)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    ck_assert_int_eq(wfb_advice_report(&a, "turns", f), 0);
+    ck_assert_int_eq(advice_report(&a, "turns", f), 0);
     fclose(f);
     ck_assert_msg(strstr(text, "workers take turns"), "%s", text);
     free(text);
-    wfb_advice_free(&a);
+    advice_free(&a);
     wfb_graph_free(g);
 }
 END_TEST
@@ -252,9 +253,9 @@ END_TEST
 START_TEST(two_runs_are_refused)
 {
     wfb_graph *g = fixture_graph("tworuns");
-    wfb_advice a;
+    advice_result a;
     wfb_error err;
-    ck_assert_int_eq(wfb_advise(g, NULL, &a, &err), -1);
+    ck_assert_int_eq(advice_compute(g, NULL, &a, &err), -1);
     ck_assert_msg(strstr(err.msg, "2 runs"), "%s", err.msg);
     wfb_graph_free(g);
 }
@@ -269,8 +270,8 @@ START_TEST(event_files_are_refused)
     FILE *f = fmemopen((void *)text, strlen(text), "r");
     ck_assert_int_eq(wfb_import_jsonl(g, f, "inline", NULL, &err), 0);
     fclose(f);
-    wfb_advice a;
-    ck_assert_int_eq(wfb_advise(g, NULL, &a, &err), -1);
+    advice_result a;
+    ck_assert_int_eq(advice_compute(g, NULL, &a, &err), -1);
     ck_assert_msg(strstr(err.msg, "not an LPEL trace"), "%s", err.msg);
     wfb_graph_free(g);
 }

@@ -1,5 +1,5 @@
 /*
- * wfb_advise_report.c - the mapping advice in words: what the trace shows
+ * advice_report.c - the mapping advice in words: what the trace shows
  * (per worker, the heaviest tasks, traffic, waiting), the problems the
  * evidence points to, the model's prediction and the verdict.
  *
@@ -7,7 +7,7 @@
  * "Mapping advice"), so the same trace always reads the same way, and each
  * sentence carries the numbers it rests on.
  */
-#include "wfb_internal.h"
+#include "advice_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,10 +18,10 @@ static double pct(double part, double whole)
     return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 
-static void report_workers(const wfb_advice *a, FILE *out)
+static void report_workers(const advice_result *a, FILE *out)
 {
     for (unsigned w = 0; w < a->workers; w++) {
-        const wfb_advice_worker *x = &a->per_worker[w];
+        const advice_worker *x = &a->per_worker[w];
         if (isnan(x->span_s))
             fprintf(out, "  worker %u: busy %.4g s (no worker events: span and waiting unknown)\n",
                     w, x->load_now_s);
@@ -34,7 +34,7 @@ static void report_workers(const wfb_advice *a, FILE *out)
     }
 }
 
-static void report_heaviest(const wfb_advice *a, FILE *out)
+static void report_heaviest(const advice_result *a, FILE *out)
 {
     fprintf(out, "  execution time %.4g s in %zu tasks under %zu names", a->exec_s, a->n_tasks,
             a->n_groups);
@@ -43,7 +43,7 @@ static void report_heaviest(const wfb_advice *a, FILE *out)
                 a->unnamed_exec_s);
     fprintf(out, "; the heaviest:\n");
     for (size_t i = 0; i < a->n_top_groups; i++) {
-        const wfb_advice_group *g = &a->groups[a->top_groups[i]];
+        const advice_group *g = &a->groups[a->top_groups[i]];
         fprintf(out, "    %-44s %.4g s (%.1f %%) on worker %u%s\n", g->name, g->exec_s,
                 pct(g->exec_s, a->exec_s), g->worker_now,
                 g->split_now ? " (and others)" : "");
@@ -59,8 +59,8 @@ static const char *entity(const char *name)
 
 static int by_entity(const void *x, const void *y)
 {
-    return strcmp(entity((*(const wfb_advice_group *const *)x)->name),
-                  entity((*(const wfb_advice_group *const *)y)->name));
+    return strcmp(entity((*(const advice_group *const *)x)->name),
+                  entity((*(const advice_group *const *)y)->name));
 }
 
 /* One entity's tasks: a run of the names sorted by entity. */
@@ -77,10 +77,10 @@ static int by_exec_desc(const void *x, const void *y)
 
 /* The execution time by entity: the largest three, and the worker holding
  * most of each (where the work of one kind of box sits). */
-static void report_entities(const wfb_advice *a, FILE *out)
+static void report_entities(const advice_result *a, FILE *out)
 {
     size_t n = a->n_groups ? a->n_groups : 1, nr = 0;
-    const wfb_advice_group **g = malloc(n * sizeof *g);
+    const advice_group **g = malloc(n * sizeof *g);
     entity_run *runs = malloc(n * sizeof *runs);
     double *per_worker = calloc(a->workers, sizeof *per_worker);
     if (!g || !runs || !per_worker)
@@ -116,7 +116,7 @@ out:
     free(per_worker);
 }
 
-static void report_traffic(const wfb_advice *a, FILE *out)
+static void report_traffic(const advice_result *a, FILE *out)
 {
     if (!a->streams_known) {
         fprintf(out, "  stream traffic: not recorded (no stream events: record with -m A, or a "
@@ -131,7 +131,7 @@ static void report_traffic(const wfb_advice *a, FILE *out)
 /* W(A,B) summed over the tasks of each pair of workers: task time spent
  * blocked, which overlaps (many tasks block at once), so it is no share of
  * a span; across workers it says which worker's tasks hold up which. */
-static void report_waits(const wfb_advice *a, FILE *out)
+static void report_waits(const advice_result *a, FILE *out)
 {
     double same = 0;
     int any = 0;
@@ -159,7 +159,7 @@ static void report_waits(const wfb_advice *a, FILE *out)
         return;
     fprintf(out, "  the largest waiting relations W(A,B) across workers, A waits for B:\n");
     for (size_t i = 0; i < a->n_top_waits; i++) {
-        const wfb_advice_wait *w = &a->top_waits[i];
+        const advice_wait *w = &a->top_waits[i];
         fprintf(out, "    %s (worker %u) for %s (worker %u): %.4g s in %llu blocks on %s stream\n",
                 w->waiter ? w->waiter : "(unnamed)", w->waiter_worker,
                 w->waited_for ? w->waited_for : "(unnamed)", w->waited_worker, w->total_s,
@@ -168,7 +168,7 @@ static void report_waits(const wfb_advice *a, FILE *out)
 }
 
 /* The worker with the largest and the smallest model load now. */
-static void extremes(const wfb_advice *a, unsigned *hi, unsigned *lo)
+static void extremes(const advice_result *a, unsigned *hi, unsigned *lo)
 {
     *hi = *lo = 0;
     for (unsigned w = 1; w < a->workers; w++) {
@@ -179,18 +179,18 @@ static void extremes(const wfb_advice *a, unsigned *hi, unsigned *lo)
     }
 }
 
-static double heaviest_exec(const wfb_advice *a)
+static double heaviest_exec(const advice_result *a)
 {
     return a->n_top_groups ? a->groups[a->top_groups[0]].exec_s : 0.0;
 }
 
 /* The rules of docs/METRICS.md, each printed with its evidence. */
-static int report_problems(const wfb_advice *a, FILE *out)
+static int report_problems(const advice_result *a, FILE *out)
 {
     int n = 0;
     unsigned hi, lo;
     extremes(a, &hi, &lo);
-    const wfb_advice_worker *H = &a->per_worker[hi], *Lw = &a->per_worker[lo];
+    const advice_worker *H = &a->per_worker[hi], *Lw = &a->per_worker[lo];
     double mean = 0;
     for (unsigned w = 0; w < a->workers; w++)
         mean += a->per_worker[w].load_now_s / a->workers;
@@ -248,7 +248,7 @@ static int report_problems(const wfb_advice *a, FILE *out)
     return n;
 }
 
-static void report_prediction(const wfb_advice *a, FILE *out)
+static void report_prediction(const advice_result *a, FILE *out)
 {
     fprintf(out, "\nPrediction (docs/METRICS.md, \"Mapping advice\": the model's time is the largest "
                  "worker load plus c\nper item crossing workers, at least the replay and the "
@@ -269,11 +269,11 @@ static void report_prediction(const wfb_advice *a, FILE *out)
                      "explain,\n                     taken to be the same under any mapping",
                 a->measured_span_s, a->unexplained_s, pct(a->unexplained_s, a->measured_span_s));
     fprintf(out, "\n  best mapping found model %.4g s, predicted span %.4g s (%s)\n",
-            a->predicted_advised_s, wfb_advice_span_advised(a), a->partitioner);
+            a->predicted_advised_s, advice_span_advised(a), a->partitioner);
     if (!isnan(a->replay_now_s))
         fprintf(out, "    replay: %.4g s now -> %.4g s\n", a->replay_now_s, a->replay_advised_s);
     for (unsigned w = 0; w < a->workers; w++) {
-        const wfb_advice_worker *x = &a->per_worker[w];
+        const advice_worker *x = &a->per_worker[w];
         fprintf(out, "    worker %u: load %.4g s, %llu items crossing -> ", w, x->load_now_s,
                 (unsigned long long)x->cross_now);
         if (a->change)
@@ -284,9 +284,9 @@ static void report_prediction(const wfb_advice *a, FILE *out)
     }
 }
 
-static void report_verdict(const wfb_advice *a, FILE *out)
+static void report_verdict(const advice_result *a, FILE *out)
 {
-    double now = wfb_advice_span_now(a), adv = wfb_advice_span_advised(a);
+    double now = advice_span_now(a), adv = advice_span_advised(a);
     double gain = now > 0 ? 1 - adv / now : 0;
     fprintf(out, "\nAdvice\n");
     if (a->change) {
@@ -305,7 +305,7 @@ static void report_verdict(const wfb_advice *a, FILE *out)
                 gain > 0 ? "" : " (none is predicted faster)");
 }
 
-int wfb_advice_report(const wfb_advice *a, const char *source, FILE *out)
+int advice_report(const advice_result *a, const char *source, FILE *out)
 {
     fprintf(out, "Mapping advice for %s (run %u, %u worker%s)\n\nWhat the trace shows\n",
             source ? source : "(unnamed)", (unsigned)a->run, a->workers,

@@ -1,5 +1,5 @@
 /*
- * wfb_advise.c - mapping advice: from one run of an LPEL trace, how the
+ * advice.c - mapping advice (advice.h): from one run of an LPEL trace, how the
  * mapping performed, what the prediction model says of it, and a better
  * mapping when the model predicts one.
  *
@@ -15,10 +15,11 @@
  * edges, which is exactly the trade-off of a mapping, and the model still
  * has the last word, so a partition that balances badly is never advised.
  *
- * The text report is in wfb_advise_report.c, the mapping file writer in
- * wfb_advise_map.c.
+ * The text report is in advice_report.c, the mapping file writer in
+ * advice_map.c, the replay of a run on another placement in
+ * advice_replay.c.
  */
-#include "wfb_advise_internal.h"
+#include "advice_internal.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -34,14 +35,14 @@ typedef struct id_index {
 
 typedef struct advise_ctx {
     const wfb_graph *g;
-    wfb_advice *a;
+    advice_result *a;
     size_t nt;                 /* tasks of the run */
     const wfb_task_stats **task;
     uint32_t *group_of;        /* per task: group index, WFB_NONE when unnamed */
     uint32_t *now;             /* per task: the worker it ran on */
     id_index *ids;             /* sorted by id */
     uint32_t *task_of;         /* graph task index -> index here (WFB_NONE: other run) */
-    advise_replay *replay;     /* the run's executions, NULL when it has none */
+    advice_replay *replay;     /* the run's executions, NULL when it has none */
     size_t ns;                 /* streams with both ends known */
     uint32_t *s_writer, *s_reader; /* task indices */
     uint64_t *s_items;
@@ -67,7 +68,7 @@ static void ctx_free(advise_ctx *c)
     free(c->now);
     free(c->ids);
     free(c->task_of);
-    advise_replay_free(c->replay);
+    advice_replay_free(c->replay);
     free(c->s_writer);
     free(c->s_reader);
     free(c->s_items);
@@ -120,7 +121,7 @@ static int by_name(const void *x, const void *y)
  * with most of its execution time. */
 static int make_groups(advise_ctx *c)
 {
-    wfb_advice *a = c->a;
+    advice_result *a = c->a;
     named_task *order = malloc((c->nt ? c->nt : 1) * sizeof *order);
     double *per_worker = calloc(a->workers, sizeof *per_worker);
     a->groups = calloc(c->nt ? c->nt : 1, sizeof *a->groups);
@@ -142,7 +143,7 @@ static int make_groups(advise_ctx *c)
             }
             break;
         }
-        wfb_advice_group *gr = &a->groups[a->n_groups];
+        advice_group *gr = &a->groups[a->n_groups];
         gr->name = t->name;
         gr->worker_now = t->worker;
         memset(per_worker, 0, a->workers * sizeof *per_worker);
@@ -199,15 +200,15 @@ static int collect_streams(advise_ctx *c, uint32_t run)
 
 static void measured_workers(advise_ctx *c, uint32_t run)
 {
-    wfb_advice *a = c->a;
+    advice_result *a = c->a;
     a->measured_span_s = NAN;
     for (unsigned w = 0; w < a->workers; w++)
-        a->per_worker[w] = (wfb_advice_worker){NAN, NAN, NAN, 0, 0, 0, 0, 0};
+        a->per_worker[w] = (advice_worker){NAN, NAN, NAN, 0, 0, 0, 0, 0};
     for (size_t i = 0; i < wfb_worker_stats_count(c->g); i++) {
         const wfb_worker_stats *s = wfb_worker_stats_at(c->g, i);
         if (s->run != run || s->worker >= a->workers)
             continue;
-        wfb_advice_worker *w = &a->per_worker[s->worker];
+        advice_worker *w = &a->per_worker[s->worker];
         w->span_s = wfb_worker_span(s);
         w->busy_s = s->busy_s;
         w->wait_s = s->wait_s;
@@ -219,7 +220,7 @@ static void measured_workers(advise_ctx *c, uint32_t run)
 
 static int by_total_desc(const void *x, const void *y)
 {
-    const wfb_advice_wait *a = x, *b = y;
+    const advice_wait *a = x, *b = y;
     return (a->total_s < b->total_s) - (a->total_s > b->total_s);
 }
 
@@ -227,7 +228,7 @@ static int by_total_desc(const void *x, const void *y)
  * largest relations. */
 static void measured_waits(advise_ctx *c, uint32_t run)
 {
-    wfb_advice *a = c->a;
+    advice_result *a = c->a;
     for (size_t i = 0; i < wfb_wait_relation_count(c->g); i++) {
         const wfb_wait_relation *r = wfb_wait_relation_at(c->g, i);
         if (r->run != run)
@@ -235,7 +236,7 @@ static void measured_waits(advise_ctx *c, uint32_t run)
         uint32_t x = task_index(c, r->waiter), y = task_index(c, r->waited_for);
         if (x == WFB_NONE)
             continue;
-        wfb_advice_wait w = {c->task[x]->name, y == WFB_NONE ? NULL : c->task[y]->name,
+        advice_wait w = {c->task[x]->name, y == WFB_NONE ? NULL : c->task[y]->name,
                              c->now[x], y == WFB_NONE ? WFB_NONE : c->now[y], r->on_empty,
                              r->count, r->total_s};
         if (y == WFB_NONE)
@@ -244,10 +245,10 @@ static void measured_waits(advise_ctx *c, uint32_t run)
         if (c->now[x] == c->now[y])
             continue;
         /* the largest few across workers: insert into the sorted short list */
-        if (a->n_top_waits < WFB_ADVICE_TOP_WAITS) {
+        if (a->n_top_waits < ADVICE_TOP_WAITS) {
             a->top_waits[a->n_top_waits++] = w;
-        } else if (w.total_s > a->top_waits[WFB_ADVICE_TOP_WAITS - 1].total_s) {
-            a->top_waits[WFB_ADVICE_TOP_WAITS - 1] = w;
+        } else if (w.total_s > a->top_waits[ADVICE_TOP_WAITS - 1].total_s) {
+            a->top_waits[ADVICE_TOP_WAITS - 1] = w;
         } else {
             continue;
         }
@@ -256,11 +257,11 @@ static void measured_waits(advise_ctx *c, uint32_t run)
 }
 
 /* The heaviest names, by execution time, largest first. */
-static void heaviest_groups(wfb_advice *a)
+static void heaviest_groups(advice_result *a)
 {
     for (size_t i = 0; i < a->n_groups; i++) {
         size_t k = a->n_top_groups;
-        if (k == WFB_ADVICE_TOP_GROUPS) {
+        if (k == ADVICE_TOP_GROUPS) {
             if (a->groups[i].exec_s <= a->groups[a->top_groups[k - 1]].exec_s)
                 continue;
             k--;
@@ -281,7 +282,7 @@ static void heaviest_groups(wfb_advice *a)
 static double predict(const advise_ctx *c, const uint32_t *where, double *load, uint64_t *cross,
                       uint64_t *cross_items, double *replay)
 {
-    const wfb_advice *a = c->a;
+    const advice_result *a = c->a;
     memset(load, 0, a->workers * sizeof *load);
     memset(cross, 0, a->workers * sizeof *cross);
     uint64_t total = 0;
@@ -305,7 +306,7 @@ static double predict(const advise_ctx *c, const uint32_t *where, double *load, 
     }
     if (cross_items)
         *cross_items = total;
-    double s = c->replay ? advise_replay_run(c->replay, where, a->cores, a->message_cost_s)
+    double s = c->replay ? advice_replay_run(c->replay, where, a->cores, a->message_cost_s)
                          : NAN;
     if (replay)
         *replay = s >= 0 ? s : NAN;
@@ -351,7 +352,7 @@ static int by_pair(const void *x, const void *y)
  * time in units that keep the total below 10^8, items scaled the same way. */
 static int build_csr(const advise_ctx *c, csr *m)
 {
-    const wfb_advice *a = c->a;
+    const advice_result *a = c->a;
     size_t n = a->n_groups, np = 0;
     pair_items *pairs = malloc((c->ns ? c->ns : 1) * sizeof *pairs);
     m->n = (idx_t)n;
@@ -444,7 +445,7 @@ static bool connected(const csr *m)
 /* Renames the parts so that as much execution time as possible stays on
  * its current worker (the model does not care which part is which worker;
  * a user does: fewer tasks move). Greedy over the largest overlaps. */
-static void relabel(const wfb_advice *a, const idx_t *part, uint32_t *group_worker)
+static void relabel(const advice_result *a, const idx_t *part, uint32_t *group_worker)
 {
     unsigned k = a->workers;
     double *overlap = calloc((size_t)k * k, sizeof *overlap);
@@ -504,7 +505,7 @@ static void candidates_free(candidates *l)
     free(l->c);
 }
 
-static double moved_exec(const wfb_advice *a, const uint32_t *group_worker)
+static double moved_exec(const advice_result *a, const uint32_t *group_worker)
 {
     double m = 0;
     for (size_t i = 0; i < a->n_groups; i++)
@@ -533,9 +534,9 @@ static int consider(const advise_ctx *c, const uint32_t *group_worker, const cha
 }
 
 /* The best candidate: the smallest predicted time; among those within
- * WFB_ADVICE_NEAR_TIE of it, the fewest items crossing workers, then the
+ * ADVICE_NEAR_TIE of it, the fewest items crossing workers, then the
  * least execution time moved (docs/METRICS.md). NULL when none. */
-#define WFB_ADVICE_NEAR_TIE 0.01
+#define ADVICE_NEAR_TIE 0.01
 static const candidate *choose(const candidates *l)
 {
     const candidate *best = NULL, *pick = NULL;
@@ -544,7 +545,7 @@ static const candidate *choose(const candidates *l)
             best = &l->c[i];
     for (size_t i = 0; best && i < l->n; i++) {
         const candidate *k = &l->c[i];
-        if (k->predicted > best->predicted * (1 + WFB_ADVICE_NEAR_TIE))
+        if (k->predicted > best->predicted * (1 + ADVICE_NEAR_TIE))
             continue;
         if (!pick || k->cross < pick->cross ||
             (k->cross == pick->cross && k->moved_exec < pick->moved_exec))
@@ -577,7 +578,7 @@ static int metis(const csr *m, unsigned workers, int method, int ufactor, int co
 static double exhaustive_size(const advise_ctx *c)
 {
     double placements = pow((double)c->a->workers, (double)c->a->n_groups);
-    double visits = (double)(c->nt + c->ns) + (c->replay ? 3.0 * (double)advise_replay_size(c->replay) : 0);
+    double visits = (double)(c->nt + c->ns) + (c->replay ? 3.0 * (double)advice_replay_size(c->replay) : 0);
     if (placements > 65536 || placements * visits > 5e7)
         return 0;
     return placements;
@@ -600,7 +601,7 @@ static bool next_placement(uint32_t *gw, size_t n, unsigned workers)
 static int exhaustive(const advise_ctx *c, uint32_t *gw, uint32_t *where, double *load,
                       uint64_t *cross, candidates *l)
 {
-    const wfb_advice *a = c->a;
+    const advice_result *a = c->a;
     size_t n = a->n_groups;
     double best = -1, pick_moved = 0;
     uint64_t pick_cross = 0;
@@ -619,7 +620,7 @@ static int exhaustive(const advise_ctx *c, uint32_t *gw, uint32_t *where, double
                     best = t;
                 continue;
             }
-            if (t > best * (1 + WFB_ADVICE_NEAR_TIE))
+            if (t > best * (1 + ADVICE_NEAR_TIE))
                 continue;
             double moved = moved_exec(a, gw);
             if (have && (x > pick_cross || (x == pick_cross && moved >= pick_moved)))
@@ -679,7 +680,7 @@ static int by_family(const void *x, const void *y)
  * of the two loads smallest, as long as that load goes down; a family
  * split over workers is not moved. The model then judges the result like
  * any other candidate. Returns the number of families moved. */
-static size_t balance_moves(const wfb_advice *a, uint32_t *gw)
+static size_t balance_moves(const advice_result *a, uint32_t *gw)
 {
     size_t n = a->n_groups, nf = 0, moved = 0;
     unsigned k = a->workers;
@@ -747,7 +748,7 @@ out:
 static int partition(const advise_ctx *c, candidates *l, uint32_t *where, double *load,
                      uint64_t *cross)
 {
-    const wfb_advice *a = c->a;
+    const advice_result *a = c->a;
     size_t n = a->n_groups;
     uint32_t *gw = malloc((n ? n : 1) * sizeof *gw);
     idx_t *part = malloc((n ? n : 1) * sizeof *part);
@@ -810,7 +811,7 @@ static unsigned count_workers(const advise_ctx *c, uint32_t run)
 
 static int check_input(const wfb_graph *g, const advise_ctx *c, wfb_error *err)
 {
-    const wfb_advice *a = c->a;
+    const advice_result *a = c->a;
     if (c->nt == 0) {
         wfb_set_error(err, g->source, 0, "the trace has no tasks to map (record with -m A)");
         return -1;
@@ -862,7 +863,7 @@ static int pick_run(const wfb_graph *g, uint32_t *run, wfb_error *err)
 
 static int evidence(advise_ctx *c, uint32_t run, wfb_error *err)
 {
-    wfb_advice *a = c->a;
+    advice_result *a = c->a;
     if (collect_tasks(c, run))
         return -1;
     a->workers = count_workers(c, run);
@@ -882,7 +883,7 @@ static int evidence(advise_ctx *c, uint32_t run, wfb_error *err)
     heaviest_groups(a);
     a->replay_now_s = a->replay_advised_s = NAN;
     if (wfb_exec_count(c->g) && wfb_exec_costs_known(c->g) &&
-        !(c->replay = advise_replay_new(c->g, c->task_of)))
+        !(c->replay = advice_replay_new(c->g, c->task_of)))
         return -1;
     wfb_path p;
     a->critical_path_s = NAN;
@@ -898,16 +899,16 @@ static int evidence(advise_ctx *c, uint32_t run, wfb_error *err)
 static void adopt(advise_ctx *c, const candidate *best, uint32_t *where, double *load,
                   uint64_t *cross)
 {
-    wfb_advice *a = c->a;
+    advice_result *a = c->a;
     a->predicted_advised_s = best->predicted;
     snprintf(a->partitioner, sizeof a->partitioner, "%s", best->what);
     a->unexplained_s = isnan(a->measured_span_s)
                            ? 0.0
                            : fmax(0.0, a->measured_span_s - a->predicted_now_s);
-    a->change = wfb_advice_span_advised(a) < wfb_advice_span_now(a) * (1 - a->min_gain);
+    a->change = advice_span_advised(a) < advice_span_now(a) * (1 - a->min_gain);
     const uint32_t *gw = best->group_worker;
     for (size_t i = 0; i < a->n_groups; i++) {
-        wfb_advice_group *gr = &a->groups[i];
+        advice_group *gr = &a->groups[i];
         gr->worker_advised = a->change ? gw[i] : gr->worker_now;
         if (a->change && (gr->worker_advised != gr->worker_now || gr->split_now)) {
             a->moved_groups++;
@@ -936,7 +937,7 @@ static void adopt(advise_ctx *c, const candidate *best, uint32_t *where, double 
  * min over cores of (span - load) / crossing items (docs/METRICS.md). */
 static void calibrate_message_cost(advise_ctx *c, double *load, uint64_t *cross)
 {
-    wfb_advice *a = c->a;
+    advice_result *a = c->a;
     a->message_cost_given_s = a->message_cost_s;
     if (isnan(a->measured_span_s))
         return;
@@ -955,7 +956,7 @@ static void calibrate_message_cost(advise_ctx *c, double *load, uint64_t *cross)
 
 static int advise(advise_ctx *c, wfb_error *err)
 {
-    wfb_advice *a = c->a;
+    advice_result *a = c->a;
     uint32_t *where = malloc((c->nt ? c->nt : 1) * sizeof *where);
     double *load = calloc(a->workers, sizeof *load);
     uint64_t *cross = calloc(a->workers, sizeof *cross);
@@ -990,13 +991,13 @@ out:
     return rc;
 }
 
-int wfb_advise(const wfb_graph *g, const wfb_advice_options *opt, wfb_advice *out,
+int advice_compute(const wfb_graph *g, const advice_options *opt, advice_result *out,
                wfb_error *err)
 {
     memset(out, 0, sizeof *out);
     out->message_cost_s = opt && opt->message_cost_s >= 0 ? opt->message_cost_s
-                                                           : WFB_ADVICE_MESSAGE_COST_S;
-    out->min_gain = opt && opt->min_gain >= 0 ? opt->min_gain : WFB_ADVICE_MIN_GAIN;
+                                                           : ADVICE_MESSAGE_COST_S;
+    out->min_gain = opt && opt->min_gain >= 0 ? opt->min_gain : ADVICE_MIN_GAIN;
     out->cores = opt ? opt->cores : 0;
     if (!g->finished) {
         wfb_set_error(err, g->source, 0, "graph not finished (call wfb_graph_finish first)");
@@ -1014,7 +1015,7 @@ int wfb_advise(const wfb_graph *g, const wfb_advice_options *opt, wfb_advice *ou
         rc = advise(&c, err);
     ctx_free(&c);
     if (rc)
-        wfb_advice_free(out);
+        advice_free(out);
     return rc ? -1 : 0;
 }
 
@@ -1022,24 +1023,24 @@ int wfb_advise(const wfb_graph *g, const wfb_advice_options *opt, wfb_advice *ou
  * (execution times stretched by another thread on the same core), the
  * model's times are scaled down to the span; otherwise the unexplained
  * time is added (docs/METRICS.md). */
-static bool model_too_long(const wfb_advice *a)
+static bool model_too_long(const advice_result *a)
 {
     return !isnan(a->measured_span_s) && a->predicted_now_s > a->measured_span_s;
 }
 
-double wfb_advice_span_now(const wfb_advice *a)
+double advice_span_now(const advice_result *a)
 {
     return model_too_long(a) ? a->measured_span_s : a->predicted_now_s + a->unexplained_s;
 }
 
-double wfb_advice_span_advised(const wfb_advice *a)
+double advice_span_advised(const advice_result *a)
 {
     if (model_too_long(a))
         return a->predicted_advised_s * a->measured_span_s / a->predicted_now_s;
     return a->predicted_advised_s + a->unexplained_s;
 }
 
-void wfb_advice_free(wfb_advice *a)
+void advice_free(advice_result *a)
 {
     free(a->groups);
     free(a->per_worker);

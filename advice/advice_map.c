@@ -1,5 +1,5 @@
 /*
- * wfb_advise_map.c - writes an advised mapping as a mapping file
+ * advice_map.c - writes an advised mapping as a mapping file
  * (docs/MAPPING.md): short, readable, and exact for every task of the
  * trace.
  *
@@ -12,7 +12,7 @@
  * the advice chose for it, which the tests check through the runtime's own
  * matcher (tests/advise).
  */
-#include "wfb_internal.h"
+#include "advice_internal.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -244,7 +244,7 @@ static void emit(writer *w, const node *n)
         w->path[saved] = '\0';
 }
 
-static void header(const wfb_advice *a, const char *source, FILE *out, size_t skipped)
+static void header(const advice_result *a, const char *source, FILE *out, size_t skipped)
 {
     fprintf(out,
             "# Mapping advised by `snetmon advise` from the trace %s (run %u, %u workers).\n"
@@ -253,8 +253,8 @@ static void header(const wfb_advice *a, const char *source, FILE *out, size_t sk
             "# program with -w %u --map FILE. Tasks the trace did not have keep their\n"
             "# default placement unless a line with a wildcard matches them.\n",
             source ? source : "(unnamed)", (unsigned)a->run, a->workers,
-            a->change ? wfb_advice_span_advised(a) : wfb_advice_span_now(a),
-            wfb_advice_span_now(a),
+            a->change ? advice_span_advised(a) : advice_span_now(a),
+            advice_span_now(a),
             a->workers);
     if (skipped)
         fprintf(out, "# %zu task name(s) with an empty path component cannot be written as a\n"
@@ -262,7 +262,7 @@ static void header(const wfb_advice *a, const char *source, FILE *out, size_t sk
                 skipped);
 }
 
-int wfb_advice_write_mapping(const wfb_advice *a, const char *source, FILE *out, size_t *lines)
+int advice_write_mapping(const advice_result *a, const char *source, FILE *out, size_t *lines)
 {
     node *root = calloc(1, sizeof *root);
     writer w = {out, calloc(1, 64), 64, 0, 0};

@@ -1,5 +1,5 @@
 /*
- * wfb_advise_replay.c - replays a run's recorded component executions on
+ * advice_replay.c - replays a run's recorded component executions on
  * another placement of its tasks, for the prediction model of the mapping
  * advice (docs/METRICS.md section 9).
  *
@@ -15,7 +15,7 @@
  * results) and one ready heap per worker, ordered by when the execution
  * began in the recorded run (the order the runtime's FIFO scheduler saw).
  */
-#include "wfb_advise_internal.h"
+#include "advice_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +69,7 @@ static heap_item heap_pop(heap *h)
     return top;
 }
 
-struct advise_replay {
+struct advice_replay {
     size_t n;              /* executions */
     uint32_t *task;        /* the caller's task index of each, WFB_NONE unknown */
     double *dur, *begin;
@@ -116,7 +116,7 @@ static uint32_t producer(const wfb_graph *g, uint32_t v)
 
 /* Durations from the execution costs on the mutation edges, and the
  * dependencies, sorted and unique. */
-static int collect(advise_replay *r, const wfb_graph *g, dep **deps, size_t *nd)
+static int collect(advice_replay *r, const wfb_graph *g, dep **deps, size_t *nd)
 {
     size_t cap = 0;
     *deps = NULL;
@@ -147,9 +147,9 @@ static int collect(advise_replay *r, const wfb_graph *g, dep **deps, size_t *nd)
     return 0;
 }
 
-advise_replay *advise_replay_new(const wfb_graph *g, const uint32_t *task_of)
+advice_replay *advice_replay_new(const wfb_graph *g, const uint32_t *task_of)
 {
-    advise_replay *r = calloc(1, sizeof *r);
+    advice_replay *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     size_t n = r->n = wfb_exec_count(g);
@@ -164,7 +164,7 @@ advise_replay *advise_replay_new(const wfb_graph *g, const uint32_t *task_of)
     if (!r->task || !r->dur || !r->begin || !r->succ_off || !r->indeg0 || !r->indeg ||
         collect(r, g, &deps, &nd)) {
         free(deps);
-        advise_replay_free(r);
+        advice_replay_free(r);
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
@@ -175,7 +175,7 @@ advise_replay *advise_replay_new(const wfb_graph *g, const uint32_t *task_of)
     r->succ = malloc((nd ? nd : 1) * sizeof *r->succ);
     if (!r->succ) {
         free(deps);
-        advise_replay_free(r);
+        advice_replay_free(r);
         return NULL;
     }
     for (size_t i = 0; i < nd; i++) {
@@ -190,12 +190,12 @@ advise_replay *advise_replay_new(const wfb_graph *g, const uint32_t *task_of)
     return r;
 }
 
-size_t advise_replay_size(const advise_replay *r)
+size_t advice_replay_size(const advice_replay *r)
 {
     return r->n + r->succ_off[r->n];
 }
 
-void advise_replay_free(advise_replay *r)
+void advice_replay_free(advice_replay *r)
 {
     if (!r)
         return;
@@ -214,7 +214,7 @@ void advise_replay_free(advise_replay *r)
     free(r);
 }
 
-static int ensure_workers(advise_replay *r, unsigned workers)
+static int ensure_workers(advice_replay *r, unsigned workers)
 {
     if (workers <= r->n_ready)
         return 0;
@@ -231,19 +231,19 @@ static int ensure_workers(advise_replay *r, unsigned workers)
 /* Event ids: execution * 2, + 1 for its finish (else the arrival of a result). */
 enum { ARRIVE = 0, FINISH = 1 };
 
-static uint32_t worker_of(const advise_replay *r, const uint32_t *where, uint32_t x)
+static uint32_t worker_of(const advice_replay *r, const uint32_t *where, uint32_t x)
 {
     return r->task[x] == WFB_NONE ? 0 : where[r->task[x]];
 }
 
 /* The resource an execution occupies: its worker's core. */
-static uint32_t core_of(const advise_replay *r, const uint32_t *where, uint32_t x, unsigned cores)
+static uint32_t core_of(const advice_replay *r, const uint32_t *where, uint32_t x, unsigned cores)
 {
     return worker_of(r, where, x) % cores;
 }
 
 /* Core w takes its ready execution that began first, if idle. */
-static int start(advise_replay *r, uint32_t w, double now, uint64_t *seq)
+static int start(advice_replay *r, uint32_t w, double now, uint64_t *seq)
 {
     if (r->busy[w] || !r->ready[w].n)
         return 0;
@@ -252,7 +252,7 @@ static int start(advise_replay *r, uint32_t w, double now, uint64_t *seq)
     return heap_push(&r->events, (heap_item){now + r->dur[x.id], (*seq)++, x.id * 2 + FINISH});
 }
 
-static int make_ready(advise_replay *r, const uint32_t *where, unsigned cores, uint32_t x,
+static int make_ready(advice_replay *r, const uint32_t *where, unsigned cores, uint32_t x,
                       double now, uint64_t *seq)
 {
     uint32_t w = core_of(r, where, x, cores);
@@ -261,7 +261,7 @@ static int make_ready(advise_replay *r, const uint32_t *where, unsigned cores, u
     return start(r, w, now, seq);
 }
 
-double advise_replay_run(advise_replay *r, const uint32_t *where, unsigned cores, double c)
+double advice_replay_run(advice_replay *r, const uint32_t *where, unsigned cores, double c)
 {
     if (ensure_workers(r, cores))
         return -1;
