@@ -16,7 +16,8 @@
  *   streams:  <sid><r|w><O|I|C><count><?|-><!|-><*|-> per stream used in
  *             the period (opened/in use/closed, items moved, blocked on it,
  *             woke the other side through it, moved anything)
- *   messages: <ts><R|W><node>.<seq>; per message read or written
+ *   messages: <ts><R|W><id>; per message read or written, the id as dump
+ *             prints it (worker.seq, rank:worker.seq above rank 0)
  *   partial.txt               what could not be read, when something was
  * Times are ns since the first event of the trace.
  *

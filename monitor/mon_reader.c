@@ -39,7 +39,7 @@
 /* The trace stores a message id as the node (rank and worker) and the
  * sequence number of mon_reader.h's layout. */
 _Static_assert(MON_MSG_NODE_SHIFT == MON_MSG_SEQ_BITS &&
-                   MON_MSG_NODE_LIMIT == UINT64_C(1) << (MON_MSG_NODE_BITS + MON_MSG_RANK_BITS),
+                   MON_MSG_NODE_LIMIT == UINT64_C(1) << (MON_MSG_WORKER_BITS + MON_MSG_RANK_BITS),
                "the trace's msg_node/msg_seq split is mon_msg_id_make_at's");
 
 /* LOG_AGAIN: follow mode, nothing more published yet (the log is in
@@ -2011,9 +2011,9 @@ const char *mon_msg_id_format(uint64_t id, char *buf, size_t len)
 {
     unsigned rank = mon_msg_id_rank(id);
     if (rank)
-        snprintf(buf, len, "%u:%u.%" PRIu64, rank, mon_msg_id_node(id), mon_msg_id_seq(id));
+        snprintf(buf, len, "%u:%u.%" PRIu64, rank, mon_msg_id_worker(id), mon_msg_id_seq(id));
     else
-        snprintf(buf, len, "%u.%" PRIu64, mon_msg_id_node(id), mon_msg_id_seq(id));
+        snprintf(buf, len, "%u.%" PRIu64, mon_msg_id_worker(id), mon_msg_id_seq(id));
     return buf;
 }
 
@@ -2073,7 +2073,7 @@ static char *fmt_msg(char *p, uint64_t msg)
         p = fmt_u64(p, rank);
         *p++ = ':';
     }
-    p = fmt_u64(p, mon_msg_id_node(msg));
+    p = fmt_u64(p, mon_msg_id_worker(msg));
     *p++ = '.';
     return fmt_u64(p, mon_msg_id_seq(msg));
 }

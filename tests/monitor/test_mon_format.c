@@ -80,7 +80,7 @@ static void check_worker_events(const mon_event *all, size_t n, unsigned w)
             break;
         case MON_EV_MESSAGE_READ:
             ck_assert_uint_eq(e->msg, mon_msg_id_make(w, 41));
-            ck_assert_uint_eq(mon_msg_id_node(e->msg), w);
+            ck_assert_uint_eq(mon_msg_id_worker(e->msg), w);
             ck_assert_uint_eq(mon_msg_id_seq(e->msg), 41);
             break;
         case MON_EV_MESSAGE_WRITTEN:
@@ -100,7 +100,7 @@ static void check_worker_events(const mon_event *all, size_t n, unsigned w)
         case MON_EV_MESSAGE_SENT:
             ck_assert_uint_eq(e->msg, mon_msg_id_make_at(3, w, 43));
             ck_assert_uint_eq(mon_msg_id_rank(e->msg), 3);
-            ck_assert_uint_eq(mon_msg_id_node(e->msg), w);
+            ck_assert_uint_eq(mon_msg_id_worker(e->msg), w);
             ck_assert_uint_eq(mon_msg_id_seq(e->msg), 43);
             ck_assert_uint_eq(e->peer_rank, 1);
             break;
