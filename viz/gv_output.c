@@ -25,6 +25,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,23 +35,72 @@
 #include <graphviz/gvc.h>
 
 /* The id discipline of viz_gv_open: ids count up 1, 3, 5, ... as objects
- * are made (the odd ids cgraph keeps for anonymous objects); named objects
- * are refused here, so cgraph keeps their names in its own map from name to
- * such an id (agmapnametoid), and writes subgraphs in the order they were
- * made. Graphviz's default makes a name's id the address of its copy. */
+ * are made, named or not, so that subgraphs (written in the order of their
+ * ids) come out in the order they were made. Graphviz's default makes a
+ * name's id the address of its copy, which put the network graph's clusters
+ * in an order that changed from one run to the next. A name is kept as
+ * Graphviz's own shared copy (agstrdup), found again through a table from
+ * that copy's address and the object type to the id (mon_key_table), and
+ * printed from a table of the names by id. */
+typedef struct seq_ids {
+    Agraph_t *g;
+    IDTYPE next;          /* ids handed out: 2 * next + 1 is the next one */
+    mon_key_table by_name; /* IDTYPE by name copy's address << 2 | type */
+    char **names;         /* [next]: the name of id 2k + 1, NULL anonymous */
+    size_t cap;
+} seq_ids;
+
 static void *seq_open(Agraph_t *g, Agdisc_t *disc)
 {
-    (void)g, (void)disc;
-    return calloc(1, sizeof(IDTYPE));
+    (void)disc;
+    seq_ids *s = calloc(1, sizeof *s);
+    if (s) {
+        s->g = g;
+        mon_key_table_init(&s->by_name, sizeof(IDTYPE));
+    }
+    return s;
+}
+
+static uint64_t name_key(const char *copy, int objtype)
+{
+    return (uint64_t)(uintptr_t)copy << 2 | (uint64_t)(objtype & 3);
+}
+
+/* A new id, for the name copy (NULL: anonymous); 0 when out of memory. */
+static long new_id(seq_ids *s, char *copy, IDTYPE *id)
+{
+    if (s->next == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        char **n = realloc(s->names, cap * sizeof *n);
+        if (!n)
+            return 0;
+        s->names = n;
+        s->cap = cap;
+    }
+    s->names[s->next] = copy;
+    *id = 2 * s->next++ + 1;
+    return 1;
 }
 
 static long seq_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
 {
-    (void)objtype;
-    IDTYPE *next = state;
-    if (str || !createflag)
+    seq_ids *s = state;
+    if (!str)
+        return createflag ? new_id(s, NULL, id) : 0;
+    char *copy = createflag ? agstrdup(s->g, str) : agstrbind(s->g, str);
+    if (!copy)
         return 0;
-    *id = 2 * (*next)++ + 1;
+    IDTYPE *known = mon_key_table_find(&s->by_name, name_key(copy, objtype));
+    if (known) {
+        if (createflag)
+            agstrfree(s->g, copy); /* the table holds its reference already */
+        *id = *known;
+        return 1;
+    }
+    IDTYPE *slot = createflag ? mon_key_table_get(&s->by_name, name_key(copy, objtype)) : NULL;
+    if (!slot || !new_id(s, copy, id))
+        return 0;
+    *slot = *id;
     return 1;
 }
 
@@ -59,18 +110,30 @@ static long seq_alloc(void *state, int objtype, IDTYPE request)
     return 0; /* no object is asked for by id */
 }
 
+/* Ids are never reused; the names live until the graph closes. */
 static void seq_free(void *state, int objtype, IDTYPE id) { (void)state, (void)objtype, (void)id; }
 
 static char *seq_print(void *state, int objtype, IDTYPE id)
 {
-    (void)state, (void)objtype, (void)id;
-    return NULL; /* the names are in cgraph's map */
+    (void)objtype;
+    const seq_ids *s = state;
+    return id % 2 && id / 2 < s->next ? s->names[id / 2] : NULL;
+}
+
+/* The name copies go with the graph's string table, closed after this. */
+static void seq_close(void *state)
+{
+    seq_ids *s = state;
+    mon_key_table_free(&s->by_name, NULL);
+    free(s->names);
+    free(s);
 }
 
 static void seq_register(void *state, int objtype, void *obj) { (void)state, (void)objtype, (void)obj; }
 
-static Agiddisc_t seq_ids = {seq_open, seq_map, seq_alloc, seq_free, seq_print, free, seq_register};
-static Agdisc_t seq_disc = {&AgMemDisc, &seq_ids, &AgIoDisc};
+static Agiddisc_t seq_ids_disc = {seq_open,  seq_map,    seq_alloc,   seq_free,
+                                  seq_print, seq_close, seq_register};
+static Agdisc_t seq_disc = {&AgMemDisc, &seq_ids_disc, &AgIoDisc};
 
 void *viz_gv_open(const char *name) { return agopen((char *)name, Agdirected, &seq_disc); }
 

@@ -43,11 +43,11 @@ for app in $apps; do
         timed "$work/mon0" "$build/apps/$app/$app" -w "$workers" $args
         rm -rf "$work/trace"
         # shellcheck disable=SC2086
-        timed "$work/mon1" "$build/apps/$app/$app" -w "$workers" $args -m "$flags" -o "$work/trace"
+        timed "$work/mon1" "$build/apps/$app/$app" -w "$workers" $args -m "$flags" --mon-dir "$work/trace"
         if [ -n "$other" ]; then
             rm -rf "$work/trace-other"
             # shellcheck disable=SC2086
-            timed "$work/other" "$other/apps/$app/$app" -w "$workers" $args -m "$flags" -o "$work/trace-other"
+            timed "$work/other" "$other/apps/$app/$app" -w "$workers" $args -m "$flags" --mon-dir "$work/trace-other"
         fi
         i=$((i + 1))
     done

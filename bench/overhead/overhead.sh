@@ -74,7 +74,7 @@ for app in $APPS; do
         seconds "$app" "$BUILD_OFF" >>"$TMP/off"
         seconds "$app" "$BUILD" >>"$TMP/mon0"
         rm -rf "$TMP/trace"
-        seconds "$app" "$BUILD" -m A -o "$TMP/trace" >>"$TMP/mon1"
+        seconds "$app" "$BUILD" -m A --mon-dir "$TMP/trace" >>"$TMP/mon1"
         i=$((i + 1))
     done
     off=$(median <"$TMP/off"); mon0=$(median <"$TMP/mon0"); mon1=$(median <"$TMP/mon1")

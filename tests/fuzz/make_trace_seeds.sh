@@ -29,7 +29,7 @@ export MON_CLOCK=monotonic
 run() { # NAME APP ARGS...: run APP with ARGS, trace into $work/NAME
     name=$1 app=$2
     shift 2
-    "$build/apps/$app/$app" "$@" -o "$work/$name" >/dev/null
+    "$build/apps/$app/$app" "$@" --mon-dir "$work/$name" >/dev/null
 }
 join_logs() { # NAME [FILE...]: the files joined by WORKERLOG into the seed NAME
     name=$1
@@ -56,7 +56,7 @@ MPIEXEC=$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt" 2>
 export MPIEXEC
 if [ -n "$MPIEXEC" ] &&
     sh "$here/../distrib/mpi_run.sh" 2 "$build/apps/mc/mc" --mpi -w 2 --inputs 2 --paths 64 \
-        --batch 32 -m A -o "$work/mc-mpi" >/dev/null 2>"$work/mpi.err"; then
+        --batch 32 -m A --mon-dir "$work/mc-mpi" >/dev/null 2>"$work/mpi.err"; then
     mpi=1
 else
     echo "make_trace_seeds: no 2-rank run of mc (no MPI in $build?), so no mc-mpi-rank* seeds:" \

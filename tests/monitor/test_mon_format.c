@@ -492,7 +492,7 @@ START_TEST(options_that_give_empty_traces_warn)
     o.flags = 0;
     o.dir = "trace";
     ck_assert_ptr_nonnull(mon_options_warning(&o, buf, sizeof buf));
-    ck_assert_msg(strstr(buf, "-o has no effect without -m"), "%s", buf);
+    ck_assert_msg(strstr(buf, "--mon-dir has no effect without -m"), "%s", buf);
     o.dir = NULL;
     o.task_regex = "box";
     ck_assert_ptr_nonnull(mon_options_warning(&o, buf, sizeof buf));
@@ -517,9 +517,17 @@ START_TEST(parse_args_errors_are_one_line)
     int c3 = 3;
     ck_assert_int_eq(mon_parse_args(&c3, a3, &o, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "--mon-tasks: bad pattern 'box(' at offset 4"), "%s", err);
-    char *a4[] = {"prog", "-o", NULL};
+    char *a4[] = {"prog", "--mon-dir", NULL};
     int c4 = 2;
     ck_assert_int_eq(mon_parse_args(&c4, a4, &o, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "--mon-dir needs a value"), "%s", err);
+    /* the old spelling -o DIR still works (with a warning), for one release */
+    char *a5[] = {"prog", "-m", "A", "-o", "old", "x", NULL};
+    int c5 = 6;
+    ck_assert_int_eq(mon_parse_args(&c5, a5, &o, err, sizeof err), 0);
+    ck_assert_str_eq(o.dir, "old");
+    ck_assert_int_eq(c5, 2);
+    ck_assert_str_eq(a5[1], "x");
 }
 END_TEST
 

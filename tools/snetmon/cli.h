@@ -56,8 +56,19 @@ enum {
     CLI_JSON,
     CLI_CSV,
     CLI_PARTIAL,
+    CLI_EVENT_MAP,      /* --event-map FILE */
+    CLI_EVENT_MAP_OLD,  /* its old spelling, --map FILE (deprecated) */
     CLI_OWN = PROG_OPT_OWN /* a subcommand's own long options: CLI_OWN + n */
 };
+
+/* The NetLogger event mapping of an input (--event-map FILE), for the
+ * subcommands that read event files; --map FILE said the same until it
+ * came to mean a task placement everywhere (the table above). */
+#define CLI_EVENT_MAP_OPTIONS                                                                  \
+    {"event-map", required_argument, NULL, CLI_EVENT_MAP},                                     \
+        {"map", required_argument, NULL, CLI_EVENT_MAP_OLD}
+#define CLI_EVENT_MAP_HELP "  --event-map FILE NetLogger event mapping (default: Pegasus stampede)\n"
+
 
 #define CLI_STANDARD_OPTIONS PROG_OPT_STANDARD
 
@@ -89,6 +100,9 @@ int cli_format(cli_parser *p, int c, wfb_output *fmt);
 /* The positional arguments after parsing: how many, and the first. */
 int cli_npositional(const cli_parser *p);
 char **cli_positional(const cli_parser *p);
+
+/* optarg, for c = CLI_EVENT_MAP, or CLI_EVENT_MAP_OLD after its warning. */
+const char *cli_event_map(const cli_parser *p, int c);
 
 /* A deprecated spelling: warns "snetmon CMD: warning: OLD is deprecated,
  * use NEW" once per call. */

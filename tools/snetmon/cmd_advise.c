@@ -28,8 +28,8 @@ const char snetmon_summary_advise[] =
 static void advise_usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon advise TRACE [-o FILE] [--tasks] [--message-cost S] [--min-gain F]\n"
-            "                      [--cores N] [--partial]\n\n"
+            "usage: snetmon advise TRACE [-o FILE] [--list-tasks] [--message-cost S]\n"
+            "                      [--min-gain F] [--cores N] [--partial]\n\n"
             "Reads the trace of one run (recorded with -m A, or at least -m mtTWS), says how\n"
             "its mapping of tasks onto workers performed (work and waiting per worker, the\n"
             "heaviest tasks, traffic between workers, who waits for whom) and what limits it,\n"
@@ -42,7 +42,7 @@ static void advise_usage(FILE *out)
             "options:\n"
             "  -o, --output FILE   write the advised mapping to FILE ('-': standard output,\n"
             "                      the report then goes to standard error)\n"
-            "  --tasks             list every task name with its execution time, its worker\n"
+            "  --list-tasks        list every task name with its execution time, its worker\n"
             "                      now and the advised one\n"
             "  --message-cost S    the model's cost of one stream item crossing workers, in\n"
             "                      seconds (default %g)\n"
@@ -97,11 +97,12 @@ static int parse_count(const char *opt, const char *val, unsigned *out)
  * those of every subcommand (cli.h). */
 static int advise_parse(int argc, char **argv, advise_args *a)
 {
-    enum { OPT_TASKS = CLI_OWN, OPT_MESSAGE_COST, OPT_MIN_GAIN, OPT_CORES };
+    enum { OPT_LIST_TASKS = CLI_OWN, OPT_TASKS_OLD, OPT_MESSAGE_COST, OPT_MIN_GAIN, OPT_CORES };
     static const struct option longopts[] = {
         CLI_STANDARD_OPTIONS,
         {"output", required_argument, NULL, 'o'},
-        {"tasks", no_argument, NULL, OPT_TASKS},
+        {"list-tasks", no_argument, NULL, OPT_LIST_TASKS},
+        {"tasks", no_argument, NULL, OPT_TASKS_OLD}, /* until --tasks means a pattern here too */
         {"message-cost", required_argument, NULL, OPT_MESSAGE_COST},
         {"min-gain", required_argument, NULL, OPT_MIN_GAIN},
         {"partial", no_argument, NULL, CLI_PARTIAL},
@@ -117,7 +118,10 @@ static int advise_parse(int argc, char **argv, advise_args *a)
         case 'h': advise_usage(stdout); return 1;
         case CLI_VERSION: cli_version(); return 1;
         case 'o': a->output = optarg; break;
-        case OPT_TASKS: a->tasks = true; break;
+        case OPT_TASKS_OLD:
+            cli_deprecated(&p, "--tasks", "--list-tasks");
+            /* fall through */
+        case OPT_LIST_TASKS: a->tasks = true; break;
         case CLI_PARTIAL: a->partial = true; break;
         case OPT_MESSAGE_COST:
             if (parse_fraction("--message-cost", optarg, 1.0, &a->opt.message_cost_s))

@@ -23,7 +23,7 @@ static void compare_usage(FILE *out)
 {
     fprintf(out,
             "usage: snetmon compare [--db URL] RUN_A RUN_B [--json|--csv] [--depth N] [--top N]\n"
-            "                       [--from FORMAT] [--map FILE] [--partial]\n"
+            "                       [--from FORMAT] [--event-map FILE] [--partial]\n"
             "       snetmon compare [--db URL] --series KEY [--where K=V ...] [--json|--csv]\n"
             "                       [-o FILE.svg|FILE.png]\n\n"
             "RUN_A (the baseline) and RUN_B are stored run ids (see `snetmon runs`) or trace\n"
@@ -46,7 +46,7 @@ static void compare_usage(FILE *out)
             "  --where K=V      --series: only runs with label (or run field) K = V\n"
             "  -o, --output FILE  --series: the plot, .svg or .png\n"
             "  --from FORMAT    jsonl | wfcommons | bp | lpel for inputs that are files\n"
-            "  --map FILE       NetLogger event mapping (default: Pegasus stampede)\n" TRACE_INPUT_HELP
+            CLI_EVENT_MAP_HELP TRACE_INPUT_HELP
             "  -h, --help       this text\n"
             "  --version        the version and git revision\n");
 }
@@ -97,7 +97,6 @@ static int compare_option(compare_args *a, int c)
     case 'd': a->db = optarg; break;
     case 's': a->series = optarg; break;
     case 'o': a->plot = optarg; break;
-    case 'M': a->map = optarg; break;
     case 'S': a->opt.subgraph = optarg; break;
     case 'p': a->partial = true; break;
     case 'w': return add_where(a, optarg);
@@ -139,7 +138,7 @@ static int compare_parse(int argc, char **argv, compare_args *a)
         {"csv", no_argument, NULL, CLI_CSV},      {"series", required_argument, NULL, 's'},
         {"where", required_argument, NULL, 'w'},  {"depth", required_argument, NULL, 'D'},
         {"top", required_argument, NULL, 't'},    {"from", required_argument, NULL, 'f'},
-        {"map", required_argument, NULL, 'M'},    {"partial", no_argument, NULL, 'p'},
+        CLI_EVENT_MAP_OPTIONS,    {"partial", no_argument, NULL, 'p'},
         {"subgraph", required_argument, NULL, 'S'},
         {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
@@ -159,6 +158,8 @@ static int compare_parse(int argc, char **argv, compare_args *a)
         if (c == CLI_JSON || c == CLI_CSV) {
             if (cli_format(&p, c, &a->output))
                 return 2;
+        } else if (c == CLI_EVENT_MAP || c == CLI_EVENT_MAP_OLD) {
+            a->map = cli_event_map(&p, c);
         } else if (compare_option(a, c)) {
             return 2;
         }

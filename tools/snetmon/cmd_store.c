@@ -23,7 +23,7 @@ static void store_usage(FILE *out)
 {
     fprintf(out,
             "usage: snetmon store INPUT [--db URL] [--label KEY=VALUE ...] [--git REV]\n"
-            "                     [--from FORMAT] [--map FILE] [--partial] [--json]\n\n"
+            "                     [--from FORMAT] [--event-map FILE] [--partial] [--json]\n\n"
             "Stores the run INPUT (an LPEL trace directory, or a workflow event file) in\n"
             "the repository: how it was made (run.json: command line, program, workers,\n"
             "monitoring flags, host, start time), its labels, and its figures (docs/METRICS.md):\n"
@@ -34,7 +34,7 @@ static void store_usage(FILE *out)
             "                   `runs --where K=V` and `compare --series K` select by it\n"
             "  --git REV        the git revision the program was built from\n"
             "  --from FORMAT    jsonl | wfcommons | bp | lpel (skip detection)\n"
-            "  --map FILE       NetLogger event mapping (default: Pegasus stampede)\n"
+            CLI_EVENT_MAP_HELP
             "  --json           print {\"id\": N, \"repository\": ...}\n" TRACE_INPUT_HELP
             "  -h, --help       this text\n"
             "  --version        the version and git revision\n");
@@ -81,12 +81,12 @@ static int add_label(store_args *a, char *arg)
 /* 0 go on, 1 done (--help, --version), 2 usage error (printed). */
 static int store_parse(int argc, char **argv, store_args *a)
 {
-    enum { OPT_DB = CLI_OWN, OPT_LABEL, OPT_GIT, OPT_FROM, OPT_MAP };
+    enum { OPT_DB = CLI_OWN, OPT_LABEL, OPT_GIT, OPT_FROM };
     static const struct option longopts[] = {
         CLI_STANDARD_OPTIONS,
         {"db", required_argument, NULL, OPT_DB},   {"label", required_argument, NULL, OPT_LABEL},
         {"git", required_argument, NULL, OPT_GIT}, {"from", required_argument, NULL, OPT_FROM},
-        {"map", required_argument, NULL, OPT_MAP}, {"partial", no_argument, NULL, CLI_PARTIAL},
+        CLI_EVENT_MAP_OPTIONS, {"partial", no_argument, NULL, CLI_PARTIAL},
         {"json", no_argument, NULL, CLI_JSON},     {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cli_parser p;
@@ -95,7 +95,8 @@ static int store_parse(int argc, char **argv, store_args *a)
         switch (c) {
         case OPT_DB: a->db = optarg; break;
         case OPT_GIT: a->git = optarg; break;
-        case OPT_MAP: a->map = optarg; break;
+        case CLI_EVENT_MAP:
+        case CLI_EVENT_MAP_OLD: a->map = cli_event_map(&p, c); break;
         case CLI_PARTIAL: a->partial = true; break;
         case CLI_JSON: a->json = true; break;
         case 'h': store_usage(stdout); return 1;

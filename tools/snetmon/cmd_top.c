@@ -36,7 +36,7 @@ const char snetmon_summary_top[] = "live view of a run from its trace, while it 
 static void top_usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon top [-d SECONDS] [--once] [--json] [-n COUNT] [--tasks N]\n"
+            "usage: snetmon top [-d SECONDS] [--once] [--json] [-n COUNT] [--top N]\n"
             "                   [--partial] TRACE\n\n"
             "Follows the LPEL monitor trace TRACE while its run writes it (run with\n"
             "--mon-flush MS, default 200) and redraws every interval: per worker the busy,\n"
@@ -52,7 +52,7 @@ static void top_usage(FILE *out)
             "      --once        print one snapshot of what is readable now and exit\n"
             "      --json        snapshots as JSON objects, one per line\n"
             "  -n, --iterations N  exit after N snapshots\n"
-            "  -t, --tasks N     tasks to list (default 10; 0: all)\n"
+            "  -t, --top N       tasks to list (default 10; 0: all)\n"
             TRACE_INPUT_HELP
             "  -h, --help        this text\n"
             "\nEvery figure is defined in docs/METRICS.md (section 8 for this view).\n");
@@ -89,14 +89,15 @@ static int parse_count(const char *val, unsigned long *out)
  * printed). The conventions are those of every subcommand (cli.h). */
 static int parse_args(int argc, char **argv, top_args *a)
 {
-    enum { OPT_ONCE = CLI_OWN, OPT_TASKS };
+    enum { OPT_ONCE = CLI_OWN, OPT_TASKS_OLD };
     static const struct option longopts[] = {
         CLI_STANDARD_OPTIONS,
         {"interval", required_argument, NULL, 'd'},
         {"once", no_argument, NULL, OPT_ONCE},
         {"json", no_argument, NULL, CLI_JSON},
         {"iterations", required_argument, NULL, 'n'},
-        {"tasks", required_argument, NULL, 't'},
+        {"top", required_argument, NULL, 't'},
+        {"tasks", required_argument, NULL, OPT_TASKS_OLD},
         {"partial", no_argument, NULL, CLI_PARTIAL},
         {NULL, 0, NULL, 0}};
     *a = (top_args){.interval_s = 1.0, .tasks = 10};
@@ -120,9 +121,12 @@ static int parse_args(int argc, char **argv, top_args *a)
             if (parse_count(optarg, &a->iterations) || a->iterations == 0)
                 return bad_arg("-n/--iterations needs a positive whole number", optarg);
             break;
+        case OPT_TASKS_OLD:
+            cli_deprecated(&p, "--tasks N", "--top N");
+            /* fall through */
         case 't':
             if (parse_count(optarg, &a->tasks))
-                return bad_arg("-t/--tasks needs a whole number", optarg);
+                return bad_arg("-t/--top needs a whole number", optarg);
             break;
         default: return 2; /* CLI_ERROR: the message is printed */
         }
