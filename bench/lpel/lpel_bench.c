@@ -448,8 +448,7 @@ static void usage(FILE *out)
             "  create   one task creates N tasks on its worker (ns per create+destroy)\n"
             "\n"
             "options:\n"
-            "  --size N         tasks: ring: in the ring (default 1000); create: created\n"
-            "                   (default 1000000, at least 10; the baseline uses N/10)\n"
+            "  --ring-size K    ring size (default 1000)\n"
             "  --rounds M       ring rounds (default 1000)\n"
             "  --stages K       pipe stages including source and sink (default 100)\n"
             "  --messages M     pipe messages (default 100000)\n"
@@ -457,6 +456,7 @@ static void usage(FILE *out)
             "  --place P        pipe relays: const (all on worker 0), rr (alternating),\n"
             "                   parts (two contiguous halves; default)\n"
             "  --switches N     ctx switches (default 10000000)\n"
+            "  --creates N      create: tasks (default 1000000; the baseline uses N/10)\n"
             "  --workers N      pipe workers (default 2)\n"
             "  --repeat R       runs to take the median of (default 1)\n"
             "  --no-baseline    skip the pthreads program (a 1000-thread ring takes ~30 s)\n"
@@ -481,13 +481,13 @@ static long parse_count(const char *flag, const char *value, long min)
 enum {
     OPT_NO_BASELINE = PROG_OPT_OWN,
     OPT_JSON,
-    OPT_SIZE,
+    OPT_RING_SIZE,
     OPT_ROUNDS,
     OPT_STAGES,
     OPT_MESSAGES,
     OPT_CAPACITY,
     OPT_SWITCHES,
-    OPT_COUNT,
+    OPT_CREATES,
     OPT_WORKERS,
     OPT_REPEAT,
     OPT_PLACE,
@@ -501,7 +501,7 @@ enum {
 static void take_value(options *o, int c, const char *v)
 {
     switch (c) {
-    case OPT_SIZE: o->tasks = parse_count("--size", v, 2); o->count = o->tasks; break;
+    case OPT_RING_SIZE: o->tasks = parse_count("--ring-size", v, 2); break;
     case OPT_TASKS_OLD: o->tasks = parse_count("--tasks", v, 2); break;
     case OPT_ROUNDS: o->rounds = parse_count("--rounds", v, 2); break;
     case OPT_STAGES: o->depth = parse_count("--stages", v, 2); break;
@@ -509,6 +509,7 @@ static void take_value(options *o, int c, const char *v)
     case OPT_MESSAGES: o->messages = parse_count("--messages", v, 1); break;
     case OPT_CAPACITY: o->capacity = (size_t)parse_count("--capacity", v, 1); break;
     case OPT_SWITCHES: o->switches = parse_count("--switches", v, 2); break;
+    case OPT_CREATES: o->count = parse_count("--creates", v, 10); break;
     case OPT_COUNT_OLD: o->count = parse_count("--count", v, 10); break;
     case OPT_WORKERS: o->workers = (unsigned)parse_count("--workers", v, 2); break;
     case OPT_REPEAT: o->repeat = (int)parse_count("--repeat", v, 1); break;
@@ -529,12 +530,13 @@ static void parse_options(int argc, char **argv, options *o)
         PROG_OPT_STANDARD,
         {"no-baseline", no_argument, NULL, OPT_NO_BASELINE},
         {"json", no_argument, NULL, OPT_JSON},
-        {"size", required_argument, NULL, OPT_SIZE},
+        {"ring-size", required_argument, NULL, OPT_RING_SIZE},
         {"rounds", required_argument, NULL, OPT_ROUNDS},
         {"stages", required_argument, NULL, OPT_STAGES},
         {"messages", required_argument, NULL, OPT_MESSAGES},
         {"capacity", required_argument, NULL, OPT_CAPACITY},
         {"switches", required_argument, NULL, OPT_SWITCHES},
+        {"creates", required_argument, NULL, OPT_CREATES},
 
         {"workers", required_argument, NULL, OPT_WORKERS},
         {"repeat", required_argument, NULL, OPT_REPEAT},
@@ -543,8 +545,8 @@ static void parse_options(int argc, char **argv, options *o)
         {"count", required_argument, NULL, OPT_COUNT_OLD},
         {"depth", required_argument, NULL, OPT_DEPTH_OLD},
         {NULL, 0, NULL, 0}};
-    static const char *const old_spellings[][2] = {{"--tasks K", "--size K"},
-                                                   {"--count N", "--size N"},
+    static const char *const old_spellings[][2] = {{"--tasks K", "--ring-size K"},
+                                                   {"--count N", "--creates N"},
                                                    {"--depth K", "--stages K"}};
     prog_opt p;
     prog_opt_begin(&p, "lpel-bench", argc, argv);
@@ -558,7 +560,7 @@ static void parse_options(int argc, char **argv, options *o)
             o->baseline = false;
         } else if (c == OPT_JSON) {
             o->json = true;
-        } else if (c >= OPT_SIZE && c <= OPT_DEPTH_OLD) {
+        } else if (c >= OPT_RING_SIZE && c <= OPT_DEPTH_OLD) {
             if (c >= OPT_TASKS_OLD)
                 prog_opt_deprecated(&p, old_spellings[c - OPT_TASKS_OLD][0],
                                     old_spellings[c - OPT_TASKS_OLD][1]);
@@ -572,10 +574,7 @@ static void parse_options(int argc, char **argv, options *o)
         exit(2);
     }
     o->bench = prog_opt_positional(&p)[0];
-    if (!strcmp(o->bench, "create") && o->count < 10) {
-        fprintf(stderr, "lpel-bench: create needs --size of at least 10\n");
-        exit(2);
-    }
+
     if (strcmp(o->bench, "ctx") && strcmp(o->bench, "ring") && strcmp(o->bench, "pipe") &&
         strcmp(o->bench, "create")) {
         fprintf(stderr, "lpel-bench: unknown benchmark '%s' (expected ctx, ring, pipe or create)\n",

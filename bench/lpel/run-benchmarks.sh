@@ -84,10 +84,10 @@ builds+=(nohooks)
 # the pthreads program of the same shape too (cur only).
 rows=(
     "ctx, 1e7 switches|ns_per_switch,cpu_ns_per_switch|+lpel ctx"
-    "ring, 10 tasks x 100000 rounds|ns_per_hop,cpu_ns_per_hop|+lpel ring --size 10 --rounds 100000"
-    "ring, 100 tasks x 1000 rounds|ns_per_hop,cpu_ns_per_hop|lpel ring --size 100 --rounds 1000"
-    "ring, 1000 tasks x 1000 rounds|ns_per_hop,cpu_ns_per_hop|lpel ring --size 1000 --rounds 1000"
-    "ring, 10000 tasks x 100 rounds|ns_per_hop,cpu_ns_per_hop|lpel ring --size 10000 --rounds 100"
+    "ring, 10 tasks x 100000 rounds|ns_per_hop,cpu_ns_per_hop|+lpel ring --ring-size 10 --rounds 100000"
+    "ring, 100 tasks x 1000 rounds|ns_per_hop,cpu_ns_per_hop|lpel ring --ring-size 100 --rounds 1000"
+    "ring, 1000 tasks x 1000 rounds|ns_per_hop,cpu_ns_per_hop|lpel ring --ring-size 1000 --rounds 1000"
+    "ring, 10000 tasks x 100 rounds|ns_per_hop,cpu_ns_per_hop|lpel ring --ring-size 10000 --rounds 100"
     "pipe, depth 100, halves|ns_per_hop,cpu_ns_per_hop|+lpel pipe --stages 100 --place parts"
     "pipe, depth 100, alternating|ns_per_hop,cpu_ns_per_hop|lpel pipe --stages 100 --place rr"
     "pipe, depth 100, all on worker 0|ns_per_hop,cpu_ns_per_hop|lpel pipe --stages 100 --place const"

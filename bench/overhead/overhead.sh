@@ -36,7 +36,7 @@ trap 'rm -rf "$TMP"' EXIT
 # Sizes that run long enough (~0.5-3 s) for the timer to matter on 2 cores:
 # the paper's sizes (ant: its documented scaled-down --paper would take
 # minutes per run, so fewer jobs).
-ARGS_ant=${ARGS_ant:-"--inputs 4 --jobs 150 --ants 16 --iterations 10"}
+ARGS_ant=${ARGS_ant:-"--inputs 4 --jobs 150 --ants 16 --rounds 10"}
 ARGS_des=${ARGS_des:-"--paper --kb 2000"}
 ARGS_mc=${ARGS_mc:-"--paper"}
 ARGS_rt=${ARGS_rt:-"--paper --inputs 60"}

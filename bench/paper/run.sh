@@ -55,7 +55,7 @@ log() { echo "paper: $*" >&2; }
 # (ant: 4 instances of 150 jobs, 16 ants, 50 iterations; rt: 60 scenes) or
 # well under a second (des: 20 MB instead of 500 KB), so that each run takes
 # about 0.5-2 s on 2 cores and the timer's resolution does not matter.
-ARGS_ant=${ARGS_ant:-"--inputs 4 --jobs 150 --ants 16 --iterations 50"}
+ARGS_ant=${ARGS_ant:-"--inputs 4 --jobs 150 --ants 16 --rounds 50"}
 ARGS_des=${ARGS_des:-"--paper --kb 20000"}
 ARGS_mc=${ARGS_mc:-"--paper"}
 ARGS_rt=${ARGS_rt:-"--paper --inputs 60"}

@@ -43,7 +43,7 @@ join_logs() { # NAME [FILE...]: the files joined by WORKERLOG into the seed NAME
 }
 logs() { ls "$work/$1"/ctf/worker-* | sort -t- -k2 -n; }
 
-run ant-A ant -w 2 --inputs 1 --jobs 4 --ants 2 --iterations 1 -m A
+run ant-A ant -w 2 --inputs 1 --jobs 4 --ants 2 --rounds 1 -m A
 run des-A des -w 2 --inputs 2 --kb 8 -m A
 run des-TM des -w 1 --inputs 2 --kb 8 -m TM
 run mc-A mc -w 2 --inputs 2 --paths 64 --batch 32 -m A
