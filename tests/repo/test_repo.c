@@ -1,5 +1,5 @@
 /*
- * test_repo.c - the experiment repository (tools/snetmon/repo.h) on SQLite
+ * test_repo.c - the experiment repository (repo/repo.h) on SQLite
  * in a temporary directory: what is stored is what is read back, URLs and
  * schema versions it must refuse, two processes storing at once, a store
  * killed half-way, --where, and the comparison of a stored run with the
