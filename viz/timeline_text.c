@@ -28,7 +28,7 @@
  *
  * The event-style records are the trace's events (times >= 0) and become
  * periods as a trace's do: through the trace reader's period layer
- * (viz_trace_feed, timeline_trace.c); a period or wait still open at the
+ * (viz_trace_feed, trace_feed.c); a period or wait still open at the
  * end of the file ends at the latest time read, drawn open.
  */
 #include "viz_internal.h"

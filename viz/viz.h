@@ -192,6 +192,11 @@ int viz_net_add_stream(viz_net *net, uint64_t stream, uint64_t writer, uint64_t 
  * explicit count plus the larger of messages written and read (a stream
  * from outside has only reads, one to outside only writes). */
 int viz_net_count_traffic(viz_net *net, uint64_t stream, uint64_t written, uint64_t read);
+/* One event of a monitor trace (mon_reader.h) into the network: task_map
+ * names a task and its worker, task_dispatch where it ran, stream and
+ * channel events the streams and their traffic (trace_feed.c). VIZ_OK or
+ * the viz status. */
+int viz_trace_feed_net(viz_net *net, const struct mon_event *ev);
 /* ".svg", ".png" or ".dot" */
 int viz_net_render(viz_net *net, const char *path);
 

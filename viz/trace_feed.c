@@ -1,10 +1,11 @@
 /*
- * timeline_trace.c - the utilisation timeline of a monitor trace: the one
- * adapter from the trace reader's events (mon_reader.h) to viz_timeline,
- * which `snetmon render` (the image), `snetmon report` (the report's
- * timeline) and the text format's event-style records share, so that all
- * draw the same periods and name the same columns (one per worker; "r1.w0"
- * per (rank, worker) of a multi-rank trace).
+ * trace_feed.c - a monitor trace into the pictures: the one adapter from
+ * the trace reader's events (mon_reader.h) to viz_timeline, which `snetmon
+ * render` (the image), `snetmon report` (the report's timeline) and the
+ * text format's event-style records share, so that all draw the same
+ * periods and name the same columns (one per worker; "r1.w0" per (rank,
+ * worker) of a multi-rank trace); and to viz_net, the network as run
+ * (`snetmon render --graph`).
  *
  * Why through the reader's period layer (mon_periods): a period is a
  * dispatch paired with the block, yield or destroy that ends it, and that
@@ -149,6 +150,36 @@ int viz_trace_feed(viz_trace_feeder *f, const mon_event *ev)
         f->last = ev->time;
     f->any = true;
     return periods_status(f, mon_periods_feed(f->periods, ev));
+}
+
+int viz_trace_feed_net(viz_net *net, const mon_event *ev)
+{
+    uint64_t task = viz_trace_id(ev->run, ev->task), stream = viz_trace_id(ev->run, ev->stream);
+    switch (ev->kind) {
+    case MON_EV_TASK_MAP:
+        return viz_net_add_task(net, task, ev->name && *ev->name ? ev->name : "?",
+                                (int)ev->worker_mapped);
+    case MON_EV_TASK_DISPATCH:
+        return viz_net_task_ran_on(net, task, (int)ev->worker);
+    case MON_EV_STREAM_OPEN:
+        return viz_net_add_stream(net, stream, ev->write_end ? task : VIZ_NO_TASK,
+                                  ev->write_end ? VIZ_NO_TASK : task, 0);
+    case MON_EV_STREAM_WRITE: /* the writing task is the writer end, opened or not */
+        return viz_net_add_stream(net, stream, task, VIZ_NO_TASK, 0) != VIZ_OK
+                   ? VIZ_ENOMEM
+                   : viz_net_count_traffic(net, stream, 1, 0);
+    case MON_EV_STREAM_READ:
+        return viz_net_add_stream(net, stream, VIZ_NO_TASK, task, 0) != VIZ_OK
+                   ? VIZ_ENOMEM
+                   : viz_net_count_traffic(net, stream, 0, 1);
+    case MON_EV_CHANNEL_OPEN: { /* a stream between ranks: its two ends' tasks */
+        uint64_t channel = UINT64_C(1) << 63 | mon_run_key(ev, ev->channel);
+        return viz_net_add_stream(net, channel, ev->write_end ? task : VIZ_NO_TASK,
+                                  ev->write_end ? VIZ_NO_TASK : task, 0);
+    }
+    default:
+        return VIZ_OK;
+    }
 }
 
 int viz_trace_finish(viz_trace_feeder *f)
