@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 
 #include "mon_fixture.h"
+#include "mon.h"
 #include "mon_reader.h"
+#include "mon_writer_internal.h"
 
 static char dir[4096];
 
@@ -163,6 +165,26 @@ START_TEST(the_run_as_a_whole)
 }
 END_TEST
 
+/* What the writer writes is JSON whatever the command line holds: bytes
+ * that are not UTF-8 become '?', as control characters do. */
+START_TEST(writer_output_is_json_for_any_argv)
+{
+    static char *argv[] = {"app", "caf\xe9", "tab\tx", "\xc3\xa9t\xc3\xa9", NULL};
+    mon_run_info info = {.argc = 4, .argv = argv, .flags = MON_FLAG_ALL, .host = "h\xff"};
+    mon_run_info_clock(&info);
+    char err[512];
+    ck_assert_msg(mon_run_json_write(dir, &info, err, sizeof err) == 0, "%s", err);
+    mon_run_json *r;
+    ck_assert_msg(mon_run_json_read(dir, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r->argc, 4);
+    ck_assert_str_eq(r->argv[1], "caf?");
+    ck_assert_str_eq(r->argv[2], "tab?x");
+    ck_assert_str_eq(r->argv[3], "\xc3\xa9t\xc3\xa9"); /* UTF-8 stays */
+    ck_assert_str_eq(r->host, "h?");
+    mon_run_json_free(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mon_run_json");
@@ -173,6 +195,7 @@ int main(void)
     tcase_add_test(tc, absent_and_damaged);
     tcase_add_test(tc, trace_with_damaged_run_json);
     tcase_add_test(tc, the_run_as_a_whole);
+    tcase_add_test(tc, writer_output_is_json_for_any_argv);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
