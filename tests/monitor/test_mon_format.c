@@ -452,7 +452,7 @@ END_TEST
 
 START_TEST(parse_args_removes_our_options)
 {
-    char *argv[] = {"prog", "-m", "TS", "--mon-tasks", "^box", "keep", "-o/tmp/x",
+    char *argv[] = {"prog", "-m", "TS", "--mon-tasks", "^box", "keep", "--mon-dir=/tmp/x",
                     "--mon-tasks=a|b", "--", "-m", "z", NULL};
     int argc = 11;
     mon_options o;
