@@ -519,7 +519,7 @@ static int consider(const advise_ctx *c, const uint32_t *group_worker, const cha
                     uint32_t *where, double *load, uint64_t *cross, candidates *l)
 {
     size_t n = c->a->n_groups ? c->a->n_groups : 1;
-    if (wfb_grow((void **)&l->c, &l->cap, l->n + 1, sizeof *l->c))
+    if (KIT_GROW(l->c, l->cap, l->n + 1))
         return -1;
     candidate *k = &l->c[l->n];
     if (!(k->group_worker = malloc(n * sizeof *k->group_worker)))

@@ -74,7 +74,7 @@ static node *child(node *n, const char *s, size_t len)
             return n->kids[i];
         }
     node *k = calloc(1, sizeof *k);
-    if (!k || wfb_grow((void **)&n->kids, &n->cap_kids, n->n_kids + 1, sizeof *n->kids)) {
+    if (!k || KIT_GROW(n->kids, n->cap_kids, n->n_kids + 1)) {
         free(k);
         free(comp);
         return NULL;
@@ -161,7 +161,7 @@ static void line(writer *w, const char *suffix, uint32_t worker)
 static int push(writer *w, const char *comp, size_t *saved)
 {
     size_t have = strlen(w->path), need = have + strlen(comp) + 2;
-    if (wfb_grow((void **)&w->path, &w->cap, need, 1))
+    if (KIT_GROW(w->path, w->cap, need))
         return -1;
     *saved = have;
     if (have)

@@ -38,7 +38,7 @@ static bool before(const heap_item *a, const heap_item *b)
 
 static int heap_push(heap *h, heap_item x)
 {
-    if (wfb_grow((void **)&h->v, &h->cap, h->n + 1, sizeof *h->v))
+    if (KIT_GROW(h->v, h->cap, h->n + 1))
         return -1;
     size_t i = h->n++;
     while (i > 0 && before(&x, &h->v[(i - 1) / 2])) {
@@ -133,7 +133,7 @@ static int collect(advice_replay *r, const wfb_graph *g, dep **deps, size_t *nd)
             continue;
         if (*nd && (*deps)[*nd - 1].from == p && (*deps)[*nd - 1].to == x)
             continue; /* the other writes of the same execution */
-        if (wfb_grow((void **)deps, &cap, *nd + 1, sizeof **deps))
+        if (KIT_GROW(*deps, cap, *nd + 1))
             return -1;
         (*deps)[(*nd)++] = (dep){p, x};
     }

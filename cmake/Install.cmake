@@ -1,11 +1,15 @@
 # What `cmake --install` puts where (GNU directory layout under the prefix):
 #   lib/       liblpel, liblpel-mon, libsnet, libsnetmon-reader: static and
 #              shared (cmake/Library.cmake), pkg-config files (lpel.pc,
-#              lpel-mon.pc, snet.pc, snetmon-reader.pc) and the CMake package
+#              lpel-mon.pc, snet.pc, snetmon-reader.pc, c4snet.pc) and the CMake package
 #              (lib/cmake/LPEL: find_package(LPEL), targets LPEL::*)
 #   include/   lpel/{lpel.h,mon.h}, snet/{snet.h,snet_boxlib.h},
-#              snetmon/mon_reader.h - a module's public header is its whole
-#              interface, so nothing else is installed
+#              snetmon/{mon_reader.h,mon_msg_id.h} - a module's public
+#              header is its whole interface (mon_msg_id.h: the message-id
+#              layout that mon.h and mon_reader.h both include), so nothing
+#              else is installed - and c4snet/{C4SNet.h,memfun.h,bool.h},
+#              what box sources written for the original S-Net runtime
+#              include (c4snet.pc: their -I only)
 #   bin/       snetmon, snetrun, lpel-demo, and the applications as snet-ant,
 #              snet-des, snet-mc, snet-rt (their short names would clash
 #              with other programs in a shared bin/, e.g. mc)
@@ -27,8 +31,11 @@ install(FILES ${CMAKE_SOURCE_DIR}/runtime/lpel/lpel.h ${CMAKE_SOURCE_DIR}/monito
 install(FILES ${CMAKE_SOURCE_DIR}/runtime/snet/snet.h
               ${CMAKE_SOURCE_DIR}/runtime/snet/lang/snet_boxlib.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/snet)
-install(FILES ${CMAKE_SOURCE_DIR}/monitor/mon_reader.h
+install(FILES ${CMAKE_SOURCE_DIR}/monitor/mon_reader.h ${CMAKE_SOURCE_DIR}/monitor/mon_msg_id.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/snetmon)
+install(FILES ${CMAKE_SOURCE_DIR}/runtime/c4snet/C4SNet.h ${CMAKE_SOURCE_DIR}/runtime/c4snet/memfun.h
+              ${CMAKE_SOURCE_DIR}/runtime/c4snet/bool.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/c4snet)
 
 install(TARGETS snetmon snetrun lpel-demo RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 foreach(app ant des mc rt)
@@ -51,7 +58,7 @@ if(SNET_MPI)
   string(JOIN " " PC_SNET_PRIVATE_LIBS ${MPI_C_LIBRARIES})
   set(LPEL_CONFIG_SNET_STATIC_DEPS "${MPI_C_LIBRARIES}")
 endif()
-foreach(pc lpel lpel-mon snet snetmon-reader)
+foreach(pc lpel lpel-mon snet snetmon-reader c4snet)
   configure_file(${CMAKE_SOURCE_DIR}/cmake/pkgconfig/${pc}.pc.in
                  ${CMAKE_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
   install(FILES ${CMAKE_BINARY_DIR}/pkgconfig/${pc}.pc

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "export.h"
+#include "kit.h" /* growing arrays */
 
 typedef struct export_pair {
     uint32_t run;

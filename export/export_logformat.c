@@ -101,14 +101,8 @@ static conv_stream *touch_stream(conv_task *t, uint64_t sid, bool write_end)
     for (size_t i = 0; i < t->nstreams; i++)
         if (t->streams[i].sid == sid && t->streams[i].write_end == write_end)
             return &t->streams[i];
-    if (t->nstreams == t->cap_streams) {
-        size_t ncap = t->cap_streams ? t->cap_streams * 2 : 4;
-        conv_stream *n = realloc(t->streams, ncap * sizeof *n);
-        if (!n)
-            return NULL;
-        t->streams = n;
-        t->cap_streams = ncap;
-    }
+    if (KIT_GROW(t->streams, t->cap_streams, t->nstreams + 1))
+        return NULL;
     conv_stream *s = &t->streams[t->nstreams++];
     memset(s, 0, sizeof *s);
     s->sid = sid;
@@ -126,14 +120,8 @@ static uint64_t task_key(const mon_event *e)
 static bool append_msg(conv_task *t, const char *text)
 {
     size_t n = strlen(text);
-    if (t->msgs_len + n + 1 > t->msgs_cap) {
-        size_t ncap = (t->msgs_len + n + 1) * 2;
-        char *m = realloc(t->msgs, ncap);
-        if (!m)
-            return false;
-        t->msgs = m;
-        t->msgs_cap = ncap;
-    }
+    if (KIT_GROW(t->msgs, t->msgs_cap, t->msgs_len + n + 1))
+        return false;
     memcpy(t->msgs + t->msgs_len, text, n + 1);
     t->msgs_len += n;
     return true;

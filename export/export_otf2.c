@@ -136,14 +136,8 @@ static bool ok(otf2_export *x, OTF2_ErrorCode rc, const char *what)
 
 static OTF2_StringRef add_string(otf2_export *x, const char *s)
 {
-    if (x->nstrings == x->strings_cap) {
-        size_t cap = x->strings_cap ? x->strings_cap * 2 : 64;
-        char **n = realloc(x->strings, cap * sizeof *n);
-        if (!n)
-            return OTF2_UNDEFINED_STRING;
-        x->strings = n;
-        x->strings_cap = cap;
-    }
+    if (KIT_GROW(x->strings, x->strings_cap, x->nstrings + 1))
+        return OTF2_UNDEFINED_STRING;
     if (!(x->strings[x->nstrings] = strdup(s)))
         return OTF2_UNDEFINED_STRING;
     return (OTF2_StringRef)x->nstrings++;
@@ -151,14 +145,8 @@ static OTF2_StringRef add_string(otf2_export *x, const char *s)
 
 static OTF2_RegionRef add_region(otf2_export *x, OTF2_StringRef name)
 {
-    if (x->nregions == x->regions_cap) {
-        size_t cap = x->regions_cap ? x->regions_cap * 2 : 32;
-        OTF2_StringRef *n = realloc(x->region_names, cap * sizeof *n);
-        if (!n)
-            return OTF2_UNDEFINED_REGION;
-        x->region_names = n;
-        x->regions_cap = cap;
-    }
+    if (KIT_GROW(x->region_names, x->regions_cap, x->nregions + 1))
+        return OTF2_UNDEFINED_REGION;
     x->region_names[x->nregions] = name;
     return (OTF2_RegionRef)x->nregions++;
 }

@@ -12,6 +12,8 @@
  */
 #include "live.h"
 
+#include "kit.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,7 +73,7 @@ struct live_acc {
     uint32_t runs;
     bool has_periods;
     worker_acc *workers;
-    size_t n_workers;
+    size_t n_workers, cap_workers;
     task_acc *tasks;
     size_t n_tasks, cap_tasks;
     mon_key_table task_index;     /* mon_run_id_key -> task index + 1 */
@@ -184,11 +186,8 @@ static worker_acc *worker_of(live_acc *a, unsigned w)
     if (w >= a->n_workers) {
         if (w > 1u << 20)
             return NULL; /* worker numbers are small: the reader checks them */
-        worker_acc *n = realloc(a->workers, (w + 1) * sizeof *n);
-        if (!n)
+        if (KIT_GROW_ZEROED(a->workers, a->cap_workers, (size_t)w + 1))
             return NULL;
-        memset(n + a->n_workers, 0, (w + 1 - a->n_workers) * sizeof *n);
-        a->workers = n;
         a->n_workers = w + 1;
     }
     return &a->workers[w];
@@ -203,14 +202,8 @@ static task_acc *task_of(live_acc *a, uint32_t run, uint64_t id, unsigned w)
         return NULL;
     if (*index)
         return &a->tasks[*index - 1];
-    if (a->n_tasks == a->cap_tasks) {
-        size_t cap = a->cap_tasks ? a->cap_tasks * 2 : 64;
-        task_acc *n = realloc(a->tasks, cap * sizeof *n);
-        if (!n)
-            return NULL;
-        a->tasks = n;
-        a->cap_tasks = cap;
-    }
+    if (KIT_GROW(a->tasks, a->cap_tasks, a->n_tasks + 1))
+        return NULL;
     task_acc *t = &a->tasks[a->n_tasks];
     memset(t, 0, sizeof *t);
     t->key = key;

@@ -49,7 +49,14 @@
 #include <stdint.h>
 
 #include "lpel.h"
-#include "mon_reader.h" /* the message id layout */
+#include "mon_msg_id.h"
+
+/* MON_API marks the functions liblpel-mon exports: the libraries are built with
+ * hidden visibility (cmake/Library.cmake), so what this header marks is the
+ * library's whole binary interface. */
+#ifndef MON_API
+#define MON_API __attribute__((visibility("default")))
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -100,17 +107,17 @@ typedef struct mon_options {
 
 /* This process is rank `rank` of a job of `ranks` processes: its trace goes
  * into DIR/rank-<rank>/. Returns 0, or -1 if rank is not in [0, ranks). */
-int mon_options_set_rank(mon_options *o, int rank, int ranks);
+MON_API int mon_options_set_rank(mon_options *o, int rank, int ranks);
 
 /* Options with every field at its default (monitoring off). */
-mon_options mon_options_default(void);
+MON_API mon_options mon_options_default(void);
 
 /* Parse flag letters ("mtW", "A") into MON_FLAG_* bits. Returns 0, or -1
  * with a one-line message in err naming the bad letter. */
-int mon_flags_parse(const char *letters, unsigned *flags, char *err, size_t errlen);
+MON_API int mon_flags_parse(const char *letters, unsigned *flags, char *err, size_t errlen);
 
 /* Write the letters of flags into buf (always NUL-terminated). */
-void mon_flags_format(unsigned flags, char *buf, size_t len);
+MON_API void mon_flags_format(unsigned flags, char *buf, size_t len);
 
 /*
  * Find and remove the monitoring options from argv so that every program
@@ -128,13 +135,13 @@ void mon_flags_format(unsigned flags, char *buf, size_t len);
  * missing value, a pattern pcre2 rejects, a flush period that is not a
  * number of milliseconds up to MON_FLUSH_MS_MAX).
  */
-int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t errlen);
+MON_API int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t errlen);
 
 /* A one-line warning (into buf, returned) when options select a trace that
  * will be empty or timeless: -m t alone, events without t, --mon-dir or
  * --mon-tasks without -m; NULL when the options make sense. mon_parse_args
  * prints it to stderr as "mon: warning: ...". */
-const char *mon_options_warning(const mon_options *o, char *buf, size_t len);
+MON_API const char *mon_options_warning(const mon_options *o, char *buf, size_t len);
 
 /* The --help lines for the options mon_parse_args takes, for every program
  * that offers them (aligned to a 19-column option field). */
@@ -157,37 +164,37 @@ typedef struct mon mon;
  * *hooks is all NULL. argc/argv are recorded in run.json. Returns 0, or -1
  * with a one-line message in err.
  */
-int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv,
-             lpel_hooks *hooks, char *err, size_t errlen);
+MON_API int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv,
+                     lpel_hooks *hooks, char *err, size_t errlen);
 
 /* The hook table to install (NULL when m is NULL: monitoring off). */
-const lpel_hooks *mon_lpel_hooks(const mon *m);
+MON_API const lpel_hooks *mon_lpel_hooks(const mon *m);
 
 /* Flush every worker log, write the final run.json and free m. Call after
  * lpel_run has returned. Events lost on the way (disk full, a write error)
  * are reported on stderr, per worker, and in the trace; they do not make
  * this fail. Returns 0, or -1 if the trace could not be completed (run.json
  * not written; a warning says why). m may be NULL. */
-int mon_close(mon *m);
+MON_API int mon_close(mon *m);
 
 /* Events recorded / lost so far (0 for m NULL). */
-uint64_t mon_events_recorded(const mon *m);
-uint64_t mon_events_lost(const mon *m);
+MON_API uint64_t mon_events_recorded(const mon *m);
+MON_API uint64_t mon_events_lost(const mon *m);
 
 /* ---------------------------------------------------------------------------
  * Message traces (TMO), called by the S-Net layer from inside the task
  * ------------------------------------------------------------------------- */
 
-/* Message ids: mon_msg_id_make and its layout are in mon_reader.h. */
+/* Message ids: mon_msg_id_make and its layout are in mon_msg_id.h. */
 
 /* One component execution (e.g. one box call) starts / ends in task t.
  * The parents of a message written are the messages read since the last
  * component_begin in the same task; the reader derives that. Each call is
  * a no-op when t is not monitored (monitoring off, no M flag, filtered). */
-void mon_component_begin(lpel_task *t);
-void mon_message_read(lpel_task *t, uint64_t msg_id);
-void mon_message_written(lpel_task *t, uint64_t msg_id);
-void mon_component_end(lpel_task *t);
+MON_API void mon_component_begin(lpel_task *t);
+MON_API void mon_message_read(lpel_task *t, uint64_t msg_id);
+MON_API void mon_message_written(lpel_task *t, uint64_t msg_id);
+MON_API void mon_component_end(lpel_task *t);
 
 /* ---------------------------------------------------------------------------
  * Across MPI ranks (called by the S-Net layer's transport, runtime/snet/
@@ -198,16 +205,16 @@ void mon_component_end(lpel_task *t);
 /* Task t hands message msg to rank `rank` (the sending end of a channel)
  * / took msg, sent by rank `rank`, off a channel. With the M flag, like
  * the calls above. */
-void mon_message_sent(lpel_task *t, uint64_t msg, unsigned rank);
-void mon_message_received(lpel_task *t, uint64_t msg, unsigned rank);
+MON_API void mon_message_sent(lpel_task *t, uint64_t msg, unsigned rank);
+MON_API void mon_message_received(lpel_task *t, uint64_t msg, unsigned rank);
 
 /* Task t is the sending (sends) or receiving end of channel `channel`
  * (unique in the job: creator rank << 32 | index), whose other end is on
  * rank `rank`; and t is about to wait at it: for room (credits from the
  * other end, !empty) or for records (empty). With the S flag, like the
  * stream events, so a reader knows who waits for whom across ranks. */
-void mon_channel_open(lpel_task *t, uint64_t channel, unsigned rank, bool sends);
-void mon_channel_block(lpel_task *t, uint64_t channel, bool empty);
+MON_API void mon_channel_open(lpel_task *t, uint64_t channel, unsigned rank, bool sends);
+MON_API void mon_channel_block(lpel_task *t, uint64_t channel, bool empty);
 
 /* One measurement of this process's clock against the reference process's
  * (rank 0), Cristian-style: the local trace clock when the request left,
@@ -221,12 +228,12 @@ typedef struct mon_sync_sample {
 /* The monitor open in this process (at most one records samples), its
  * trace clock now in ticks (with MON_CLOCK_SKEW applied, as events get it):
  * false when no monitor is open or it records no times. */
-bool mon_sync_now(uint64_t *ticks);
+MON_API bool mon_sync_now(uint64_t *ticks);
 
 /* Record samples of one phase ("start": before the run, "end": after it)
  * in the trace (run.json, rewritten at once so that a killed run keeps
  * them). No-op when no monitor is open. */
-void mon_sync_record(const char *phase, const mon_sync_sample *s, size_t n);
+MON_API void mon_sync_record(const char *phase, const mon_sync_sample *s, size_t n);
 
 /* The environment variable of the clock-skew test hook: "RANK:OFFSET_NS" or
  * "RANK:OFFSET_NS:DRIFT_PPM" adds OFFSET_NS + DRIFT_PPM * 10^-6 * (t - t0)

@@ -206,7 +206,7 @@ typedef enum mon_event_id {
     MON_ID_COUNT = 27
 } mon_event_id;
 
-/* Message ids in the trace: node and sequence number, mon_reader.h's
+/* Message ids in the trace: node and sequence number, mon_msg_id.h's
  * layout (mon_msg_id_make_at): node = rank << 12 | worker in the high 24
  * bits, sequence number in the low 40. */
 #define MON_MSG_NODE_SHIFT 40

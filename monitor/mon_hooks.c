@@ -23,6 +23,7 @@
  */
 #include "mon.h"
 
+#include "kit.h"
 #include "mon_crash_internal.h"
 #include "mon_writer_internal.h"
 
@@ -110,7 +111,8 @@ struct mon {
      * samples so far (under lock). */
     char top_dir[4096];
     mon_sync_entry *sync;
-    unsigned nsync, cap_sync;
+    unsigned nsync;
+    size_t cap_sync;
     bool skewed;
     mon_skew skew;
 };
@@ -656,18 +658,10 @@ void mon_sync_record(const char *phase, const mon_sync_sample *s, size_t n)
         return;
     bool end = phase && !strcmp(phase, "end");
     pthread_mutex_lock(&m->lock);
-    if (m->nsync + n > m->cap_sync) {
-        unsigned cap = m->cap_sync ? m->cap_sync : 64;
-        while (cap < m->nsync + n)
-            cap *= 2;
-        mon_sync_entry *grown = realloc(m->sync, cap * sizeof *grown);
-        if (!grown) {
-            pthread_mutex_unlock(&m->lock);
-            fprintf(stderr, "mon: warning: out of memory: %zu clock samples not recorded\n", n);
-            return;
-        }
-        m->sync = grown;
-        m->cap_sync = cap;
+    if (KIT_GROW(m->sync, m->cap_sync, m->nsync + n) != 0) {
+        pthread_mutex_unlock(&m->lock);
+        fprintf(stderr, "mon: warning: out of memory: %zu clock samples not recorded\n", n);
+        return;
     }
     for (size_t i = 0; i < n; i++)
         m->sync[m->nsync++] =

@@ -22,6 +22,8 @@
  */
 #include "mon_reader.h"
 
+#include "kit.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +45,7 @@ struct mon_periods {
     mon_period_sink sink;
     mon_key_table tasks; /* task_slot by key */
     worker_slot *workers;
-    size_t n_workers;
+    size_t n_workers, cap_workers;
 };
 
 /* Worker numbers are small (the reader checks them); this bounds the
@@ -109,11 +111,8 @@ static worker_slot *worker_slot_of(mon_periods *p, unsigned w)
     if (w >= p->n_workers) {
         if (w >= MON_PERIODS_MAX_WORKER)
             return NULL;
-        worker_slot *n = realloc(p->workers, (w + 1) * sizeof *n);
-        if (!n)
+        if (KIT_GROW_ZEROED(p->workers, p->cap_workers, (size_t)w + 1))
             return NULL;
-        memset(n + p->n_workers, 0, (w + 1 - p->n_workers) * sizeof *n);
-        p->workers = n;
         p->n_workers = w + 1;
     }
     return &p->workers[w];

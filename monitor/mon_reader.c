@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 /* The trace stores a message id as the node (rank and worker) and the
- * sequence number of mon_reader.h's layout. */
+ * sequence number of mon_msg_id.h's layout. */
 _Static_assert(MON_MSG_NODE_SHIFT == MON_MSG_SEQ_BITS &&
                    MON_MSG_NODE_LIMIT == UINT64_C(1) << (MON_MSG_WORKER_BITS + MON_MSG_RANK_BITS),
                "the trace's msg_node/msg_seq split is mon_msg_id_make_at's");
@@ -1066,43 +1066,45 @@ static void heap_build(mon_trace *t)
         heap_sift_down(t, i);
 }
 
-static size_t ends_slot(uint32_t run, uint64_t id, size_t cap)
+static uint64_t ends_hash(uint32_t run, uint64_t id) { return id ^ (uint64_t)run << 40; }
+
+/* What a lookup compares against. */
+typedef struct ends_probe {
+    const mon_ends *entries;
+    uint32_t run;
+    uint64_t id;
+} ends_probe;
+
+static bool same_ends(const void *ctx, uint32_t i)
 {
-    return (size_t)((id ^ (uint64_t)run << 40) * 0x9E3779B97F4A7C15ull >> 16) & (cap - 1);
+    const ends_probe *p = ctx;
+    return p->entries[i].id == p->id && p->entries[i].run == p->run;
+}
+
+static uint64_t stored_ends_hash(const void *ctx, uint32_t i)
+{
+    const mon_ends *e = &((const mon_ends *)ctx)[i];
+    return ends_hash(e->run, e->id);
 }
 
 mon_ends *mon_ends_of(mon_ends_table *t, uint32_t run, uint64_t id)
 {
-    if (t->used * 2 >= t->cap) {
-        size_t ncap = t->cap ? t->cap * 2 : 64;
-        mon_ends *n = calloc(ncap, sizeof *n);
-        if (!n)
-            return NULL;
-        for (size_t i = 0; i < t->cap; i++) {
-            if (!t->slots[i].used)
-                continue;
-            size_t j = ends_slot(t->slots[i].run, t->slots[i].id, ncap);
-            while (n[j].used)
-                j = (j + 1) & (ncap - 1);
-            n[j] = t->slots[i];
-        }
-        free(t->slots);
-        t->slots = n;
-        t->cap = ncap;
-    }
-    size_t j = ends_slot(run, id, t->cap);
-    while (t->slots[j].used && (t->slots[j].id != id || t->slots[j].run != run))
-        j = (j + 1) & (t->cap - 1);
-    if (!t->slots[j].used) {
-        t->slots[j] = (mon_ends){.id = id, .run = run, .used = true};
-        t->used++;
-    }
-    return &t->slots[j];
+    uint64_t hash = ends_hash(run, id);
+    ends_probe probe = {t->entries, run, id};
+    uint32_t i = kit_index_map_find(&t->index, hash, same_ends, &probe);
+    if (i != KIT_INDEX_NONE)
+        return &t->entries[i];
+    if (t->count >= KIT_INDEX_NONE || KIT_GROW(t->entries, t->cap, t->count + 1) != 0 ||
+        kit_index_map_insert(&t->index, hash, (uint32_t)t->count, stored_ends_hash, t->entries))
+        return NULL;
+    t->entries[t->count] = (mon_ends){.id = id, .run = run};
+    return &t->entries[t->count++];
 }
 
 void mon_ends_table_free(mon_ends_table *t)
 {
-    free(t->slots);
+    free(t->entries);
+    kit_index_map_free(&t->index);
     *t = (mon_ends_table){0};
 }
 

@@ -20,48 +20,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mon_msg_id.h"
+
+/* MON_READER_API marks the functions libsnetmon-reader exports: the libraries are built with
+ * hidden visibility (cmake/Library.cmake), so what this header marks is the
+ * library's whole binary interface. */
+#ifndef MON_READER_API
+#define MON_READER_API __attribute__((visibility("default")))
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* A message id (MIG): the producing process (MPI rank, 0 for a run in one
- * process) in the high 12 bits, the producing worker in the next 12, a
- * sequence number of that worker in the low 40, so ids are unique across
- * the ranks of a distributed run (docs/LOGFORMAT.md section 5). The id's
- * node is its high 24 bits, rank << 12 | worker: the place that made it,
- * which the trace stores as msg_node beside the sequence number msg_seq
- * (section 4.4). "Node" means that and nothing else here; the worker bits
- * alone are the worker. */
-#define MON_MSG_SEQ_BITS 40
-#define MON_MSG_WORKER_BITS 12
-#define MON_MSG_RANK_BITS 12
-#define MON_MSG_SEQ_MASK ((UINT64_C(1) << MON_MSG_SEQ_BITS) - 1)
-#define MON_MSG_WORKER_MASK ((1u << MON_MSG_WORKER_BITS) - 1)
-#define MON_MSG_RANK_MASK ((1u << MON_MSG_RANK_BITS) - 1)
-
-static inline uint64_t mon_msg_id_make_at(unsigned rank, unsigned worker, uint64_t seq)
-{
-    return ((uint64_t)(rank & MON_MSG_RANK_MASK) << (MON_MSG_SEQ_BITS + MON_MSG_WORKER_BITS)) |
-           ((uint64_t)(worker & MON_MSG_WORKER_MASK) << MON_MSG_SEQ_BITS) | (seq & MON_MSG_SEQ_MASK);
-}
-static inline uint64_t mon_msg_id_make(unsigned worker, uint64_t seq)
-{
-    return mon_msg_id_make_at(0, worker, seq);
-}
-static inline unsigned mon_msg_id_rank(uint64_t id)
-{
-    return (unsigned)(id >> (MON_MSG_SEQ_BITS + MON_MSG_WORKER_BITS)) & MON_MSG_RANK_MASK;
-}
-static inline unsigned mon_msg_id_worker(uint64_t id)
-{
-    return (unsigned)(id >> MON_MSG_SEQ_BITS) & MON_MSG_WORKER_MASK;
-}
-/* The node: rank << 12 | worker (the trace's msg_node). */
-static inline unsigned mon_msg_id_node(uint64_t id)
-{
-    return (unsigned)(id >> MON_MSG_SEQ_BITS) & ((1u << (MON_MSG_RANK_BITS + MON_MSG_WORKER_BITS)) - 1);
-}
-static inline uint64_t mon_msg_id_seq(uint64_t id) { return id & MON_MSG_SEQ_MASK; }
 
 /* Event kinds; the values are the event ids of the format. */
 typedef enum mon_event_kind {
@@ -217,22 +187,22 @@ typedef struct mon_trace_options {
 } mon_trace_options;
 
 /* Open a trace directory. Returns 0, or -1 with a one-line message. */
-int mon_trace_open(mon_trace **out, const char *dir, char *err, size_t errlen);
+MON_READER_API int mon_trace_open(mon_trace **out, const char *dir, char *err, size_t errlen);
 /* The same with options (NULL = defaults). */
-int mon_trace_open_with(mon_trace **out, const char *dir, const mon_trace_options *opt, char *err,
-                        size_t errlen);
+MON_READER_API int mon_trace_open_with(mon_trace **out, const char *dir, const mon_trace_options *opt, char *err,
+                                       size_t errlen);
 
 /* The next event in time order (ties: lower worker first, then log order). */
-int mon_trace_next(mon_trace *t, mon_event *ev);
+MON_READER_API int mon_trace_next(mon_trace *t, mon_event *ev);
 
 /* The message for the last MON_TRACE_ERROR / MON_TRACE_TRUNCATED. */
-const char *mon_trace_error(const mon_trace *t);
+MON_READER_API const char *mon_trace_error(const mon_trace *t);
 
 /* The worker logs: those present, and those run.json lists but which are
  * missing (state MON_LOG_MISSING), sorted by worker number. */
-unsigned mon_trace_num_workers(const mon_trace *t);
+MON_READER_API unsigned mon_trace_num_workers(const mon_trace *t);
 /* The worker number of log i (0 <= i < mon_trace_num_workers). */
-unsigned mon_trace_worker_id(const mon_trace *t, unsigned i);
+MON_READER_API unsigned mon_trace_worker_id(const mon_trace *t, unsigned i);
 
 /* How far a worker log has been read, and what of it could not be. */
 typedef enum mon_log_state {
@@ -254,7 +224,7 @@ typedef enum mon_log_state {
 
 /* "reading", "complete", "truncated", "damaged", "unfinished", "missing",
  * "discarded", "in progress". */
-const char *mon_log_state_name(mon_log_state s);
+MON_READER_API const char *mon_log_state_name(mon_log_state s);
 
 typedef struct mon_log_status {
     unsigned worker;
@@ -278,44 +248,44 @@ typedef struct mon_log_status {
 
 /* Status of log i (0 <= i < mon_trace_num_workers); valid until the next
  * mon_trace_next or mon_trace_close. */
-void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out);
+MON_READER_API void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out);
 
 /* Events the writer reported lost (events_discarded), over all logs read. */
-uint64_t mon_trace_events_discarded(const mon_trace *t);
+MON_READER_API uint64_t mon_trace_events_discarded(const mon_trace *t);
 /* What to add to mon_event.time for wall-clock ns since the Unix epoch
  * (from the metadata's clock offset; for a CLOCK_MONOTONIC trace this is
  * CLOCK_REALTIME - CLOCK_MONOTONIC at the start of the run). */
-uint64_t mon_trace_clock_offset_ns(const mon_trace *t);
+MON_READER_API uint64_t mon_trace_clock_offset_ns(const mon_trace *t);
 /* The trace clock's ticks per second (10^9 for CLOCK_MONOTONIC). */
-uint64_t mon_trace_clock_freq(const mon_trace *t);
+MON_READER_API uint64_t mon_trace_clock_freq(const mon_trace *t);
 
 /* Follow mode: true while the run is still writing the trace (run.json
  * exists and does not say "complete": true, as of the last call that
  * returned MON_TRACE_AGAIN); always false without follow. A killed run
  * stays "live" for ever: nothing in the trace tells a kill from a pause. */
-bool mon_trace_live(const mon_trace *t);
+MON_READER_API bool mon_trace_live(const mon_trace *t);
 /* The flush period of the run (--mon-flush, from run.json's command line;
  * the default 200 when not given there), in ms; 0 when the run published
  * only full packets. */
-unsigned mon_trace_flush_ms(const mon_trace *t);
+MON_READER_API unsigned mon_trace_flush_ms(const mon_trace *t);
 /* The present on the trace clock, in ns (as mon_event.time), read on this
  * host: CLOCK_MONOTONIC for a CLOCK_MONOTONIC trace, else the wall clock
  * less mon_trace_clock_offset_ns. Meaningful for a trace written on this
  * host since its last boot. */
-uint64_t mon_trace_now_ns(const mon_trace *t);
+MON_READER_API uint64_t mon_trace_now_ns(const mon_trace *t);
 
 /* ---- multi-rank traces (docs/LOGFORMAT.md section 8) ---- */
 
 /* The MPI ranks whose traces make the trace (1 for the trace of one
  * process). */
-unsigned mon_trace_num_ranks(const mon_trace *t);
+MON_READER_API unsigned mon_trace_num_ranks(const mon_trace *t);
 /* Where log i is (0 <= i < mon_trace_num_workers): its rank and its worker
  * number in that rank. */
-void mon_trace_worker_place(const mon_trace *t, unsigned i, unsigned *rank,
-                            unsigned *rank_worker);
+MON_READER_API void mon_trace_worker_place(const mon_trace *t, unsigned i, unsigned *rank,
+                                           unsigned *rank_worker);
 /* The label of worker number `worker` (mon_event.worker) for people: "r1.w0"
  * in a multi-rank trace, "w3" otherwise. Returns buf. */
-const char *mon_trace_worker_label(const mon_trace *t, unsigned worker, char *buf, size_t len);
+MON_READER_API const char *mon_trace_worker_label(const mon_trace *t, unsigned worker, char *buf, size_t len);
 
 /* How the ranks' clocks were aligned (docs/METRICS.md section 10): per rank
  * the linear correction taken from the offset samples (rank 0's clock is
@@ -345,7 +315,7 @@ typedef struct mon_clock_alignment {
 } mon_clock_alignment;
 
 /* NULL for the trace of one process. Valid until mon_trace_close. */
-const mon_clock_alignment *mon_trace_clock_alignment(const mon_trace *t);
+MON_READER_API const mon_clock_alignment *mon_trace_clock_alignment(const mon_trace *t);
 
 /* ---- run.json: what the monitor says about a run ----
  *
@@ -391,13 +361,13 @@ typedef struct mon_run_json {
 
 /* Reads DIR/run.json: 0 with *out; 1 when there is none (*out NULL); -1
  * with "PATH:LINE: what is wrong" when it cannot be read or is not JSON. */
-int mon_run_json_read(const char *dir, mon_run_json **out, char *err, size_t errlen);
+MON_READER_API int mon_run_json_read(const char *dir, mon_run_json **out, char *err, size_t errlen);
 /* What a trace directory's run.json says about the run as a whole: DIR's,
  * or DIR/..'s when DIR is a trace's ctf directory; for the top of a
  * multi-rank trace rank 0's, with the workers of all ranks and complete
  * when every rank is (ranks set). Returns as mon_run_json_read. */
-int mon_run_json_read_trace(const char *dir, mon_run_json **out, char *err, size_t errlen);
-void mon_run_json_free(mon_run_json *r);
+MON_READER_API int mon_run_json_read_trace(const char *dir, mon_run_json **out, char *err, size_t errlen);
+MON_READER_API void mon_run_json_free(mon_run_json *r);
 
 /* ---- per-task state of a trace's consumers ----
  *
@@ -413,20 +383,20 @@ typedef struct mon_key_table {
 } mon_key_table;
 
 /* An empty table of values of value_size bytes (nothing allocated yet). */
-void mon_key_table_init(mon_key_table *t, size_t value_size);
+MON_READER_API void mon_key_table_init(mon_key_table *t, size_t value_size);
 /* The value of key, created zeroed when new; NULL when out of memory. */
-void *mon_key_table_get(mon_key_table *t, uint64_t key);
+MON_READER_API void *mon_key_table_get(mon_key_table *t, uint64_t key);
 /* The value of key, NULL when absent. */
-void *mon_key_table_find(const mon_key_table *t, uint64_t key);
+MON_READER_API void *mon_key_table_find(const mon_key_table *t, uint64_t key);
 /* Forget key (nothing when absent). */
-void mon_key_table_remove(mon_key_table *t, uint64_t key);
+MON_READER_API void mon_key_table_remove(mon_key_table *t, uint64_t key);
 /* fn(ctx, key, value) for every entry, in no particular order; fn must not
  * add or remove entries. */
-void mon_key_table_each(mon_key_table *t, void (*fn)(void *ctx, uint64_t key, void *value),
+MON_READER_API void mon_key_table_each(mon_key_table *t, void (*fn)(void *ctx, uint64_t key, void *value),
                         void *ctx);
 /* Calls release(value) for every value (to free what they own), then frees
  * the table. release may be NULL. */
-void mon_key_table_free(mon_key_table *t, void (*release)(void *value));
+MON_READER_API void mon_key_table_free(mon_key_table *t, void (*release)(void *value));
 
 /* ---- periods: the one derivation of intervals from events ----
  *
@@ -483,7 +453,7 @@ typedef enum mon_interval_end {
 
 /* "open", "block input", "block output", "block any", "yield", "destroy",
  * "resume", "dispatch", "lost", "end of trace". */
-const char *mon_interval_end_name(mon_interval_end how);
+MON_READER_API const char *mon_interval_end_name(mon_interval_end how);
 
 typedef struct mon_interval {
     mon_interval_kind kind;
@@ -519,23 +489,23 @@ typedef struct mon_period_sink {
 typedef struct mon_periods mon_periods;
 
 /* NULL when out of memory. The sink is copied. */
-mon_periods *mon_periods_new(const mon_period_sink *sink);
-void mon_periods_free(mon_periods *p);
+MON_READER_API mon_periods *mon_periods_new(const mon_period_sink *sink);
+MON_READER_API void mon_periods_free(mon_periods *p);
 /* One event, in the reader's order (mon_trace_next). Intervals it opens or
  * closes go to the sink before it returns. 0; -1 out of memory; or the
  * sink's non-zero return. */
-int mon_periods_feed(mon_periods *p, const mon_event *ev);
+MON_READER_API int mon_periods_feed(mon_periods *p, const mon_event *ev);
 /* Ends every open interval at `at` (MON_END_TRACE): execution periods and
  * waits by worker, then blocked tasks by (run, task). 0 or the sink's
  * non-zero return. */
-int mon_periods_finish(mon_periods *p, uint64_t at);
+MON_READER_API int mon_periods_finish(mon_periods *p, uint64_t at);
 
 /* The open execution period of task `task` of run `run`, NULL when it is
  * not running. Valid until the next feed or finish. */
-const mon_interval *mon_periods_running(const mon_periods *p, uint32_t run, uint64_t task);
+MON_READER_API const mon_interval *mon_periods_running(const mon_periods *p, uint32_t run, uint64_t task);
 /* What worker `worker` is in now: its open execution period or its open
  * wait; NULL when neither (scheduling, not started or ended). */
-const mon_interval *mon_periods_worker_state(const mon_periods *p, unsigned worker);
+MON_READER_API const mon_interval *mon_periods_worker_state(const mon_periods *p, unsigned worker);
 
 /* The kind of a task, from its name (a net path): the last ':'-separated
  * component with a combinator's index removed (docs/METRICS.md section 7,
@@ -544,20 +514,20 @@ const mon_interval *mon_periods_worker_state(const mon_periods *p, unsigned work
  * or "". The one definition: the pictures, the exporters, the report and
  * the comparison of runs group tasks by it. A pointer into name or to a
  * constant string. */
-const char *mon_task_kind(const char *name);
+MON_READER_API const char *mon_task_kind(const char *name);
 
 /* "W.S" (rank 0) or "R:W.S": a message id as dump prints it. Returns buf. */
-const char *mon_msg_id_format(uint64_t id, char *buf, size_t len);
+MON_READER_API const char *mon_msg_id_format(uint64_t id, char *buf, size_t len);
 
-void mon_trace_close(mon_trace *t);
+MON_READER_API void mon_trace_close(mon_trace *t);
 
 /* "task_dispatch", ...; "unknown" out of range. */
-const char *mon_event_kind_name(mon_event_kind k);
+MON_READER_API const char *mon_event_kind_name(mon_event_kind k);
 
 /* One line describing ev, without newline, as `snetmon dump` prints it:
  *   <time> w<worker> <kind> field=value ...
  * Returns the snprintf result. */
-int mon_event_format(const mon_event *ev, char *buf, size_t len);
+MON_READER_API int mon_event_format(const mon_event *ev, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

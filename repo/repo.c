@@ -1038,14 +1038,9 @@ static int list_meta(list_state *ls, char *err, size_t errlen)
     bind_where(r, s, ls->where, ls->n_where);
     int step;
     while ((step = r->be->step(s)) == REPO_STEP_ROW) {
-        if (ls->n == ls->cap) {
-            size_t cap = ls->cap ? ls->cap * 2 : 64;
-            repo_run *grown = realloc(ls->recs, cap * sizeof *grown);
-            if (!grown) {
-                step = REPO_STEP_ERROR;
-                break;
-            }
-            ls->recs = grown, ls->cap = cap;
+        if (KIT_GROW(ls->recs, ls->cap, ls->n + 1)) {
+            step = REPO_STEP_ERROR;
+            break;
         }
         repo_run *rec = &ls->recs[ls->n++];
         repo_run_init(rec);

@@ -42,13 +42,8 @@ typedef struct agg {
 
 static int agg_add(agg *g, const char *key, size_t key_len, int side, const repo_task *t)
 {
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 64;
-        agg_in *grown = realloc(g->in, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        g->in = grown, g->cap = cap;
-    }
+    if (KIT_GROW(g->in, g->cap, g->n + 1))
+        return -1;
     char *k = strndup(key, key_len);
     if (!k)
         return -1;
@@ -654,13 +649,8 @@ static int add_step(step_sum **sums, size_t *n, size_t *cap, const char *key, in
             (*sums)[i].s[side] += s;
             return 0;
         }
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        step_sum *grown = realloc(*sums, c * sizeof *grown);
-        if (!grown)
-            return -1;
-        *sums = grown, *cap = c;
-    }
+    if (kit_grow(sums, cap, *n + 1, sizeof **sums))
+        return -1;
     char *k = strdup(key);
     if (!k)
         return -1;

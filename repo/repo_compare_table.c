@@ -30,15 +30,10 @@ char *repo_xprintf(const char *fmt, ...)
 repo_table *repo_table_add(repo_report *r, const char *key, char *title, const char *const *cols,
                          size_t n_cols)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 8;
-        repo_table *grown = realloc(r->tables, cap * sizeof *grown);
-        if (!grown) {
-            r->oom = true;
-            free(title);
-            return NULL;
-        }
-        r->tables = grown, r->cap = cap;
+    if (KIT_GROW(r->tables, r->cap, r->n + 1)) {
+        r->oom = true;
+        free(title);
+        return NULL;
     }
     repo_table *t = &r->tables[r->n++];
     *t = (repo_table){.key = key, .title = title, .n_cols = n_cols, .cols = cols};
@@ -50,14 +45,10 @@ repo_cell *repo_table_row(repo_report *r, repo_table *t)
 {
     if (!t)
         return NULL;
-    if (t->n_rows == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        repo_cell *grown = realloc(t->cells, cap * t->n_cols * sizeof *grown);
-        if (!grown) {
-            r->oom = true;
-            return NULL;
-        }
-        t->cells = grown, t->cap = cap;
+    /* cap counts cells: a row is n_cols of them */
+    if (KIT_GROW(t->cells, t->cap, (t->n_rows + 1) * t->n_cols)) {
+        r->oom = true;
+        return NULL;
     }
     repo_cell *row = &t->cells[t->n_rows++ * t->n_cols];
     for (size_t i = 0; i < t->n_cols; i++)

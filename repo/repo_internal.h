@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "kit.h" /* growing arrays */
 #include "repo.h"
 
 /* ---- backends ---- */
@@ -91,7 +92,7 @@ typedef struct repo_table {
     size_t n_cols;
     const char *const *cols;
     repo_cell *cells;         /* n_rows * n_cols */
-    size_t n_rows, cap;
+    size_t n_rows, cap;   /* rows; cells the array has room for */
     char *note;          /* a line printed under the table, may be NULL */
 } repo_table;
 

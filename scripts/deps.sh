@@ -37,15 +37,19 @@
 #                                      starts its own in a temporary directory (tests/repo/pg_test.sh)
 #   libmetis-dev                       graph partitioning for `snetmon advise` (advice/advice.c,
 #                                      the one library linking it): balances tasks over workers
+#   libffi-dev                         C4SNet boxes (runtime/c4snet) are called by their declared
+#                                      signature, of any arity, without compiling a wrapper per box
 #   valgrind                           instruction counts per record for the benchmarks (callgrind,
 #                                      bench/snet/ir-per-record.sh): exact even on a loaded machine
+#   golang-go libboost-fiber-dev       the peers of bench/peers/run.sh: the ring and pipe shapes in Go
+#                                      (goroutines, channels) and C++ Boost.Fiber, beside LPEL
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
           libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev
           libopenmpi-dev openmpi-bin bison flex libxml2-dev scdoc bash-completion
           libopen-trace-format2-dev otf2-tools chromium libsqlite3-dev libpq-dev postgresql libmetis-dev
-          valgrind)
+          libffi-dev valgrind golang-go libboost-fiber-dev)
 
 missing=()
 for p in "${packages[@]}"; do

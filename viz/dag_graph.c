@@ -34,7 +34,7 @@ typedef struct dag_edge {
 struct viz_dag {
     dag_vertex *vertices;
     size_t vertices_len, vertices_cap;
-    viz_id_map ids;
+    kit_id_map ids;
     dag_edge *edges;
     size_t edges_len, edges_cap;
     size_t *path; /* vertex indexes */
@@ -74,7 +74,7 @@ void viz_dag_destroy(viz_dag *dag)
     free(dag->vertices);
     free(dag->edges);
     free(dag->path);
-    viz_id_map_free(&dag->ids);
+    kit_id_map_free(&dag->ids);
     free(dag);
 }
 
@@ -95,13 +95,12 @@ static int dag_oom(viz_dag *dag)
 int viz_dag_add_vertex(viz_dag *dag, uint64_t id, const char *label, viz_time duration)
 {
     size_t i;
-    if (viz_id_map_get(&dag->ids, id, &i))
+    if (kit_id_map_get(&dag->ids, id, &i))
         return dag_fail(dag, VIZ_EINVAL, "vertex %llu added twice", id);
     char *copy = viz_strdup(label ? label : "");
     if (!copy ||
-        !viz_grow((void **)&dag->vertices, &dag->vertices_cap, dag->vertices_len + 1,
-                  sizeof *dag->vertices) ||
-        !viz_id_map_put(&dag->ids, id, dag->vertices_len)) {
+        KIT_GROW_ZEROED(dag->vertices, dag->vertices_cap, dag->vertices_len + 1) != 0 ||
+        kit_id_map_put(&dag->ids, id, dag->vertices_len) != 0) {
         free(copy);
         return dag_oom(dag);
     }
@@ -112,11 +111,11 @@ int viz_dag_add_vertex(viz_dag *dag, uint64_t id, const char *label, viz_time du
 int viz_dag_add_edge(viz_dag *dag, uint64_t from, uint64_t to)
 {
     size_t a, b;
-    if (!viz_id_map_get(&dag->ids, from, &a))
+    if (!kit_id_map_get(&dag->ids, from, &a))
         return dag_fail(dag, VIZ_EINVAL, "edge from unknown vertex %llu", from);
-    if (!viz_id_map_get(&dag->ids, to, &b))
+    if (!kit_id_map_get(&dag->ids, to, &b))
         return dag_fail(dag, VIZ_EINVAL, "edge to unknown vertex %llu", to);
-    if (!viz_grow((void **)&dag->edges, &dag->edges_cap, dag->edges_len + 1, sizeof *dag->edges))
+    if (KIT_GROW_ZEROED(dag->edges, dag->edges_cap, dag->edges_len + 1) != 0)
         return dag_oom(dag);
     dag->edges[dag->edges_len++] = (dag_edge){a, b};
     return VIZ_OK;
@@ -128,7 +127,7 @@ int viz_dag_set_critical_path(viz_dag *dag, const uint64_t *ids, size_t count)
     if (!path)
         return dag_oom(dag);
     for (size_t i = 0; i < count; i++) {
-        if (!viz_id_map_get(&dag->ids, ids[i], &path[i])) {
+        if (!kit_id_map_get(&dag->ids, ids[i], &path[i])) {
             free(path);
             return dag_fail(dag, VIZ_EINVAL, "critical path names unknown vertex %llu", ids[i]);
         }

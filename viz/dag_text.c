@@ -1,7 +1,7 @@
 /*
  * dag_text.c - reader for a small DAG text format, so that a critical-path
  * graph can be drawn from a file (tests, hand-made examples, other tools)
- * without the workflow bridge:
+ * that is not a workflow-bridge graph:
  *
  *   vertex ID DURATION LABEL...   DURATION in ns, or '-' if unknown
  *   edge FROM TO
@@ -77,7 +77,7 @@ static int read_path(viz_dag *dag, char *rest, char *err, size_t errlen, const c
     size_t len = 0, cap = 0;
     int rc = VIZ_OK;
     while (rc == VIZ_OK && next_u64(&rest, &id)) {
-        if (!viz_grow((void **)&ids, &cap, len + 1, sizeof *ids))
+        if (KIT_GROW_ZEROED(ids, cap, len + 1) != 0)
             rc = VIZ_ENOMEM;
         else
             ids[len++] = id;

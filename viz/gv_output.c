@@ -19,13 +19,20 @@
  *
  * Every format is written to "<path>.tmp.<pid>" and renamed on success, so a
  * failed render leaves no partial file behind.
+ *
+ * Graphs are opened with an ID discipline of our own (viz_gv_open): cgraph's
+ * default makes a named object's ID the address of its interned name, and
+ * keeps subgraphs in ID order, so the order of the clusters in the output
+ * (and so the layout) followed the heap's layout and changed with any
+ * allocation elsewhere. Here a name's ID comes from the order it was first
+ * met, which is the order the default gave when the heap handed out
+ * ascending addresses, now on every heap.
  */
 #include "viz_internal.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -34,108 +41,127 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
-/* The id discipline of viz_gv_open: ids count up 1, 3, 5, ... as objects
- * are made, named or not, so that subgraphs (written in the order of their
- * ids) come out in the order they were made. Graphviz's default makes a
- * name's id the address of its copy, which put the network graph's clusters
- * in an order that changed from one run to the next. A name is kept as
- * Graphviz's own shared copy (agstrdup), found again through a table from
- * that copy's address and the object type to the id (mon_key_table), and
- * printed from a table of the names by id. */
-typedef struct seq_ids {
-    Agraph_t *g;
-    IDTYPE next;          /* ids handed out: 2 * next + 1 is the next one */
-    mon_key_table by_name; /* IDTYPE by name copy's address << 2 | type */
-    char **names;         /* [next]: the name of id 2k + 1, NULL anonymous */
-    size_t cap;
-} seq_ids;
+/* ---- IDs in creation order ------------------------------------------------------------ */
 
-static void *seq_open(Agraph_t *g, Agdisc_t *disc)
+/* Named IDs are even and count up from NAMED_BASE; anonymous ones (edges)
+ * are odd and count up from 1, as cgraph's own. */
+#define NAMED_BASE 2
+#define NAMED_MAX (UINT64_C(1) << 40)
+
+typedef struct gv_ids {
+    Agraph_t *root;
+    /* By order of creation (ID NAMED_BASE + 2 * index): the graph's own
+     * reference-counted strings, as cgraph's writer expects of a name (it
+     * looks at their header); they go when the graph is closed. */
+    char **names;
+    size_t n, cap;
+    kit_index_map by_name;
+    IDTYPE anonymous;
+} gv_ids;
+
+typedef struct name_probe {
+    const gv_ids *ids;
+    const char *name;
+} name_probe;
+
+static uint64_t name_hash(const char *s) { return kit_fnv1a(KIT_FNV1A_INIT, s, strlen(s)); }
+
+static bool same_name(const void *ctx, uint32_t i)
+{
+    const name_probe *p = ctx;
+    return strcmp(p->ids->names[i], p->name) == 0;
+}
+
+static uint64_t stored_name_hash(const void *ctx, uint32_t i)
+{
+    return name_hash(((const gv_ids *)ctx)->names[i]);
+}
+
+static void *ids_open(Agraph_t *g, Agdisc_t *disc)
 {
     (void)disc;
-    seq_ids *s = calloc(1, sizeof *s);
-    if (s) {
-        s->g = g;
-        mon_key_table_init(&s->by_name, sizeof(IDTYPE));
-    }
-    return s;
+    gv_ids *ids = calloc(1, sizeof *ids);
+    if (ids)
+        *ids = (gv_ids){.root = g, .anonymous = 1};
+    return ids;
 }
 
-static uint64_t name_key(const char *copy, int objtype)
-{
-    return (uint64_t)(uintptr_t)copy << 2 | (uint64_t)(objtype & 3);
-}
-
-/* A new id, for the name copy (NULL: anonymous); 0 when out of memory. */
-static long new_id(seq_ids *s, char *copy, IDTYPE *id)
-{
-    if (s->next == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        char **n = realloc(s->names, cap * sizeof *n);
-        if (!n)
-            return 0;
-        s->names = n;
-        s->cap = cap;
-    }
-    s->names[s->next] = copy;
-    *id = 2 * s->next++ + 1;
-    return 1;
-}
-
-static long seq_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
-{
-    seq_ids *s = state;
-    if (!str)
-        return createflag ? new_id(s, NULL, id) : 0;
-    char *copy = createflag ? agstrdup(s->g, str) : agstrbind(s->g, str);
-    if (!copy)
-        return 0;
-    IDTYPE *known = mon_key_table_find(&s->by_name, name_key(copy, objtype));
-    if (known) {
-        if (createflag)
-            agstrfree(s->g, copy); /* the table holds its reference already */
-        *id = *known;
-        return 1;
-    }
-    IDTYPE *slot = createflag ? mon_key_table_get(&s->by_name, name_key(copy, objtype)) : NULL;
-    if (!slot || !new_id(s, copy, id))
-        return 0;
-    *slot = *id;
-    return 1;
-}
-
-static long seq_alloc(void *state, int objtype, IDTYPE request)
-{
-    (void)state, (void)objtype, (void)request;
-    return 0; /* no object is asked for by id */
-}
-
-/* Ids are never reused; the names live until the graph closes. */
-static void seq_free(void *state, int objtype, IDTYPE id) { (void)state, (void)objtype, (void)id; }
-
-static char *seq_print(void *state, int objtype, IDTYPE id)
+static long ids_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
 {
     (void)objtype;
-    const seq_ids *s = state;
-    return id % 2 && id / 2 < s->next ? s->names[id / 2] : NULL;
+    gv_ids *ids = state;
+    if (!str) {
+        *id = ids->anonymous;
+        ids->anonymous += 2;
+        return 1;
+    }
+    name_probe probe = {ids, str};
+    uint32_t i = kit_index_map_find(&ids->by_name, name_hash(str), same_name, &probe);
+    if (i == KIT_INDEX_NONE) {
+        char *copy = createflag ? agstrdup(ids->root, str) : NULL;
+        if (!copy || ids->n >= NAMED_MAX || KIT_GROW(ids->names, ids->cap, ids->n + 1) != 0 ||
+            kit_index_map_insert(&ids->by_name, name_hash(str), (uint32_t)ids->n,
+                                 stored_name_hash, ids) != 0) {
+            if (copy)
+                agstrfree(ids->root, copy);
+            return 0;
+        }
+        i = (uint32_t)ids->n;
+        ids->names[ids->n++] = copy;
+    }
+    *id = NAMED_BASE + 2 * (IDTYPE)i;
+    return 1;
 }
 
-/* The name copies go with the graph's string table, closed after this. */
-static void seq_close(void *state)
+static long ids_alloc(void *state, int objtype, IDTYPE request)
 {
-    seq_ids *s = state;
-    mon_key_table_free(&s->by_name, NULL);
-    free(s->names);
-    free(s);
+    (void)state;
+    (void)objtype;
+    (void)request;
+    return 0; /* no object is made for an ID the caller picks */
 }
 
-static void seq_register(void *state, int objtype, void *obj) { (void)state, (void)objtype, (void)obj; }
+static void ids_free(void *state, int objtype, IDTYPE id)
+{
+    (void)state;
+    (void)objtype;
+    (void)id; /* names live until the graph is closed */
+}
 
-static Agiddisc_t seq_ids_disc = {seq_open,  seq_map,    seq_alloc,   seq_free,
-                                  seq_print, seq_close, seq_register};
-static Agdisc_t seq_disc = {&AgMemDisc, &seq_ids_disc, &AgIoDisc};
+static char *ids_print(void *state, int objtype, IDTYPE id)
+{
+    (void)objtype;
+    const gv_ids *ids = state;
+    if (id % 2 || id < NAMED_BASE)
+        return NULL;
+    IDTYPE i = (id - NAMED_BASE) / 2;
+    return i < ids->n ? ids->names[i] : NULL;
+}
 
-void *viz_gv_open(const char *name) { return agopen((char *)name, Agdirected, &seq_disc); }
+static void ids_close(void *state)
+{
+    gv_ids *ids = state;
+    free(ids->names);
+    kit_index_map_free(&ids->by_name);
+    free(ids);
+}
+
+static void ids_register(void *state, int objtype, void *obj)
+{
+    (void)state;
+    (void)objtype;
+    (void)obj;
+}
+
+static Agiddisc_t creation_order_ids = {ids_open,  ids_map,   ids_alloc,   ids_free,
+                                        ids_print, ids_close, ids_register};
+
+void *viz_gv_open(const char *name)
+{
+    static Agdisc_t disc;
+    disc = (Agdisc_t){&AgMemDisc, &creation_order_ids, &AgIoDisc};
+    return agopen((char *)name, Agdirected, &disc);
+}
 
 static int write_dot(Agraph_t *g, const char *tmp, char *err, size_t errlen)
 {

@@ -33,10 +33,10 @@ typedef struct net_stream {
 struct viz_net {
     net_task *tasks;
     size_t tasks_len, tasks_cap;
-    viz_id_map task_ids;
+    kit_id_map task_ids;
     net_stream *streams;
     size_t streams_len, streams_cap;
-    viz_id_map stream_ids;
+    kit_id_map stream_ids;
     char error[VIZ_ERR_LEN];
 };
 
@@ -58,8 +58,8 @@ void viz_net_destroy(viz_net *net)
         free(net->tasks[i].name);
     free(net->tasks);
     free(net->streams);
-    viz_id_map_free(&net->task_ids);
-    viz_id_map_free(&net->stream_ids);
+    kit_id_map_free(&net->task_ids);
+    kit_id_map_free(&net->stream_ids);
     free(net);
 }
 
@@ -75,10 +75,10 @@ static int oom(viz_net *net)
 static net_task *get_task(viz_net *net, uint64_t id)
 {
     size_t i;
-    if (viz_id_map_get(&net->task_ids, id, &i))
+    if (kit_id_map_get(&net->task_ids, id, &i))
         return &net->tasks[i];
-    if (!viz_grow((void **)&net->tasks, &net->tasks_cap, net->tasks_len + 1, sizeof *net->tasks) ||
-        !viz_id_map_put(&net->task_ids, id, net->tasks_len))
+    if (KIT_GROW_ZEROED(net->tasks, net->tasks_cap, net->tasks_len + 1) != 0 ||
+        kit_id_map_put(&net->task_ids, id, net->tasks_len) != 0)
         return NULL;
     net_task *t = &net->tasks[net->tasks_len++];
     *t = (net_task){.id = id, .worker = -1};
@@ -118,11 +118,10 @@ int viz_net_task_ran_on(viz_net *net, uint64_t id, int worker)
 static net_stream *get_stream(viz_net *net, uint64_t id)
 {
     size_t i;
-    if (viz_id_map_get(&net->stream_ids, id, &i))
+    if (kit_id_map_get(&net->stream_ids, id, &i))
         return &net->streams[i];
-    if (!viz_grow((void **)&net->streams, &net->streams_cap, net->streams_len + 1,
-                  sizeof *net->streams) ||
-        !viz_id_map_put(&net->stream_ids, id, net->streams_len))
+    if (KIT_GROW_ZEROED(net->streams, net->streams_cap, net->streams_len + 1) != 0 ||
+        kit_id_map_put(&net->stream_ids, id, net->streams_len) != 0)
         return NULL;
     net_stream *s = &net->streams[net->streams_len++];
     *s = (net_stream){.id = id, .writer = VIZ_NO_TASK, .reader = VIZ_NO_TASK};
@@ -231,18 +230,10 @@ static char *collapsed_path(const char *name)
     return out;
 }
 
-static uint64_t fnv1a(const char *s, int worker)
-{
-    uint64_t h = 1469598103934665603ull ^ (uint64_t)(unsigned)worker;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 typedef struct net_groups {
     net_group *items;
     size_t len, cap;
-    viz_id_map by_key; /* hash of (path, worker) -> index */
+    kit_id_map by_key; /* hash of (path, worker) -> index */
     size_t *of_task;   /* task index -> group index */
 } net_groups;
 
@@ -252,7 +243,7 @@ static void groups_free(net_groups *gs)
         free(gs->items[i].path);
     free(gs->items);
     free(gs->of_task);
-    viz_id_map_free(&gs->by_key);
+    kit_id_map_free(&gs->by_key);
 }
 
 /* The group of task t (created if new); SIZE_MAX when out of memory. */
@@ -263,9 +254,9 @@ static size_t group_of(net_groups *gs, const net_task *t, uint64_t salt)
     char *path = collapsed_path(t->name ? t->name : fallback);
     if (!path)
         return SIZE_MAX;
-    uint64_t key = fnv1a(path, t->worker) + salt;
+    uint64_t key = kit_fnv1a(KIT_FNV1A_INIT ^ (unsigned)t->worker, path, strlen(path)) + salt;
     size_t i;
-    if (viz_id_map_get(&gs->by_key, key, &i)) {
+    if (kit_id_map_get(&gs->by_key, key, &i)) {
         if (!strcmp(gs->items[i].path, path) && gs->items[i].worker == t->worker) {
             free(path);
             gs->items[i].tasks++;
@@ -275,8 +266,8 @@ static size_t group_of(net_groups *gs, const net_task *t, uint64_t salt)
         free(path);
         return group_of(gs, t, salt + 0x9E3779B97F4A7C15ull);
     }
-    if (!viz_grow((void **)&gs->items, &gs->cap, gs->len + 1, sizeof *gs->items) ||
-        !viz_id_map_put(&gs->by_key, key, gs->len)) {
+    if (KIT_GROW_ZEROED(gs->items, gs->cap, gs->len + 1) != 0 ||
+        kit_id_map_put(&gs->by_key, key, gs->len) != 0) {
         free(path);
         return SIZE_MAX;
     }
@@ -362,14 +353,14 @@ static size_t stream_end_group(viz_net *net, const net_groups *gs, uint64_t task
     size_t i;
     if (task == VIZ_NO_TASK)
         return OUTSIDE;
-    return viz_id_map_get(&net->task_ids, task, &i) ? gs->of_task[i] : SIZE_MAX - 1;
+    return kit_id_map_get(&net->task_ids, task, &i) ? gs->of_task[i] : SIZE_MAX - 1;
 }
 
 /* Merge the streams into links between groups. */
 static int link_streams(viz_net *net, const net_groups *gs, net_link **links, size_t *len)
 {
     size_t cap = 0;
-    viz_id_map by_ends = {0};
+    kit_id_map by_ends = {0};
     int rc = VIZ_OK;
     for (size_t i = 0; i < net->streams_len && rc == VIZ_OK; i++) {
         const net_stream *s = &net->streams[i];
@@ -383,9 +374,9 @@ static int link_streams(viz_net *net, const net_groups *gs, net_link **links, si
         uint64_t key = ((uint64_t)(from == OUTSIDE ? 0xffffffffu : from) << 32) |
                        (uint64_t)(to == OUTSIDE ? 0xffffffffu : to);
         size_t k;
-        if (!viz_id_map_get(&by_ends, key, &k)) {
-            if (!viz_grow((void **)links, &cap, *len + 1, sizeof **links) ||
-                !viz_id_map_put(&by_ends, key, *len)) {
+        if (!kit_id_map_get(&by_ends, key, &k)) {
+            if (KIT_GROW_ZEROED(*links, cap, *len + 1) != 0 ||
+                kit_id_map_put(&by_ends, key, *len) != 0) {
                 rc = oom(net);
                 break;
             }
@@ -395,7 +386,7 @@ static int link_streams(viz_net *net, const net_groups *gs, net_link **links, si
         (*links)[k].streams++;
         (*links)[k].messages += s->messages + counted;
     }
-    viz_id_map_free(&by_ends);
+    kit_id_map_free(&by_ends);
     return rc;
 }
 

@@ -120,7 +120,7 @@ static int no_memory(viz_report *r)
 
 int viz_report_add_meta(viz_report *r, const char *key, const char *value)
 {
-    if (!viz_grow((void **)&r->meta, &r->meta_cap, r->nmeta + 2, sizeof *r->meta))
+    if (KIT_GROW_ZEROED(r->meta, r->meta_cap, r->nmeta + 2) != 0)
         return no_memory(r);
     char *k = viz_strdup(key ? key : ""), *v = viz_strdup(value ? value : "");
     if (!k || !v) {
@@ -136,7 +136,7 @@ int viz_report_add_meta(viz_report *r, const char *key, const char *value)
 /* A new zeroed block of kind, or NULL (error set). */
 static report_block *add_block(viz_report *r, block_kind kind)
 {
-    if (!viz_grow((void **)&r->blocks, &r->blocks_cap, r->nblocks + 1, sizeof *r->blocks)) {
+    if (KIT_GROW_ZEROED(r->blocks, r->blocks_cap, r->nblocks + 1) != 0) {
         no_memory(r);
         return NULL;
     }
@@ -196,7 +196,7 @@ int viz_report_add_row(viz_report *r, const viz_report_cell *cells, bool highlig
         viz_set_error(r->error, sizeof r->error, "a row needs a table before it");
         return VIZ_EINVAL;
     }
-    if (!viz_grow((void **)&b->rows, &b->rows_cap, b->nrows + 1, sizeof *b->rows))
+    if (KIT_GROW_ZEROED(b->rows, b->rows_cap, b->nrows + 1) != 0)
         return no_memory(r);
     report_row *row = &b->rows[b->nrows];
     row->highlight = highlight;
@@ -227,7 +227,7 @@ int viz_report_add_timeline(viz_report *r, viz_timeline *tl)
 
 int viz_report_add_path_point(viz_report *r, int worker, viz_time when, const char *label)
 {
-    if (!viz_grow((void **)&r->path, &r->path_cap, r->npath + 1, sizeof *r->path))
+    if (KIT_GROW_ZEROED(r->path, r->path_cap, r->npath + 1) != 0)
         return no_memory(r);
     char *copy = viz_strdup(label ? label : "");
     if (!copy)

@@ -129,7 +129,7 @@ void viz_timeline_destroy(viz_timeline *tl)
     for (size_t i = 0; i < tl->tasks_len; i++)
         free(tl->tasks[i].name);
     free(tl->tasks);
-    free(tl->task_index);
+    kit_index_map_free(&tl->task_index);
     for (size_t i = 0; i < tl->kinds_len; i++)
         free(tl->kinds[i].name);
     free(tl->kinds);
@@ -174,8 +174,7 @@ static viz_worker *get_worker(viz_timeline *tl, int worker)
                       VIZ_MAX_WORKERS - 1);
         return NULL;
     }
-    if (!viz_grow((void **)&tl->workers, &tl->workers_cap, (size_t)worker + 1,
-                  sizeof *tl->workers)) {
+    if (KIT_GROW_ZEROED(tl->workers, tl->workers_cap, (size_t)worker + 1) != 0) {
         fail(tl, VIZ_ENOMEM, "out of memory");
         return NULL;
     }
@@ -224,7 +223,7 @@ static int find_or_add_kind(viz_timeline *tl, const char *name, bool pseudo)
             tl->kind_other = find_or_add_kind(tl, "(other kinds)", true);
         return tl->kind_other;
     }
-    if (!viz_grow((void **)&tl->kinds, &tl->kinds_cap, tl->kinds_len + 1, sizeof *tl->kinds))
+    if (KIT_GROW_ZEROED(tl->kinds, tl->kinds_cap, tl->kinds_len + 1) != 0)
         return -1;
     char *copy = viz_strdup(name);
     if (!copy)
@@ -241,42 +240,28 @@ static bool task_matches(viz_timeline *tl, const char *name)
                        NULL) >= 0;
 }
 
-static size_t hash_task_id(uint64_t id, size_t cap)
+/* What a lookup of a task id compares against. */
+typedef struct task_probe {
+    const viz_task *tasks;
+    uint64_t id;
+} task_probe;
+
+static bool same_task_id(const void *ctx, uint32_t i)
 {
-    id ^= id >> 33;
-    id *= 0xff51afd7ed558ccdULL;
-    id ^= id >> 33;
-    return (size_t)(id & (cap - 1));
+    const task_probe *p = ctx;
+    return p->tasks[i].id == p->id;
+}
+
+static uint64_t stored_task_id(const void *ctx, uint32_t i)
+{
+    return ((const viz_task *)ctx)[i].id;
 }
 
 static viz_task *lookup_task(const viz_timeline *tl, uint64_t id)
 {
-    if (!tl->task_index_cap)
-        return NULL;
-    for (size_t s = hash_task_id(id, tl->task_index_cap);; s = (s + 1) & (tl->task_index_cap - 1)) {
-        uint32_t slot = tl->task_index[s];
-        if (!slot)
-            return NULL;
-        if (tl->tasks[slot - 1].id == id)
-            return &tl->tasks[slot - 1];
-    }
-}
-
-static bool rehash_tasks(viz_timeline *tl, size_t cap)
-{
-    uint32_t *index = calloc(cap, sizeof *index);
-    if (!index)
-        return false;
-    for (size_t i = 0; i < tl->tasks_len; i++) {
-        size_t s = hash_task_id(tl->tasks[i].id, cap);
-        while (index[s])
-            s = (s + 1) & (cap - 1);
-        index[s] = (uint32_t)(i + 1);
-    }
-    free(tl->task_index);
-    tl->task_index = index;
-    tl->task_index_cap = cap;
-    return true;
+    task_probe probe = {tl->tasks, id};
+    uint32_t i = kit_index_map_find(&tl->task_index, id, same_task_id, &probe);
+    return i == KIT_INDEX_NONE ? NULL : &tl->tasks[i];
 }
 
 /* Sets the task's name and kind (and thereby its colour slot). */
@@ -309,18 +294,14 @@ static viz_task *new_task(viz_timeline *tl, uint64_t id)
         fail(tl, VIZ_EINVAL, "too many tasks");
         return NULL;
     }
-    if (!viz_grow((void **)&tl->tasks, &tl->tasks_cap, tl->tasks_len + 1, sizeof *tl->tasks) ||
-        ((tl->tasks_len + 1) * 2 > tl->task_index_cap &&
-         !rehash_tasks(tl, tl->task_index_cap ? tl->task_index_cap * 2 : 64))) {
+    if (KIT_GROW_ZEROED(tl->tasks, tl->tasks_cap, tl->tasks_len + 1) != 0 ||
+        kit_index_map_insert(&tl->task_index, id, (uint32_t)tl->tasks_len, stored_task_id,
+                             tl->tasks) != 0) {
         fail(tl, VIZ_ENOMEM, "out of memory");
         return NULL;
     }
-    viz_task *task = &tl->tasks[tl->tasks_len];
+    viz_task *task = &tl->tasks[tl->tasks_len++];
     *task = (viz_task){.id = id, .kind = -1};
-    size_t s = hash_task_id(id, tl->task_index_cap);
-    while (tl->task_index[s])
-        s = (s + 1) & (tl->task_index_cap - 1);
-    tl->task_index[s] = (uint32_t)(++tl->tasks_len);
     return task;
 }
 
@@ -492,7 +473,7 @@ static void note_time(viz_timeline *tl, viz_time start, viz_time end)
 
 static double *busy_bins(viz_timeline *tl, viz_worker *w, int kind)
 {
-    if (!viz_grow((void **)&w->busy, &w->busy_cap, (size_t)kind + 1, sizeof *w->busy))
+    if (KIT_GROW_ZEROED(w->busy, w->busy_cap, (size_t)kind + 1) != 0)
         return NULL;
     if (!w->busy[kind])
         w->busy[kind] = calloc((size_t)tl->bins.count, sizeof *w->busy[kind]);
@@ -505,7 +486,7 @@ static int keep_period(viz_timeline *tl, viz_worker *w, const viz_kept_period *p
      * more per worker; the cap only guards against overlapping input. */
     if (w->kept_len >= 4 * (size_t)tl->bins.count)
         return VIZ_OK;
-    if (!viz_grow((void **)&w->kept, &w->kept_cap, w->kept_len + 1, sizeof *w->kept))
+    if (KIT_GROW_ZEROED(w->kept, w->kept_cap, w->kept_len + 1) != 0)
         return fail(tl, VIZ_ENOMEM, "out of memory");
     w->kept[w->kept_len++] = *p;
     return VIZ_OK;

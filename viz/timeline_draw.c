@@ -76,7 +76,7 @@ static void record_text(canvas *cv, double x, double y, double size, const char 
 {
     if (!cv->record_text || cv->out_of_memory)
         return;
-    if (!viz_grow((void **)&cv->texts, &cv->texts_cap, cv->texts_len + 1, sizeof *cv->texts) ||
+    if (KIT_GROW_ZEROED(cv->texts, cv->texts_cap, cv->texts_len + 1) != 0 ||
         !(cv->texts[cv->texts_len].text = viz_strdup(text))) {
         cv->out_of_memory = true;
         return;

@@ -1,6 +1,6 @@
 /*
  * util.c - small helpers the visualiser's files share: error messages into
- * fixed buffers, string copies, growing arrays, output format from a file
+ * fixed buffers, string copies, output format from a file
  * name, readable durations. Kept apart so each picture's file stays about
  * its picture.
  */
@@ -41,22 +41,6 @@ viz_format viz_format_from_path(const char *path)
     if (!strcasecmp(dot, ".dot") || !strcasecmp(dot, ".gv"))
         return VIZ_FMT_DOT;
     return VIZ_FMT_UNKNOWN;
-}
-
-bool viz_grow(void **items, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    size_t new_cap = *cap ? *cap : 8;
-    while (new_cap < need)
-        new_cap *= 2;
-    void *grown = realloc(*items, new_cap * size);
-    if (!grown)
-        return false;
-    memset((char *)grown + *cap * size, 0, (new_cap - *cap) * size);
-    *items = grown;
-    *cap = new_cap;
-    return true;
 }
 
 void viz_format_duration(viz_time ns, char *buf, size_t len)
@@ -132,73 +116,3 @@ bool viz_period_end_parse(const char *token, viz_period_end *how)
     return false;
 }
 
-/* ---- id -> index map (open addressing, linear probing) ---- */
-
-static size_t id_slot(uint64_t id, size_t cap)
-{
-    id ^= id >> 33;
-    id *= 0xff51afd7ed558ccdULL;
-    id ^= id >> 33;
-    return (size_t)(id & (cap - 1));
-}
-
-bool viz_id_map_get(const viz_id_map *m, uint64_t id, size_t *index)
-{
-    if (!m->cap)
-        return false;
-    for (size_t s = id_slot(id, m->cap);; s = (s + 1) & (m->cap - 1)) {
-        if (!m->values[s])
-            return false;
-        if (m->keys[s] == id) {
-            *index = m->values[s] - 1;
-            return true;
-        }
-    }
-}
-
-static bool id_map_resize(viz_id_map *m, size_t cap)
-{
-    uint64_t *keys = calloc(cap, sizeof *keys);
-    size_t *values = calloc(cap, sizeof *values);
-    if (!keys || !values) {
-        free(keys);
-        free(values);
-        return false;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->values[i])
-            continue;
-        size_t s = id_slot(m->keys[i], cap);
-        while (values[s])
-            s = (s + 1) & (cap - 1);
-        keys[s] = m->keys[i];
-        values[s] = m->values[i];
-    }
-    free(m->keys);
-    free(m->values);
-    m->keys = keys;
-    m->values = values;
-    m->cap = cap;
-    return true;
-}
-
-bool viz_id_map_put(viz_id_map *m, uint64_t id, size_t index)
-{
-    if ((m->len + 1) * 2 > m->cap && !id_map_resize(m, m->cap ? m->cap * 2 : 64))
-        return false;
-    size_t s = id_slot(id, m->cap);
-    while (m->values[s] && m->keys[s] != id)
-        s = (s + 1) & (m->cap - 1);
-    if (!m->values[s])
-        m->len++;
-    m->keys[s] = id;
-    m->values[s] = index + 1;
-    return true;
-}
-
-void viz_id_map_free(viz_id_map *m)
-{
-    free(m->keys);
-    free(m->values);
-    memset(m, 0, sizeof *m);
-}

@@ -9,6 +9,7 @@
 #include "viz.h"
 
 #include "mon_reader.h"
+#include "kit.h" /* growing arrays (KIT_GROW_ZEROED), id -> index maps (kit_id_map) */
 
 #include <stdarg.h>
 
@@ -28,20 +29,8 @@ char *viz_strdup(const char *s);
 /* Output format from the path's extension. */
 typedef enum viz_format { VIZ_FMT_UNKNOWN, VIZ_FMT_PNG, VIZ_FMT_SVG, VIZ_FMT_DOT } viz_format;
 viz_format viz_format_from_path(const char *path);
-/* Grows *items (of *cap elements of size each) to hold at least need. */
-bool viz_grow(void **items, size_t *cap, size_t need, size_t size);
 /* "1.25 ms", "830 ns", "2 s": a duration in a readable unit. */
 void viz_format_duration(viz_time ns, char *buf, size_t len);
-
-/* id -> index map for task, stream and vertex ids (util.c). */
-typedef struct viz_id_map {
-    uint64_t *keys;
-    size_t *values; /* index + 1; 0 = empty slot */
-    size_t cap, len;
-} viz_id_map;
-bool viz_id_map_get(const viz_id_map *m, uint64_t id, size_t *index);
-bool viz_id_map_put(viz_id_map *m, uint64_t id, size_t index);
-void viz_id_map_free(viz_id_map *m);
 
 /* ---- colours (palette.c) ---- */
 
@@ -136,8 +125,7 @@ struct viz_timeline {
 
     viz_task *tasks;
     size_t tasks_len, tasks_cap;
-    uint32_t *task_index; /* open-addressing hash: slot -> task index + 1 */
-    size_t task_index_cap;
+    kit_index_map task_index; /* task id -> index into tasks */
 
     viz_kind *kinds;
     size_t kinds_len, kinds_cap;
@@ -166,17 +154,13 @@ int viz_timeline_svg_document(viz_timeline *tl, char **doc, size_t *len);
 
 /* ---- Graphviz output (gv_output.c) ---- */
 
-/* A new directed root graph whose objects (nodes, edges, subgraphs) get
- * their ids in the order they are made, so that what is written follows
- * that order and not the addresses of their name strings (Graphviz's own
- * ids; the order of the clusters of the network graph varied from one run
- * to the next). An Agraph_t*, NULL when out of memory; agclose frees it. */
-void *viz_gv_open(const char *name);
-
 /* Lays out (unless .dot) and writes graph g to path, the layout contained in
  * a child process and the file renamed into place only on success. Returns
  * VIZ_OK or sets err. graph is an Agraph_t* (void here so users need not see
  * Graphviz headers). */
 int viz_gv_write(void *graph, const char *path, char *err, size_t errlen);
+/* A new directed graph (an Agraph_t *) whose subgraphs come out in the
+ * same order on any heap (gv_output.c says why); NULL when out of memory. */
+void *viz_gv_open(const char *name);
 
 #endif /* VIZ_INTERNAL_H */

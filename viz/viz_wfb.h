@@ -2,8 +2,8 @@
  * viz_wfb.h - draws a workflow-bridge analysis graph with a critical path
  * (wfb_longest_path or wfb_as_executed_path) through viz_dag: the thin
  * adapter "snetmon wcp INPUT --render FILE" needs, and the analysis sections
- * of the HTML report (`snetmon report`). Built into the viz
- * library only when the workflow bridge (CMake target wfb) is built.
+ * of the HTML report (`snetmon report`). Part of the viz library, which
+ * links the workflow bridge (CMake target wfb).
  */
 #ifndef VIZ_WFB_H
 #define VIZ_WFB_H

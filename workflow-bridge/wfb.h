@@ -76,9 +76,9 @@ typedef struct wfb_graph wfb_graph;
 wfb_graph *wfb_graph_new(void);
 void wfb_graph_free(wfb_graph *g);
 
-/* The makespan the input states (WfCommons makespanInSeconds), NAN if none. */
+/* The makespan the input states (WfCommons makespanInSeconds), NAN if none;
+ * the metrics report it as declared (wfb_metrics makespan_declared). */
 void wfb_graph_set_makespan(wfb_graph *g, double seconds);
-double wfb_graph_makespan(const wfb_graph *g);
 
 /* Source name used in error messages (the file being imported). */
 void wfb_graph_set_source(wfb_graph *g, const char *file);
@@ -117,7 +117,6 @@ int wfb_vertex_set_attr(wfb_graph *g, uint32_t v, wfb_attr attr, const char *val
 const char *wfb_vertex_id(const wfb_graph *g, uint32_t v);
 wfb_vertex_kind wfb_vertex_kind_of(const wfb_graph *g, uint32_t v);
 int wfb_vertex_defined(const wfb_graph *g, uint32_t v);
-long wfb_vertex_line(const wfb_graph *g, uint32_t v);
 /* NAN when the time is unknown. For data states every kind returns AT. */
 double wfb_vertex_time(const wfb_graph *g, uint32_t v, wfb_time_kind which);
 int wfb_vertex_failed(const wfb_graph *g, uint32_t v);
@@ -162,8 +161,6 @@ int wfb_graph_finish_lenient(wfb_graph *g, wfb_error *err);
  * edge indices (valid until the graph changes). */
 size_t wfb_out_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges);
 size_t wfb_in_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges);
-/* After finish: vertices in a topological order. */
-const uint32_t *wfb_topo_order(const wfb_graph *g);
 
 /* Approximate bytes held by the graph (for benchmarks and reports). */
 size_t wfb_graph_bytes(const wfb_graph *g);

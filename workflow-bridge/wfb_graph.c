@@ -33,24 +33,6 @@ void wfb_error_print(const wfb_error *err, FILE *out)
     fprintf(out, "%s%s\n", (err->file[0] || err->line > 0) ? " " : "", err->msg);
 }
 
-int wfb_grow(void **buf, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / size)
-            return -1;
-        n *= 2;
-    }
-    void *p = realloc(*buf, n * size);
-    if (!p)
-        return -1;
-    *buf = p;
-    *cap = n;
-    return 0;
-}
-
 long wfb_read_line(FILE *in, char **buf, size_t *cap)
 {
     ssize_t n = getline(buf, cap, in);
@@ -141,7 +123,6 @@ void wfb_graph_set_source(wfb_graph *g, const char *file)
 }
 
 void wfb_graph_set_makespan(wfb_graph *g, double seconds) { g->makespan_s = seconds; }
-double wfb_graph_makespan(const wfb_graph *g) { return g->makespan_s; }
 
 const char *wfb_graph_source(const wfb_graph *g)
 {
@@ -177,9 +158,9 @@ static int grow_vertex_columns(wfb_graph *g, size_t need)
 {
     if (need <= g->cap_v)
         return 0;
-    size_t n = g->cap_v ? g->cap_v * 2 : 64;
-    while (n < need)
-        n *= 2;
+    size_t n = kit_grow_capacity(g->cap_v, need, sizeof(double)); /* the widest column */
+    if (n == 0)
+        return -1;
     size_t old = g->cap_v;
     if (grow_column((void **)&g->v_flags, old, n, 1, 0) ||
         grow_column((void **)&g->v_line, old, n, 4, 0))
@@ -326,7 +307,6 @@ wfb_vertex_kind wfb_vertex_kind_of(const wfb_graph *g, uint32_t v)
 }
 
 int wfb_vertex_defined(const wfb_graph *g, uint32_t v) { return !!(g->v_flags[v] & WFB_VF_DEFINED); }
-long wfb_vertex_line(const wfb_graph *g, uint32_t v) { return g->v_line[v]; }
 int wfb_vertex_failed(const wfb_graph *g, uint32_t v) { return !!(g->v_flags[v] & WFB_VF_FAILED); }
 
 double wfb_vertex_time(const wfb_graph *g, uint32_t v, wfb_time_kind which)
@@ -390,9 +370,9 @@ static int grow_edge_columns(wfb_graph *g, size_t need)
 {
     if (need <= g->cap_e)
         return 0;
-    size_t n = g->cap_e ? g->cap_e * 2 : 64;
-    while (n < need)
-        n *= 2;
+    size_t n = kit_grow_capacity(g->cap_e, need, sizeof(double)); /* the widest column */
+    if (n == 0)
+        return -1;
     size_t old = g->cap_e;
     if (grow_column((void **)&g->e_src, old, n, 4, 0) ||
         grow_column((void **)&g->e_dst, old, n, 4, 0) ||
@@ -461,7 +441,7 @@ const char *wfb_edge_label(const wfb_graph *g, uint32_t e)
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x)
 {
     if (g->n_execs >= WFB_NONE - 1 ||
-        wfb_grow((void **)&g->execs, &g->cap_execs, g->n_execs + 1, sizeof *g->execs))
+        KIT_GROW(g->execs, g->cap_execs, g->n_execs + 1))
         return WFB_NONE;
     g->execs[g->n_execs] = *x;
     return (uint32_t)g->n_execs++;
@@ -714,7 +694,6 @@ size_t wfb_in_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges)
     return g->in_off[v + 1] - g->in_off[v];
 }
 
-const uint32_t *wfb_topo_order(const wfb_graph *g) { return g->topo; }
 
 size_t wfb_graph_bytes(const wfb_graph *g)
 {

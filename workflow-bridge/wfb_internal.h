@@ -6,20 +6,20 @@
 #define WFB_INTERNAL_H
 
 #include "wfb.h"
-#include "wfb_index_map.h"
+#include "kit.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 
 /* Interned strings: index i names the i-th distinct string. Strings live in
- * one arena (NUL-terminated); the bridge's index map finds text's index. */
+ * one arena (NUL-terminated); the kit's index map (kit.h) finds text's index. */
 typedef struct wfb_strtab {
     char *arena;
     size_t arena_len, arena_cap;
     uint32_t *offset; /* per string: start in the arena */
     uint32_t *hash;   /* per string: its hash, so growing never rehashes text */
     size_t count, cap;
-    wfb_index_map map;
+    kit_index_map map;
 } wfb_strtab;
 
 void wfb_strtab_free(wfb_strtab *t);
@@ -85,10 +85,6 @@ struct wfb_graph {
 /* Formats an error message; file from `file` (may be NULL). */
 void wfb_set_error(wfb_error *err, const char *file, long line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-
-/* Grows *buf (elements of `size` bytes) to hold at least `need`; returns -1
- * on overflow or out of memory. */
-int wfb_grow(void **buf, size_t *cap, size_t need, size_t size);
 
 /* Interns an arbitrary string into the graph's string table. */
 uint32_t wfb_graph_string(wfb_graph *g, const char *s);
@@ -179,7 +175,7 @@ typedef enum wfb_block_cause {
 typedef struct wfb_stream_table {
     wfb_stream_stats *rows;
     size_t n, cap;
-    wfb_index_map index; /* (run, stream) -> row */
+    kit_index_map index; /* (run, stream) -> row */
 } wfb_stream_table;
 struct mon_event;
 /* Records a STREAM_OPEN or STREAM_WRITE event; -1 when out of memory. */

@@ -104,8 +104,7 @@ static bool literal(cursor *c, const char *word)
 
 static bool push_item(wfb_record *rec, const char *s)
 {
-    if (wfb_grow((void **)&rec->items, &rec->cap_items, rec->n_items_used + 1,
-                 sizeof *rec->items))
+    if (KIT_GROW(rec->items, rec->cap_items, rec->n_items_used + 1))
         return false;
     rec->items[rec->n_items_used++] = s;
     return true;

@@ -74,7 +74,7 @@ struct wfb_lifter {
     mon_periods *periods; /* execution periods, waits, blocks (mon_reader.h) */
     task_state *tasks;
     size_t n_tasks, cap_tasks;
-    wfb_index_map task_map; /* (run, task) -> index into tasks */
+    kit_index_map task_map; /* (run, task) -> index into tasks */
     worker_state *workers;
     size_t n_workers;
     wfb_worker_stats *rows; /* finished (run, worker) rows */
@@ -88,7 +88,7 @@ struct wfb_lifter {
     uint64_t last_ns; /* last_time as the trace has it */
     wfb_wait_relation *waits; /* distinct (waiter, waited_for, stream, empty) */
     size_t n_waits, cap_waits;
-    wfb_index_map wait_map; /* relation -> index into waits */
+    kit_index_map wait_map; /* relation -> index into waits */
     wfb_stream_table streams; /* traffic per stream (wfb_streams.c) */
     uint32_t *run_seen;   /* the trace's run numbers, in the order they appeared */
     size_t n_runs_seen, cap_runs_seen;
@@ -119,12 +119,12 @@ void wfb_lifter_free(wfb_lifter *l)
         free(l->tasks[i].exec.writes);
     }
     free(l->tasks);
-    wfb_index_map_free(&l->task_map);
+    kit_index_map_free(&l->task_map);
     free(l->workers);
     free(l->rows);
     free(l->v_worker);
     free(l->waits);
-    wfb_index_map_free(&l->wait_map);
+    kit_index_map_free(&l->wait_map);
     wfb_stream_table_free(&l->streams);
     free(l->run_seen);
     mon_periods_free(l->periods);
@@ -168,10 +168,10 @@ static task_state *task_of(wfb_lifter *l, uint32_t run, uint32_t trace_run, uint
                            uint32_t worker)
 {
     task_probe probe = {l, task_key(run, task)};
-    uint32_t found = wfb_index_map_find(&l->task_map, probe.key, same_task, &probe);
+    uint32_t found = kit_index_map_find(&l->task_map, probe.key, same_task, &probe);
     if (found != UINT32_MAX)
         return &l->tasks[found];
-    if (wfb_grow((void **)&l->tasks, &l->cap_tasks, l->n_tasks + 1, sizeof *l->tasks))
+    if (KIT_GROW(l->tasks, l->cap_tasks, l->n_tasks + 1))
         return NULL;
     task_state *t = &l->tasks[l->n_tasks];
     memset(t, 0, sizeof *t);
@@ -181,7 +181,7 @@ static task_state *task_of(wfb_lifter *l, uint32_t run, uint32_t trace_run, uint
     t->stats.task = task;
     t->stats.worker = worker;
     t->name = WFB_NONE;
-    if (wfb_index_map_insert(&l->task_map, probe.key, (uint32_t)l->n_tasks, task_hash, l) != 0)
+    if (kit_index_map_insert(&l->task_map, probe.key, (uint32_t)l->n_tasks, task_hash, l) != 0)
         return NULL;
     l->n_tasks++;
     return t;
@@ -198,7 +198,7 @@ static int keep_row(wfb_lifter *l, worker_state *w)
         w->stats.waits = w->load.waits;
         w->stats.wait_s = w->load.wait_s;
     }
-    if (wfb_grow((void **)&l->rows, &l->cap_rows, l->n_rows + 1, sizeof *l->rows))
+    if (KIT_GROW(l->rows, l->cap_rows, l->n_rows + 1))
         return -1;
     l->rows[l->n_rows++] = w->stats;
     memset(w, 0, sizeof *w);
@@ -244,7 +244,7 @@ static worker_state *worker_in_run(wfb_lifter *l, uint32_t run, uint32_t worker)
 static int remember_worker(wfb_lifter *l, uint32_t v, uint32_t worker)
 {
     size_t cap = l->cap_v_worker;
-    if (wfb_grow((void **)&l->v_worker, &cap, (size_t)v + 1, sizeof *l->v_worker))
+    if (KIT_GROW(l->v_worker, cap, (size_t)v + 1))
         return -1;
     if (cap > l->cap_v_worker)
         memset(l->v_worker + l->cap_v_worker, 0xff,
@@ -261,7 +261,7 @@ static uint32_t writer_worker(const wfb_lifter *l, uint32_t v)
 
 static int push_vertex(uint32_t **list, size_t *n, size_t *cap, uint32_t v)
 {
-    if (wfb_grow((void **)list, cap, *n + 1, sizeof **list))
+    if (KIT_GROW(*list, *cap, *n + 1))
         return -1;
     (*list)[(*n)++] = v;
     return 0;
@@ -430,19 +430,19 @@ static int add_wait(wfb_lifter *l, const wfb_wait_relation *key, double seconds)
 {
     wait_probe probe = {l, key};
     uint64_t hash = relation_hash(key);
-    uint32_t found = wfb_index_map_find(&l->wait_map, hash, same_relation, &probe);
+    uint32_t found = kit_index_map_find(&l->wait_map, hash, same_relation, &probe);
     if (found != UINT32_MAX) {
         l->waits[found].count++;
         l->waits[found].total_s += seconds;
         return 0;
     }
-    if (wfb_grow((void **)&l->waits, &l->cap_waits, l->n_waits + 1, sizeof *l->waits))
+    if (KIT_GROW(l->waits, l->cap_waits, l->n_waits + 1))
         return -1;
     wfb_wait_relation *w = &l->waits[l->n_waits];
     *w = *key;
     w->count = 1;
     w->total_s = seconds;
-    if (wfb_index_map_insert(&l->wait_map, hash, (uint32_t)l->n_waits, stored_relation_hash, l) !=
+    if (kit_index_map_insert(&l->wait_map, hash, (uint32_t)l->n_waits, stored_relation_hash, l) !=
         0)
         return -1;
     l->n_waits++;
@@ -680,8 +680,7 @@ static uint32_t dense_run(wfb_lifter *l, uint32_t trace_run)
     for (size_t i = 0; i < l->n_runs_seen; i++)
         if (l->run_seen[i] == trace_run)
             return (uint32_t)i + 1;
-    if (wfb_grow((void **)&l->run_seen, &l->cap_runs_seen, l->n_runs_seen + 1,
-                 sizeof *l->run_seen))
+    if (KIT_GROW(l->run_seen, l->cap_runs_seen, l->n_runs_seen + 1))
         return 0;
     l->run_seen[l->n_runs_seen++] = trace_run;
     return (uint32_t)l->n_runs_seen;

@@ -82,7 +82,7 @@ int wfb_bp_mapping_add(wfb_bp_mapping *m, const char *event_pattern, wfb_bp_acti
     bool oom = false;
     bp_rule r = {re, action, dup_or_null(id_field, &oom), dup_or_null(child_field, &oom),
                  dup_or_null(status_field, &oom)};
-    if (oom || wfb_grow((void **)&m->rules, &m->cap, m->n + 1, sizeof *m->rules)) {
+    if (oom || KIT_GROW(m->rules, m->cap, m->n + 1)) {
         pcre2_code_free(re);
         free(r.id_field), free(r.child_field), free(r.status_field);
         wfb_set_error(err, NULL, 0, "out of memory");
@@ -292,7 +292,7 @@ static int record_dependency(bp_ctx *c, const char *parent, const char *child)
 {
     uint32_t p = wfb_graph_string(c->g, parent), ch = wfb_graph_string(c->g, child);
     if (p == WFB_NONE || ch == WFB_NONE ||
-        wfb_grow((void **)&c->deps, &c->cap_deps, c->n_deps + 1, sizeof *c->deps))
+        KIT_GROW(c->deps, c->cap_deps, c->n_deps + 1))
         return fail(c, "%s", "out of memory");
     c->deps[c->n_deps++] = (pending_dep){p, ch, c->line};
     return 0;
@@ -303,7 +303,7 @@ static int record_alias(bp_ctx *c, const char *from, const char *to)
     uint32_t k = wfb_strtab_intern(&c->alias_keys, from, strlen(from), NULL);
     uint32_t t = wfb_graph_string(c->g, to);
     if (k == WFB_NONE || t == WFB_NONE ||
-        wfb_grow((void **)&c->alias_to, &c->cap_alias, (size_t)k + 1, sizeof *c->alias_to))
+        KIT_GROW(c->alias_to, c->cap_alias, (size_t)k + 1))
         return fail(c, "%s", "out of memory");
     c->alias_to[k] = t;
     return 0;

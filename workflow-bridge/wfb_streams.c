@@ -42,16 +42,16 @@ static wfb_stream_stats *row_of(wfb_stream_table *t, uint32_t run, uint64_t stre
 {
     row_key key = {t, run, stream};
     uint64_t hash = key_hash(run, stream);
-    uint32_t found = wfb_index_map_find(&t->index, hash, same_row, &key);
+    uint32_t found = kit_index_map_find(&t->index, hash, same_row, &key);
     if (found != UINT32_MAX)
         return &t->rows[found];
-    if (wfb_grow((void **)&t->rows, &t->cap, t->n + 1, sizeof *t->rows))
+    if (KIT_GROW(t->rows, t->cap, t->n + 1))
         return NULL;
     wfb_stream_stats *r = &t->rows[t->n];
     memset(r, 0, sizeof *r);
     r->run = run;
     r->stream = stream;
-    if (wfb_index_map_insert(&t->index, hash, (uint32_t)t->n, stored_row_hash, t))
+    if (kit_index_map_insert(&t->index, hash, (uint32_t)t->n, stored_row_hash, t))
         return NULL;
     t->n++;
     return r;
@@ -81,13 +81,13 @@ int wfb_stream_table_store(wfb_stream_table *t, wfb_graph *g)
     g->n_streams = t->n;
     t->rows = NULL;
     t->n = t->cap = 0;
-    wfb_index_map_free(&t->index);
+    kit_index_map_free(&t->index);
     return 0;
 }
 
 void wfb_stream_table_free(wfb_stream_table *t)
 {
     free(t->rows);
-    wfb_index_map_free(&t->index);
+    kit_index_map_free(&t->index);
     memset(t, 0, sizeof *t);
 }

@@ -18,7 +18,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 hop() { "$@" | awk '$1 == "lpel:" {print $2}'; }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-args="ring --tasks $tasks --rounds $rounds --no-baseline"
+args="ring --ring-size $tasks --rounds $rounds --no-baseline"
 i=0
 while [ $i -lt "$runs" ]; do
     hop "$off" $args >>"$work/off"

@@ -16,6 +16,10 @@
  *            made the record (t, CLOCK_MONOTONIC) to the moment the box on
  *            rank 1 gets it (the ranks share a host, so one clock), against
  *            half the round trip of an MPI ping-pong of the same size
+ *   idle     two records {x, t} --gap microseconds apart (default 1 s):
+ *            the CPU time rank 1 uses per second of the run while it
+ *            waits for them (its communication thread, workers and all),
+ *            against raw MPI's blocking receive waiting as long
  *
  * Each is repeated (--repeat R, the two sides interleaved) and the medians
  * reported by rank 0, as text or one JSON object (--json). Times are
@@ -116,6 +120,33 @@ static double mpi_pingpong(long n, int bytes)
     return half;
 }
 
+/* CPU seconds this process has used. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Rank 1 waits in MPI_Recv for a message rank 0 sends after `gap`
+ * seconds: the share of a core rank 1 used meanwhile, on rank 0. */
+static double mpi_idle(double gap)
+{
+    char buf[256] = {0};
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now(), c0 = cpu_now(), share = 0;
+    if (rank == 0) {
+        struct timespec ts = {(time_t)gap, (long)((gap - (double)(time_t)gap) * 1e9)};
+        nanosleep(&ts, NULL);
+        MPI_Send(buf, STAMPED_RECORD_BYTES, MPI_BYTE, 1, 4, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+        MPI_Recv(buf, STAMPED_RECORD_BYTES, MPI_BYTE, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        share = (cpu_now() - c0) / (now() - t0);
+    }
+    MPI_Bcast(&share, 1, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+    return share;
+}
+
 /* ---- S-Net ---------------------------------------------------------------------------- */
 
 typedef struct feed {
@@ -195,6 +226,15 @@ static double snet_stream(snet_distrib *d, const options *o, bool stamped)
     return t;
 }
 
+/* Rank 1's CPU share over an S-Net run (the caller's t, c: wall and CPU
+ * seconds before it), on rank 0. */
+static double gather_share(double t, double c)
+{
+    double share = rank == 1 ? (cpu_now() - c) / (now() - t) : 0;
+    MPI_Bcast(&share, 1, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+    return share;
+}
+
 /* Rank 1's median latency, on rank 0. */
 static double gather_latency(void)
 {
@@ -211,11 +251,13 @@ static void usage(FILE *out)
 {
     if (rank == 0)
         fprintf(out,
-                "usage: mpirun -n 2 mpi-bench stream|latency [--records N] [--repeat R] [-w W]\n"
-                "                                [--gap US] [--window RECORDS] [--json]\n"
+                "usage: mpirun -n 2 mpi-bench stream|latency|idle [--records N] [--repeat R]\n"
+                "                                [-w W] [--gap US] [--window RECORDS] [--json]\n"
                 "  stream: S-Net records/s from rank 0 to rank 1 vs MPI messages/s of the\n"
                 "          same size (%d bytes); latency: one-way latency of paced records\n"
-                "          ({x, t}, %d bytes) vs half an MPI ping-pong of the same size\n"
+                "          ({x, t}, %d bytes) vs half an MPI ping-pong of the same size;\n"
+                "          idle: the CPU share rank 1 uses while it waits --gap us (default\n"
+                "          1 s) for each of 2 records vs MPI_Recv waiting as long\n"
                 "  -h, --help       this text\n"
                 "  --version        the version and git revision\n",
                 RECORD_BYTES, STAMPED_RECORD_BYTES);
@@ -250,6 +292,7 @@ static int parse(int argc, char **argv, options *o)
     prog_opt p;
     prog_opt_begin(&p, "mpi-bench", argc, argv);
     long n = 0;
+    bool gap_given = false;
     for (int c; n >= 0 && (c = prog_opt_next(&p, "hw:", longopts)) != -1;) {
         switch (c) {
         case 'h': usage(stdout); return 1;
@@ -257,7 +300,7 @@ static int parse(int argc, char **argv, options *o)
         case 'w': o->workers = (unsigned)(n = number("-w", optarg)); break;
         case OPT_RECORDS: o->records = n = number("--records", optarg); break;
         case OPT_REPEAT: o->repeat = (int)(n = number("--repeat", optarg)); break;
-        case OPT_GAP: o->gap_us = n = number("--gap", optarg); break;
+        case OPT_GAP: o->gap_us = n = number("--gap", optarg); gap_given = true; break;
         case OPT_WINDOW: o->window = n = number("--window", optarg); break;
         case OPT_JSON: o->json = true; break;
         default: return 2;
@@ -265,13 +308,16 @@ static int parse(int argc, char **argv, options *o)
     }
     char **args = prog_opt_positional(&p);
     if (n < 0 || prog_opt_npositional(&p) != 1 ||
-        (strcmp(args[0], "stream") && strcmp(args[0], "latency"))) {
+        (strcmp(args[0], "stream") && strcmp(args[0], "latency") && strcmp(args[0], "idle"))) {
         usage(stderr);
         return 2;
     }
     o->bench = args[0];
+    bool idle = !strcmp(o->bench, "idle");
+    if (idle && !gap_given)
+        o->gap_us = 1000000;
     if (!o->records)
-        o->records = !strcmp(o->bench, "stream") ? 1000000 : 2000;
+        o->records = !strcmp(o->bench, "stream") ? 1000000 : idle ? 2 : 2000;
     return 0;
 }
 
@@ -312,16 +358,22 @@ int main(int argc, char **argv)
                 raw[r] = v > raw[r] ? v : raw[r];
             }
             mine[r] = (double)o.records / snet_stream(d, &o, false);
-        } else {
+        } else if (!strcmp(o.bench, "latency")) {
             raw[r] = mpi_pingpong(o.records, STAMPED_RECORD_BYTES);
             snet_stream(d, &o, true);
             mine[r] = gather_latency();
+        } else {
+            raw[r] = mpi_idle((double)o.gap_us * 1e-6);
+            double t = now(), c = cpu_now();
+            snet_stream(d, &o, true);
+            mine[r] = gather_share(t, c);
         }
     }
     if (rank == 0) {
         double m = median(mine, (size_t)o.repeat), b = median(raw, (size_t)o.repeat);
         qsort(mine, (size_t)o.repeat, sizeof *mine, by_value);
-        const char *unit = stream ? "records_per_s" : "latency_s";
+        bool idle = !strcmp(o.bench, "idle");
+        const char *unit = stream ? "records_per_s" : idle ? "cpu_share" : "latency_s";
         if (o.json)
             printf("{\"bench\": \"%s\", \"records\": %ld, \"repeat\": %d, \"workers\": %u, "
                    "\"bytes\": %d, \"snet_%s\": %.6g, \"snet_min\": %.6g, \"snet_max\": %.6g, "
@@ -329,6 +381,10 @@ int main(int argc, char **argv)
                    o.bench, o.records, o.repeat, o.workers,
                    stream ? RECORD_BYTES : STAMPED_RECORD_BYTES, unit, m, mine[0],
                    mine[o.repeat - 1], unit, b, m / b);
+        else if (idle)
+            printf("rank 1 waiting for %ld records {x, t} one every %ld us, median of %d: "
+                   "S-Net uses %.2f %% of a core, raw MPI_Recv %.1f %%\n",
+                   o.records, o.gap_us, o.repeat, 100 * m, 100 * b);
         else if (stream)
             printf("stream of %ld records {x} (%d bytes on the wire), %u worker(s) per rank, "
                    "median of %d: S-Net %.4g records/s, raw MPI (best of 3 each time) %.4g "

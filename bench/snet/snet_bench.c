@@ -8,6 +8,11 @@
  *   star      one record unfolds a star A * {<done>} N times (N replicas
  *             created on demand, each a box and a stage task): replicas/s
  *             and the process's peak resident memory
+ *   c4snet    the pipeline with C4SNet boxes (runtime/c4snet: called
+ *             through libffi, C4SNetOut, reference-counted data) against
+ *             the same pipeline with native boxes, in the same run, runs
+ *             interleaved: boxes that pass their field on, and boxes that
+ *             make a new value (x + 1) per record
  *
  * Each measurement is repeated (--repeat R) and the median reported (as
  * one JSON object with --json, pipeline only); with
@@ -17,6 +22,7 @@
  * --side raw|snet runs one side of the pipeline only, so that a run under
  * callgrind counts that side's instructions (bench/snet/ir-per-record.sh).
  */
+#include <c4snet_runtime.h>
 #include <lpel.h>
 #include <snet.h>
 #include <mon.h>
@@ -153,6 +159,7 @@ static int identity(snet_handle *h, snet_record *in)
 
 typedef struct source {
     long next, n;
+    bool c4snet; /* x as C4SNet data rather than a native int */
 } source;
 
 static snet_record *next_record(void *user)
@@ -161,7 +168,12 @@ static snet_record *next_record(void *user)
     if (s->next >= s->n)
         return NULL;
     snet_record *r = snet_record_new();
-    snet_record_set_int(r, "x", s->next++);
+    if (s->c4snet) {
+        int v = (int)s->next++;
+        snet_record_set_field(r, "x", &c4snet_field, C4SNetCreate(CTYPE_int, 1, &v));
+    } else {
+        snet_record_set_int(r, "x", s->next++);
+    }
     return r;
 }
 
@@ -208,7 +220,7 @@ static rate snet_pipe_rate(const options *o)
         snprintf(name, sizeof name, "id%d", i);
         net = snet_serial(net, snet_box(name, "{x} -> {x}", identity, NULL));
     }
-    source src = {0, o->messages};
+    source src = {0, o->messages, false};
     sink dst = {0};
     rate t = run_snet(o, net, &src, &dst);
     snet_net_free(net);
@@ -264,6 +276,106 @@ static int bench_pipeline(const options *o)
            100 * median(ratio, o->repeat));
     printf("  same, CPU time %12.1f %%  (records per CPU second)\n",
            100 * median(cpu_ratio, o->repeat));
+    return 0;
+}
+
+/* ---- C4SNet boxes against native boxes ---------------------------------------------------- */
+
+static int native_inc(snet_handle *h, snet_record *in)
+{
+    snet_record *out = snet_record_new();
+    snet_record_set_int(out, "x", snet_record_int(in, "x") + 1);
+    return snet_out(h, out);
+}
+
+/* The same boxes as an original C4SNet box library writes them. */
+static void *c4_pass(void *hnd, c4snet_data_t *x)
+{
+    C4SNetOut(hnd, 1, x);
+    return hnd;
+}
+
+static void *c4_inc(void *hnd, c4snet_data_t *x)
+{
+    int v = *(int *)C4SNetGetData(x) + 1;
+    C4SNetFree(x);
+    C4SNetOut(hnd, 1, C4SNetCreate(CTYPE_int, 1, &v));
+    return hnd;
+}
+
+static c4snet_box *c4_box(const char *name, void (*fn)(void))
+{
+    c4snet_box *cb;
+    char err[256];
+    if (c4snet_box_new(&cb, name, fn, "{x} -> {x}", err, sizeof err) != SNET_OK) {
+        fprintf(stderr, "snet-bench: %s\n", err);
+        exit(1);
+    }
+    return cb;
+}
+
+/* STAGES boxes {x} -> {x} in a row: fn, or (if c4) the C4SNet function c4
+ * with a description per box, as snetrun makes them (kept in cbs). */
+static snet_net *box_pipe(snet_box_fn fn, void (*c4)(void), c4snet_box **cbs)
+{
+    snet_net *net = NULL;
+    for (int i = 1; i <= STAGES; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "b%d", i);
+        snet_net *b;
+        if (c4) {
+            cbs[i - 1] = c4_box(name, c4);
+            b = snet_box(name, "{x} -> {x}", c4snet_box_call, cbs[i - 1]);
+        } else {
+            b = snet_box(name, "{x} -> {x}", fn, NULL);
+        }
+        net = net ? snet_serial(net, b) : b;
+    }
+    return net;
+}
+
+static double pipe_rate(const options *o, const snet_net *net, bool c4snet)
+{
+    source src = {0, o->messages, c4snet};
+    sink dst = {0};
+    rate t = run_snet(o, net, &src, &dst);
+    if (dst.count != o->messages) {
+        fprintf(stderr, "snet-bench: %ld of %ld records came out\n", dst.count, o->messages);
+        exit(1);
+    }
+    return (double)o->messages / t.wall;
+}
+
+static int bench_c4snet(const options *o)
+{
+    c4snet_box *cbs[2][STAGES];
+    snet_net *nets[4] = {box_pipe(identity, NULL, NULL),
+                         box_pipe(NULL, (void (*)(void))c4_pass, cbs[0]),
+                         box_pipe(native_inc, NULL, NULL),
+                         box_pipe(NULL, (void (*)(void))c4_inc, cbs[1])};
+    double rates[4][64] = {{0}}, ratio[2][64];
+    /* --side native|c4snet: one kind only (instruction counts, callgrind) */
+    bool want[2] = {strcmp(o->side, "c4snet") != 0, strcmp(o->side, "native") != 0};
+    for (int i = 0; i < o->repeat; i++) {
+        for (int k = 0; k < 4; k++)
+            rates[k][i] = want[k % 2] ? pipe_rate(o, nets[k], k % 2 == 1) : 1;
+        ratio[0][i] = rates[1][i] / rates[0][i];
+        ratio[1][i] = rates[3][i] / rates[2][i];
+    }
+    for (int k = 0; k < 4; k++)
+        snet_net_free(nets[k]);
+    for (int i = 0; i < STAGES; i++) {
+        c4snet_box_free(cbs[0][i]);
+        c4snet_box_free(cbs[1][i]);
+    }
+    printf("c4snet: %d-box pipelines, %ld records, %d interleaved runs (median)\n", STAGES,
+           o->messages, o->repeat);
+    const char *shape[2] = {"field passed on", "new value (x+1)"};
+    for (int j = 0; j < 2; j++) {
+        printf("  %s: native %10.0f records/s, C4SNet %10.0f records/s, C4SNet/native %5.1f %%\n",
+               shape[j], median(rates[2 * j], o->repeat), median(rates[2 * j + 1], o->repeat),
+               100 * median(ratio[j], o->repeat));
+    }
     return 0;
 }
 
@@ -350,8 +462,9 @@ static long number(const char *flag, const char *v, long min, long max)
 
 static void usage(FILE *out)
 {
-    fputs("usage: snet-bench pipeline|star [-w N] [--messages M] [--replicas N] [--repeat R] [--json]"
-          " [--side both|raw|snet] [-m FLAGS --mon-dir DIR] [-h|--help] [--version]\n", out);
+    fputs("usage: snet-bench pipeline|star|c4snet [-w N] [--messages M] [--replicas N] [--repeat R] [--json]"
+          " [--side both|raw|snet|native|c4snet] [-m FLAGS --mon-dir DIR] [-h|--help] [--version]\n",
+          out);
 }
 
 /* 0 to run, else the exit status + 1 (help and version: 1). */
@@ -378,8 +491,10 @@ static int parse_options(int argc, char **argv, options *o)
         case OPT_REPEAT: o->repeat = (int)number("--repeat", optarg, 1, 64); break;
         case OPT_JSON: o->json = true; break;
         case OPT_SIDE:
-            if (strcmp(optarg, "both") && strcmp(optarg, "raw") && strcmp(optarg, "snet")) {
-                fprintf(stderr, "snet-bench: --side takes both, raw or snet, not '%s'\n", optarg);
+            if (strcmp(optarg, "both") && strcmp(optarg, "raw") && strcmp(optarg, "snet") &&
+                strcmp(optarg, "native") && strcmp(optarg, "c4snet")) {
+                fprintf(stderr, "snet-bench: --side takes both, raw or snet (pipeline), native "
+                        "or c4snet (c4snet), not '%s'\n", optarg);
                 return 3;
             }
             o->side = optarg;
@@ -388,7 +503,8 @@ static int parse_options(int argc, char **argv, options *o)
         }
     }
     char **args = prog_opt_positional(&p);
-    if (prog_opt_npositional(&p) != 1 || (strcmp(args[0], "pipeline") && strcmp(args[0], "star"))) {
+    if (prog_opt_npositional(&p) != 1 ||
+        (strcmp(args[0], "pipeline") && strcmp(args[0], "star") && strcmp(args[0], "c4snet"))) {
         usage(stderr);
         return 3;
     }
@@ -418,7 +534,9 @@ int main(int argc, char **argv)
     if (!o.json)
         printf("workers: %u, monitoring: %s\n", o.workers ? o.workers : lpel_core_count(),
                o.hooks ? "on (mon1)" : "off");
-    int rc = !strcmp(o.bench, "pipeline") ? bench_pipeline(&o) : bench_star(&o);
+    int rc = !strcmp(o.bench, "pipeline") ? bench_pipeline(&o)
+             : !strcmp(o.bench, "c4snet") ? bench_c4snet(&o)
+                                          : bench_star(&o);
     if (mon_close(m) != 0 && rc == 0)
         rc = 1;
     return rc;

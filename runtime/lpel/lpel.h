@@ -31,6 +31,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* LPEL_API marks the functions liblpel exports: the libraries are built with
+ * hidden visibility (cmake/Library.cmake), so what this header marks is the
+ * library's whole binary interface. */
+#ifndef LPEL_API
+#define LPEL_API __attribute__((visibility("default")))
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -86,7 +93,7 @@ typedef struct lpel_sched_policy {
 } lpel_sched_policy;
 
 /* A pointer-sized slot inside each task reserved for the ready queue. */
-void **lpel_task_queue_link(lpel_task *task);
+LPEL_API void **lpel_task_queue_link(lpel_task *task);
 
 /* ---------------------------------------------------------------------------
  * Hooks: the monitoring interface
@@ -201,40 +208,40 @@ typedef struct lpel_config {
 #define LPEL_DEFAULT_STREAM_CAPACITY 16
 
 /* A configuration with every field at its default. */
-lpel_config lpel_config_default(void);
+LPEL_API lpel_config lpel_config_default(void);
 
 /* Create a runtime; workers start only in lpel_run. On failure *out is
  * NULL and a message is written into errbuf (if not NULL). */
-int lpel_runtime_create(lpel_runtime **out, const lpel_config *config,
-                        char *errbuf, size_t errlen);
+LPEL_API int lpel_runtime_create(lpel_runtime **out, const lpel_config *config,
+                                 char *errbuf, size_t errlen);
 
 /* Start the workers, run until every task has ended (LPEL_OK) or every live
  * task is blocked (LPEL_EDEADLOCK, after the waiting relation has been
  * printed to config.report), then stop the workers. Called once, from the
  * thread that created the runtime. */
-int lpel_run(lpel_runtime *rt);
+LPEL_API int lpel_run(lpel_runtime *rt);
 
 /* Free the runtime. Tasks still alive after a deadlock are freed with it;
  * streams belong to their users. */
-void lpel_runtime_destroy(lpel_runtime *rt);
+LPEL_API void lpel_runtime_destroy(lpel_runtime *rt);
 
-unsigned lpel_runtime_num_workers(const lpel_runtime *rt);
+LPEL_API unsigned lpel_runtime_num_workers(const lpel_runtime *rt);
 
 /* The last error message for this runtime ("" if none). */
-const char *lpel_runtime_error(const lpel_runtime *rt);
+LPEL_API const char *lpel_runtime_error(const lpel_runtime *rt);
 
 /* True on a task of a run that is unwinding after a deadlock (see
  * lpel_config.unwind_on_deadlock). */
-bool lpel_unwinding(void);
+LPEL_API bool lpel_unwinding(void);
 
 /* The runtime of the calling task, NULL outside tasks. */
-lpel_runtime *lpel_runtime_self(void);
+LPEL_API lpel_runtime *lpel_runtime_self(void);
 
 /* Human-readable text for a return code. */
-const char *lpel_strerror(int code);
+LPEL_API const char *lpel_strerror(int code);
 
 /* Number of cores hwloc sees (what num_workers = 0 means). */
-unsigned lpel_core_count(void);
+LPEL_API unsigned lpel_core_count(void);
 
 /* ---------------------------------------------------------------------------
  * Tasks
@@ -265,26 +272,27 @@ typedef struct lpel_task_attr {
  * or when it reaches the guard below its worker's stacks. If no stack can
  * be had when the task first runs, the process ends with a message naming
  * the task. Returns the task id (>= 1), or a negative LPEL_E code. */
-int64_t lpel_task_create(lpel_runtime *rt, const lpel_task_attr *attr,
-                         lpel_task_fn fn, void *arg);
+LPEL_API int64_t lpel_task_create(lpel_runtime *rt, const lpel_task_attr *attr,
+                                  lpel_task_fn fn, void *arg);
 
 /* End the calling task (returning from its function does the same). */
-_Noreturn void lpel_task_exit(void);
+LPEL_API _Noreturn void lpel_task_exit(void);
 
 /* Let the other ready tasks of this worker run. */
-void lpel_task_yield(void);
+LPEL_API void lpel_task_yield(void);
 
 /* The calling task, NULL outside tasks. */
-lpel_task *lpel_task_self(void);
+LPEL_API lpel_task *lpel_task_self(void);
 
-uint64_t lpel_task_id(const lpel_task *t);
-const char *lpel_task_name(const lpel_task *t);
-unsigned lpel_task_worker(const lpel_task *t);
+LPEL_API uint64_t lpel_task_id(const lpel_task *t);
+/* The name given at creation; valid while the task lives. */
+LPEL_API const char *lpel_task_name(const lpel_task *t);
+LPEL_API unsigned lpel_task_worker(const lpel_task *t);
 
 /* One pointer per task for the hooks' own use (e.g. a monitoring record);
- * the task hooks get its address (their `slot` argument). */
-void *lpel_task_hook_data(const lpel_task *t);
-void lpel_task_set_hook_data(lpel_task *t, void *data);
+ * the task hooks get its address (their `slot` argument) and set it
+ * through that. */
+LPEL_API void *lpel_task_hook_data(const lpel_task *t);
 
 /* ---------------------------------------------------------------------------
  * Streams
@@ -296,56 +304,56 @@ void lpel_task_set_hook_data(lpel_task *t, void *data);
  * error. Each end is closed exactly once with lpel_stream_close; the
  * writer's close marks end-of-stream, and the stream is freed when both
  * ends are closed. capacity 0 means the runtime default. */
-lpel_stream *lpel_stream_create(lpel_runtime *rt, size_t capacity);
+LPEL_API lpel_stream *lpel_stream_create(lpel_runtime *rt, size_t capacity);
 
 /* Bind an end to the calling task now (reads and writes do it implicitly). */
-void lpel_stream_open(lpel_stream *s, lpel_stream_mode mode);
+LPEL_API void lpel_stream_open(lpel_stream *s, lpel_stream_mode mode);
 
 /* Append item (not NULL); blocks the task while the stream is full. */
-void lpel_stream_write(lpel_stream *s, void *item);
+LPEL_API void lpel_stream_write(lpel_stream *s, void *item);
 
 /* Append item if there is room; false if the stream is full. */
-bool lpel_stream_try_write(lpel_stream *s, void *item);
+LPEL_API bool lpel_stream_try_write(lpel_stream *s, void *item);
 
 /* Remove the oldest item; blocks the task while the stream is empty.
  * Returns NULL at end-of-stream (and on every later call). */
-void *lpel_stream_read(lpel_stream *s);
+LPEL_API void *lpel_stream_read(lpel_stream *s);
 
 /* The oldest item without removing it; NULL if empty or at end-of-stream. */
-void *lpel_stream_peek(lpel_stream *s);
+LPEL_API void *lpel_stream_peek(lpel_stream *s);
 
 /* A hint for the reader, after a read: if the next item is already known
  * to be there and the writer runs on another worker, start loading the
  * memory the item points to (for writing), so that it has crossed from the
  * writer's core by the time the reader gets to it. Changes nothing in the
  * stream; costs a few instructions, fewer when both ends share a worker. */
-void lpel_stream_prefetch_next(lpel_stream *s);
+LPEL_API void lpel_stream_prefetch_next(lpel_stream *s);
 
 /* True once the writer has closed and every item has been read. */
-bool lpel_stream_at_end(lpel_stream *s);
+LPEL_API bool lpel_stream_at_end(lpel_stream *s);
 
 /* Close the calling task's end. For the writer: end-of-stream (may block
  * while the stream is full, like a write). */
-void lpel_stream_close(lpel_stream *s, lpel_stream_mode mode);
+LPEL_API void lpel_stream_close(lpel_stream *s, lpel_stream_mode mode);
 
 /* Free a stream whatever the state of its ends. Only for streams no task
  * uses any more, e.g. after lpel_run returned LPEL_EDEADLOCK. */
-void lpel_stream_destroy(lpel_stream *s);
+LPEL_API void lpel_stream_destroy(lpel_stream *s);
 
 /* Block until at least one of streams[0..n) has an item or is at its end;
  * returns the index of such a stream, searching from start (mod n) so a
  * caller that passes last+1 gets round-robin fairness. The calling task
  * becomes the reader of every stream in the set. */
-size_t lpel_stream_poll(lpel_stream *const *streams, size_t n, size_t start);
+LPEL_API size_t lpel_stream_poll(lpel_stream *const *streams, size_t n, size_t start);
 
-uint64_t lpel_stream_id(const lpel_stream *s);
-size_t lpel_stream_capacity(const lpel_stream *s);
+LPEL_API uint64_t lpel_stream_id(const lpel_stream *s);
+LPEL_API size_t lpel_stream_capacity(const lpel_stream *s);
 /* Items currently queued (exact when called by the reader or writer). */
-size_t lpel_stream_count(const lpel_stream *s);
+LPEL_API size_t lpel_stream_count(const lpel_stream *s);
 /* The bound tasks, NULL while an end is unbound. Safe to call from hooks
  * and from the deadlock report; tasks may be gone after their close. */
-lpel_task *lpel_stream_reader(const lpel_stream *s);
-lpel_task *lpel_stream_writer(const lpel_stream *s);
+LPEL_API lpel_task *lpel_stream_reader(const lpel_stream *s);
+LPEL_API lpel_task *lpel_stream_writer(const lpel_stream *s);
 
 /* ---------------------------------------------------------------------------
  * Events: threads outside LPEL waking tasks
@@ -370,27 +378,27 @@ typedef struct lpel_event lpel_event;
 
 /* what describes what a waiting task waits for, in the deadlock report
  * ("records from rank 1 on channel 3"); copied. NULL if out of memory. */
-lpel_event *lpel_event_create(const char *what);
+LPEL_API lpel_event *lpel_event_create(const char *what);
 /* Free an event no task waits for any more (e.g. after the run). */
-void lpel_event_destroy(lpel_event *e);
+LPEL_API void lpel_event_destroy(lpel_event *e);
 /* In a task: wait for the event. cause is what the monitor records for the
  * block: LPEL_BLOCK_INPUT (waiting for data) or LPEL_BLOCK_OUTPUT (waiting
  * for room). */
-void lpel_event_wait(lpel_event *e, lpel_block_cause cause);
+LPEL_API void lpel_event_wait(lpel_event *e, lpel_block_cause cause);
 /* From any thread: set the flag and wake the waiting task, if any. */
-void lpel_event_raise(lpel_event *e);
+LPEL_API void lpel_event_raise(lpel_event *e);
 
 /* True if the run has started, every live task is blocked (on streams or
  * events) and no wake-up is under way: nothing moves until an event is
  * raised. *live_tasks gets the number of live tasks. Any thread. */
-bool lpel_runtime_quiescent(lpel_runtime *rt, long *live_tasks);
+LPEL_API bool lpel_runtime_quiescent(lpel_runtime *rt, long *live_tasks);
 
 /* Stop a quiescent run as deadlocked: print who waits for whom to report
  * (NULL: config.report, as lpel_run does for a deadlock it finds itself),
  * end the workers, and
  * make lpel_run return LPEL_EDEADLOCK. LPEL_ESTATE if the run is not
  * quiescent (any more). Any thread. */
-int lpel_runtime_stop_deadlocked(lpel_runtime *rt, FILE *report);
+LPEL_API int lpel_runtime_stop_deadlocked(lpel_runtime *rt, FILE *report);
 
 #ifdef __cplusplus
 }

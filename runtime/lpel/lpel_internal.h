@@ -101,6 +101,10 @@ typedef struct lpel_stack_slab lpel_stack_slab;
  * (it is the top of the stack below), and an overflow almost never writes
  * only zeros over a whole line. */
 #define LPEL_STACK_FENCE_BYTES ((size_t)LPEL_CACHE_LINE)
+/* Stack tops are staggered by up to this many cache lines (task.c), which
+ * with the fence leaves half of the smallest page for a blocked task's
+ * frames. */
+#define LPEL_STACK_COLOURS 32
 /* Smallest and largest stack sizes (size classes are powers of two). */
 #define LPEL_STACK_MIN_SIZE ((size_t)16 * 1024)
 #define LPEL_STACK_MAX_SIZE ((size_t)1 << 30)
@@ -356,6 +360,8 @@ static inline void lpel_task_prefetch_frame(const lpel_task *t)
     const char *sp = t->ctx.sp;
     __builtin_prefetch(sp, 1, 3);
     __builtin_prefetch(sp + 63, 1, 3);
+    /* and the fence its next switch away checks */
+    __builtin_prefetch(t->stack.fence, 0, 3);
 #else
     (void)t;
 #endif

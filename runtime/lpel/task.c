@@ -31,13 +31,33 @@ uint64_t lpel_task_id(const lpel_task *t) { return t->id; }
 const char *lpel_task_name(const lpel_task *t) { return t->name; }
 unsigned lpel_task_worker(const lpel_task *t) { return t->worker->id; }
 void *lpel_task_hook_data(const lpel_task *t) { return t->hook_data; }
-void lpel_task_set_hook_data(lpel_task *t, void *data) { t->hook_data = data; }
 
 lpel_task *lpel_task_self(void) { return lpel_current_task(); }
 
 /* ---- switching ---------------------------------------------------------- */
 
 static void task_entry(void *arg);
+
+/* Where t's stack starts, in bytes above stack.lo. Slots are page-aligned,
+ * so every task's first frames would sit at the same offset in their page
+ * and compete for the same L1 sets; the top is staggered by a cache
+ * "colour" from the task id. Only colours inside the top page: the caches
+ * beyond L1 are indexed by physical address, which the page already
+ * scatters, and a stagger that stays in the top page keeps a blocked
+ * task's frames on the page that also holds the fence of the stack above
+ * (lpel_internal.h). Tasks created together get adjacent slots and often
+ * run one after the other, so the fence check of the next one then finds
+ * that page in the TLB: at 10^4 tasks every hop otherwise walked the page
+ * tables for a second page. */
+static size_t task_stack_top(const lpel_task *t)
+{
+    size_t usable = t->stack.size - LPEL_STACK_FENCE_BYTES;
+    size_t colours = LPEL_STACK_COLOURS;
+    if (colours * LPEL_CACHE_LINE > usable / 8)
+        colours = usable / 8 / LPEL_CACHE_LINE;
+    size_t colour = colours ? (size_t)(t->id * 7) % colours : 0;
+    return usable - colour * LPEL_CACHE_LINE;
+}
 
 /* Give the task a stack from w's pool (w is the worker that runs it and
  * will also give the stack back). */
@@ -49,16 +69,7 @@ static int task_take_stack(lpel_worker *w, lpel_task *t)
                                t->stack_request, t->name, strerror(errno));
         return rc;
     }
-    /* Slots are page-aligned, so every task's saved frame would sit at the
-     * same offset in its page and compete for the same cache sets; stagger
-     * the top by a cache "colour" derived from the task id. The fence at
-     * the top belongs to the stack above. */
-    size_t usable = t->stack.size - LPEL_STACK_FENCE_BYTES;
-    size_t colours = usable / 8 / LPEL_CACHE_LINE;
-    if (colours > 256)
-        colours = 256;
-    size_t colour = colours ? (size_t)(t->id * 97) % colours : 0;
-    lpel_ctx_init(&t->ctx, t->stack.lo, usable - colour * LPEL_CACHE_LINE, task_entry, t);
+    lpel_ctx_init(&t->ctx, t->stack.lo, task_stack_top(t), task_entry, t);
 #if LPEL_TSAN
     /* ThreadSanitizer counts fibers like threads (and limits them), so a
      * task gets its fiber together with its stack, when it first runs. */

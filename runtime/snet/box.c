@@ -6,6 +6,7 @@
  */
 #include "snet_internal.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,8 +42,19 @@ struct snet_handle {
 };
 
 void *snet_handle_user(const snet_handle *h) { return h->box->net->user; }
+const snet_net *snet_handle_net(const snet_handle *h) { return h->box->net; }
 size_t snet_handle_variant(const snet_handle *h) { return h->variant; }
 const char *snet_handle_path(const snet_handle *h) { return h->box->path; }
+
+void snet_box_fail(snet_handle *h, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snet_run_fail(h->box->run, "box '%s': %s", h->box->path, msg);
+}
 
 /* The output variant whose labels are exactly out's, or -1. On success the
  * record's names are replaced by the declaration's (interned) names. */
@@ -131,15 +143,10 @@ static __attribute__((cold, noinline)) int out_rejected(box_entity *b, snet_reco
     return problem == OUT_NO_MEMORY ? SNET_ENOMEM : SNET_ERUNTIME;
 }
 
-int snet_out(snet_handle *h, snet_record *out)
+/* An output that passed its check: inherited labels, an id, out it goes. */
+static inline int out_checked(snet_handle *h, snet_record *out)
 {
-    if (snet_unlikely(!h || !out))
-        return SNET_EINVAL;
     box_entity *b = h->box;
-    if (snet_unlikely(!output_allowed(b, out)))
-        return out_rejected(b, out, OUT_NOT_DECLARED);
-    if (snet_unlikely(out->name_blob != NULL))
-        return out_rejected(b, out, OUT_PARSED);
     /* Most boxes consume their whole input: then there is nothing to inherit. */
     if (h->in->count > 0 &&
         snet_inherit(out, h->in, &b->net->box_in.variants[h->variant]) != SNET_OK)
@@ -149,6 +156,20 @@ int snet_out(snet_handle *h, snet_record *out)
     lpel_stream_write(b->out, out);
     return SNET_OK;
 }
+
+int snet_out(snet_handle *h, snet_record *out)
+{
+    if (snet_unlikely(!h || !out))
+        return SNET_EINVAL;
+    box_entity *b = h->box;
+    if (snet_unlikely(!output_allowed(b, out)))
+        return out_rejected(b, out, OUT_NOT_DECLARED);
+    if (snet_unlikely(out->name_blob != NULL))
+        return out_rejected(b, out, OUT_PARSED);
+    return out_checked(h, out);
+}
+
+int snet_out_declared(snet_handle *h, snet_record *out) { return out_checked(h, out); }
 
 static void box_execute(box_entity *b, snet_record *r)
 {

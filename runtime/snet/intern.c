@@ -22,14 +22,8 @@ static char *intern_locked(snet_net *net, const char *name)
     for (size_t i = 0; i < net->ninterned; i++)
         if (!strcmp(net->interned[i], name))
             return net->interned[i];
-    if (net->ninterned == net->capinterned) {
-        size_t cap = net->capinterned ? net->capinterned * 2 : 16;
-        char **grown = realloc(net->interned, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        net->interned = grown;
-        net->capinterned = cap;
-    }
+    if (KIT_GROW(net->interned, net->capinterned, net->ninterned + 1) != 0)
+        return NULL;
     char *copy = strdup(name);
     if (copy)
         net->interned[net->ninterned++] = copy;

@@ -132,14 +132,8 @@ static int parse_worker(const char *p, size_t len, int *out)
 
 static int add_rule(snet_mapping *m, const map_rule *r)
 {
-    if (m->count == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 16;
-        map_rule *grown = realloc(m->rules, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        m->rules = grown;
-        m->cap = cap;
-    }
+    if (KIT_GROW(m->rules, m->cap, m->count + 1) != 0)
+        return -1;
     m->rules[m->count++] = *r;
     return 0;
 }
@@ -298,30 +292,16 @@ int snet_mapping_load(const char *path, snet_mapping **out, char *err, size_t er
         snet_set_error(err, errlen, "cannot open mapping file %s: %s", path, strerror(errno));
         return SNET_EINVAL;
     }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 4096;
-            char *grown = realloc(buf, ncap);
-            if (!grown) {
-                free(buf);
-                fclose(f);
-                snet_set_error(err, errlen, "%s: out of memory", path);
-                return SNET_ENOMEM;
-            }
-            buf = grown;
-            cap = ncap;
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
+    char *buf;
+    size_t len;
+    int failed = kit_read_all(f, &buf, &len);
     int bad = ferror(f);
     fclose(f);
-    if (bad) {
-        free(buf);
+    if (failed && !bad) {
+        snet_set_error(err, errlen, "%s: out of memory", path);
+        return SNET_ENOMEM;
+    }
+    if (failed) {
         snet_set_error(err, errlen, "cannot read mapping file %s", path);
         return SNET_EINVAL;
     }

@@ -23,16 +23,7 @@
 
 static int push(lpel_stream ***arr, size_t *n, size_t *cap, lpel_stream *s)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 4;
-        lpel_stream **grown = realloc(*arr, c * sizeof *grown);
-        if (!grown)
-            return SNET_ENOMEM;
-        *arr = grown;
-        *cap = c;
-    }
-    (*arr)[(*n)++] = s;
-    return SNET_OK;
+    return KIT_PUSH(*arr, *n, *cap, s) == 0 ? SNET_OK : SNET_ENOMEM;
 }
 
 int snet_merger_init(snet_merger *m, uint64_t own)

@@ -348,11 +348,6 @@ snet_record *snet_record_copy(const snet_record *r)
     return c;
 }
 
-static void remove_at(snet_record *r, size_t i)
-{
-    r->entries[i] = r->entries[--r->count];
-}
-
 bool snet_record_remove(snet_record *r, snet_label_kind kind, const char *label)
 {
     long i = snet_record_find(r, kind, label);
@@ -360,7 +355,7 @@ bool snet_record_remove(snet_record *r, snet_label_kind kind, const char *label)
         return false;
     if (kind == SNET_FIELD)
         snet_field_free(r->entries[i].type, r->entries[i].u.value);
-    remove_at(r, (size_t)i);
+    snet_record_remove_at(r, (size_t)i);
     return true;
 }
 
@@ -420,7 +415,7 @@ void *snet_record_take_field(snet_record *r, const char *label)
     if (i < 0)
         return NULL;
     void *v = r->entries[i].u.value;
-    remove_at(r, (size_t)i);
+    snet_record_remove_at(r, (size_t)i);
     return v;
 }
 

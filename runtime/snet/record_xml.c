@@ -12,6 +12,8 @@
 #include "snet_xml.h"
 #include "snet_internal.h"
 
+#include <c4snet_runtime.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -31,6 +33,7 @@ struct snet_xml_reader {
     const snet_field_type *const *types;
     size_t ntypes;
     unsigned long records;
+    bool c4snet; /* fields of C types stay C4SNet data (snet_xml_reader_keep_c4snet) */
     bool done, failed;
     char error[512];
 };
@@ -163,27 +166,14 @@ int snet_xml_reader_open(snet_xml_reader **out, FILE *in, const char *name,
                          const snet_field_type *const *types, size_t ntypes, char *err,
                          size_t errlen)
 {
-    size_t len = 0, cap = 0;
-    char *data = NULL;
+    size_t len;
+    char *data;
     *out = NULL;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *grown = realloc(data, cap);
-            if (!grown) {
-                free(data);
-                snet_set_error(err, errlen, "%s: out of memory reading records", name);
-                return SNET_ENOMEM;
-            }
-            data = grown;
+    if (kit_read_all(in, &data, &len) != 0) {
+        if (!ferror(in)) {
+            snet_set_error(err, errlen, "%s: out of memory reading records", name);
+            return SNET_ENOMEM;
         }
-        size_t n = fread(data + len, 1, cap - len, in);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    if (ferror(in)) {
-        free(data);
         snet_set_error(err, errlen, "%s: cannot read: %s", name, strerror(errno));
         return SNET_ESYSTEM;
     }
@@ -207,6 +197,7 @@ void snet_xml_reader_close(snet_xml_reader *r)
 }
 
 const char *snet_xml_reader_error(const snet_xml_reader *r) { return r->failed ? r->error : ""; }
+void snet_xml_reader_keep_c4snet(snet_xml_reader *r, bool keep) { r->c4snet = keep; }
 unsigned long snet_xml_records_read(const snet_xml_reader *r) { return r->records; }
 
 /* ---- one record ----------------------------------------------------------------------- */
@@ -250,22 +241,58 @@ static const snet_field_type *find_type(const snet_xml_reader *r, const char *na
     return NULL;
 }
 
-/* C4SNet's C types that are whole numbers, and how they are written. */
-static bool integer_ctype(const char *t)
+/* A native field for a single C4SNet value of a whole-number or real type
+ * (a char is its code, 0..255, as it always was here); false for arrays
+ * and pointers, which stay C4SNet data. */
+static bool native_scalar(c4snet_data_t *d, const snet_field_type **type, void **value)
 {
-    static const char *const names[] = {"int", "long", "short", "long long", "long int",
-                                        "unsigned int", "unsigned long", "unsigned short",
-                                        "unsigned long long", "unsigned", "char",
-                                        "unsigned char", "signed char"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(t, names[i]))
-            return true;
-    return false;
+    if (C4SNetArraySize(d) != 1)
+        return false;
+    const void *p = C4SNetGetData(d);
+    long v;
+    double x;
+    switch (C4SNetGetType(d)) {
+    case CTYPE_uchar:
+    case CTYPE_char: v = *(const unsigned char *)p; break;
+    case CTYPE_ushort: v = *(const unsigned short *)p; break;
+    case CTYPE_short: v = *(const short *)p; break;
+    case CTYPE_uint: v = *(const unsigned *)p; break;
+    case CTYPE_int: v = *(const int *)p; break;
+    case CTYPE_ulong: v = (long)*(const unsigned long *)p; break;
+    case CTYPE_long: v = *(const long *)p; break;
+    case CTYPE_float: x = *(const float *)p; goto real;
+    case CTYPE_double: x = *(const double *)p; goto real;
+    case CTYPE_ldouble: x = (double)*(const long double *)p; goto real;
+    default: return false;
+    }
+    *type = &snet_field_int;
+    *value = (void *)(intptr_t)v;
+    return true;
+real:
+    *type = &snet_field_double;
+    *value = NULL;
+    memcpy(value, &x, sizeof x);
+    return true;
 }
 
-static bool real_ctype(const char *t)
+/* "(TYPE)VALUE" of a C type: C4SNet data, or (native fields) an int or
+ * double field. */
+static int ctype_value(snet_xml_reader *r, int line, const char *label, const char *text,
+                       const snet_field_type **type, void **value)
 {
-    return !strcmp(t, "double") || !strcmp(t, "float") || !strcmp(t, "long double");
+    c4snet_data_t *d;
+    char why[256];
+    if (c4snet_text_read(text, strlen(text), &d, why, sizeof why) != 0) {
+        reader_fail(r, line, "field '%s': %s", label, why);
+        return -1;
+    }
+    if (!r->c4snet && native_scalar(d, type, value)) {
+        C4SNetFree(d);
+        return 0;
+    }
+    *type = &c4snet_field;
+    *value = d;
+    return 0;
 }
 
 static int field_value(snet_xml_reader *r, int line, const char *label, const char *text,
@@ -277,34 +304,24 @@ static int field_value(snet_xml_reader *r, int line, const char *label, const ch
                     label, text);
         return -1;
     }
-    char ctype[64];
+    const char *bracket = memchr(text, '[', (size_t)(close - text));
+    if (c4snet_type_from_name(text + 1, (size_t)((bracket ? bracket : close) - text - 1)) >= 0)
+        return ctype_value(r, line, label, text, type, value);
+    char tname[64];
     size_t tl = (size_t)(close - text - 1);
-    if (tl == 0 || tl >= sizeof ctype) {
+    if (tl == 0 || tl >= sizeof tname) {
         reader_fail(r, line, "field '%s': bad type in '%.40s'", label, text);
         return -1;
     }
-    memcpy(ctype, text + 1, tl);
-    ctype[tl] = '\0';
+    memcpy(tname, text + 1, tl);
+    tname[tl] = '\0';
     const char *v = close + 1;
-    if (integer_ctype(ctype)) {
-        *type = &snet_field_int;
-        if (strstr(ctype, "char")) { /* C4SNet writes the character itself */
-            if (strlen(v) != 1) {
-                reader_fail(r, line, "field '%s': (%s) needs one character, got '%s'", label,
-                            ctype, v);
-                return -1;
-            }
-            *value = (void *)(intptr_t)(unsigned char)v[0];
-            return 0;
-        }
-    } else if (real_ctype(ctype)) {
-        *type = &snet_field_double;
-    } else if (!(*type = find_type(r, ctype))) {
-        reader_fail(r, line, "field '%s': unknown field type '%s'", label, ctype);
+    if (!(*type = find_type(r, tname))) {
+        reader_fail(r, line, "field '%s': unknown field type '%s'", label, tname);
         return -1;
     }
     if (!(*type)->deserialise || (*type)->deserialise(v, strlen(v), value) != 0) {
-        reader_fail(r, line, "field '%s': bad (%s) value '%.40s'", label, ctype, v);
+        reader_fail(r, line, "field '%s': bad (%s) value '%.40s'", label, tname, v);
         return -1;
     }
     return 0;
@@ -501,14 +518,17 @@ int snet_xml_read(snet_xml_reader *r, snet_record **rec)
 
 /* ---- writing ---------------------------------------------------------------------------- */
 
-static int write_escaped(FILE *out, const char *s, size_t len)
+/* s[0..len) as XML character data. gt: '>' too; C4SNet's own text
+ * escapes only '&' and '<' (enough: its values never hold "]]>"), and the
+ * original's output is reproduced byte for byte. */
+static int write_escaped(FILE *out, const char *s, size_t len, bool gt)
 {
     for (size_t i = 0; i < len; i++) {
         int rc;
         switch (s[i]) {
         case '&': rc = fputs("&amp;", out); break;
         case '<': rc = fputs("&lt;", out); break;
-        case '>': rc = fputs("&gt;", out); break;
+        case '>': rc = gt ? fputs("&gt;", out) : fputc('>', out); break;
         default: rc = fputc(s[i], out); break;
         }
         if (rc == EOF)
@@ -536,9 +556,12 @@ static int write_field(FILE *out, const snet_entry *e)
         FILE *m = open_memstream(&text, &len);
         if (!m)
             return -1;
-        int rc = e->type->serialise ? e->type->serialise(m, e->u.value) : fputs("?", m);
-        if (fclose(m) != 0 || rc < 0 || fprintf(out, "(%s)", e->type->name) < 0 ||
-            write_escaped(out, text, len) != 0) {
+        bool c4 = e->type == &c4snet_field; /* its text names its C type */
+        int rc = c4                   ? c4snet_text_write(m, e->u.value)
+                 : e->type->serialise ? e->type->serialise(m, e->u.value)
+                                      : fputs("?", m);
+        if (fclose(m) != 0 || rc < 0 || (!c4 && fprintf(out, "(%s)", e->type->name) < 0) ||
+            write_escaped(out, text, len, !c4) != 0) {
             free(text);
             return -1;
         }

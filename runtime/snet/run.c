@@ -13,6 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The codes S-Net shares with LPEL have LPEL's values (snet.h). */
+_Static_assert((int)SNET_OK == (int)LPEL_OK && (int)SNET_EINVAL == (int)LPEL_EINVAL &&
+                   (int)SNET_ENOMEM == (int)LPEL_ENOMEM && (int)SNET_ESYSTEM == (int)LPEL_ESYSTEM &&
+                   (int)SNET_EDEADLOCK == (int)LPEL_EDEADLOCK && (int)SNET_ESTATE == (int)LPEL_ESTATE,
+               "S-Net's return codes agree with LPEL's where they overlap");
+
 const char *snet_strerror(int code)
 {
     switch (code) {
@@ -197,14 +203,8 @@ int snet_run_put(snet_run *run, snet_record *rec)
         snet_record_free(rec);
         return SNET_OK;
     }
-    if (run->nputs == run->capputs) {
-        size_t cap = run->capputs ? run->capputs * 2 : 64;
-        snet_record **grown = realloc(run->puts, cap * sizeof *grown);
-        if (!grown)
-            return SNET_ENOMEM;
-        run->puts = grown;
-        run->capputs = cap;
-    }
+    if (KIT_GROW(run->puts, run->capputs, run->nputs + 1) != 0)
+        return SNET_ENOMEM;
     run->puts[run->nputs++] = rec;
     return SNET_OK;
 }

@@ -10,6 +10,7 @@
  */
 #include "snet_internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,27 +40,15 @@ static void feed(snet_run *run, lpel_stream *s, snet_intern_cache *names, snet_r
 /* Read the whole file (records may span lines), then parse record by record. */
 static void feed_file(snet_run *run, lpel_stream *s, snet_intern_cache *names, FILE *in)
 {
-    size_t len = 0, cap = 0;
-    char *text = NULL;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = (cap + 4096 + 1) * 2;
-            char *grown = realloc(text, cap);
-            if (!grown) {
-                snet_run_fail(run, "input: out of memory reading records");
-                free(text);
-                return;
-            }
-            text = grown;
-        }
-        size_t n = fread(text + len, 1, 4096, in);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    if (!text)
+    size_t len;
+    char *text;
+    if (kit_read_all(in, &text, &len) != 0) {
+        if (ferror(in))
+            snet_run_fail(run, "input: cannot read records: %s", strerror(errno));
+        else
+            snet_run_fail(run, "input: out of memory reading records");
         return;
-    text[len] = '\0';
+    }
     const char *p = text;
     char err[256];
     while (!lpel_unwinding()) { /* after a deadlock, stop feeding */
@@ -110,16 +99,10 @@ void snet_input_task(void *arg)
 
 static void collect(snet_run *run, snet_record *r)
 {
-    if (run->noutputs == run->capoutputs) {
-        size_t cap = run->capoutputs ? run->capoutputs * 2 : 64;
-        snet_record **grown = realloc(run->outputs, cap * sizeof *grown);
-        if (!grown) {
-            snet_run_fail(run, "output: out of memory; record dropped");
-            snet_record_free(r);
-            return;
-        }
-        run->outputs = grown;
-        run->capoutputs = cap;
+    if (KIT_GROW(run->outputs, run->capoutputs, run->noutputs + 1) != 0) {
+        snet_run_fail(run, "output: out of memory; record dropped");
+        snet_record_free(r);
+        return;
     }
     run->outputs[run->noutputs++] = r;
 }

@@ -114,6 +114,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* SNET_API marks the functions libsnet exports: the libraries are built with
+ * hidden visibility (cmake/Library.cmake), so what this header marks is the
+ * library's whole binary interface. */
+#ifndef SNET_API
+#define SNET_API __attribute__((visibility("default")))
+#endif
+
 #include "lpel.h"
 
 #ifdef __cplusplus
@@ -121,18 +128,21 @@ extern "C" {
 #endif
 
 /* Return codes. */
+/* Return codes. The first five are LPEL's (lpel.h) with the same values,
+ * so a code means the same on both sides of the boundary; S-Net's own
+ * start at -6 (docs/ARCHITECTURE.md, "Errors"). */
 enum {
     SNET_OK = 0,
     SNET_EINVAL = -1,    /* a bad argument, type, pattern or filter */
     SNET_ENOMEM = -2,    /* an allocation failed */
-    SNET_ERUNTIME = -3,  /* a record matched nothing, a box failed, bad input */
+    SNET_ESYSTEM = -3,   /* LPEL or the system failed (workers, files) */
     SNET_EDEADLOCK = -4, /* LPEL found every task blocked */
     SNET_ESTATE = -5,    /* the call is not allowed now (e.g. execute twice) */
-    SNET_ESYSTEM = -6    /* LPEL or the system failed (workers, files) */
+    SNET_ERUNTIME = -6   /* a record matched nothing, a box failed, bad input */
 };
 
 /* Human-readable text for a return code. */
-const char *snet_strerror(int code);
+SNET_API const char *snet_strerror(int code);
 
 /* ---------------------------------------------------------------------------
  * Field types: the box language interface
@@ -174,58 +184,58 @@ typedef enum snet_label_kind {
 } snet_label_kind;
 
 /* A new empty data record (NULL only if out of memory). */
-snet_record *snet_record_new(void);
+SNET_API snet_record *snet_record_new(void);
 /* A deep copy (fields copied with their types' copy). */
-snet_record *snet_record_copy(const snet_record *r);
+SNET_API snet_record *snet_record_copy(const snet_record *r);
 /* Free a record and its field values (NULL is fine). */
-void snet_record_free(snet_record *r);
+SNET_API void snet_record_free(snet_record *r);
 
 /* Fields. set takes ownership of value and replaces a field of that name
  * (freeing the old value). get returns the stored value (still owned by the
  * record); take removes the field and hands its value to the caller. */
-int snet_record_set_field(snet_record *r, const char *label, const snet_field_type *type,
-                          void *value);
-bool snet_record_has_field(const snet_record *r, const char *label);
-void *snet_record_field(const snet_record *r, const char *label);
-const snet_field_type *snet_record_field_type(const snet_record *r, const char *label);
-void *snet_record_take_field(snet_record *r, const char *label);
+SNET_API int snet_record_set_field(snet_record *r, const char *label, const snet_field_type *type,
+                                   void *value);
+SNET_API bool snet_record_has_field(const snet_record *r, const char *label);
+SNET_API void *snet_record_field(const snet_record *r, const char *label);
+SNET_API const snet_field_type *snet_record_field_type(const snet_record *r, const char *label);
+SNET_API void *snet_record_take_field(snet_record *r, const char *label);
 
 /* Convenience for the built-in field types (0 / 0.0 / NULL when absent). */
-int snet_record_set_int(snet_record *r, const char *label, long value);
-long snet_record_int(const snet_record *r, const char *label);
-int snet_record_set_double(snet_record *r, const char *label, double value);
-double snet_record_double(const snet_record *r, const char *label);
-int snet_record_set_string(snet_record *r, const char *label, const char *value); /* copied */
-const char *snet_record_string(const snet_record *r, const char *label);
+SNET_API int snet_record_set_int(snet_record *r, const char *label, long value);
+SNET_API long snet_record_int(const snet_record *r, const char *label);
+SNET_API int snet_record_set_double(snet_record *r, const char *label, double value);
+SNET_API double snet_record_double(const snet_record *r, const char *label);
+SNET_API int snet_record_set_string(snet_record *r, const char *label, const char *value); /* copied */
+SNET_API const char *snet_record_string(const snet_record *r, const char *label);
 
 /* Tags <t> and binding tags <#t> (0 when absent). */
-int snet_record_set_tag(snet_record *r, const char *label, long value);
-bool snet_record_has_tag(const snet_record *r, const char *label);
-long snet_record_tag(const snet_record *r, const char *label);
-int snet_record_set_btag(snet_record *r, const char *label, long value);
-bool snet_record_has_btag(const snet_record *r, const char *label);
-long snet_record_btag(const snet_record *r, const char *label);
+SNET_API int snet_record_set_tag(snet_record *r, const char *label, long value);
+SNET_API bool snet_record_has_tag(const snet_record *r, const char *label);
+SNET_API long snet_record_tag(const snet_record *r, const char *label);
+SNET_API int snet_record_set_btag(snet_record *r, const char *label, long value);
+SNET_API bool snet_record_has_btag(const snet_record *r, const char *label);
+SNET_API long snet_record_btag(const snet_record *r, const char *label);
 
 /* Remove a label of the given kind; false if there was none. */
-bool snet_record_remove(snet_record *r, snet_label_kind kind, const char *label);
+SNET_API bool snet_record_remove(snet_record *r, snet_label_kind kind, const char *label);
 
 /* Iterate over the labels: i from 0 to count-1. */
-size_t snet_record_label_count(const snet_record *r);
-const char *snet_record_label(const snet_record *r, size_t i, snet_label_kind *kind);
+SNET_API size_t snet_record_label_count(const snet_record *r);
+SNET_API const char *snet_record_label(const snet_record *r, size_t i, snet_label_kind *kind);
 
 /* The message id (MIG): (rank, worker, sequence) as in mon_msg_id_make_at; 0 for a
  * record that has not entered a network yet. */
-uint64_t snet_record_id(const snet_record *r);
+SNET_API uint64_t snet_record_id(const snet_record *r);
 
 /* Write / parse one record in the text format of docs/RECORDS.md, e.g.
  *   {x=42, s:string="hi", d:double=0.5, <t>=3, <#k>=1}
  * format writes no newline. parse reads one record from text (skipping
  * leading blanks and '#' comment lines), storing where it stopped in *end;
  * extra field types (beyond int/double/string) are found in types[0..n). */
-int snet_record_format(const snet_record *r, FILE *out);
-int snet_record_parse(const char *text, const char **end, snet_record **out,
-                      const snet_field_type *const *types, size_t ntypes,
-                      char *err, size_t errlen);
+SNET_API int snet_record_format(const snet_record *r, FILE *out);
+SNET_API int snet_record_parse(const char *text, const char **end, snet_record **out,
+                               const snet_field_type *const *types, size_t ntypes,
+                               char *err, size_t errlen);
 
 /* ---------------------------------------------------------------------------
  * Boxes
@@ -246,14 +256,19 @@ typedef int (*snet_box_fn)(snet_handle *h, snet_record *in);
  * declared output variants (by its own labels); the unconsumed labels of
  * the input are added (flow inheritance). Returns SNET_OK, or SNET_ERUNTIME
  * after reporting a record that fits no output variant (it is freed). */
-int snet_out(snet_handle *h, snet_record *out);
+SNET_API int snet_out(snet_handle *h, snet_record *out);
 
 /* The user pointer given to snet_box. */
-void *snet_handle_user(const snet_handle *h);
+SNET_API void *snet_handle_user(const snet_handle *h);
 /* Index of the input variant the record matched (0 for one variant). */
-size_t snet_handle_variant(const snet_handle *h);
+SNET_API size_t snet_handle_variant(const snet_handle *h);
 /* The box's net path (its task name). */
-const char *snet_handle_path(const snet_handle *h);
+SNET_API const char *snet_handle_path(const snet_handle *h);
+/* Report a runtime error from inside a box, "box 'PATH': " + the message:
+ * the run fails with SNET_ERUNTIME and the network keeps draining (for
+ * errors a box language interface finds, e.g. C4SNet's C4SNetOut). */
+SNET_API void snet_box_fail(snet_handle *h, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* ---------------------------------------------------------------------------
  * Network builder
@@ -271,7 +286,7 @@ typedef struct snet_net snet_net;
 /* box name (signature): "{a, <t>} -> {b} | {c, <t>}". The input may be a
  * multivariant type; an output of "{}" means records with only inherited
  * labels. */
-snet_net *snet_box(const char *name, const char *signature, snet_box_fn fn, void *user);
+SNET_API snet_net *snet_box(const char *name, const char *signature, snet_box_fn fn, void *user);
 
 /* A filter, S-Net syntax: "[{a, <t>} -> {b=a, <t=t+1>}; {a}]".
  * The pattern names what is consumed; each ';'-separated output is one
@@ -285,26 +300,26 @@ snet_net *snet_box(const char *name, const char *signature, snet_box_fn fn, void
  * "[{a} -> ]" drops matching records; "[]" is the identity. Unconsumed
  * labels are flow-inherited into every output. The grammar is the one
  * of .snet files (docs/SNET-LANGUAGE.md). */
-snet_net *snet_filter(const char *spec);
+SNET_API snet_net *snet_filter(const char *spec);
 
 /* A .. B */
-snet_net *snet_serial(snet_net *a, snet_net *b);
+SNET_API snet_net *snet_serial(snet_net *a, snet_net *b);
 /* A | B (non-deterministic merge) and A || B (outputs in input order).
  * Nested parallels of the same kind are flattened into one n-way parallel. */
-snet_net *snet_parallel(snet_net *a, snet_net *b);
-snet_net *snet_parallel_det(snet_net *a, snet_net *b);
+SNET_API snet_net *snet_parallel(snet_net *a, snet_net *b);
+SNET_API snet_net *snet_parallel_det(snet_net *a, snet_net *b);
 /* A * {exit} and A ** {exit}: records matching the exit pattern (a type,
  * possibly multivariant) leave; the others go through a new replica of A,
  * created on demand. Placement: all tasks of one replica (and the stage
  * after it) go to one worker, consecutive replicas to consecutive workers
  * (unless an enclosing @N fixes the worker); everything else is placed by
  * LPEL's mapper (round robin) unless @N / !@ say otherwise. */
-snet_net *snet_star(snet_net *a, const char *exit_pattern);
-snet_net *snet_star_det(snet_net *a, const char *exit_pattern);
+SNET_API snet_net *snet_star(snet_net *a, const char *exit_pattern);
+SNET_API snet_net *snet_star_det(snet_net *a, const char *exit_pattern);
 /* A ! <t> and A !! <t>: one replica of A per distinct value of tag t
  * ("<t>" or "t"). */
-snet_net *snet_split(snet_net *a, const char *tag);
-snet_net *snet_split_det(snet_net *a, const char *tag);
+SNET_API snet_net *snet_split(snet_net *a, const char *tag);
+SNET_API snet_net *snet_split_det(snet_net *a, const char *tag);
 /* [| {a}, {b, <t>} |]: stores the first record matching each pattern; when
  * every pattern has one, emits their merge (earlier patterns win on equal
  * labels) and from then on passes every record through. Records that match
@@ -312,33 +327,33 @@ snet_net *snet_split_det(snet_net *a, const char *tag);
  * have guards ("{b, <t>} if <t > 0>"). Binding tags that every pattern
  * names key the cell: "[| {a, <#k>}, {b, <#k>} |]" merges records with the
  * same value of <#k>, once per value (each value has its own cell). */
-snet_net *snet_sync(const char *patterns);
+SNET_API snet_net *snet_sync(const char *patterns);
 /* A \ {back} and A \\ {back}: records
  * A outputs that match a back pattern (a type, possibly guarded) go into
  * A again, the others leave. The deterministic form lets the outputs of
  * each input record leave before those of the next (it runs one input
  * record's loop to its end before taking the next). */
-snet_net *snet_feedback(snet_net *a, const char *back_patterns);
-snet_net *snet_feedback_det(snet_net *a, const char *back_patterns);
+SNET_API snet_net *snet_feedback(snet_net *a, const char *back_patterns);
+SNET_API snet_net *snet_feedback_det(snet_net *a, const char *back_patterns);
 /* A @ N: every task of A placed on worker N (modulo the worker count). */
-snet_net *snet_at(snet_net *a, int worker);
+SNET_API snet_net *snet_at(snet_net *a, int worker);
 /* A @ N across ranks: the whole of A runs on MPI rank N (modulo the rank
  * count) when the run spans ranks (snet_config.distrib); worker placement
  * inside that rank is unchanged. On one rank this is A itself. */
-snet_net *snet_at_rank(snet_net *a, int rank);
+SNET_API snet_net *snet_at_rank(snet_net *a, int rank);
 /* A !@ <t>: like A ! <t>, and the replica for value v runs on worker v
  * (modulo the worker count). When the run spans R ranks, the replica runs
  * on rank v mod R, on worker (v div R) modulo that rank's worker count,
  * so consecutive values cover every (rank, worker) once before repeating.
  * A !!@ <t>: the same, in input order. */
-snet_net *snet_split_at(snet_net *a, const char *tag);
-snet_net *snet_split_det_at(snet_net *a, const char *tag);
+SNET_API snet_net *snet_split_at(snet_net *a, const char *tag);
+SNET_API snet_net *snet_split_det_at(snet_net *a, const char *tag);
 
 /* NULL if the net is well formed, else the first error found in it. */
-const char *snet_net_check(const snet_net *net);
+SNET_API const char *snet_net_check(const snet_net *net);
 /* The input type of the net as text (for messages and docs): "{a} | {b}". */
-int snet_net_input_type(const snet_net *net, char *buf, size_t len);
-void snet_net_free(snet_net *net);
+SNET_API int snet_net_input_type(const snet_net *net, char *buf, size_t len);
+SNET_API void snet_net_free(snet_net *net);
 
 /* ---------------------------------------------------------------------------
  * Running a network
@@ -359,19 +374,19 @@ void snet_net_free(snet_net *net);
  * error code with the message in err.
  */
 typedef struct snet_mapping snet_mapping;
-int snet_mapping_parse(const char *text, size_t len, const char *name, snet_mapping **out,
-                       char *err, size_t errlen);
-int snet_mapping_load(const char *path, snet_mapping **out, char *err, size_t errlen);
-void snet_mapping_free(snet_mapping *m);
+SNET_API int snet_mapping_parse(const char *text, size_t len, const char *name, snet_mapping **out,
+                                char *err, size_t errlen);
+SNET_API int snet_mapping_load(const char *path, snet_mapping **out, char *err, size_t errlen);
+SNET_API void snet_mapping_free(snet_mapping *m);
 /* Number of lines with a placement. */
-size_t snet_mapping_count(const snet_mapping *m);
+SNET_API size_t snet_mapping_count(const snet_mapping *m);
 /* The worker the mapping gives the task named path, or -1 if none. */
-int snet_mapping_lookup(const snet_mapping *m, const char *path);
+SNET_API int snet_mapping_lookup(const snet_mapping *m, const char *path);
 /* SNET_OK if every worker is below `workers` (0: not checked) and every
  * pattern can match some task of net (NULL: not checked); else SNET_EINVAL
  * and "NAME:LINE: ..." in err. snet_run_create does this check. */
-int snet_mapping_check(const snet_mapping *m, const snet_net *net, unsigned workers, char *err,
-                       size_t errlen);
+SNET_API int snet_mapping_check(const snet_mapping *m, const snet_net *net, unsigned workers, char *err,
+                                size_t errlen);
 
 typedef struct snet_distrib snet_distrib;
 
@@ -383,52 +398,52 @@ typedef struct snet_config {
     snet_distrib *distrib; /* the MPI job the run spans; NULL: this process only */
 } snet_config;
 
-snet_config snet_config_default(void);
+SNET_API snet_config snet_config_default(void);
 
 typedef struct snet_run snet_run;
 
 /* Instantiate net (borrowed: it must outlive the run) on a new LPEL
  * runtime. Returns SNET_OK, or an error with a message in errbuf. */
-int snet_run_create(snet_run **out, const snet_net *net, const snet_config *cfg,
-                    char *errbuf, size_t errlen);
+SNET_API int snet_run_create(snet_run **out, const snet_net *net, const snet_config *cfg,
+                             char *errbuf, size_t errlen);
 
 /* Input, consumed in this order: the records put (ownership passes), then
  * the generator (called from a task until it returns NULL), then the text
  * file. All must be set before snet_run_execute. */
-int snet_run_put(snet_run *run, snet_record *rec);
+SNET_API int snet_run_put(snet_run *run, snet_record *rec);
 typedef snet_record *(*snet_input_fn)(void *user);
-int snet_run_set_input_fn(snet_run *run, snet_input_fn next, void *user);
-int snet_run_set_input_file(snet_run *run, FILE *in);
+SNET_API int snet_run_set_input_fn(snet_run *run, snet_input_fn next, void *user);
+SNET_API int snet_run_set_input_file(snet_run *run, FILE *in);
 /* Field types the text reader should know besides the built-in ones. */
-int snet_run_register_field_type(snet_run *run, const snet_field_type *type);
+SNET_API int snet_run_register_field_type(snet_run *run, const snet_field_type *type);
 
 /* Output: by default collected inside the run (snet_run_take_output). A
  * callback gets each record as it leaves (on a worker thread; ownership
  * passes); a file gets each record as a line of text (and it is freed). */
 typedef void (*snet_output_fn)(void *user, snet_record *rec);
-int snet_run_set_output_fn(snet_run *run, snet_output_fn fn, void *user);
-int snet_run_set_output_file(snet_run *run, FILE *out);
+SNET_API int snet_run_set_output_fn(snet_run *run, snet_output_fn fn, void *user);
+SNET_API int snet_run_set_output_file(snet_run *run, FILE *out);
 
 /* Run until every input record has been processed and every task has
  * ended. Once per run. SNET_OK, SNET_ERUNTIME (see snet_run_error),
  * SNET_EDEADLOCK (after LPEL's report of who waits for whom; the network
  * then winds down without running more boxes, and every entity frees what
  * it holds), ... */
-int snet_run_execute(snet_run *run);
+SNET_API int snet_run_execute(snet_run *run);
 
 /* Collected output records in the order they left the network; NULL when
  * there are no more. */
-snet_record *snet_run_take_output(snet_run *run);
+SNET_API snet_record *snet_run_take_output(snet_run *run);
 /* Records that entered and left the network. */
-uint64_t snet_run_records_in(const snet_run *run);
-uint64_t snet_run_records_out(const snet_run *run);
+SNET_API uint64_t snet_run_records_in(const snet_run *run);
+SNET_API uint64_t snet_run_records_out(const snet_run *run);
 /* The first error message of the run ("" if none). */
-const char *snet_run_error(const snet_run *run);
+SNET_API const char *snet_run_error(const snet_run *run);
 /* The LPEL runtime underneath (e.g. to ask for the worker count). */
-lpel_runtime *snet_run_lpel(const snet_run *run);
+SNET_API lpel_runtime *snet_run_lpel(const snet_run *run);
 /* The MPI rank this process runs of the run (0 when it is not distributed). */
-int snet_run_rank(const snet_run *run);
-void snet_run_destroy(snet_run *run);
+SNET_API int snet_run_rank(const snet_run *run);
+SNET_API void snet_run_destroy(snet_run *run);
 
 /* ---------------------------------------------------------------------------
  * Across MPI ranks (runtime/snet/distrib, docs/WIRE.md)
@@ -463,23 +478,23 @@ void snet_run_destroy(snet_run *run);
  */
 
 /* True if this build has MPI (found at configure time). */
-bool snet_distrib_available(void);
+SNET_API bool snet_distrib_available(void);
 
 /* Join the MPI job (MPI_Init_thread unless MPI is running already), asking
  * for MPI_THREAD_SERIALIZED and refusing a library that cannot give it.
  * Returns SNET_OK, or an error with a message (also in a build without
  * MPI). */
-int snet_distrib_init(snet_distrib **out, int *argc, char ***argv, char *err, size_t errlen);
-int snet_distrib_rank(const snet_distrib *d);
-int snet_distrib_size(const snet_distrib *d);
+SNET_API int snet_distrib_init(snet_distrib **out, int *argc, char ***argv, char *err, size_t errlen);
+SNET_API int snet_distrib_rank(const snet_distrib *d);
+SNET_API int snet_distrib_size(const snet_distrib *d);
 /* Records in flight per channel before its sender waits (default 64). */
-int snet_distrib_set_window(snet_distrib *d, unsigned records);
+SNET_API int snet_distrib_set_window(snet_distrib *d, unsigned records);
 /* MPI_Finalize if snet_distrib_init started MPI; frees d (NULL is fine). */
-void snet_distrib_finalize(snet_distrib *d);
+SNET_API void snet_distrib_finalize(snet_distrib *d);
 
 /* A growing byte buffer that codecs append a field value to. */
 typedef struct snet_bytes snet_bytes;
-int snet_bytes_put(snet_bytes *b, const void *data, size_t len);
+SNET_API int snet_bytes_put(snet_bytes *b, const void *data, size_t len);
 
 /* How values of one field type cross ranks: encode appends the value's
  * bytes (returns 0, or -1 if it cannot), decode makes a value from len
@@ -494,7 +509,7 @@ typedef struct snet_codec {
 
 /* Register a codec for this run (the codec must outlive it). Types are
  * matched across ranks by name. */
-int snet_run_register_codec(snet_run *run, const snet_codec *codec);
+SNET_API int snet_run_register_codec(snet_run *run, const snet_codec *codec);
 
 #ifdef __cplusplus
 }

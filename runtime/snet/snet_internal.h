@@ -9,7 +9,8 @@
 #include "snet.h"
 #include "snet_syntax.h"
 
-#include <mon.h> /* mon_msg_id_make_at: the message id layout */
+#include <kit.h>
+#include <mon_msg_id.h>
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -93,6 +94,11 @@ static inline long snet_record_find(const snet_record *r, snet_label_kind kind, 
         if (r->entries[i].kind == kind && snet_same_name(r->entries[i].name, name))
             return (long)i;
     return -1;
+}
+/* Remove entry i (its value stays the caller's): the last takes its place. */
+static inline void snet_record_remove_at(snet_record *r, size_t i)
+{
+    r->entries[i] = r->entries[--r->count];
 }
 /* Append an entry without looking for duplicates (the caller knows). */
 int snet_record_append(snet_record *r, const snet_entry *e);
@@ -393,7 +399,7 @@ uint64_t snet_mig_next(snet_run *run);
 
 /* An id is (rank, worker, sequence): 12 bits of MPI rank (0 for a run in
  * one process), 12 of worker, 40 of sequence, made by the monitor's
- * mon_msg_id_make_at (inline, from mon.h) so that the two cannot disagree;
+ * mon_msg_id_make_at (inline, from mon_msg_id.h) so that the two cannot disagree;
  * SNET_MSG_SEQ_BITS is its sequence width (mig.c checks that it is). */
 #define SNET_MSG_SEQ_BITS 40
 
@@ -467,6 +473,15 @@ lpel_stream *snet_star_instantiate(const snet_net *n, lpel_stream *in, const sne
 lpel_stream *snet_split_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
 lpel_stream *snet_sync_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
 lpel_stream *snet_feedback_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
+
+/* The box node a box execution belongs to: its declared types, whose
+ * label names are the interned ones records carry (for a box language
+ * interface that reads and builds records by the declaration: C4SNet). */
+const snet_net *snet_handle_net(const snet_handle *h);
+/* snet_out for a record built with exactly the labels, and the interned
+ * names, of one of the box's declared output variants (C4SNetOut builds
+ * them so): the check against the output type is skipped. */
+int snet_out_declared(snet_handle *h, snet_record *out);
 
 /* Copy the labels of in that are not in consumed (NULL: none consumed) and
  * not yet in out into out: flow inheritance. */

@@ -12,10 +12,14 @@
  *     ...
  *     <record type="terminate" />
  *
- * Field values are "(TYPE)VALUE": the C types of C4SNet (int, long, short,
- * char, unsigned ..., float, double) map to the int and double field
- * types; string and any registered field type are read and written with
- * that type's own text ("(string)\"hi\"").
+ * Field values are "(TYPE)VALUE", C4SNet's textual form (c4snet_runtime.h):
+ * the C types (int, long, short, char, unsigned ..., float, double, arrays
+ * "(int[3])1,2,3") are read as C4SNet data, and a single whole number or
+ * real becomes an int or double field unless the reader keeps C4SNet data
+ * (snet_xml_reader_keep_c4snet, for programs whose boxes are C4SNet);
+ * string and any registered field type are read and written with that
+ * type's own text ("(string)\"hi\""). C4SNet data is written exactly as the
+ * original runtime wrote it.
  */
 #ifndef SNET_XML_H
 #define SNET_XML_H
@@ -38,6 +42,10 @@ int snet_xml_reader_open_memory(snet_xml_reader **out, const char *data, size_t 
 int snet_xml_reader_open(snet_xml_reader **out, FILE *in, const char *name,
                          const snet_field_type *const *types, size_t ntypes, char *err,
                          size_t errlen);
+
+/* Keep fields of C types as C4SNet data (c4snet_field) rather than making
+ * single numbers int and double fields (the default). Before the first read. */
+void snet_xml_reader_keep_c4snet(snet_xml_reader *r, bool keep);
 
 /* The next record: 1 with *rec set (the caller owns it), 0 at the end of
  * the input or at a terminate record, -1 on an error (one line saying

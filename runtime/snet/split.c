@@ -8,7 +8,7 @@
  * worker v (dynamic placement), or across MPI ranks (distrib/). A !! <t> keeps input order with sort
  * markers sent to every replica and the control stream (merger.c).
  */
-#include "snet_index_map.h"
+#include "kit.h"
 #include "snet_internal.h"
 
 #include <stdlib.h>
@@ -20,7 +20,7 @@ typedef struct split_entity {
     char *path, *prefix;
     int worker; /* placement hint of the enclosing @N */
     lpel_stream *in, *control;
-    snet_index_map replicas; /* tag value -> replica index */
+    kit_index_map replicas; /* tag value -> replica index */
     long *values;            /* per replica: its tag value */
     size_t nreplicas;
     lpel_stream **all; /* every replica input, and the control stream last */
@@ -50,7 +50,7 @@ static uint64_t stored_value_hash(const void *ctx, uint32_t i)
 static lpel_stream *replica_of(const split_entity *s, long value)
 {
     value_probe p = {s, value};
-    uint32_t i = snet_index_map_find(&s->replicas, value_hash(value), same_value, &p);
+    uint32_t i = kit_index_map_find(&s->replicas, value_hash(value), same_value, &p);
     return i == UINT32_MAX ? NULL : s->all[i];
 }
 
@@ -73,7 +73,7 @@ static lpel_stream *new_replica(split_entity *s, long value)
     if (!values)
         return NULL;
     s->values = values;
-    if (snet_index_map_reserve(&s->replicas, stored_value_hash, s) != 0)
+    if (kit_index_map_reserve(&s->replicas, stored_value_hash, s) != 0)
         return NULL;
     char part[48];
     snprintf(part, sizeof part, "I%ld:", value);
@@ -101,7 +101,7 @@ static lpel_stream *new_replica(split_entity *s, long value)
     s->all[s->nreplicas] = rin;
     s->values[s->nreplicas] = value;
     /* Cannot fail: reserved above. */
-    snet_index_map_insert(&s->replicas, value_hash(value), (uint32_t)s->nreplicas,
+    kit_index_map_insert(&s->replicas, value_hash(value), (uint32_t)s->nreplicas,
                           stored_value_hash, s);
     s->nreplicas++;
     lpel_stream_open(rin, LPEL_STREAM_WRITE);
@@ -164,7 +164,7 @@ static void split_task(void *arg)
     for (size_t i = 0; i < s->nreplicas; i++)
         lpel_stream_close(s->all[i], LPEL_STREAM_WRITE);
     lpel_stream_close(s->control, LPEL_STREAM_WRITE);
-    snet_index_map_free(&s->replicas);
+    kit_index_map_free(&s->replicas);
     free(s->values);
     free(s->all);
     free(s->path);

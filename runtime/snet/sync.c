@@ -16,7 +16,6 @@
  * pattern pass through unchanged (same id). Records still stored when the
  * input ends are discarded and counted (the cell never fired).
  */
-#include "snet_index_map.h"
 #include "snet_internal.h"
 
 #include <stdlib.h>
@@ -40,7 +39,7 @@ typedef struct sync_entity {
     cell plain;
     cell *cells; /* keyed: one per key seen, in order */
     size_t ncells, cap_cells;
-    snet_index_map by_key; /* key -> index into cells */
+    kit_index_map by_key; /* key -> index into cells */
 } sync_entity;
 
 /* The free pattern of c that r matches best, or -1. */
@@ -113,15 +112,9 @@ static uint64_t stored_key_hash(const void *ctx, uint32_t i)
 /* A new cell for key k at the end of cells; NULL if out of memory. */
 static cell *add_cell(sync_entity *s, const long *k, uint64_t hash)
 {
-    if (s->ncells == s->cap_cells) {
-        size_t cap = s->cap_cells ? s->cap_cells * 2 : 16;
-        cell *cells = realloc(s->cells, cap * sizeof *cells);
-        if (!cells)
-            return NULL;
-        s->cells = cells;
-        s->cap_cells = cap;
-    }
-    if (snet_index_map_reserve(&s->by_key, stored_key_hash, s) != 0)
+    if (KIT_GROW(s->cells, s->cap_cells, s->ncells + 1) != 0)
+        return NULL;
+    if (kit_index_map_reserve(&s->by_key, stored_key_hash, s) != 0)
         return NULL;
     cell *c = &s->cells[s->ncells];
     *c = (cell){0};
@@ -134,7 +127,7 @@ static cell *add_cell(sync_entity *s, const long *k, uint64_t hash)
     }
     memcpy(c->key, k, s->nkeys * sizeof *k);
     /* Cannot fail: reserved above. */
-    snet_index_map_insert(&s->by_key, hash, (uint32_t)s->ncells, stored_key_hash, s);
+    kit_index_map_insert(&s->by_key, hash, (uint32_t)s->ncells, stored_key_hash, s);
     s->ncells++;
     return c;
 }
@@ -151,7 +144,7 @@ static cell *keyed_cell(sync_entity *s, const snet_record *r)
     }
     uint64_t hash = key_hash(k, s->nkeys);
     key_probe probe = {s, k};
-    uint32_t i = snet_index_map_find(&s->by_key, hash, same_key, &probe);
+    uint32_t i = kit_index_map_find(&s->by_key, hash, same_key, &probe);
     cell *c = i != UINT32_MAX ? &s->cells[i] : add_cell(s, k, hash);
     if (k != key)
         free(k);
@@ -201,7 +194,7 @@ static void sync_free(sync_entity *s)
     for (size_t i = 0; i < s->ncells; i++)
         cell_discard(s, &s->cells[i]);
     free(s->cells);
-    snet_index_map_free(&s->by_key);
+    kit_index_map_free(&s->by_key);
     free(s->keys);
     free(s->path);
     free(s);

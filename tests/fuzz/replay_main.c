@@ -12,6 +12,8 @@
  */
 #include "fuzz.h"
 
+#include <kit.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -29,19 +31,9 @@ static int replay_file(const char *path)
         fprintf(stderr, "replay: %s: %s\n", path, strerror(errno));
         return -1;
     }
-    size_t cap = 4096, len = 0;
-    uint8_t *data = malloc(cap);
-    size_t n;
-    while (data && (n = fread(data + len, 1, cap - len, f)) > 0) {
-        len += n;
-        if (len == cap) {
-            uint8_t *grown = realloc(data, cap *= 2);
-            if (!grown)
-                free(data);
-            data = grown;
-        }
-    }
-    bool failed = !data || ferror(f);
+    size_t len;
+    char *data;
+    bool failed = kit_read_all(f, &data, &len) != 0;
     fclose(f);
     if (failed) {
         fprintf(stderr, "replay: %s: cannot read\n", path);

@@ -4,8 +4,10 @@
 # README's example program ("The runtime in a few lines", taken from
 # README.md itself so the two cannot drift) with
 #     cc example.c $(pkg-config --cflags --libs lpel)
-# and run it; the same against the static archive; and a CMake project
-# using find_package(LPEL) with the imported targets (shared and static).
+# and run it; the same against the static archive; a C4SNet box library
+# built with $(pkg-config --cflags c4snet) and run by the installed
+# snetrun; and a CMake project using find_package(LPEL) with the imported
+# targets (shared and static).
 set -u
 cmake="$1" build="$2" src="$3" work="$4" cc="$5"
 # CFLAGS: what a sanitizer build's libraries need from the programs too.
@@ -25,7 +27,9 @@ pcdir=$(dirname "$pcfile")
 libdir=$(dirname "$pcdir")
 for f in "$libdir/liblpel.a" "$libdir/liblpel.so" "$libdir/libsnet.so" "$libdir/libsnet.a" \
          "$libdir/liblpel-mon.so" "$libdir/libsnetmon-reader.so" "$libdir/libsnetmon-reader.a" \
-         "$pcdir/snet.pc" "$pcdir/lpel-mon.pc" "$pcdir/snetmon-reader.pc" \
+         "$pcdir/snet.pc" "$pcdir/lpel-mon.pc" "$pcdir/snetmon-reader.pc" "$pcdir/c4snet.pc" \
+         "$prefix/include/c4snet/C4SNet.h" "$prefix/include/c4snet/memfun.h" \
+         "$prefix/include/c4snet/bool.h" \
          "$libdir/cmake/LPEL/LPELConfig.cmake" "$prefix/include/lpel/lpel.h" \
          "$prefix/include/lpel/mon.h" "$prefix/include/snet/snet.h" \
          "$prefix/include/snetmon/mon_reader.h" "$prefix/bin/snetmon" "$prefix/bin/snetrun" \
@@ -67,6 +71,24 @@ if ldd "$work/example-static" | grep -q liblpel; then fail "the static example n
 
 # snet.pc and snetmon-reader.pc resolve (Requires included).
 pkg-config --exists --print-errors snet snetmon-reader lpel-mon || fail "pkg-config snet etc."
+
+# A C4SNet box library from original-style sources, built with the recipe
+# of docs/C4SNET.md against the installed headers only, run by the
+# installed snetrun (which provides the C4SNet functions).
+c4="$work/c4snet"
+mkdir -p "$c4" || exit 1
+# shellcheck disable=SC2046 # the flags are meant to split
+"$cc" $cflags -shared -fPIC $(pkg-config --cflags c4snet) "$src/tests/c4snet/collatz_boxes.c" \
+    -o "$c4/libcollatz.so" > "$c4/cc.log" 2>&1 ||
+    { cat "$c4/cc.log"; fail "a C4SNet box library does not build with pkg-config --cflags c4snet"; }
+[ -z "$(pkg-config --libs c4snet)" ] || fail "c4snet.pc links something: $(pkg-config --libs c4snet)"
+"$prefix/bin/snetrun" "$src/tests/c4snet/collatz.snet" --boxes "$c4/libcollatz.so" \
+    -i "$src/tests/c4snet/collatz.xml" > "$c4/out.xml" 2> "$c4/err" ||
+    { cat "$c4/err"; fail "the installed snetrun did not run the C4SNet program"; }
+for want in '(char[5])s,i,x,:,8' '(char[7])a,&lt;,b,&amp;,c,:,0' '(char[5])z,:,1,1,1'; do
+    grep -qF "<field label=\"line\" interface=\"C4SNet\">$want</field>" "$c4/out.xml" ||
+        fail "the C4SNet program's output lacks $want"
+done
 
 # find_package(LPEL): shared, then static.
 for kind in shared static; do

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mon.h"
+#include "kit.h"
 #include "mon_fixture.h"
 #include "mon_reader.h"
 #include "mon_writer_internal.h"
@@ -23,15 +24,13 @@ static mon_event *read_all(const char *dir, size_t *n, int *rc, char *msg, size_
     mon_trace *t;
     char err[4608];
     ck_assert_msg(mon_trace_open(&t, dir, err, sizeof err) == 0, "open: %s", err);
-    size_t cap = 64;
-    mon_event *evs = malloc(cap * sizeof *evs);
+    size_t cap = 0;
+    mon_event *evs = NULL;
     *n = 0;
     mon_event ev;
     while ((*rc = mon_trace_next(t, &ev)) == MON_TRACE_EVENT) {
-        if (*n == cap)
-            evs = realloc(evs, (cap *= 2) * sizeof *evs);
         ev.name = NULL; /* only valid until the next call */
-        evs[(*n)++] = ev;
+        ck_assert_int_eq(KIT_PUSH(evs, *n, cap, ev), 0);
     }
     if (msg)
         snprintf(msg, msglen, "%s", mon_trace_error(t));

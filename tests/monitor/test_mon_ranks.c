@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "mon.h"
+#include "kit.h"
 #include "mon_fixture.h"
 #include "mon_reader.h"
 #include "mon_writer_internal.h"
@@ -122,18 +123,15 @@ static void write_rank1(const char *top, bool samples)
 /* Every event of the merged trace; checks times never go back. */
 static mon_event *read_all(mon_trace *t, size_t *n, int *end)
 {
-    size_t cap = 1024;
-    mon_event *all = malloc(cap * sizeof *all);
+    size_t cap = 0;
+    mon_event *all = NULL;
     *n = 0;
     mon_event ev;
     while ((*end = mon_trace_next(t, &ev)) == MON_TRACE_EVENT) {
-        if (*n == cap)
-            all = realloc(all, (cap *= 2) * sizeof *all);
-        ck_assert(all != NULL);
         if (*n)
             ck_assert_uint_ge(ev.time, all[*n - 1].time);
         ev.name = NULL;
-        all[(*n)++] = ev;
+        ck_assert_int_eq(KIT_PUSH(all, *n, cap, ev), 0);
     }
     return all;
 }

@@ -332,6 +332,10 @@ START_TEST(two_runs_share_one_trace)
     ck_assert_msg(mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err) == 0, "%s", err);
     run_ids ids = run_with(m, 0);
     run_with(m, 0);
+#if LPEL_HOOKS_ENABLED
+    ck_assert_uint_gt(mon_events_recorded(m), 0);
+#endif
+    ck_assert_uint_eq(mon_events_lost(m), 0); /* the buffers kept up */
     ck_assert_int_eq(mon_close(m), 0);
     counts c = read_counts(dir, &ids);
 #if LPEL_HOOKS_ENABLED
@@ -453,6 +457,8 @@ START_TEST(monitoring_off_installs_nothing)
     ck_assert_int_eq(mon_open(&m, &mo, argc, argv, &hooks, err, sizeof err), 0);
     ck_assert_ptr_null(m);
     ck_assert_ptr_null(mon_lpel_hooks(m));
+    ck_assert_uint_eq(mon_events_recorded(m), 0);
+    ck_assert_uint_eq(mon_events_lost(m), 0);
     ck_assert_ptr_null(hooks.worker_start);
     ck_assert_ptr_null(hooks.task_dispatch);
     struct stat st;

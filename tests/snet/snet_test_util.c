@@ -5,6 +5,7 @@
  */
 #include "snet_test_util.h"
 
+#include <kit.h>
 #include <lpel.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,13 +26,8 @@ snet_record *gen_next(void *user)
 static void collect(void *user, snet_record *rec)
 {
     run_result *r = user;
-    if ((r->nout & (r->nout - 1)) == 0) {
-        snet_record **grown = realloc(r->out, (r->nout ? r->nout * 2 : 1) * sizeof *grown);
-        if (!grown)
-            abort();
-        r->out = grown;
-    }
-    r->out[r->nout++] = rec;
+    if (KIT_PUSH(r->out, r->nout, r->cap_out, rec) != 0)
+        abort();
 }
 
 run_result run_net(const snet_net *net, unsigned workers, snet_input_fn next, void *user)

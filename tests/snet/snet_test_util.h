@@ -24,7 +24,7 @@ typedef struct run_result {
     int rc;
     char error[1024];
     snet_record **out;
-    size_t nout;
+    size_t nout, cap_out;
     uint64_t in_count, out_count;
 } run_result;
 

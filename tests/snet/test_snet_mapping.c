@@ -191,6 +191,7 @@ START_TEST(run_places_tasks)
     snet_run *run;
     char err[512];
     ck_assert_int_eq(snet_run_create(&run, net, &cfg, err, sizeof err), SNET_OK);
+    ck_assert_int_eq(snet_run_rank(run), 0); /* not distributed */
     for (long k = 0; k < 3; k++) {
         snet_record *r = snet_record_new();
         snet_record_set_int(r, "x", k);

@@ -742,12 +742,24 @@ START_TEST(test_deadlock_frees_entities)
 }
 END_TEST
 
+/* The build says whether it has MPI; snet_distrib_available says the same. */
+START_TEST(test_distrib_available_as_built)
+{
+#ifdef SNET_WITH_MPI
+    ck_assert(snet_distrib_available());
+#else
+    ck_assert(!snet_distrib_available());
+#endif
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("snet_net");
     TCase *tc = tcase_create("net");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_box_identity_counts);
+    tcase_add_test(tc, test_distrib_available_as_built);
     tcase_add_test(tc, test_serial_pipeline);
     tcase_add_test(tc, test_flow_inheritance);
     tcase_add_test(tc, test_filter_expressions);

@@ -28,6 +28,19 @@ START_TEST(test_record_fields_and_tags)
     ck_assert_uint_eq(snet_record_label_count(r), 5);
     snet_record_set_int(r, "x", 43); /* replaces */
     ck_assert_uint_eq(snet_record_label_count(r), 5);
+    /* Each label once, with its kind. */
+    unsigned seen = 0;
+    for (size_t i = 0; i < snet_record_label_count(r); i++) {
+        snet_label_kind kind;
+        const char *label = snet_record_label(r, i, &kind);
+        const char *names = "xdstk";
+        const char *at = strchr(names, label[0]);
+        ck_assert_ptr_nonnull(at);
+        ck_assert_int_eq(label[1], '\0');
+        ck_assert_int_eq(kind, at - names < 3 ? SNET_FIELD : at[0] == 't' ? SNET_TAG : SNET_BTAG);
+        seen |= 1u << (at - names);
+    }
+    ck_assert_uint_eq(seen, 31);
     snet_record *c = snet_record_copy(r);
     snet_record_set_string(r, "s", "changed");
     ck_assert_str_eq(snet_record_string(c, "s"), "hi");

@@ -156,6 +156,54 @@ START_TEST(net_traffic_counts_reads_or_writes)
 }
 END_TEST
 
+/* The network of one task per worker, first seen on worker 3, then 1, 2,
+ * 0, drawn to DOT; with `shuffle`, small blocks of the heap are freed just
+ * before, in the order that makes malloc hand them out again at falling
+ * addresses (as a longer program's heap may). */
+static char *clusters_drawn(bool shuffle)
+{
+    char err[256], dot[256];
+    viz_net *net;
+    ck_assert_int_eq(viz_net_create(&net, err, sizeof err), VIZ_OK);
+    int order[4] = {3, 1, 2, 0};
+    for (int i = 0; i < 4; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "S%d:box", i + 1);
+        ck_assert_int_eq(viz_net_add_task(net, (uint64_t)i + 1, name, order[i]), VIZ_OK);
+    }
+    if (shuffle) {
+        enum { SIZES = 8, EACH = 24 }; /* past the thread cache: calloc takes from the LIFO fast bins */
+        void *held[SIZES][EACH];
+        for (int s = 0; s < SIZES; s++)
+            for (int k = 0; k < EACH; k++)
+                held[s][k] = malloc((size_t)(s + 1) * 16);
+        for (int s = 0; s < SIZES; s++)
+            for (int k = 0; k < EACH; k++)
+                free(held[s][k]);
+    }
+    vt_temp_path(dot, sizeof dot, "clusters.dot");
+    ck_assert_int_eq(viz_net_render(net, dot), VIZ_OK);
+    char *doc = vt_read_file(dot, NULL);
+    remove(dot);
+    viz_net_destroy(net);
+    return doc;
+}
+
+/* The clusters come out in the order their workers were first met, on any
+ * heap: cgraph's own IDs would order them by the addresses of their names. */
+START_TEST(net_clusters_in_order_met)
+{
+    char *a = clusters_drawn(false), *b = clusters_drawn(true);
+    ck_assert_str_eq(a, b);
+    const char *w3 = strstr(a, "cluster_w3"), *w1 = strstr(a, "cluster_w1");
+    const char *w2 = strstr(a, "cluster_w2"), *w0 = strstr(a, "cluster_w0");
+    ck_assert(w3 && w1 && w2 && w0);
+    ck_assert(w3 < w1 && w1 < w2 && w2 < w0);
+    free(a);
+    free(b);
+}
+END_TEST
+
 /* source -> 100 identical replicas -> sink; the path runs through replica
  * 42. */
 static viz_dag *fan_dag(void)
@@ -279,6 +327,7 @@ int main(void)
     tcase_add_test(tc, net_dot_has_every_task_and_stream);
     tcase_add_test(tc, net_svg_and_png_render);
     tcase_add_test(tc, net_traffic_counts_reads_or_writes);
+    tcase_add_test(tc, net_clusters_in_order_met);
     tcase_add_test(tc, dag_collapses_repeats_and_keeps_the_path);
     tcase_add_test(tc, dag_collapses_parallel_chains);
     tcase_add_test(tc, dag_refuses_bad_input);

@@ -9,12 +9,15 @@
  */
 #include "boxlibs.h"
 
+#include <c4snet_runtime.h>
+
 #include <dlfcn.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #ifndef SNETRUN_BOX_DIR
@@ -43,6 +46,8 @@ struct boxlibs {
     size_t ndirs;
     void *app_state;
     bool given; /* libraries given with --boxes: they replace those the metadata names */
+    c4snet_box **c4snet; /* the C4SNet boxes made, freed with the libraries */
+    size_t nc4snet, nnative;
 };
 
 static int add_dir(boxlibs *b, const char *dir, size_t len)
@@ -125,6 +130,9 @@ void boxlibs_free(boxlibs *b)
         free(b->libs[i].path);
     }
     free(b->libs);
+    for (size_t i = 0; i < b->nc4snet; i++)
+        c4snet_box_free(b->c4snet[i]);
+    free(b->c4snet);
     for (size_t i = 0; i < b->ndirs; i++)
         free(b->dirs[i]);
     free(b->dirs);
@@ -239,6 +247,52 @@ static void *own_symbol(const boxlib *lib, const char *symbol)
     return sym;
 }
 
+/* No library has the box's function: say which were searched. */
+static void report_missing(const boxlibs *b, const char *library, const char *symbol, char *err,
+                           size_t errlen)
+{
+    if (b->n == 0) {
+        snprintf(err, errlen, "no box library is loaded (give one with --boxes FILE, or name "
+                 "it in the metadata: <boxdefault><library value=\"NAME\"/></boxdefault>)");
+        return;
+    }
+    int used = snprintf(err, errlen, "no function '%s' in", symbol);
+    size_t listed = 0;
+    for (size_t i = 0; i < b->n && used > 0 && (size_t)used < errlen; i++)
+        if (!library || !strcmp(b->libs[i].name, library))
+            used += snprintf(err + used, errlen - (size_t)used, "%s %s", listed++ ? "," : "",
+                             b->libs[i].path);
+}
+
+/* The box as the runtime calls it: a native box is the function itself, a
+ * C4SNet box a libffi call of it by its signature (c4snet_runtime.h). */
+static int bind_box(boxlibs *b, const boxlib *lib, const snet_lang_box_query *box, void *sym,
+                    snet_box_fn *fn, void **user, char *err, size_t errlen)
+{
+    /* dlsym gives a function's address as an object pointer. */
+    _Static_assert(sizeof(void *) == sizeof(snet_box_fn), "function pointers fit");
+    if (!strcasecmp(box->interface, "native")) {
+        memcpy(fn, &sym, sizeof sym);
+        *user = lib->app ? b->app_state : NULL;
+        b->nnative++;
+        return 0;
+    }
+    c4snet_box **grown = realloc(b->c4snet, (b->nc4snet + 1) * sizeof *grown);
+    if (!grown) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    b->c4snet = grown;
+    void (*c_fn)(void);
+    memcpy(&c_fn, &sym, sizeof sym);
+    if (c4snet_box_new(&b->c4snet[b->nc4snet], box->name, c_fn, box->signature, err, errlen) !=
+        SNET_OK)
+        return -1;
+    *fn = c4snet_box_call;
+    *user = b->c4snet[b->nc4snet++];
+    return 0;
+}
+
 int boxlibs_resolve(void *ctx, const snet_lang_box_query *box, snet_box_fn *fn, void **user,
                     char *err, size_t errlen)
 {
@@ -251,20 +305,11 @@ int boxlibs_resolve(void *ctx, const snet_lang_box_query *box, snet_box_fn *fn, 
         if (library && strcmp(lib->name, library) != 0)
             continue;
         void *sym = own_symbol(lib, box->symbol);
-        if (!sym)
-            continue;
-        /* A box is a function: dlsym gives its address as an object pointer. */
-        _Static_assert(sizeof(void *) == sizeof(snet_box_fn), "function pointers fit");
-        memcpy(fn, &sym, sizeof sym);
-        *user = lib->app ? b->app_state : NULL;
-        return 0;
+        if (sym)
+            return bind_box(b, lib, box, sym, fn, user, err, errlen);
     }
-    if (b->n == 0)
-        snprintf(err, errlen, "no box library is loaded (give one with --boxes FILE, or name "
-                 "it in the metadata: <boxdefault><library value=\"NAME\"/></boxdefault>)");
-    else if (library)
-        snprintf(err, errlen, "box library '%s' has no function '%s'", library, box->symbol);
-    else
-        snprintf(err, errlen, "no loaded box library has a function '%s'", box->symbol);
+    report_missing(b, library, box->symbol, err, errlen);
     return -1;
 }
+
+size_t boxlibs_native_count(const boxlibs *b) { return b->nnative; }

@@ -5,7 +5,8 @@
  * $SNET_BOX_PATH, the .snet file's directory, the build tree's box
  * directory when snetrun runs from its build tree or PREFIX/lib/snet-boxes
  * when it is installed as PREFIX/bin/snetrun, then the system's library
- * path).
+ * path). Boxes are native (snet.h's box API) or C4SNet (C4SNet.h), as the
+ * metadata's <interface> says.
  */
 #ifndef SNETRUN_BOXLIBS_H
 #define SNETRUN_BOXLIBS_H
@@ -30,8 +31,14 @@ const snet_boxlib_app *boxlibs_app(const boxlibs *b);
 /* The pointer the app's boxes get (its state). */
 void boxlibs_set_app_state(boxlibs *b, void *state);
 
-/* A snet_lang_resolve_fn over the loaded libraries (ctx = boxlibs). */
+/* A snet_lang_resolve_fn over the loaded libraries (ctx = boxlibs). A box
+ * of the interface "native" is its function; a C4SNet box (any other
+ * interface the language lets through) is called by its signature
+ * through c4snet_box_call, its description kept here until boxlibs_free. */
 int boxlibs_resolve(void *ctx, const snet_lang_box_query *box, snet_box_fn *fn, void **user,
                     char *err, size_t errlen);
+/* How many native boxes were resolved: with none, the program's fields
+ * are C4SNet data. */
+size_t boxlibs_native_count(const boxlibs *b);
 
 #endif

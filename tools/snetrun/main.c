@@ -1,9 +1,11 @@
 /*
  * snetrun - run an S-Net network from its .snet file, without generating
  * any code: parse and type-check it (snet_lang.h), build it through the
- * builder API with boxes from shared libraries, and run it on LPEL with
- * records in the original runtime's XML format (or our text format). The
- * monitoring options are those of every program on the runtime (mon.h).
+ * builder API with boxes from shared libraries (C4SNet boxes written for
+ * the original runtime, docs/C4SNET.md, or native ones), and run it on
+ * LPEL with records in the original runtime's XML format (or our text
+ * format). The monitoring options are those of every program on the
+ * runtime (mon.h).
  *
  *     snetrun NET.snet [options] [INPUT] [application options]
  *
@@ -12,6 +14,7 @@
  */
 #include "boxlibs.h"
 
+#include <c4snet_runtime.h>
 #include <mon.h>
 #include <prog_opt.h>
 #include <snet.h>
@@ -29,6 +32,8 @@ typedef struct options {
     const char *snet_file, *input, *output, *net, *map;
     const char **boxes, **dirs;
     size_t nboxes, ndirs;
+    char **box_lists; /* copies of the --boxes values, cut at their commas */
+    size_t nbox_lists;
     char **app_argv; /* options for the box library's application, app_argv[0] = program */
     int app_argc;
     unsigned workers;
@@ -47,8 +52,9 @@ static void usage(FILE *out)
             "  --parse-only     check the file, print the network with its record types, exit\n"
             "  --net NAME       the net to run (default: the one named like the file, else\n"
             "                   the last one defined)\n"
-            "  --boxes LIB.so   a box library (repeatable; replaces the libraries the\n"
-            "                   metadata names); box B is its C function B\n"
+            "  --boxes LIB.so[,LIB.so...]  box libraries (repeatable; they replace the\n"
+            "                   libraries the metadata names); box B is its C function B,\n"
+            "                   a C4SNet box unless the metadata says <interface value=\"native\"/>\n"
             "  -L DIR           where to look for libraries the metadata names (repeatable;\n"
             "                   also $SNET_BOX_PATH, the .snet file's directory, the build\n"
             "                   tree and the system's library path)\n"
@@ -63,7 +69,8 @@ static void usage(FILE *out)
             "Options snetrun does not know go to the box library's application (e.g.\n"
             "--check for apps/mc/mc.snet); give INPUT before them. Without INPUT, an\n"
             "application may make the input records itself.\n"
-            "docs/SNET-LANGUAGE.md describes the language, docs/SNET-XML.md the records.\n");
+            "docs/SNET-LANGUAGE.md describes the language, docs/SNET-XML.md the records,\n"
+            "docs/C4SNET.md the C4SNet boxes of programs written for the original runtime.\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -81,6 +88,24 @@ static int push_arg(const char ***list, size_t *n, const char *arg)
         return -1;
     *list = grown;
     (*list)[(*n)++] = arg;
+    return 0;
+}
+
+/* --boxes A.so,B.so: each library of the list (a copy of v is kept). */
+static int push_box_list(options *o, const char *v)
+{
+    char **grown = realloc(o->box_lists, (o->nbox_lists + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    o->box_lists = grown;
+    char *copy = strdup(v);
+    if (!copy)
+        return -1;
+    o->box_lists[o->nbox_lists++] = copy;
+    for (char *save = NULL, *lib = strtok_r(copy, ",", &save); lib;
+         lib = strtok_r(NULL, ",", &save))
+        if (push_arg(&o->boxes, &o->nboxes, lib) != 0)
+            return -1;
     return 0;
 }
 
@@ -104,7 +129,7 @@ static int take_option(options *o, int c, const char *v)
         return 0;
     case OPT_BOXES:
     case 'L':
-        if (c == 'L' ? push_arg(&o->dirs, &o->ndirs, v) : push_arg(&o->boxes, &o->nboxes, v))
+        if (c == 'L' ? push_arg(&o->dirs, &o->ndirs, v) : push_box_list(o, v))
             return usage_error("%s", "out of memory");
         return 0;
     case 'i':
@@ -328,6 +353,9 @@ static int open_files(session *s)
             fprintf(stderr, "snetrun: %s\n", err);
             return 1;
         }
+        /* Without native boxes the program is C4SNet's (or has no boxes):
+         * its fields are C4SNet data, written back as the original did. */
+        snet_xml_reader_keep_c4snet(s->io.xml, boxlibs_native_count(s->libs) == 0);
     }
     s->io.out = s->out;
     return 0;
@@ -335,6 +363,8 @@ static int open_files(session *s)
 
 static int setup_run(session *s, snet_run *run)
 {
+    snet_run_register_field_type(run, &c4snet_field); /* text input: x:c4snet="(int)1" */
+    snet_run_register_codec(run, &c4snet_codec);      /* C4SNet fields across ranks */
     if (s->app)
         for (size_t i = 0; i < s->app->ntypes; i++)
             snet_run_register_field_type(run, s->app->types[i]);
@@ -418,6 +448,9 @@ static void session_free(session *s)
     snet_lang_free(s->prog);
     boxlibs_free(s->libs);
     free(s->o.boxes);
+    for (size_t i = 0; i < s->o.nbox_lists; i++)
+        free(s->o.box_lists[i]);
+    free(s->o.box_lists);
     free(s->o.dirs);
     free(s->o.app_argv);
 }

@@ -68,16 +68,10 @@ snet_endpoint *snet_endpoint_new(snet_dist *d, uint32_t creator, uint32_t index,
         return NULL;
     }
     pthread_mutex_lock(&d->ends_lock);
-    if (d->nends == d->capends) {
-        size_t cap = d->capends ? d->capends * 2 : 16;
-        snet_endpoint **grown = realloc(d->ends, cap * sizeof *grown);
-        if (!grown) {
-            pthread_mutex_unlock(&d->ends_lock);
-            snet_endpoint_free(e);
-            return NULL;
-        }
-        d->ends = grown;
-        d->capends = cap;
+    if (KIT_GROW(d->ends, d->capends, d->nends + 1) != 0) {
+        pthread_mutex_unlock(&d->ends_lock);
+        snet_endpoint_free(e);
+        return NULL;
     }
     d->ends[d->nends++] = e;
     pthread_mutex_unlock(&d->ends_lock);

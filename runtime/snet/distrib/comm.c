@@ -11,23 +11,49 @@
  * every probe matches any tag), which the protocol relies on: a SPAWN
  * arrives before the first frame of its channels.
  *
- * Idle, the thread must not eat a core the workers need: it polls a little
- * (a message often follows another), then sleeps for doubling intervals up
- * to SNET_COMM_MAX_SLEEP_NS. Tasks that queue a message wake it at once,
- * so only incoming messages wait for the end of a sleep.
+ * Idle, the thread must not eat a core the workers need, yet a record
+ * should cross in microseconds. So after it last did something it keeps
+ * polling for SNET_COMM_SPIN_NS, yielding its core to any thread that
+ * wants it between polls (a message often follows another: a stream, its
+ * credits, the next wave), and then sleeps on its doorbell, a futex word
+ * in memory shared by the ranks of the host. Whoever gives it work rings
+ * the bell: a task that queues a message, and a rank of the same host
+ * right after sending it one. So no message to or from a rank of this
+ * host waits for a sleep to end. The sleep still ends after doubling
+ * intervals up to SNET_COMM_MAX_SLEEP_NS: messages from other hosts are
+ * only found by polling, and the end-of-run detection and unfinished sends
+ * need the thread now and then.
  */
 #include "distrib_internal.h"
 
-#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
-/* Polls without sleeping after the last thing done. */
-#define SNET_COMM_SPIN 200
+/* How long the thread polls after it last did something. Longer than the
+ * 100 us between records of the latency benchmark, so a steady trickle
+ * finds it awake; a rank that receives nothing sleeps after this. */
+#define SNET_COMM_SPIN_NS 300000L
+/* A poll that took this long means the thread lost its core meanwhile. */
+#define SNET_COMM_PREEMPTED_NS 50000L
 #define SNET_COMM_MIN_SLEEP_NS 2000L
+/* The longest sleep while a message may come unannounced: a rank on
+ * another host has none of our bells, and a send not finished yet needs
+ * MPI's progress. */
 #define SNET_COMM_MAX_SLEEP_NS 200000L
+/* The longest sleep otherwise, when every message to this rank rings its
+ * bell: it only bounds how late rank 0 notices that its own tasks are all
+ * blocked (the end of a run; detect.c). 200 us here cost a rank that
+ * receives nothing 8 % of a core in wake-ups. */
+#define SNET_COMM_MAX_QUIET_SLEEP_NS 2000000L
+/* A bell's share of the host's window: a cache line, so that ringing one
+ * rank does not disturb another. */
+#define SNET_BELL_BYTES 64
 /* Messages taken in per loop, so that sends are not starved. */
 #define SNET_COMM_RECV_BATCH 64
 
@@ -49,6 +75,66 @@ void snet_msg_free(snet_msg *m)
     }
 }
 
+/* ---- doorbells -------------------------------------------------------------------------- */
+
+/* A bell is 1 while its thread sleeps or is about to, else 0. The sleeper
+ * sets it and then looks for work once more before it waits; a ringer
+ * publishes its work (queues a message, or sends one into the sleeper's
+ * shared memory) and then looks at the bell. With a full barrier on both
+ * sides either the sleeper sees the work or the ringer sees the bell:
+ * no wake-up is lost, and a bell nobody sleeps on costs a fence. */
+static void bell_ring(atomic_int *bell)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(bell, memory_order_relaxed) == 1 && atomic_exchange(bell, 0) == 1)
+        syscall(SYS_futex, bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* Shared (not FUTEX_PRIVATE): the ringer may be another process. */
+static void bell_wait(atomic_int *bell, long ns)
+{
+    struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+    syscall(SYS_futex, bell, FUTEX_WAIT, 1, &ts, NULL, 0);
+}
+
+void snet_bells_create(snet_distrib *job)
+{
+    job->bells = calloc((size_t)job->size, sizeof *job->bells);
+    if (!job->bells)
+        return; /* no bells: every sleep ends by its timeout */
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, job->rank, MPI_INFO_NULL,
+                        &job->host);
+    atomic_int *mine;
+    MPI_Win_allocate_shared(SNET_BELL_BYTES, 1, MPI_INFO_NULL, job->host, &mine,
+                            &job->bell_win);
+    atomic_init(mine, 0);
+    MPI_Group world, host;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Comm_group(job->host, &host);
+    for (int r = 0; r < job->size; r++) {
+        int h;
+        MPI_Group_translate_ranks(world, 1, &r, host, &h);
+        if (h == MPI_UNDEFINED)
+            continue;
+        MPI_Aint size;
+        int unit;
+        MPI_Win_shared_query(job->bell_win, h, &size, &unit, &job->bells[r]);
+    }
+    MPI_Group_free(&world);
+    MPI_Group_free(&host);
+    MPI_Barrier(job->host); /* every bell is 0 before anyone rings */
+}
+
+void snet_bells_free(snet_distrib *job)
+{
+    if (!job->bells)
+        return;
+    MPI_Win_free(&job->bell_win);
+    MPI_Comm_free(&job->host);
+    free(job->bells);
+    job->bells = NULL;
+}
+
 static void enqueue(snet_dist *d, snet_msg *m)
 {
     m->next = NULL;
@@ -58,9 +144,8 @@ static void enqueue(snet_dist *d, snet_msg *m)
     else
         d->head = m;
     d->tail = m;
-    if (d->sleeping)
-        pthread_cond_signal(&d->wake);
     pthread_mutex_unlock(&d->lock);
+    bell_ring(d->bell);
 }
 
 void snet_comm_post(snet_dist *d, snet_msg *m)
@@ -83,18 +168,8 @@ void snet_comm_register(snet_dist *d, snet_endpoint *e)
 
 static void table_put(snet_dist *d, snet_endpoint *e)
 {
-    size_t *len = &d->table_len[e->creator];
-    if (e->index >= *len) {
-        size_t n = *len ? *len : 16;
-        while (n <= e->index)
-            n *= 2;
-        snet_endpoint **grown = realloc(d->table[e->creator], n * sizeof *grown);
-        if (!grown)
-            snet_fatal_oom("the channel table");
-        memset(grown + *len, 0, (n - *len) * sizeof *grown);
-        d->table[e->creator] = grown;
-        *len = n;
-    }
+    if (KIT_GROW_ZEROED(d->table[e->creator], d->table_len[e->creator], (size_t)e->index + 1) != 0)
+        snet_fatal_oom("the channel table");
     d->table[e->creator][e->index] = e;
 }
 
@@ -115,11 +190,11 @@ static bool counted(int tag)
 static void track(snet_dist *d, MPI_Request req, snet_msg *m)
 {
     if (d->nreqs == d->capreqs) {
-        size_t cap = d->capreqs ? d->capreqs * 2 : 64;
-        MPI_Request *r = realloc(d->reqs, cap * sizeof *r);
+        size_t cap = kit_grow_capacity(d->capreqs, d->nreqs + 1, sizeof(MPI_Request));
+        MPI_Request *r = cap ? realloc(d->reqs, cap * sizeof *r) : NULL;
         if (r)
             d->reqs = r;
-        snet_msg **ms = realloc(d->req_msgs, cap * sizeof *ms);
+        snet_msg **ms = cap ? realloc(d->req_msgs, cap * sizeof *ms) : NULL;
         if (ms)
             d->req_msgs = ms;
         if (!r || !ms)
@@ -128,6 +203,14 @@ static void track(snet_dist *d, MPI_Request req, snet_msg *m)
     }
     d->reqs[d->nreqs] = req;
     d->req_msgs[d->nreqs++] = m;
+}
+
+/* Ring rank dest's bell, if it is on this host. */
+static void ring_peer(snet_dist *d, int dest)
+{
+    atomic_int **bells = d->job->bells;
+    if (bells && bells[dest] && dest != d->rank)
+        bell_ring(bells[dest]);
 }
 
 static void send_msg(snet_dist *d, snet_msg *m)
@@ -143,6 +226,7 @@ static void send_msg(snet_dist *d, snet_msg *m)
     if (counted(m->tag))
         d->sent++;
     track(d, req, m);
+    ring_peer(d, m->dest);
 }
 
 void snet_comm_send_now(snet_dist *d, int dest, int tag, const void *data, size_t len)
@@ -185,6 +269,9 @@ static bool complete_sends(snet_dist *d)
     if (done == MPI_UNDEFINED)
         done = 0;
     for (int i = 0; i < done; i++) {
+        /* A send MPI could not make at once (its queue to that rank was
+         * full) has reached the peer only now: ring again. */
+        ring_peer(d, d->req_msgs[idx[i]]->dest);
         snet_msg_free(d->req_msgs[idx[i]]);
         d->req_msgs[idx[i]] = NULL;
     }
@@ -306,31 +393,47 @@ static bool receive(snet_dist *d)
 
 /* ---- the loop ---------------------------------------------------------------------- */
 
-static void idle_wait(snet_dist *d, unsigned idle)
+/* Anything for the thread to do? (Its last look before it sleeps.) */
+static bool has_work(snet_dist *d)
 {
-    if (idle < SNET_COMM_SPIN)
-        return;
-    unsigned steps = (idle - SNET_COMM_SPIN) / 4;
+    int flag = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, d->comm, &flag, MPI_STATUS_IGNORE);
+    return flag || !snet_comm_queue_empty(d) || atomic_load(&d->local_over);
+}
+
+static long monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* Does every other rank ring this rank's bell when it sends (all ranks
+ * on this host)? */
+static bool all_peers_ring(const snet_dist *d)
+{
+    atomic_int **bells = d->job->bells;
+    for (int r = 0; bells && r < d->size; r++)
+        if (!bells[r])
+            return false;
+    return bells != NULL;
+}
+
+/* The thread found nothing to do `sleeps` times after its polling time ran
+ * out: sleep on the bell, for doubling intervals. */
+static void idle_sleep(snet_dist *d, unsigned sleeps)
+{
+    long max = d->nreqs == 0 && all_peers_ring(d) ? SNET_COMM_MAX_QUIET_SLEEP_NS
+                                                  : SNET_COMM_MAX_SLEEP_NS;
     long ns = SNET_COMM_MIN_SLEEP_NS;
-    while (steps-- && ns < SNET_COMM_MAX_SLEEP_NS)
+    while (sleeps-- && ns < max)
         ns *= 2;
-    if (ns > SNET_COMM_MAX_SLEEP_NS)
-        ns = SNET_COMM_MAX_SLEEP_NS;
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_nsec += ns;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&d->lock);
-    d->sleeping = true;
-    while (!d->head && !atomic_load(&d->local_over)) {
-        if (pthread_cond_timedwait(&d->wake, &d->lock, &until) == ETIMEDOUT)
-            break;
-    }
-    d->sleeping = false;
-    pthread_mutex_unlock(&d->lock);
+    if (ns > max)
+        ns = max;
+    atomic_store(d->bell, 1); /* seq_cst: before the look below */
+    if (!has_work(d))
+        bell_wait(d->bell, ns);
+    atomic_store(d->bell, 0);
 }
 
 bool snet_comm_queue_empty(snet_dist *d)
@@ -347,7 +450,8 @@ static void *comm_main(void *arg)
     /* Short sleeps should be short: the default 50 us slack would add a
      * quarter of the longest sleep to every incoming message's wait. */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    unsigned idle = 0;
+    long last_progress = monotonic_ns(), last_poll = last_progress;
+    unsigned sleeps = 0;
     for (;;) {
         bool progress = send_queued(d);
         progress |= complete_sends(d);
@@ -356,8 +460,19 @@ static void *comm_main(void *arg)
             snet_detect_step(d);
         if (d->done && d->nreqs == 0 && snet_comm_queue_empty(d))
             break;
-        idle = progress ? 0 : idle + 1;
-        idle_wait(d, idle);
+        long now = monotonic_ns(), since_poll = now - last_poll;
+        last_poll = now;
+        if (progress) {
+            last_progress = now;
+            sleeps = 0;
+        } else if (now - last_progress < SNET_COMM_SPIN_NS && since_poll < SNET_COMM_PREEMPTED_NS) {
+            sched_yield();
+        } else {
+            /* Idle long enough, or preempted while polling: the machine
+             * has no core to spare, and polling would take the workers'. */
+            last_progress -= SNET_COMM_SPIN_NS;
+            idle_sleep(d, sleeps++);
+        }
     }
     return NULL;
 }
@@ -380,9 +495,4 @@ void snet_comm_join(snet_dist *d)
     d->thread_started = false;
 }
 
-void snet_comm_wake(snet_dist *d)
-{
-    pthread_mutex_lock(&d->lock);
-    pthread_cond_signal(&d->wake);
-    pthread_mutex_unlock(&d->lock);
-}
+void snet_comm_wake(snet_dist *d) { bell_ring(d->bell); }

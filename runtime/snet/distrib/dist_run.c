@@ -51,13 +51,8 @@ static void hash_type(uint64_t *h, const snet_type *t)
 /* Collect the nodes in preorder and hash what makes the network itself. */
 static int walk(snet_dist *d, const snet_net *n, uint64_t *h, size_t *cap)
 {
-    if (d->nnodes == *cap) {
-        *cap = *cap ? *cap * 2 : 32;
-        const snet_net **grown = realloc(d->nodes, *cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        d->nodes = grown;
-    }
+    if (KIT_GROW(d->nodes, *cap, d->nnodes + 1) != 0)
+        return -1;
     d->nodes[d->nnodes++] = n;
     int shape[6] = {(int)n->kind, n->det, n->placed, n->at_rank, n->worker, (int)n->nchildren};
     hash_bytes(h, shape, sizeof shape);
@@ -87,11 +82,8 @@ static snet_dist *dist_new(snet_distrib *job)
     atomic_init(&d->local_over, 0);
     pthread_mutex_init(&d->lock, NULL);
     pthread_mutex_init(&d->ends_lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&d->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    atomic_init(&d->own_bell, 0);
+    d->bell = job->bells && job->bells[d->rank] ? job->bells[d->rank] : &d->own_bell;
     d->workers = calloc((size_t)d->size, sizeof *d->workers);
     d->table = calloc((size_t)d->size, sizeof *d->table);
     d->table_len = calloc((size_t)d->size, sizeof *d->table_len);
@@ -406,7 +398,6 @@ void snet_dist_free(snet_dist *d)
         MPI_Comm_free(&d->comm);
     pthread_mutex_destroy(&d->lock);
     pthread_mutex_destroy(&d->ends_lock);
-    pthread_cond_destroy(&d->wake);
     free(d);
 }
 

@@ -69,7 +69,20 @@ struct snet_distrib {
     int rank, size;
     bool started_mpi; /* snet_distrib_init called MPI_Init_thread */
     unsigned window;
+    /* Doorbells (comm.c): one word per rank of this host, in memory the
+     * host's ranks share (an MPI shared-memory window). A communication
+     * thread sleeps on its own; whoever gives it work rings it: a local
+     * task queueing a message, or another rank of the host that has just
+     * sent it one. bells[r] is rank r's, NULL for ranks on other hosts
+     * (their messages are found by polling). */
+    MPI_Comm host;
+    MPI_Win bell_win;
+    atomic_int **bells;
 };
+
+/* Set up and tear down the doorbells (collective; job.c). */
+void snet_bells_create(snet_distrib *job);
+void snet_bells_free(snet_distrib *job);
 
 /* One message to send, queued for the communication thread. */
 typedef struct snet_msg {
@@ -135,8 +148,8 @@ typedef struct snet_dist {
     pthread_t thread;
     bool thread_started;
     pthread_mutex_t lock;
-    pthread_cond_t wake;
-    bool sleeping;
+    atomic_int *bell; /* this rank's doorbell (job->bells[rank]) */
+    atomic_int own_bell; /* the doorbell when the job has none */
     snet_msg *head, *tail;
     /* The spawner's requests (lock). */
     lpel_event *spawn_event;

@@ -66,6 +66,7 @@ int snet_distrib_init(snet_distrib **out, int *argc, char ***argv, char *err, si
     MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &d->size);
     d->window = SNET_DEFAULT_WINDOW;
+    snet_bells_create(d);
     *out = d;
     return SNET_OK;
 }
@@ -85,6 +86,7 @@ void snet_distrib_finalize(snet_distrib *d)
 {
     if (!d)
         return;
+    snet_bells_free(d);
     if (d->started_mpi)
         MPI_Finalize();
     free(d);

@@ -28,16 +28,10 @@ static bool reserve(snet_bytes *b, size_t more)
         return false;
     if (b->len + more <= b->cap)
         return true;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + more)
-        cap *= 2;
-    unsigned char *grown = realloc(b->data, cap);
-    if (!grown) {
+    if (more > SIZE_MAX - b->len || KIT_GROW(b->data, b->cap, b->len + more) != 0) {
         b->failed = true;
         return false;
     }
-    b->data = grown;
-    b->cap = cap;
     return true;
 }
 
@@ -275,14 +269,8 @@ static const char *lookup_name(snet_wire_cache *c, snet_run *run, const char *te
     const char *interned = snet_run_intern_name(run, text, len);
     if (!interned)
         return NULL;
-    if (c->nnames == c->capnames) {
-        size_t cap = c->capnames ? c->capnames * 2 : 16;
-        snet_wire_name *grown = realloc(c->names, cap * sizeof *grown);
-        if (!grown)
-            return interned; /* still right, only not remembered */
-        c->names = grown;
-        c->capnames = cap;
-    }
+    if (KIT_GROW(c->names, c->capnames, c->nnames + 1) != 0)
+        return interned; /* still right, only not remembered */
     c->names[c->nnames++] = (snet_wire_name){interned, len};
     return interned;
 }

@@ -76,18 +76,9 @@ static snet_net *build_box(builder *b, const snet_ast_def *box)
              "shared library (give the C function '%s' in one)", box->name, box->name);
         return NULL;
     }
-    if (strcasecmp(m.interface, "C4SNet") != 0 && strcasecmp(m.interface, "C") != 0) {
-        fail(b, box->at, "box '%s' uses the box interface '%s'; this runtime runs C boxes "
-             "(C4SNet) only", box->name, m.interface);
-        return NULL;
-    }
-    snet_lang_box_query q = {box->name, net ? net->name : NULL, m.symbol, m.library,
-                             m.interface};
-    snet_box_fn fn = NULL;
-    void *user = NULL;
-    char why[512] = "";
-    if (b->resolve(b->ctx, &q, &fn, &user, why, sizeof why) != 0 || !fn) {
-        fail(b, box->at, "box '%s': %s", box->name, why[0] ? why : "no C function for it");
+    if (strcasecmp(m.interface, "C4SNet") != 0 && strcasecmp(m.interface, "native") != 0) {
+        fail(b, box->at, "box '%s' uses the box interface '%s'; this runtime runs C4SNet boxes "
+             "and boxes of its own API (native)", box->name, m.interface);
         return NULL;
     }
     text_buf sig;
@@ -103,6 +94,17 @@ static snet_net *build_box(builder *b, const snet_ast_def *box)
         free(signature);
         free(name);
         fail(b, box->at, "out of memory");
+        return NULL;
+    }
+    snet_lang_box_query q = {box->name, net ? net->name : NULL, m.symbol, m.library,
+                             m.interface, signature};
+    snet_box_fn fn = NULL;
+    void *user = NULL;
+    char why[512] = "";
+    if (b->resolve(b->ctx, &q, &fn, &user, why, sizeof why) != 0 || !fn) {
+        fail(b, box->at, "box '%s': %s", box->name, why[0] ? why : "no C function for it");
+        free(signature);
+        free(name);
         return NULL;
     }
     snprintf(name, len, "%s%s%s", net ? net->name : "", net ? "." : "", box->name);

@@ -556,7 +556,7 @@ void snet_lang_free(snet_lang_program *p)
     if (!p)
         return;
     snet_ast_program_free(p->ast);
-    snet_index_map_free(&p->vcache_map);
+    kit_index_map_free(&p->vcache_map);
     snet_arena_free(p->arena);
     free(p);
 }

@@ -260,7 +260,7 @@ static uint64_t stored_variant_hash(const void *ctx, uint32_t i)
 
 static void cache_put(snet_lang_program *p, const snet_ast_variant *v, rtype *t)
 {
-    if (snet_index_map_reserve(&p->vcache_map, stored_variant_hash, p) != 0) {
+    if (kit_index_map_reserve(&p->vcache_map, stored_variant_hash, p) != 0) {
         p->nomem = true;
         return;
     }
@@ -268,7 +268,7 @@ static void cache_put(snet_lang_program *p, const snet_ast_variant *v, rtype *t)
                    &(struct variant_slot){v, t}))
         return;
     /* Cannot fail: reserved above. */
-    snet_index_map_insert(&p->vcache_map, variant_hash(v), (uint32_t)(p->vcache_used - 1),
+    kit_index_map_insert(&p->vcache_map, variant_hash(v), (uint32_t)(p->vcache_used - 1),
                           stored_variant_hash, p);
 }
 
@@ -278,7 +278,7 @@ static rtype *make_variant_rtype(snet_lang_program *p, const snet_ast_variant *v
 static rtype *variant_rtype(snet_lang_program *p, const snet_ast_variant *v)
 {
     variant_probe probe = {p, v};
-    uint32_t i = snet_index_map_find(&p->vcache_map, variant_hash(v), same_variant, &probe);
+    uint32_t i = kit_index_map_find(&p->vcache_map, variant_hash(v), same_variant, &probe);
     if (i != UINT32_MAX)
         return p->vcache[i].t;
     rtype *t = make_variant_rtype(p, v);

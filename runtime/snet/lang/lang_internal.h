@@ -12,7 +12,7 @@
 #ifndef SNET_LANG_INTERNAL_H
 #define SNET_LANG_INTERNAL_H
 
-#include "snet_index_map.h"
+#include "kit.h"
 #include "snet_lang.h"
 #include "syntax_internal.h"
 
@@ -104,7 +104,7 @@ struct snet_lang_program {
     /* the record type of each declared variant, by address (infer.c) */
     struct variant_slot *vcache; /* in the arena */
     size_t vcache_used;
-    snet_index_map vcache_map;   /* variant -> index into vcache */
+    kit_index_map vcache_map;   /* variant -> index into vcache */
 };
 
 /* Diagnostics "FILE:L:C: error: ..." (counted) and "...: note: ...". */

@@ -71,13 +71,15 @@ const char *snet_lang_library(const snet_lang_program *p, size_t i);
 
 /* What the resolver is asked: box `name` (as declared), declared in net
  * `net` (NULL at top level), with the C symbol and library the metadata
- * names (symbol defaults to the box name; library may be NULL). */
+ * names (symbol defaults to the box name; library may be NULL), its box
+ * interface, and its signature as the runtime gets it (snet_box). */
 typedef struct snet_lang_box_query {
     const char *name;
     const char *net;
     const char *symbol;
     const char *library;
-    const char *interface; /* "C4SNet" unless the metadata says otherwise */
+    const char *interface; /* "C4SNet" (the default) or "native", any case */
+    const char *signature; /* "(A, <cnt>) -> (A, <cnt>) | (B)": labels in declared order */
 } snet_lang_box_query;
 
 /* Fill *fn and *user for the box, or return nonzero with a message. */

@@ -1,5 +1,5 @@
 /*
- * test_lpel_event.c - events (lpel_event_*): a thread outside LPEL feeding
+ * test_event.c - events (event.c) (lpel_event_*): a thread outside LPEL feeding
  * a task, raises before waits, a run that waits for the outside is not a
  * deadlock, and the outside stopping a quiescent run as deadlocked.
  *

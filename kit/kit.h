@@ -1,0 +1,204 @@
+/*
+ * kit.h - the project's small container kit: growing arrays (and a whole
+ * stream read into one), one hash map from keys to indices of an array the
+ * caller owns, an id map built on it, and the FNV-1a hash. Internal to the project (not installed); every
+ * layer, LPEL included, links it, so it depends on nothing but libc.
+ *
+ * Why one kit: the runtime, the monitor, the bridge and the visualiser each
+ * had their own copies of these (the S-Net and bridge index maps were the
+ * same 40 lines); here they are written, tested and fuzzed once
+ * (tests/kit, tests/fuzz/fuzz_kit.c).
+ *
+ * Errors: every function that can fail returns 0 or -1 (out of memory, or
+ * a size that does not fit), and leaves its container unchanged on -1.
+ */
+#ifndef KIT_H
+#define KIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---------------------------------------------------------------------------
+ * Growing arrays
+ * ------------------------------------------------------------------------- */
+
+/* Makes the array at *(T **)items_ptr, of *cap elements of size bytes each,
+ * hold at least need elements: the capacity doubles (from 16) until it
+ * does, so n pushes cost O(n) copying. items_ptr is the address of the
+ * caller's pointer, of any object pointer type. 0, or -1 when out of memory
+ * or when need * size overflows (the array and *cap are unchanged). */
+int kit_grow(void *items_ptr, size_t *cap, size_t need, size_t size);
+
+/* The capacity kit_grow gives an array of cap elements of size bytes that
+ * must hold need: cap itself when it does, else cap (or 16) doubled until
+ * it does; 0 when need * size does not fit a size_t. For arrays that share
+ * one capacity (columns of a table) and grow together. */
+size_t kit_grow_capacity(size_t cap, size_t need, size_t size);
+
+/* kit_grow, and the new elements [old *cap, new *cap) are zero bytes. */
+int kit_grow_zeroed(void *items_ptr, size_t *cap, size_t need, size_t size);
+
+/* The two above for an array variable `arr` with a size_t capacity `cap`:
+ * KIT_GROW(t->items, t->cap, t->n + 1). */
+#define KIT_GROW(arr, cap, need) kit_grow(&(arr), &(cap), (need), sizeof *(arr))
+#define KIT_GROW_ZEROED(arr, cap, need) kit_grow_zeroed(&(arr), &(cap), (need), sizeof *(arr))
+
+/* Appends value to arr (n elements, capacity cap): 0, or -1 when out of
+ * memory (nothing appended). */
+#define KIT_PUSH(arr, n, cap, value) \
+    (KIT_GROW(arr, cap, (n) + 1) == 0 ? ((arr)[(n)++] = (value), 0) : -1)
+
+/* Reads `in` to its end into a new buffer: *buf (free it) holds *len bytes
+ * and a NUL after them, so text can be parsed as a string. 0; or -1 with
+ * *buf NULL, ferror(in) set when reading failed and clear when memory ran
+ * out. */
+int kit_read_all(FILE *in, char **buf, size_t *len);
+
+/* ---------------------------------------------------------------------------
+ * The index map: from keys to indices of an array the caller owns
+ *
+ * The entries, and so the keys, stay in the caller's array; the map holds
+ * only index + 1 per slot (4 bytes, 0 = empty), which keeps millions of
+ * entries compact. The caller hashes its key and, on a probe, says whether
+ * the entry at an index has the key it looks for; when the map grows it
+ * asks for the hash of each stored entry. Linear probing over a power-of-
+ * two table at most half full; the slot comes from the top bits of
+ * hash * 2^64/phi, so any 64-bit hash will do (an id itself, too). The
+ * lookup is inline so the compiler sees through the comparison callback on
+ * the hot paths.
+ * ------------------------------------------------------------------------- */
+
+typedef struct kit_index_map {
+    uint32_t *slots; /* index + 1; 0 = empty */
+    size_t nslots;   /* 0 or a power of two */
+    unsigned shift;  /* 64 - log2(nslots) */
+    size_t count;
+} kit_index_map;
+
+/* Does entry `index` have the key being looked up (ctx: the caller's)? */
+typedef bool (*kit_index_same_fn)(const void *ctx, uint32_t index);
+/* The hash of entry `index`, as given when it was inserted. */
+typedef uint64_t (*kit_index_hash_fn)(const void *ctx, uint32_t index);
+
+/* No entry: what kit_index_map_find returns for an absent key. */
+#define KIT_INDEX_NONE UINT32_MAX
+
+static inline size_t kit_index_map_home(const kit_index_map *m, uint64_t hash)
+{
+    return (size_t)((hash * UINT64_C(0x9e3779b97f4a7c15)) >> m->shift);
+}
+
+/* The index stored under a key with this hash for which same() holds, or
+ * KIT_INDEX_NONE when there is none. */
+static inline uint32_t kit_index_map_find(const kit_index_map *m, uint64_t hash,
+                                          kit_index_same_fn same, const void *ctx)
+{
+    if (!m->nslots)
+        return KIT_INDEX_NONE;
+    size_t mask = m->nslots - 1;
+    for (size_t k = kit_index_map_home(m, hash);; k = (k + 1) & mask) {
+        uint32_t s = m->slots[k];
+        if (!s)
+            return KIT_INDEX_NONE;
+        if (same(ctx, s - 1))
+            return s - 1;
+    }
+}
+
+/* Room for one more entry (grows the table when it would be more than half
+ * full, rehashing through hash_of): 0, or -1 when out of memory (the map is
+ * unchanged). After a successful reserve the next insert cannot fail. */
+int kit_index_map_reserve(kit_index_map *m, kit_index_hash_fn hash_of, const void *ctx);
+
+/* Adds index (below KIT_INDEX_NONE) under hash; the caller has found the
+ * key absent. Reserves first. 0, or -1 when out of memory or index is
+ * KIT_INDEX_NONE (the map is unchanged). */
+int kit_index_map_insert(kit_index_map *m, uint64_t hash, uint32_t index,
+                         kit_index_hash_fn hash_of, const void *ctx);
+
+/* Forgets every entry, keeping the table's memory. */
+void kit_index_map_clear(kit_index_map *m);
+
+/* Bytes held by the table. */
+size_t kit_index_map_bytes(const kit_index_map *m);
+
+void kit_index_map_free(kit_index_map *m);
+
+/* ---------------------------------------------------------------------------
+ * The id map: from 64-bit ids to values (usually indices), the ids held
+ * by the map itself
+ *
+ * For callers whose entries are not in an array of their own (ids of tasks,
+ * streams, vertices met in a trace): an array of (id, value) pairs in
+ * insertion order and an index map over it.
+ * ------------------------------------------------------------------------- */
+
+typedef struct kit_id_entry {
+    uint64_t id;
+    size_t value;
+} kit_id_entry;
+
+typedef struct kit_id_map {
+    kit_id_entry *entries; /* in insertion order */
+    size_t count, cap;
+    kit_index_map index;
+} kit_id_map;
+
+/* What an id map's lookup compares against. */
+typedef struct kit_id_probe {
+    const kit_id_entry *entries;
+    uint64_t id;
+} kit_id_probe;
+
+static inline bool kit_id_same(const void *ctx, uint32_t i)
+{
+    const kit_id_probe *p = ctx;
+    return p->entries[i].id == p->id;
+}
+
+/* The entry of id, or NULL; valid until the next put or find_or_add. */
+static inline kit_id_entry *kit_id_map_find(const kit_id_map *m, uint64_t id)
+{
+    kit_id_probe probe = {m->entries, id};
+    uint32_t i = kit_index_map_find(&m->index, id, kit_id_same, &probe);
+    return i == KIT_INDEX_NONE ? NULL : &m->entries[i];
+}
+
+/* Is id there? Then *value is its value. */
+static inline bool kit_id_map_get(const kit_id_map *m, uint64_t id, size_t *value)
+{
+    const kit_id_entry *e = kit_id_map_find(m, id);
+    if (e)
+        *value = e->value;
+    return e != NULL;
+}
+
+/* Sets id's value (adding id when absent): 0, or -1 when out of memory (the
+ * map is unchanged). */
+int kit_id_map_put(kit_id_map *m, uint64_t id, size_t value);
+
+/* The entry of id, added with value 0 when absent; NULL when out of memory.
+ * Valid until the next put or find_or_add. */
+kit_id_entry *kit_id_map_find_or_add(kit_id_map *m, uint64_t id);
+
+void kit_id_map_free(kit_id_map *m);
+
+/* ---------------------------------------------------------------------------
+ * FNV-1a (64-bit): a cheap byte hash, and the checksum the applications
+ * print, so it must not change. Incremental: start from KIT_FNV1A_INIT and
+ * feed the bytes in any number of pieces.
+ * ------------------------------------------------------------------------- */
+
+#define KIT_FNV1A_INIT UINT64_C(0xcbf29ce484222325)
+
+static inline uint64_t kit_fnv1a(uint64_t h, const void *bytes, size_t n)
+{
+    const unsigned char *p = bytes;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+#endif /* KIT_H */

@@ -1,0 +1,154 @@
+/*
+ * test_worker.c - unit tests of LPEL's workers (worker.c): a pluggable scheduling policy (LIFO) against the
+ * default FIFO queue, and an idle worker that sleeps instead of spinning.
+ *
+ * Split from the one test file LPEL had, so that tests mirror the source
+ * (docs/ARCHITECTURE.md): nothing here measures time; every test checks an
+ * outcome a broken runtime would get wrong (wrong order, lost items, a hang
+ * caught by the Check timeout, a missing report).
+ */
+#include <check.h>
+#include <lpel.h>
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lpel_test_util.h"
+
+/* ---- a pluggable scheduling policy (LIFO) ------------------------------- */
+
+typedef struct lifo {
+    lpel_task *top;
+} lifo;
+
+static void *lifo_create(void *config, unsigned id)
+{
+    (void)config, (void)id;
+    return calloc(1, sizeof(lifo));
+}
+static void lifo_destroy(void *q) { free(q); }
+static void lifo_push(void *q, lpel_task *t)
+{
+    lifo *l = q;
+    *lpel_task_queue_link(t) = l->top;
+    l->top = t;
+}
+static lpel_task *lifo_pop(void *q)
+{
+    lifo *l = q;
+    lpel_task *t = l->top;
+    if (t)
+        l->top = *lpel_task_queue_link(t);
+    return t;
+}
+
+typedef struct order_log {
+    int order[8];
+    int n;
+} order_log;
+
+typedef struct order_task {
+    order_log *log;
+    int index;
+} order_task;
+
+static void log_order(void *arg)
+{
+    order_task *ot = arg;
+    ot->log->order[ot->log->n++] = ot->index;
+}
+
+START_TEST(test_sched_policy_lifo)
+{
+    lpel_sched_policy policy = {.create = lifo_create, .destroy = lifo_destroy,
+                                .push = lifo_push, .pop = lifo_pop};
+    lpel_config cfg = lpel_config_default();
+    cfg.num_workers = 1;
+    cfg.pin_workers = false;
+    cfg.scheduling = &policy;
+    lpel_runtime *rt;
+    ck_assert_int_eq(lpel_runtime_create(&rt, &cfg, NULL, 0), LPEL_OK);
+    order_log log = {.n = 0};
+    order_task ots[5];
+    for (int i = 0; i < 5; i++) {
+        ots[i] = (order_task){&log, i};
+        spawn(rt, "ordered", 0, log_order, &ots[i]);
+    }
+    ck_assert_int_eq(lpel_run(rt), LPEL_OK);
+    ck_assert_int_eq(log.n, 5);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(log.order[i], 4 - i);
+    lpel_runtime_destroy(rt);
+}
+END_TEST
+
+START_TEST(test_sched_default_fifo)
+{
+    lpel_runtime *rt = make_runtime(1);
+    order_log log = {.n = 0};
+    order_task ots[5];
+    for (int i = 0; i < 5; i++) {
+        ots[i] = (order_task){&log, i};
+        spawn(rt, "ordered", 0, log_order, &ots[i]);
+    }
+    ck_assert_int_eq(lpel_run(rt), LPEL_OK);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(log.order[i], i);
+    lpel_runtime_destroy(rt);
+}
+END_TEST
+
+/* ---- idle workers sleep -------------------------------------------------- */
+
+static void sleepy_task(void *arg)
+{
+    (void)arg;
+    /* Blocks this worker's thread in the kernel for 300 ms, so the other
+     * worker has nothing to do for that long. */
+    struct timespec pause = {.tv_sec = 0, .tv_nsec = 300 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+}
+
+static double process_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Not a timing test: it checks how much CPU an idle worker consumes. A
+ * worker that spun instead of sleeping would burn ~300 ms of CPU here. */
+START_TEST(test_idle_worker_sleeps)
+{
+    lpel_runtime *rt = make_runtime(2);
+    spawn(rt, "sleepy", 0, sleepy_task, NULL);
+    double before = process_cpu_seconds();
+    ck_assert_int_eq(lpel_run(rt), LPEL_OK);
+    double used = process_cpu_seconds() - before;
+    lpel_runtime_destroy(rt);
+    ck_assert_msg(used < 0.15, "idle worker consumed %.3f s of CPU in a 0.3 s wait", used);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("lpel_worker");
+    TCase *tc = tcase_create("worker");
+    tcase_add_test(tc, test_sched_policy_lifo);
+    tcase_add_test(tc, test_sched_default_fifo);
+    tcase_add_test(tc, test_idle_worker_sleeps);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
