@@ -354,7 +354,7 @@ SNET_API snet_net *snet_feedback_det(snet_net *a, const char *back_patterns);
 SNET_API snet_net *snet_routed(snet_net *a, const char *type);
 /* A @ N: every task of A placed on worker N (modulo the worker count). */
 SNET_API snet_net *snet_at(snet_net *a, int worker);
-/* A @ N at node level: the whole of A runs on MPI rank N (modulo the rank
+/* A @ N across ranks: the whole of A runs on MPI rank N (modulo the rank
  * count) when the run spans ranks (snet_config.distrib); worker placement
  * inside that rank is unchanged. On one rank this is A itself. */
 SNET_API snet_net *snet_at_rank(snet_net *a, int rank);

@@ -5,7 +5,7 @@
  * distributed run with a run in one process; scenarios that must fail
  * (deadlock, kill, codec) are checked by their exit status and messages.
  *
- *   dist_demo [--mpi] [-w N] [-n RECORDS] [-m FLAGS -o DIR] SCENARIO
+ *   dist_demo [--mpi] [-w N] [-n RECORDS] [-m FLAGS --mon-dir DIR] SCENARIO
  *
  * Without --mpi the same network runs in one process (rank placements are
  * then no-ops), which is the reference.
@@ -325,7 +325,7 @@ static void put_input(snet_run *run, const scenario *sc, long n)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: dist_demo [--mpi] [-w N] [-n RECORDS] [-m FLAGS -o DIR] SCENARIO\n"
+    fprintf(stderr, "usage: dist_demo [--mpi] [-w N] [-n RECORDS] [-m FLAGS --mon-dir DIR] SCENARIO\n"
                     "scenarios:");
     for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
         fprintf(stderr, " %s", scenarios[i].name);

@@ -258,7 +258,7 @@ printf '<record type="data"><field label="x">(int)1</field>\n' > "$tmp/cut.xml"
     fail "truncated XML: $(cat "$tmp/cut.err")"
 
 # Monitoring works as for compiled programs.
-"$snetrun" "$dir/nested.snet" --boxes "$boxes" -m A -o "$tmp/trace" "$dir/nested.xml" > /dev/null ||
+"$snetrun" "$dir/nested.snet" --boxes "$boxes" -m A --mon-dir "$tmp/trace" "$dir/nested.xml" > /dev/null ||
     fail "-m A: exit $?"
 [ -f "$tmp/trace/run.json" ] && ls "$tmp/trace" | grep -q . || fail "-m A wrote no trace"
 
