@@ -102,7 +102,7 @@
  *
  * Usage errors are one line, "snetmon NAME: ...", and exit status 2. The
  * parsing itself is the project's one option parser, prog_opt.h
- * (tools/common), which every other program uses too.
+ * (prog_opt/), which every other program uses too.
  */
 #ifndef SNETMON_CLI_H
 #define SNETMON_CLI_H

@@ -4,7 +4,7 @@
  *
  * The pictures themselves are the viz library's; this file only reads
  * options, picks the input reader and reports errors in one line. Inputs:
- * a trace directory (through the monitor's reader, when it is built), the
+ * a trace directory (through the monitor's reader), the
  * visualiser's text timeline format (--input-format timeline; documented in
  * --help and viz/timeline_text.c) and, for --dag, the small DAG text format.
  */
