@@ -33,10 +33,21 @@ typedef struct mon_writer_hot {
     _Atomic size_t pos;       /* bytes used; every event before it is complete */
     _Atomic uint64_t last_ts; /* time of the log's last event (ticks) */
     uint64_t events;          /* events emitted, recorded or lost */
+    bool timed;               /* times are clock readings, all odd: the one-byte header
+                                 is allowed (mon_writer_set_timed) */
 } mon_writer_hot;
 
 /* End the full packet and start the next (mon_writer.c; once per packet). */
 void mon_writer_next_packet(mon_writer *w);
+
+/* A packet's first event sets its time range: timestamp_end first, so the
+ * header is consistent at every moment. */
+static inline void mon_writer_packet_times(uint8_t *buf, uint64_t ts)
+{
+    memcpy(buf + MON_OFF_TS_END, &ts, 8);
+    atomic_signal_fence(memory_order_release);
+    memcpy(buf + MON_OFF_TS_BEGIN, &ts, 8);
+}
 
 static inline mon_writer_hot *mon_writer_hot_of(mon_writer *w)
 {
@@ -53,9 +64,10 @@ typedef struct mon_ev {
 /* Begin an event of kind id at time ts with at most `payload` bytes of
  * payload: a new packet if this one cannot hold it; times never go back
  * within a log; the smallest header that lets a reader rebuild the time
- * from the log's previous one (docs/LOGFORMAT.md section 4.3): 2 bytes for
- * a step below 2^9 ticks, 3 below 2^17, 4 below 2^25, else 9 with the full
- * time. */
+ * from the log's previous one (docs/LOGFORMAT.md section 4.3): 1 byte for
+ * the same time (the common case since the clock is read once per task
+ * switch), 2 bytes for a step below 2^9 ticks, 3 below 2^17, 4 below 2^25,
+ * else 9 with the full time. */
 static inline __attribute__((always_inline)) mon_ev mon_ev_begin(mon_writer *w, mon_event_id id,
                                                                  uint64_t ts, size_t payload)
 {
@@ -67,17 +79,22 @@ static inline __attribute__((always_inline)) mon_ev mon_ev_begin(mon_writer *w, 
     }
     uint64_t last = atomic_load_explicit(&h->last_ts, memory_order_relaxed);
     uint8_t *buf = h->buf;
+    uint8_t *p = buf + pos;
+    if (__builtin_expect(ts <= last && h->timed, 1)) {
+        /* The time of the previous event (a reading shared since the last
+         * switch; or a TSC read a few cycles early on another CPU, clamped
+         * so that times never go back). A packet starts with its times at
+         * the log's last (header_init), so its first event needs nothing. */
+        *p = MON_HDR_SAME(id);
+        return (mon_ev){buf, p + 1, last};
+    }
     if (ts < last)
         ts = last;
     if (pos == MON_PACKET_PREAMBLE_BYTES) {
-        /* The packet's first event sets its time range: timestamp_end
-         * first, so the header is consistent at every moment. */
-        memcpy(buf + MON_OFF_TS_END, &ts, 8);
-        atomic_signal_fence(memory_order_release);
-        memcpy(buf + MON_OFF_TS_BEGIN, &ts, 8);
+        /* The packet's first event sets its time range. */
+        mon_writer_packet_times(buf, ts);
         last = ts;
     }
-    uint8_t *p = buf + pos;
     uint64_t step = ts - last;
     unsigned form = (unsigned)(step >> MON_HDR_TS_BITS(0) != 0) +
                     (unsigned)(step >> MON_HDR_TS_BITS(1) != 0) +

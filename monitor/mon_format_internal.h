@@ -35,11 +35,19 @@
 #error "the trace writer stores integers in host order and declares them little endian"
 #endif
 
-/* The format this writer writes and this reader reads (metadata env
- * format_version, run.json format_version). 3.1 is 3.0 with the events of
- * runs across MPI ranks (23-26) and message ids carrying the rank. */
-#define MON_FORMAT_VERSION "3.1"
+/* The format this writer writes (metadata env format_version, run.json
+ * format_version). 3.1 is 3.0 with the events of runs across MPI ranks
+ * (23-26) and message ids carrying the rank; 3.2 adds the one-byte header
+ * of an event that shares the previous event's time (the clock is read
+ * once per task switch, docs/LOGFORMAT.md section 5) and monitor_control
+ * (27). The reader reads both (MON_FORMAT_VERSION_OLDEST). */
+#define MON_FORMAT_VERSION "3.2"
+#define MON_FORMAT_VERSION_OLDEST "3.1"
 #define MON_CTF_MAGIC UINT32_C(0xC1FC1FC1)
+
+/* The event classes a monitor_control event may name: mon.h's MON_FLAG_*
+ * bits (m t W T S M L), which the reader does not include. */
+#define MON_FLAG_BITS_ALL 0x7fu
 
 #define MON_PACKET_HEADER_BYTES 8
 #define MON_PACKET_CONTEXT_BYTES 52
@@ -69,6 +77,10 @@
 #define MON_HDR_TS_SHIFT 7
 #define MON_HDR_FORM_FULL 3u
 #define MON_HDR_FULL_BYTES 9
+/* Form 3 with bit 7 set (since format 3.2): a one-byte header, the event's
+ * time is the clock value C, the previous event's (or timestamp_begin). */
+#define MON_HDR_SAME_BIT 0x80u
+#define MON_HDR_SAME(id) ((uint8_t)((id) | MON_HDR_FORM_FULL << MON_HDR_FORM_SHIFT | MON_HDR_SAME_BIT))
 #define MON_HDR_MAX_BYTES MON_HDR_FULL_BYTES
 /* The time bits of form f (0-2): 9, 17, 25. */
 #define MON_HDR_TS_BITS(f) (9u + 8u * (f))
@@ -203,7 +215,11 @@ typedef enum mon_event_id {
                                      1 sending; channel = channel_rank << 32 | channel_index */
     MON_ID_CHANNEL_BLOCK = 26,    /* uint task, uint channel_rank, uint/state channel_index
                                      (state: 1 bit, 0 full, 1 empty) */
-    MON_ID_COUNT = 27
+    /* Since format 3.2: */
+    MON_ID_MONITOR_CONTROL = 27,  /* uint/filter flags (the MON_FLAG_* classes on from here;
+                                     filter: 1 bit, a --mon-tasks pattern in effect),
+                                     string tasks (that pattern, "" without one) */
+    MON_ID_COUNT = 28
 } mon_event_id;
 
 /* Message ids in the trace: node and sequence number, mon_msg_id.h's
@@ -247,8 +263,8 @@ static inline uint64_t mon_get_u64(const uint8_t *p)
 
 /* A small integer with k flag bits (flags < 2^k) at p; returns the byte
  * after it. Stores 8 bytes (MON_STORE_SLACK): the caller keeps room. */
-static inline __attribute__((always_inline)) uint8_t *mon_put_uint(uint8_t *p, uint64_t v,
-                                                                    unsigned k, unsigned flags)
+static inline __attribute__((always_inline)) uint8_t *mon_put_uint_wide(uint8_t *p, uint64_t v,
+                                                                         unsigned k, unsigned flags)
 {
     unsigned s = k + 2;
     if (__builtin_expect(v > MON_UINT_MAX(k), 0))
@@ -258,6 +274,18 @@ static inline __attribute__((always_inline)) uint8_t *mon_put_uint(uint8_t *p, u
     uint64_t w = (uint64_t)flags | (uint64_t)code << k | v << s;
     memcpy(p, &w, 8);
     return p + (1u << code);
+}
+
+/* The same, with the one-byte case first: ids and counts of a run are
+ * mostly below 64 (2^(6-k)), and that case is one store. */
+static inline __attribute__((always_inline)) uint8_t *mon_put_uint(uint8_t *p, uint64_t v,
+                                                                    unsigned k, unsigned flags)
+{
+    if (__builtin_expect(v < (UINT64_C(1) << (6 - k)), 1)) {
+        *p = (uint8_t)(flags | (unsigned)v << (k + 2));
+        return p + 1;
+    }
+    return mon_put_uint_wide(p, v, k, flags);
 }
 
 /* The small integer with k flag bits at *pp: its value, its flags in
@@ -289,16 +317,19 @@ static inline size_t mon_event_bytes(const uint8_t *p, size_t avail)
         [MON_ID_COMPONENT_BEGIN] = 1, [MON_ID_COMPONENT_END] = 1,    [MON_ID_MESSAGE_READ] = 3,
         [MON_ID_MESSAGE_WRITTEN] = 3, [MON_ID_TASK_LOAD] = 3,        [MON_ID_WORKER_LOAD] = 3,
         [MON_ID_RUN_START] = 1,       [MON_ID_MESSAGE_SENT] = 4,     [MON_ID_MESSAGE_RECEIVED] = 4,
-        [MON_ID_CHANNEL_OPEN] = 4,    [MON_ID_CHANNEL_BLOCK] = 3,
+        [MON_ID_CHANNEL_OPEN] = 4,    [MON_ID_CHANNEL_BLOCK] = 3,   [MON_ID_MONITOR_CONTROL] = 1,
     };
     if (avail == 0)
         return 0;
     unsigned id = p[0] & MON_HDR_ID_MASK, form = (p[0] >> MON_HDR_FORM_SHIFT) & 3u;
     if (id >= MON_ID_COUNT)
         return 0;
-    size_t n = form == MON_HDR_FORM_FULL ? MON_HDR_FULL_BYTES : 2u + form;
+    size_t n = form != MON_HDR_FORM_FULL ? 2u + form
+               : p[0] & MON_HDR_SAME_BIT  ? 1u
+                                          : MON_HDR_FULL_BYTES;
     for (unsigned i = 0; i < uints[id]; i++) {
         unsigned k = id == MON_ID_TASK_BLOCK ? 2
+                     : id == MON_ID_MONITOR_CONTROL ? 1
                      : i == 1 && (id == MON_ID_STREAM_OPEN || id == MON_ID_STREAM_CLOSE ||
                                   id == MON_ID_STREAM_BLOCK)
                          ? 1
@@ -309,7 +340,7 @@ static inline size_t mon_event_bytes(const uint8_t *p, size_t avail)
             return 0;
         n += (size_t)1 << ((p[n] >> k) & 3u);
     }
-    if (id == MON_ID_TASK_MAP) {
+    if (id == MON_ID_TASK_MAP || id == MON_ID_MONITOR_CONTROL) {
         const uint8_t *nul = n < avail ? memchr(p + n, 0, avail - n) : NULL;
         if (!nul)
             return 0;

@@ -88,6 +88,7 @@ typedef struct log_reader {
     int64_t expected_events, expected_bytes; /* run.json, -1 unknown */
     uint32_t run;          /* from the last run_start */
     bool ended;            /* the last event decoded is worker_end */
+    bool v32;              /* format 3.2: one-byte headers and monitor_control */
     char *message;         /* the status line, once stopped */
     /* Follow mode (mon_trace_options.follow). */
     bool follow;           /* packets are read as far as published, and re-read */
@@ -116,6 +117,7 @@ struct mon_trace {
     bool run_json_found, run_complete; /* from the last read of run.json */
     unsigned flush_ms;     /* --mon-flush of the run */
     bool clock_monotonic;  /* the trace clock is CLOCK_MONOTONIC itself */
+    bool v32;              /* format 3.2 (else 3.1) */
     unsigned logs_cap;     /* capacity of logs */
     unsigned heap_cap;     /* capacity of heap */
     unsigned n_waiting;    /* logs at the end of what is published */
@@ -138,7 +140,7 @@ static const char *const kind_names[MON_EV_KIND_COUNT] = {
     "stream_open",   "stream_close",   "stream_read",     "stream_write",  "stream_block",
     "stream_wake",   "component_begin", "component_end",  "message_read",  "message_written",
     "task_load",     "worker_load",    "run_start",       "message_sent",  "message_received",
-    "channel_open",  "channel_block",
+    "channel_open",  "channel_block",  "monitor_control",
 };
 
 const char *mon_event_kind_name(mon_event_kind k)
@@ -734,6 +736,22 @@ static inline const uint8_t *decode_payload(log_reader *r, unsigned id, const ui
         p += n;
         break;
     }
+    case MON_ID_MONITOR_CONTROL: {
+        v = mon_get_uint(&p, 1, &f);
+        if (v > MON_FLAG_BITS_ALL) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "monitor_control flags", v,
+                            msg, len);
+            return NULL;
+        }
+        e->classes = (unsigned)v;
+        e->filtered = f;
+        long n = decode_name(r, p, r->pkt_off + (size_t)(p - r->pkt), rc, msg, len);
+        if (n < 0)
+            return NULL;
+        e->name = r->name;
+        p += n;
+        break;
+    }
     case MON_ID_COUNT:
         break;
     }
@@ -757,6 +775,14 @@ static inline int decode_event(log_reader *r, mon_event *e, char *msg, size_t le
         uint64_t mask = (UINT64_C(1) << MON_HDR_TS_BITS(form)) - 1;
         ts = r->clock + (((h >> MON_HDR_TS_SHIFT) - r->clock) & mask);
         hdr = 2 + form;
+    } else if (h & MON_HDR_SAME_BIT) {
+        if (!r->v32) {
+            corrupt(msg, len, r, r->pkt_off + r->pos, "a one-byte event header in a format "
+                    MON_FORMAT_VERSION_OLDEST " log");
+            return LOG_ERROR;
+        }
+        ts = r->clock;
+        hdr = 1;
     } else {
         ts = mon_get_u64(p + 1);
         hdr = MON_HDR_FULL_BYTES;
@@ -764,7 +790,7 @@ static inline int decode_event(log_reader *r, mon_event *e, char *msg, size_t le
     if (__builtin_expect(r->pos + hdr > end, 0))
         return past_end(r, r->pos + hdr, msg, len);
     uint64_t at = r->pkt_off + r->pos;
-    if (__builtin_expect(id >= MON_ID_COUNT, 0)) {
+    if (__builtin_expect(id >= MON_ID_COUNT || (id == MON_ID_MONITOR_CONTROL && !r->v32), 0)) {
         corrupt(msg, len, r, at, "unknown event id %u", id);
         return LOG_ERROR;
     }
@@ -890,13 +916,22 @@ static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t
         const uint8_t *p = base + pos;
         uint64_t w = mon_get_u64(p);
         unsigned id = (unsigned)w & MON_HDR_ID_MASK, form = (unsigned)(w >> MON_HDR_FORM_SHIFT) & 3u;
-        if (form == MON_HDR_FORM_FULL || id >= MON_ID_TASK_LOAD || id == MON_ID_TASK_MAP)
+        if (id >= MON_ID_TASK_LOAD || id == MON_ID_TASK_MAP)
             break;
-        uint64_t mask = (UINT64_C(1) << MON_HDR_TS_BITS(form)) - 1;
-        uint64_t ts = clock + ((((uint32_t)w >> MON_HDR_TS_SHIFT) - clock) & mask);
+        uint64_t ts;
+        size_t o;
+        if (form != MON_HDR_FORM_FULL) {
+            uint64_t mask = (UINT64_C(1) << MON_HDR_TS_BITS(form)) - 1;
+            ts = clock + ((((uint32_t)w >> MON_HDR_TS_SHIFT) - clock) & mask);
+            o = 2 + form;
+        } else if ((w & MON_HDR_SAME_BIT) && r->v32) {
+            ts = clock; /* the one-byte header: the previous event's time */
+            o = 1;
+        } else {
+            break;
+        }
         if (ts > limit)
             break;
-        size_t o = 2 + form;
         /* The fields into locals, then every field of the event stored
          * once: a memset or a compound literal is a `rep stos` per event
          * (gcc), the slowest part of the loop. */
@@ -956,6 +991,8 @@ static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t
         e->kind = (mon_event_kind)id;
         e->worker = worker;
         e->run = run;
+        e->classes = 0;
+        e->filtered = false;
         e->time = clock_ns(r);
         e->task = task;
         e->stream = stream;
@@ -1389,15 +1426,18 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
                  path);
         return -1;
     }
-    /* One format, one decoder: older traces are refused by name (babeltrace2
-     * still reads them with their own metadata). */
-    if (strcmp(version, MON_FORMAT_VERSION) != 0) {
+    /* One decoder: 3.2 only adds to 3.1 (a one-byte header, an event id),
+     * so both are read; older traces are refused by name (babeltrace2 still
+     * reads them with their own metadata). */
+    if (strcmp(version, MON_FORMAT_VERSION) != 0 && strcmp(version, MON_FORMAT_VERSION_OLDEST) != 0) {
         snprintf(err, errlen,
-                 "%s: trace format %s, but this reader reads format " MON_FORMAT_VERSION
+                 "%s: trace format %s, but this reader reads formats " MON_FORMAT_VERSION_OLDEST
+                 " and " MON_FORMAT_VERSION
                  " only (docs/LOGFORMAT.md); record the run again, or read it with babeltrace2",
                  path, *version ? version : "before 2.0");
         return -1;
     }
+    t->v32 = strcmp(version, MON_FORMAT_VERSION) == 0;
     if (freq < MON_CLOCK_FREQ_MIN || freq > MON_CLOCK_FREQ_MAX) {
         snprintf(err, errlen, "%s: unsupported clock frequency %llu Hz (expected %llu to %llu)", path,
                  freq, (unsigned long long)MON_CLOCK_FREQ_MIN,
@@ -1435,6 +1475,7 @@ static int add_log(mon_trace *t, const char *dir, const char *name, long worker,
         return -1;
     }
     r->worker = (unsigned)worker;
+    r->v32 = t->v32;
     r->freq = t->clock_freq;
     r->freq_recip = UINT64_MAX / t->clock_freq;
     r->run = 1;
@@ -2189,6 +2230,23 @@ int mon_event_format(const mon_event *e, char *buf, size_t len)
     case MON_EV_RUN_START: /* " run=%u" */
         p = FMT_FIELD(p, " run=", e->run);
         break;
+    case MON_EV_MONITOR_CONTROL: { /* " classes=LETTERS" (mtWTSML, "-" for none)
+                                      [" tasks=PATTERN"] */
+        static const char letters[] = "mtWTSML";
+        p = FMT_LIT(p, " classes=");
+        char *first = p;
+        for (unsigned i = 0; i < sizeof letters - 1; i++)
+            if (e->classes & 1u << i)
+                *p++ = letters[i];
+        if (p == first)
+            *p++ = '-';
+        if (e->filtered) {
+            const char *pat = e->name ? e->name : "";
+            p = FMT_LIT(p, " tasks=");
+            p = fmt_str(p, pat, strnlen(pat, MON_NAME_MAX));
+        }
+        break;
+    }
     default:
         break;
     }

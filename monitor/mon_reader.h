@@ -62,7 +62,8 @@ typedef enum mon_event_kind {
     MON_EV_MESSAGE_RECEIVED = 24,
     MON_EV_CHANNEL_OPEN = 25,
     MON_EV_CHANNEL_BLOCK = 26,
-    MON_EV_KIND_COUNT = 27
+    MON_EV_MONITOR_CONTROL = 27, /* format 3.2: what is recorded changed (snetmon ctl) */
+    MON_EV_KIND_COUNT = 28
 } mon_event_kind;
 
 /* Why a task blocked (task_block.cause). */
@@ -111,6 +112,8 @@ typedef struct mon_event {
     mon_event_kind kind;
     unsigned worker;   /* whose log it is in */
     uint32_t run;      /* the runtime instance, from 1 */
+    unsigned classes;  /* monitor_control: the event classes recorded from here on, as
+                          mon.h's MON_FLAG_* bits (m t W T S M L) */
     uint64_t time;     /* ns on the trace clock (0 without the t flag): CLOCK_MONOTONIC,
                           or TSC ticks converted exactly with the clock's frequency;
                           + mon_trace_clock_offset_ns = wall-clock time */
@@ -122,12 +125,15 @@ typedef struct mon_event {
     unsigned cause;
     bool write_end;
     bool empty;
+    bool filtered;     /* monitor_control: task events only of tasks whose name matches
+                          `name`, the --mon-tasks pattern in effect from here on */
     uint32_t dispatches;
     uint32_t waits;
     uint64_t exec_ns;
     uint64_t wait_ns;
     uint64_t busy_ns;
-    const char *name;  /* task_map only; valid until the next mon_trace_next */
+    const char *name;  /* task_map: the task's name; monitor_control: the --mon-tasks pattern
+                          ("" without one); valid until the next mon_trace_next */
     uint64_t offset;   /* byte offset of the event in its worker log */
     uint64_t channel;  /* channel_*: creator rank << 32 | index, unique in the job */
     uint32_t peer_rank; /* message_sent/received, channel_open */

@@ -613,6 +613,19 @@ static int ref_format(const mon_event *e, char *buf, size_t len)
                         e->waits, e->wait_ns, e->busy_ns);
     case MON_EV_RUN_START:
         return snprintf(buf, len, "%s run=%" PRIu32, head, e->run);
+    case MON_EV_MONITOR_CONTROL: {
+        char letters[8];
+        size_t n = 0;
+        for (unsigned i = 0; i < 7; i++)
+            if (e->classes & 1u << i)
+                letters[n++] = "mtWTSML"[i];
+        if (!n)
+            letters[n++] = '-';
+        letters[n] = '\0';
+        if (!e->filtered)
+            return snprintf(buf, len, "%s classes=%s", head, letters);
+        return snprintf(buf, len, "%s classes=%s tasks=%s", head, letters, e->name ? e->name : "");
+    }
     default:
         return snprintf(buf, len, "%s", head);
     }
@@ -656,7 +669,9 @@ START_TEST(event_format_matches_printf)
                        .peer_rank = (uint32_t)v[5],
                        .ranked = i % 3 == 0,
                        .rank = (unsigned)v[1] % 4096,
-                       .rank_worker = (unsigned)v[8]};
+                       .rank_worker = (unsigned)v[8],
+                       .classes = (unsigned)v[3] & 0x7fu,
+                       .filtered = v[9] & 4};
         char got[512], want[512];
         size_t len = i % 5 ? sizeof got : (size_t)(v[5] % 40);
         int n = mon_event_format(&e, got, len);
@@ -848,17 +863,20 @@ static void metadata_set_line(const char *dir, const char *key, const char *line
     fclose(f);
 }
 
-/* The reader reads one format: an older trace is refused by name, with
- * what to do about it. */
+/* The reader reads formats 3.1 and 3.2 (3.2 only adds to 3.1): an older
+ * trace is refused by name, with what to do about it. */
 START_TEST(older_format_is_refused_by_name)
 {
     char dir[4096], err[4608];
     fixture_tmpdir(dir, sizeof dir);
     ck_assert_int_eq(fixture_write_all_kinds(dir, 0), 0);
-    metadata_set_line(dir, "format_version", "\tformat_version = \"3.0\";");
     mon_trace *t;
+    metadata_set_line(dir, "format_version", "\tformat_version = \"3.1\";");
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), 0);
+    mon_trace_close(t);
+    metadata_set_line(dir, "format_version", "\tformat_version = \"3.0\";");
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "metadata: trace format 3.0, but this reader reads format 3.1 only") &&
+    ck_assert_msg(strstr(err, "metadata: trace format 3.0, but this reader reads formats 3.1 and 3.2 only") &&
                       strstr(err, "babeltrace2"),
                   "message: %s", err);
     /* Format 1.0 metadata had no format_version. */
