@@ -72,7 +72,6 @@ struct mon_worker {
     bool tsc;       /* the trace clock is the TSC (copied from the mon) */
     uint64_t freq;  /* its ticks per second */
     const mon_skew *skew; /* the clock-skew test hook, NULL when off */
-    uint64_t reading; /* the last clock reading: the time of every event until the next */
     bool in_block;    /* stream_block(s) recorded, their task_block to come */
     bool switched;    /* a period just ended with a reading: the next dispatch is the
                          same moment (one reading per task switch) */
@@ -176,11 +175,13 @@ static inline uint64_t take_reading(mon_worker *mw)
 {
     if (!(mw->flags & MON_FLAG_TIMESTAMPS))
         return 0;
-    return mw->reading = now_ticks(mw);
+    uint64_t t = now_ticks(mw);
+    mon_writer_hot_of(mw->w)->reading = t;
+    return t;
 }
 
 /* The time of an event between two readings: the last one. */
-static inline uint64_t shared_time(const mon_worker *mw) { return mw->reading; }
+static inline uint64_t shared_time(const mon_worker *mw) { return mon_writer_reading(mw->w); }
 
 /* Load accounting needs a clock even when events carry no time. */
 static inline uint64_t load_time(const mon_worker *mw, uint64_t ev_ts)
@@ -522,7 +523,7 @@ static void hook_task_create(void *wctx, void **slot, uint64_t task)
     (void)task;
     mon_task_rec *r = wctx ? rec_on(slot, MON_FLAG_TASK) : NULL;
     if (r)
-        mon_emit_task(r->w, MON_ID_TASK_CREATE, shared_time(r->mw), r->id);
+        mon_emit_task(r->w, MON_ID_TASK_CREATE, mon_writer_reading(r->w), r->id);
 }
 
 static void hook_task_dispatch(void *wctx, void **slot, uint64_t task)
@@ -633,7 +634,7 @@ static void hook_stream_open(void *wctx, void **slot, uint64_t task, uint64_t st
     (void)wctx;
     mon_task_rec *r = rec_on(slot, MON_FLAG_STREAM);
     if (r)
-        mon_emit_stream_mode(r->w, MON_ID_STREAM_OPEN, shared_time(r->mw), task, stream,
+        mon_emit_stream_mode(r->w, MON_ID_STREAM_OPEN, mon_writer_reading(r->w), task, stream,
                              mode == LPEL_STREAM_WRITE);
 }
 
@@ -643,7 +644,7 @@ static void hook_stream_close(void *wctx, void **slot, uint64_t task, uint64_t s
     (void)wctx;
     mon_task_rec *r = rec_on(slot, MON_FLAG_STREAM);
     if (r)
-        mon_emit_stream_mode(r->w, MON_ID_STREAM_CLOSE, shared_time(r->mw), task, stream,
+        mon_emit_stream_mode(r->w, MON_ID_STREAM_CLOSE, mon_writer_reading(r->w), task, stream,
                              mode == LPEL_STREAM_WRITE);
 }
 
@@ -652,7 +653,7 @@ static void hook_stream_read(void *wctx, void **slot, uint64_t task, uint64_t st
     (void)wctx;
     mon_task_rec *r = rec_on(slot, MON_FLAG_STREAM);
     if (r)
-        mon_emit_stream_io(r->w, MON_ID_STREAM_READ, shared_time(r->mw), task, stream);
+        mon_emit_stream_io(r->w, MON_ID_STREAM_READ, mon_writer_reading(r->w), task, stream);
 }
 
 static void hook_stream_write(void *wctx, void **slot, uint64_t task, uint64_t stream)
@@ -660,7 +661,7 @@ static void hook_stream_write(void *wctx, void **slot, uint64_t task, uint64_t s
     (void)wctx;
     mon_task_rec *r = rec_on(slot, MON_FLAG_STREAM);
     if (r)
-        mon_emit_stream_io(r->w, MON_ID_STREAM_WRITE, shared_time(r->mw), task, stream);
+        mon_emit_stream_io(r->w, MON_ID_STREAM_WRITE, mon_writer_reading(r->w), task, stream);
 }
 
 static void hook_stream_block(void *wctx, void **slot, uint64_t task, uint64_t stream,
@@ -687,7 +688,7 @@ static void hook_stream_wake(void *wctx, void **slot, uint64_t task, uint64_t st
     (void)wctx;
     mon_task_rec *r = rec_on(slot, MON_FLAG_STREAM);
     if (r)
-        mon_emit_stream_wake(r->w, shared_time(r->mw), task, stream, woken);
+        mon_emit_stream_wake(r->w, mon_writer_reading(r->w), task, stream, woken);
 }
 
 /* ---------------------------------------------------------------------------
@@ -709,28 +710,28 @@ void mon_component_begin(lpel_task *t)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_task(r->w, MON_ID_COMPONENT_BEGIN, shared_time(r->mw), r->id);
+        mon_emit_task(r->w, MON_ID_COMPONENT_BEGIN, mon_writer_reading(r->w), r->id);
 }
 
 void mon_component_end(lpel_task *t)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_task(r->w, MON_ID_COMPONENT_END, shared_time(r->mw), r->id);
+        mon_emit_task(r->w, MON_ID_COMPONENT_END, mon_writer_reading(r->w), r->id);
 }
 
 void mon_message_read(lpel_task *t, uint64_t msg_id)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_message(r->w, MON_ID_MESSAGE_READ, shared_time(r->mw), r->id, msg_id);
+        mon_emit_message(r->w, MON_ID_MESSAGE_READ, mon_writer_reading(r->w), r->id, msg_id);
 }
 
 void mon_message_written(lpel_task *t, uint64_t msg_id)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_message(r->w, MON_ID_MESSAGE_WRITTEN, shared_time(r->mw), r->id, msg_id);
+        mon_emit_message(r->w, MON_ID_MESSAGE_WRITTEN, mon_writer_reading(r->w), r->id, msg_id);
 }
 
 /* ---------------------------------------------------------------------------
@@ -741,21 +742,21 @@ void mon_message_sent(lpel_task *t, uint64_t msg, unsigned rank)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_transfer(r->w, MON_ID_MESSAGE_SENT, shared_time(r->mw), r->id, msg, rank);
+        mon_emit_transfer(r->w, MON_ID_MESSAGE_SENT, mon_writer_reading(r->w), r->id, msg, rank);
 }
 
 void mon_message_received(lpel_task *t, uint64_t msg, unsigned rank)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_transfer(r->w, MON_ID_MESSAGE_RECEIVED, shared_time(r->mw), r->id, msg, rank);
+        mon_emit_transfer(r->w, MON_ID_MESSAGE_RECEIVED, mon_writer_reading(r->w), r->id, msg, rank);
 }
 
 void mon_channel_open(lpel_task *t, uint64_t channel, unsigned rank, bool sends)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_STREAM);
     if (r)
-        mon_emit_channel_open(r->w, shared_time(r->mw), r->id, channel, rank, sends);
+        mon_emit_channel_open(r->w, mon_writer_reading(r->w), r->id, channel, rank, sends);
 }
 
 /* A channel wait: the moment the task starts waiting matters, so it reads
