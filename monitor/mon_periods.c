@@ -54,7 +54,7 @@ struct mon_periods {
 
 static const char *const end_names[MON_END_COUNT] = {
     "open",    "block input", "block output", "block any", "yield",
-    "destroy", "resume",      "dispatch",     "lost",      "end of trace"};
+    "destroy", "resume",      "dispatch",     "lost",      "end of trace", "unmonitored"};
 
 const char *mon_interval_end_name(mon_interval_end how)
 {
@@ -286,6 +286,24 @@ static int on_worker_resume(mon_periods *p, const mon_event *ev)
     return close_interval(p, &w->idle_iv, ev->time, MON_END_RESUME);
 }
 
+/* snetmon ctl changed what this worker records: with the task events off,
+ * the period running there ends at the mark (its block will not be in the
+ * trace), and the next dispatch after they are on again opens the next. */
+static int on_control(mon_periods *p, const mon_event *ev)
+{
+    if (ev->classes & MON_CLASS_TASK || ev->worker >= p->n_workers)
+        return 0;
+    worker_slot *w = &p->workers[ev->worker];
+    if (!w->running)
+        return 0;
+    uint64_t key = w->task_key;
+    task_slot *s = find_task(p, key);
+    w->running = false;
+    int rc = s ? close_exec(p, s, ev->time, MON_END_UNMONITORED) : 0;
+    release_task(p, key);
+    return rc;
+}
+
 int mon_periods_feed(mon_periods *p, const mon_event *ev)
 {
     switch (ev->kind) {
@@ -308,6 +326,8 @@ int mon_periods_feed(mon_periods *p, const mon_event *ev)
     case MON_EV_WORKER_START:
     case MON_EV_WORKER_END:
         return close_worker(p, ev->worker, ev->time, MON_END_LOST);
+    case MON_EV_MONITOR_CONTROL:
+        return on_control(p, ev);
     default:
         return 0;
     }

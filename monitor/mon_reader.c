@@ -118,6 +118,9 @@ struct mon_trace {
     unsigned flush_ms;     /* --mon-flush of the run */
     bool clock_monotonic;  /* the trace clock is CLOCK_MONOTONIC itself */
     bool v32;              /* format 3.2 (else 3.1) */
+    bool window;           /* a flight recorder's window (run.json "window") */
+    mon_run_window *windows; /* where each log's window starts */
+    size_t n_windows;
     unsigned logs_cap;     /* capacity of logs */
     unsigned heap_cap;     /* capacity of heap */
     unsigned n_waiting;    /* logs at the end of what is published */
@@ -1205,7 +1208,7 @@ static mon_log_state clean_end_state(const mon_trace *t, log_reader *r, char *ms
                  r->path, r->discarded);
         return MON_LOG_DISCARDED;
     }
-    if (t->worker_events && !r->ended) {
+    if (t->worker_events && !r->ended && !t->window) {
         r->problem_off = r->file_bytes;
         snprintf(msg, len,
                  "%s: unfinished: the log ends at byte %" PRIu64 " without worker_end, although "
@@ -1306,7 +1309,7 @@ static void fill_batch(mon_trace *t, log_reader *r)
         }
         if (e == &r->cur)
             break;
-        if (__builtin_expect(e->kind == MON_EV_TASK_MAP, 0) ||
+        if (__builtin_expect(e->kind == MON_EV_TASK_MAP || e->kind == MON_EV_MONITOR_CONTROL, 0) ||
             r->clock > other_clock || (r->clock == other_clock && !worker_first)) {
             r->cur = *e; /* the look-ahead */
             break;
@@ -1339,7 +1342,7 @@ static __attribute__((noinline)) int next_from_heap(mon_trace *t, mon_event *ev)
     log_reader *r = t->heap[0];
     *ev = r->cur;
     track_stream_ends(t, ev);
-    if (ev->kind == MON_EV_TASK_MAP) {
+    if (ev->kind == MON_EV_TASK_MAP || ev->kind == MON_EV_MONITOR_CONTROL) {
         memcpy(t->name, r->name, sizeof t->name);
         ev->name = t->name;
     }
@@ -1574,6 +1577,13 @@ static int read_run_json(mon_trace *t, const char *trace_dir, const char *ctf_di
     if (run->flush_ms >= 0)
         t->flush_ms = (unsigned)run->flush_ms;
     t->run_complete = run->complete;
+    if (run->window_why) {
+        /* A window ends within the run: no worker_end is missing. */
+        t->window = true;
+        t->windows = run->window;
+        t->n_windows = run->n_window;
+        run->window = NULL;
+    }
     for (size_t i = 0; run->complete && rc == 0 && i < run->n_logs; i++)
         rc = expect_log(t, ctf_dir, run->logs[i].worker, run->logs[i].events,
                         run->logs[i].bytes, cap, err, errlen);
@@ -1922,6 +1932,12 @@ void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out)
     out->events_expected = r->expected_events;
     out->bytes_expected = r->expected_bytes;
     out->events_discarded = r->discarded;
+    out->window = t->window;
+    for (size_t k = 0; k < t->n_windows; k++)
+        if (t->windows[k].worker == r->worker) {
+            out->events_before = t->windows[k].events_before;
+            out->window_start_ns = mon_ticks_to_ns(t->windows[k].start_ticks, t->clock_freq);
+        }
     if (out->state != MON_LOG_IN_PROGRESS)
         out->message = r->message;
     bool whole = r->state == MON_LOG_COMPLETE || r->state == MON_LOG_DISCARDED;
@@ -2021,6 +2037,7 @@ void mon_trace_close(mon_trace *t)
         log_free(t->logs[i]);
     free(t->logs);
     free(t->heap);
+    free(t->windows);
     mon_ends_table_free(&t->ends);
     free(t);
 }

@@ -142,6 +142,14 @@ typedef struct mon_event {
     unsigned rank_worker; /* the worker's number in its rank (= worker unless ranked) */
 } mon_event;
 
+/* Send one request line to the monitor of the program running now with
+ * trace directory dir (its control channel, docs/LOGFORMAT.md section 10:
+ * "snap", "classes LETTERS|+LETTERS|-LETTERS", "tasks [PATTERN]",
+ * "status") and put its answer line into reply ("ok ..." or "error ...").
+ * 0, or -1 with err when no program answers there. */
+MON_READER_API int mon_control_request(const char *dir, const char *request, char *reply,
+                                       size_t len, char *err, size_t errlen);
+
 /* A key unique in the trace for a task or stream id of run `run`: ids
  * restart with each run; the run goes into the high 16 bits (ids of a
  * multi-rank trace use bits 0-47). mon_run_key: the same for ev's run. */
@@ -248,6 +256,10 @@ typedef struct mon_log_status {
                                   the file and its last packet declare) minus
                                   bytes_read */
     uint64_t events_discarded; /* events the writer itself lost (events_discarded) */
+    bool window;               /* the log is a flight recorder's window: it starts
+                                  and ends within the run (not a loss) */
+    uint64_t events_before;    /* a window: events before it, not recorded (run.json) */
+    uint64_t window_start_ns;  /* a window: its first time (trace clock, ns) */
     const char *message;       /* one line naming file, offset and problem; NULL
                                   while reading or complete */
 } mon_log_status;
@@ -336,6 +348,28 @@ typedef struct mon_run_log {
     uint64_t events, bytes;  /* what the writer wrote to the worker's log */
 } mon_run_log;
 
+/* The event classes of monitor_control (mon_event.classes): the bits of
+ * mon.h's MON_FLAG_*, letters m t W T S M L. */
+enum {
+    MON_CLASS_MAP = 1u << 0,
+    MON_CLASS_TIMES = 1u << 1,
+    MON_CLASS_WORKER = 1u << 2,
+    MON_CLASS_TASK = 1u << 3,
+    MON_CLASS_STREAM = 1u << 4,
+    MON_CLASS_MESSAGE = 1u << 5,
+    MON_CLASS_LOAD = 1u << 6
+};
+
+/* Where a flight recorder's window of one log starts (run.json "window",
+ * docs/LOGFORMAT.md section 10): the log's packets before it are gone, and
+ * their events were not recorded (which is not a loss). */
+typedef struct mon_run_window {
+    unsigned worker;
+    uint64_t first_packet;   /* the sequence number of the window's first packet */
+    uint64_t events_before;  /* events of the packets gone before it */
+    uint64_t start_ticks;    /* the window's first time, in ticks of the trace clock */
+} mon_run_window;
+
 typedef struct mon_clock_sample {
     bool end;                /* measured after the run (else before it) */
     uint64_t local_send, reference, local_receive; /* ticks: this rank's, rank 0's, this rank's */
@@ -363,6 +397,12 @@ typedef struct mon_run_json {
     int64_t ranks;           /* the ranks of a multi-rank run; 0 otherwise */
     mon_clock_sample *samples; /* [n_samples]: a rank's clock against rank 0's */
     size_t n_samples;
+    uint64_t ring_bytes;     /* --mon-ring: a flight recorder's run; 0 otherwise */
+    char *window_why;        /* a window of a flight recorder ("request", "signal",
+                                "deadlock", "exit"); NULL: the whole run */
+    int64_t snapshot;        /* the window's snapshot number (0 at exit), -1 none */
+    mon_run_window *window;  /* [n_window]: where each log's window starts */
+    size_t n_window;
 } mon_run_json;
 
 /* Reads DIR/run.json: 0 with *out; 1 when there is none (*out NULL); -1
@@ -454,6 +494,8 @@ typedef enum mon_interval_end {
     MON_END_DISPATCH,     /* BLOCKED: the task's next task_dispatch */
     MON_END_LOST,         /* its own end is not in the trace (see above) */
     MON_END_TRACE,        /* still open when the trace ended (mon_periods_finish) */
+    MON_END_UNMONITORED,  /* EXEC: the task events were switched off (monitor_control,
+                             snetmon ctl): the period is known up to there */
     MON_END_COUNT
 } mon_interval_end;
 
