@@ -59,6 +59,7 @@ typedef struct mon_task_rec {
     uint32_t dispatches;
     uint64_t exec_ticks;  /* trace clock ticks; converted to ns in task_load */
     uint64_t dispatch_ts;
+    uint64_t dead_seq;    /* a flight recorder's ended task: the packet of its end */
     struct mon_task_rec *prev, *next; /* the worker's list */
     char name[];          /* for choosing again when --mon-tasks changes */
 } mon_task_rec;
@@ -94,6 +95,10 @@ struct mon_worker {
      * the crash handler writes the window to ring_path. */
     pthread_mutex_t tasks_lock;
     char ring_path[4300];
+    /* Ended tasks whose last events may still be in the window, oldest
+     * first (next links), so that a window names them too; each goes when
+     * its last packet has left the ring. Under tasks_lock. */
+    mon_task_rec *dead, *dead_last;
     mon_worker *next; /* the monitor's list; set before publishing */
 };
 
@@ -299,6 +304,35 @@ static void task_rec_free(mon_worker *mw, mon_task_rec *r)
     if (ring)
         pthread_mutex_unlock(&mw->tasks_lock);
     free(r);
+}
+
+/* A flight recorder keeps an ended task's record while its last events may
+ * be in the window (a window names the tasks in it), and frees those whose
+ * last packet has left the ring. */
+static void task_rec_bury(mon_worker *mw, mon_task_rec *r)
+{
+    pthread_mutex_lock(&mw->tasks_lock);
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        mw->tasks = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    r->dead_seq = mon_writer_packet_seq(mw->w);
+    r->next = NULL;
+    if (mw->dead_last)
+        mw->dead_last->next = r;
+    else
+        mw->dead = r;
+    mw->dead_last = r;
+    while (mw->dead && mon_writer_ring_dropped(mw->w, mw->dead->dead_seq)) {
+        mon_task_rec *gone = mw->dead;
+        mw->dead = gone->next;
+        if (!mw->dead)
+            mw->dead_last = NULL;
+        free(gone);
+    }
+    pthread_mutex_unlock(&mw->tasks_lock);
 }
 
 /* The record if the task's events of class `cls` are recorded, else NULL. */
@@ -620,7 +654,10 @@ static void hook_task_destroy(void *wctx, void **slot, uint64_t task)
     if (mw->current == r)
         mw->current = NULL;
     *slot = NULL;
-    task_rec_free(mw, r);
+    if (mw->m->opt.ring_bytes)
+        task_rec_bury(mw, r);
+    else
+        task_rec_free(mw, r);
 }
 
 /* ---------------------------------------------------------------------------
@@ -897,6 +934,11 @@ static void mon_free(mon *m)
         mon_worker *next = mw->next;
         while (mw->tasks)
             task_rec_free(mw, mw->tasks);
+        while (mw->dead) {
+            mon_task_rec *gone = mw->dead;
+            mw->dead = gone->next;
+            free(gone);
+        }
         pcre2_match_data_free(mw->match);
         pthread_mutex_destroy(&mw->tasks_lock);
         free(mw);
@@ -923,12 +965,16 @@ static uint8_t *task_map_prefix(mon_worker *mw, size_t *len, uint64_t *events)
 {
     pthread_mutex_lock(&mw->tasks_lock);
     size_t n = 0, cap = 0;
-    for (mon_task_rec *r = mw->tasks; r; r = r->next)
-        cap += MON_EVENT_MAX_BYTES;
+    mon_task_rec *lists[] = {mw->dead, mw->tasks};
+    for (unsigned l = 0; l < 2; l++)
+        for (mon_task_rec *r = lists[l]; r; r = r->next)
+            cap += MON_EVENT_MAX_BYTES;
     uint8_t *buf = malloc(cap + MON_STORE_SLACK);
     *events = 0;
-    for (mon_task_rec *r = mw->tasks; buf && r; r = r->next, ++*events)
-        n += mon_encode_task_map(buf + n, mw->flags & MON_FLAG_TIMESTAMPS, 0, r->id, r->name);
+    for (unsigned l = 0; l < 2; l++)
+        for (mon_task_rec *r = lists[l]; buf && r; r = r->next, ++*events)
+            n += mon_encode_task_map(buf + n, mw->flags & MON_FLAG_TIMESTAMPS, 0, r->id,
+                                     r->name);
     pthread_mutex_unlock(&mw->tasks_lock);
     if (!buf)
         fprintf(stderr, "mon: warning: out of memory: the window of worker %u names no task "

@@ -405,6 +405,13 @@ void mon_writer_set_run(mon_writer *w, uint32_t run) { w->run = run; }
 
 void mon_writer_set_timed(mon_writer *w, bool timed) { w->hot.timed = timed; }
 
+bool mon_writer_ring_dropped(const mon_writer *w, uint64_t seq)
+{
+    return w->ring && seq + w->ring_n <= w->seq;
+}
+
+uint64_t mon_writer_packet_seq(const mon_writer *w) { return w->seq; }
+
 mon_writer *mon_writer_open(const char *dir, unsigned worker, size_t packet_bytes,
                             char *err, size_t errlen)
 {

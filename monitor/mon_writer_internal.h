@@ -43,6 +43,11 @@ mon_writer *mon_writer_open_ring(const char *dir, unsigned worker, size_t packet
  * packet with its run_start (the one of the run's start may have gone). */
 void mon_writer_set_run(mon_writer *w, uint32_t run);
 
+/* The sequence number of the packet being filled, and whether a flight
+ * recorder's packet seq has been overwritten (left the window). */
+uint64_t mon_writer_packet_seq(const mon_writer *w);
+bool mon_writer_ring_dropped(const mon_writer *w, uint64_t seq);
+
 /* What a window written by mon_writer_ring_write holds. */
 typedef struct mon_ring_window {
     uint64_t first_packet;  /* the sequence number of its first packet in the log */
