@@ -334,12 +334,12 @@ static void *service_main(void *arg)
         }
         struct pollfd p[2] = {{c->wake[0], POLLIN, 0}, {c->listen_fd, POLLIN, 0}};
         int n = poll(p, c->listen_fd >= 0 ? 2 : 1, timeout);
-        if (atomic_load(&c->stop))
-            break;
         if (n > 0 && (p[0].revents & POLLIN)) {
             drain(c->wake[0]);
-            take_snapshot_request(c);
+            take_snapshot_request(c); /* even when stopping: a deadlock's window */
         }
+        if (atomic_load(&c->stop))
+            break;
         if (n > 0 && c->listen_fd >= 0 && (p[1].revents & POLLIN))
             serve_client(c);
         if (c->h.flush_ms && now_ms() >= next) {

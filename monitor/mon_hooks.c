@@ -844,6 +844,14 @@ void mon_sync_record(const char *phase, const mon_sync_sample *s, size_t n)
  * Opening and closing
  * ------------------------------------------------------------------------- */
 
+/* A deadlock: the flight recorder's window shows what led to it (written
+ * by the service thread; this runs under the runtime's lock). */
+static void hook_deadlock(void *ctx)
+{
+    mon *m = ctx;
+    mon_control_request_snapshot(m->ctl, "deadlock");
+}
+
 /* Every hook is installed, whatever the flags: snetmon ctl may switch any
  * class on while the program runs. A class that is off costs its hook
  * point a call and a test of the task record's classes. */
@@ -868,6 +876,7 @@ static void fill_hooks(mon *m)
         .stream_write = hook_stream_write,
         .stream_block = hook_stream_block,
         .stream_wake = hook_stream_wake,
+        .deadlock = m->opt.ring_bytes ? hook_deadlock : NULL,
     };
 }
 

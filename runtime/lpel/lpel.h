@@ -166,6 +166,12 @@ typedef struct lpel_hooks {
     void (*stream_write)(void *wctx, void **slot, uint64_t task, uint64_t stream);
     void (*stream_block)(void *wctx, void **slot, uint64_t task, uint64_t stream, bool empty);
     void (*stream_wake)(void *wctx, void **slot, uint64_t task, uint64_t stream, uint64_t woken);
+
+    /* The runtime has just reported a deadlock (every live task blocked):
+     * called once, with ctx, on the thread that found it, with the
+     * runtime's idle lock held, so it must only note it (a monitor asks
+     * for its flight recorder's window). */
+    void (*deadlock)(void *ctx);
 } lpel_hooks;
 
 /* ---------------------------------------------------------------------------
