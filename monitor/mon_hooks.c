@@ -27,6 +27,9 @@
 #include "mon_control_internal.h"
 #include "mon_crash_internal.h"
 #include "mon_writer_internal.h"
+#if MON_LTTNG
+#include "mon_lttng_internal.h" /* the benchmark peer: events to LTTng-UST */
+#endif
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
@@ -166,6 +169,10 @@ static inline uint64_t raw_ticks(bool tsc)
  * take for the time's low bit, which is 1 (docs/LOGFORMAT.md section 4.3). */
 static inline uint64_t now_ticks(const mon_worker *mw)
 {
+#if MON_LTTNG
+    (void)mw;
+    return 1; /* LTTng-UST reads its own clock for every event */
+#endif
     uint64_t t = raw_ticks(mw->tsc);
     if (__builtin_expect(mw->skew != NULL, 0))
         t = mon_skew_apply(mw->skew, t);
