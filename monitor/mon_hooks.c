@@ -989,7 +989,7 @@ static uint8_t *task_map_prefix(mon_worker *mw, size_t *len, uint64_t *events)
     *events = 0;
     for (unsigned l = 0; l < 2; l++)
         for (mon_task_rec *r = lists[l]; buf && r; r = r->next, ++*events)
-            n += mon_encode_task_map(buf + n, mw->flags & MON_FLAG_TIMESTAMPS, 0, r->id,
+            n += mon_encode_task_map(buf + n, mw->m->opt.flags & MON_FLAG_TIMESTAMPS, 0, r->id,
                                      r->name);
     pthread_mutex_unlock(&mw->tasks_lock);
     if (!buf)
@@ -1013,7 +1013,9 @@ static int window_log(mon_worker *mw, const char *dir, mon_window_entry *win, mo
     }
     size_t plen = 0;
     uint64_t prefix_events = 0;
-    uint8_t *prefix = mw->flags & MON_FLAG_MAP ? task_map_prefix(mw, &plen, &prefix_events) : NULL;
+    /* Names whatever the m flag: a window without them would leave its
+     * tasks anonymous. (mw->flags is the worker's to change: not read.) */
+    uint8_t *prefix = task_map_prefix(mw, &plen, &prefix_events);
     mon_ring_window rw;
     int rc = mon_writer_ring_write(mw->w, fd, prefix, plen, true, &rw);
     free(prefix);

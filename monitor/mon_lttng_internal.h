@@ -45,9 +45,11 @@
     MON_LT(w, ts, e4, MON_ID_CHANNEL_OPEN, (task), (channel), (rank), (sends))
 #define mon_emit_channel_block(w, ts, task, channel, empty)                                    \
     MON_LT(w, ts, e3, MON_ID_CHANNEL_BLOCK, (task), (channel), (empty))
+static inline const char *mon_lttng_str(const char *s) { return s ? s : ""; }
+
 #define mon_emit_task_map(w, ts, task, name)                                                   \
-    MON_LT(w, ts, named, MON_ID_TASK_MAP, (task), (name) ? (name) : "")
+    MON_LT(w, ts, named, MON_ID_TASK_MAP, (task), mon_lttng_str(name))
 #define mon_emit_control(w, ts, flags, tasks)                                                  \
-    MON_LT(w, ts, named, MON_ID_MONITOR_CONTROL, (flags), (tasks) ? (tasks) : "")
+    MON_LT(w, ts, named, MON_ID_MONITOR_CONTROL, (flags), mon_lttng_str(tasks))
 
 #endif /* MON_LTTNG_INTERNAL_H */
