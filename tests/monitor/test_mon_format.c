@@ -897,6 +897,78 @@ static uint64_t msg_of(uint64_t v)
 /* Every length of a small integer, at both ends, with and without flag
  * bits, read back exactly; values beyond the largest saturate. The event
  * bytes: 2-byte headers (one tick apart) plus the integers' lengths. */
+/* Format 3.2's one-byte header and the writer's one-store path: events at
+ * the time of the one before them (the clock read once per switch), at
+ * small and large steps, with fields of one, two and more bytes, read back
+ * exactly; the one-byte header saves a byte an event. */
+START_TEST(same_time_events_round_trip)
+{
+    static const uint64_t values[] = {0, 5, 63, 64, 4095, 16383, 16384, UINT64_C(1) << 33};
+    static const uint64_t steps[] = {0, 0, 2, 510, 512, UINT64_C(1) << 20, UINT64_C(1) << 40};
+    const size_t nv = sizeof values / sizeof values[0], ns = sizeof steps / sizeof steps[0];
+    char dir[4096], ctf[4200], err[512];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK | MON_FLAG_STREAM, ctf, sizeof ctf), 0);
+    mon_writer *wr = mon_writer_open(ctf, 0, 4096, err, sizeof err);
+    ck_assert_msg(wr != NULL, "%s", err);
+    mon_writer_set_timed(wr, true);
+    uint64_t t = 1001, times[8 * 7 * 6];
+    size_t n_in = 0;
+    for (size_t i = 0; i < nv; i++)
+        for (size_t k = 0; k < ns; k++) {
+            uint64_t v = values[i];
+            t += steps[k]; /* odd, as the monitor's readings are */
+            mon_writer_hot_of(wr)->reading = t;
+            mon_emit_task(wr, MON_ID_TASK_DISPATCH, t, v);
+            mon_emit_stream_io(wr, MON_ID_STREAM_READ, t, v, v + 1);
+            mon_emit_stream_mode(wr, MON_ID_STREAM_OPEN, t, v, v, k % 2);
+            mon_emit_stream_wake(wr, t, v, v + 2, v + 3);
+            mon_emit_stream_block(wr, t, v, v, k % 2);
+            mon_emit_task_block(wr, t, v, (unsigned)(k % 3));
+            for (int j = 0; j < 6; j++)
+                times[n_in++] = t;
+        }
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, NULL, 0);
+    ck_assert_int_eq(rc, MON_TRACE_END);
+    ck_assert_uint_eq(n, n_in);
+    for (size_t i = 0, at = 0; i < nv; i++)
+        for (size_t k = 0; k < ns; k++, at += 6) {
+            const mon_event *e = &evs[at];
+            uint64_t v = values[i];
+            for (int j = 0; j < 6; j++)
+                ck_assert_uint_eq(e[j].time, times[at + (size_t)j]);
+            ck_assert_int_eq(e[0].kind, MON_EV_TASK_DISPATCH);
+            ck_assert_uint_eq(e[0].task, v);
+            ck_assert_int_eq(e[1].kind, MON_EV_STREAM_READ);
+            ck_assert_uint_eq(e[1].stream, v + 1);
+            ck_assert_int_eq(e[2].write_end, k % 2);
+            ck_assert_uint_eq(e[3].peer, v + 3);
+            ck_assert_uint_eq(e[3].stream, v + 2);
+            ck_assert_int_eq(e[4].empty, k % 2);
+            ck_assert_uint_eq(e[5].cause, k % 3);
+            ck_assert_uint_eq(e[5].task, v);
+        }
+    free(evs);
+    /* Small values at one time: a dispatch of task 5 is 1 + 1 bytes. */
+    fixture_rmdir(dir);
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK | MON_FLAG_STREAM, ctf, sizeof ctf), 0);
+    wr = mon_writer_open(ctf, 0, 0, err, sizeof err);
+    mon_writer_set_timed(wr, true);
+    mon_writer_hot_of(wr)->reading = 1001;
+    for (int i = 0; i < 100; i++)
+        mon_emit_task(wr, MON_ID_TASK_DISPATCH, 1001, 5);
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+    char p[4300];
+    fixture_log_path(dir, 0, p, sizeof p);
+    ck_assert_int_eq(fixture_file_size(p), MON_PACKET_PREAMBLE_BYTES + 3 + 99 * 2);
+    fixture_rmdir(dir);
+}
+END_TEST
+
 START_TEST(small_integers_round_trip_at_every_length)
 {
     static const uint64_t values[] = {0,
@@ -1189,6 +1261,7 @@ static Suite *suite(void)
     tcase_add_test(tc, unsupported_clock_frequency_is_rejected);
     tcase_add_test(tc, older_format_is_refused_by_name);
     tcase_add_test(tc, small_integers_round_trip_at_every_length);
+    tcase_add_test(tc, same_time_events_round_trip);
     tcase_add_test(tc, out_of_range_values_are_corruption);
     tcase_add_test(tc, clock_choice_and_calibration);
     tcase_add_test(tc, round_trip_tiny_packets);
