@@ -23,6 +23,9 @@
 # destroy; lttng-sessiond is spawned when none runs); the consumer daemon
 # that writes LTTng's buffers is another process, whose CPU time is given
 # apart. --quick: 3 rounds, the ring and des only (a check, not a figure).
+# COST_OFF, COST_ON, COST_LTTNG, COST_MAIN in the environment name build
+# directories to use as they are instead of building them (COST_MAIN also
+# without --main).
 # The load average is printed at the start and the end: rerun at a quiet
 # moment for the headline figures.
 set -eu
@@ -43,26 +46,34 @@ work=$out/cost-work
 rm -rf "$work" && mkdir -p "$work"
 . "$src/bench/monitor/timing.sh"
 
-configure() { # DIR SRC CMAKE_ARGS...
-    local dir=$1 tree=$2
+configure() { # MODE SRC CMAKE_ARGS...: build/cost-MODE, unless COST_MODE names one
+    local mode=$1 tree=$2 var
     shift 2
-    cmake -S "$tree" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DWERROR=OFF "$@" >/dev/null
-    cmake --build "$dir" -j2 --target lpel-bench ant des mc rt snetmon >/dev/null
+    var=COST_$(echo "$mode" | tr a-z A-Z)
+    [ -z "${!var:-}" ] || return 0
+    [ $build = 1 ] || { echo "cost.sh: --no-build, but no build for $mode ($var)" >&2; exit 2; }
+    cmake -S "$tree" -B "$out/cost-$mode" -DCMAKE_BUILD_TYPE=Release -DWERROR=OFF "$@" >/dev/null
+    # snetmon (to count the events) only from this tree's build
+    cmake --build "$out/cost-$mode" -j2 --target lpel-bench ant des mc rt \
+        $( [ "$mode" = on ] && echo snetmon) >/dev/null
 }
-if [ $build = 1 ]; then
-    echo "building (Release): off, on, lttng${main:+, main $main}" >&2
-    configure "$out/cost-off" "$src" -DLPEL_HOOKS=OFF
-    configure "$out/cost-on" "$src"
-    configure "$out/cost-lttng" "$src" -DMON_LTTNG=ON
-    if [ -n "$main" ]; then
-        rm -rf "$out/cost-main-src"
-        git -C "$src" worktree add --detach "$out/cost-main-src" "$main" >/dev/null 2>&1 ||
-            git -C "$src" worktree add --force --detach "$out/cost-main-src" "$main" >/dev/null
-        configure "$out/cost-main" "$out/cost-main-src"
-    fi
+echo "building (Release) what is not given: off, on, lttng${main:+, main $main}" >&2
+configure off "$src" -DLPEL_HOOKS=OFF
+configure on "$src"
+configure lttng "$src" -DMON_LTTNG=ON
+if [ -n "$main" ] && [ -z "${COST_MAIN:-}" ]; then
+    rm -rf "$out/cost-main-src"
+    git -C "$src" worktree add --detach "$out/cost-main-src" "$main" >/dev/null 2>&1 ||
+        git -C "$src" worktree add --force --detach "$out/cost-main-src" "$main" >/dev/null
+    configure main "$out/cost-main-src"
 fi
+[ -z "${COST_MAIN:-}" ] || main=${main:-given}
 modes="off on lttng${main:+ main}"
-bin() { echo "$out/cost-$1"; }
+bin() { # MODE: its build directory
+    local var
+    var=COST_$(echo "$1" | tr a-z A-Z)
+    echo "${!var:-$out/cost-$1}"
+}
 
 session=snet-cost-$$
 lttng create "$session" --output="$work/lttng" >/dev/null
