@@ -1,25 +1,31 @@
 /*
  * mon_hooks.c - the monitoring objects (MMO, SCMO, WMO, SMO, TMO) attached
- * to LPEL's hook table, the flusher thread, and mon_open / mon_close.
+ * to LPEL's hook table, the flight recorder's windows, and mon_open /
+ * mon_close.
  *
  * Every hook of a worker runs on that worker's thread with the context its
  * worker_start returned, so each worker gets its own writer and its own
- * per-task records and the hooks need no locks. Per-task state (selected by
- * --mon-tasks or not, dispatch time, load counters) hangs off the task's
- * hook slot, which the runtime passes to every task hook together with the
+ * per-task records and the hooks need no locks. Per-task state (the classes
+ * recorded for it, dispatch time, load counters) hangs off the task's hook
+ * slot, which the runtime passes to every task hook together with the
  * ids, so no hook calls back into the runtime. Records are kept on a
  * per-worker list too so that tasks the runtime discards without a destroy
- * (after a deadlock) are freed by mon_close.
+ * (after a deadlock) are freed by mon_close, and so that a change of
+ * --mon-tasks (snetmon ctl) can choose every task again.
  *
- * Clock readings are the main cost of an event, so events that the runtime
- * reports with only its own code between them share one reading (the rule
- * is written down in docs/LOGFORMAT.md section 5): a task_block takes the
- * time of the stream_block(s) just before it, and a stream_wake that of the
- * stream operation that caused it.
+ * Clock readings are the main cost of an event, so the clock is read once
+ * per task switch (docs/LOGFORMAT.md section 5): where a period ends and,
+ * unless it follows such an end at once, where one begins, and at worker
+ * events; every other event takes the last reading, and then the writer's
+ * one-byte header. Every hook is installed whatever the flags, because the
+ * classes can be switched while the program runs: each worker compares a
+ * generation number at its dispatches and applies a change there itself.
  *
- * The flusher thread publishes every worker's packet each --mon-flush
- * period, so a run killed at any moment leaves a readable trace up to the
- * last period, and `snetmon top` can follow a run in progress.
+ * The service thread (mon_control.c) publishes every worker's packet each
+ * --mon-flush period, so a run killed at any moment leaves a readable
+ * trace up to the last period and `snetmon top` can follow a run in
+ * progress; it answers snetmon ctl and snap, and writes a flight
+ * recorder's windows (--mon-ring) through ring_snapshot below.
  */
 #include "mon.h"
 
