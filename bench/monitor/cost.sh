@@ -5,7 +5,7 @@
 #
 #   bench/monitor/cost.sh [--runs N] [--main REF] [--no-build] [--quick]
 #
-# Builds (Release, in build/cost-*): off (-DLPEL_HOOKS=OFF, the unmonitored
+# Builds (RelWithDebInfo, as every figure here, in build/cost-*): off (-DLPEL_HOOKS=OFF, the unmonitored
 # baseline), on (this tree), lttng (this tree with -DMON_LTTNG=ON: the same
 # events at the same hook points recorded with LTTng-UST tracepoints), and
 # with --main REF the tree at REF (a git worktree in build/cost-main-src).
@@ -52,12 +52,12 @@ configure() { # MODE SRC CMAKE_ARGS...: build/cost-MODE, unless COST_MODE names 
     var=COST_$(echo "$mode" | tr a-z A-Z)
     [ -z "${!var:-}" ] || return 0
     [ $build = 1 ] || { echo "cost.sh: --no-build, but no build for $mode ($var)" >&2; exit 2; }
-    cmake -S "$tree" -B "$out/cost-$mode" -DCMAKE_BUILD_TYPE=Release -DWERROR=OFF "$@" >/dev/null
+    cmake -S "$tree" -B "$out/cost-$mode" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWERROR=OFF "$@" >/dev/null
     # snetmon (to count the events) only from this tree's build
     cmake --build "$out/cost-$mode" -j2 --target lpel-bench ant des mc rt \
         $( [ "$mode" = on ] && echo snetmon) >/dev/null
 }
-echo "building (Release) what is not given: off, on, lttng${main:+, main $main}" >&2
+echo "building (RelWithDebInfo) what is not given: off, on, lttng${main:+, main $main}" >&2
 configure off "$src" -DLPEL_HOOKS=OFF
 configure on "$src"
 configure lttng "$src" -DMON_LTTNG=ON
