@@ -763,11 +763,15 @@ void mon_component_begin(lpel_task *t)
         mon_emit_task(r->w, MON_ID_COMPONENT_BEGIN, mon_writer_reading(r->w), r->id);
 }
 
+/* The events that end user code (a box's output, its return) read the
+ * clock: a box call lies between them and the reading before, which is
+ * what the message latencies measure. Those before the call
+ * (component_begin, message_read) follow runtime code only. */
 void mon_component_end(lpel_task *t)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_task(r->w, MON_ID_COMPONENT_END, mon_writer_reading(r->w), r->id);
+        mon_emit_task(r->w, MON_ID_COMPONENT_END, take_reading(r->mw), r->id);
 }
 
 void mon_message_read(lpel_task *t, uint64_t msg_id)
@@ -781,7 +785,7 @@ void mon_message_written(lpel_task *t, uint64_t msg_id)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_message(r->w, MON_ID_MESSAGE_WRITTEN, mon_writer_reading(r->w), r->id, msg_id);
+        mon_emit_message(r->w, MON_ID_MESSAGE_WRITTEN, take_reading(r->mw), r->id, msg_id);
 }
 
 /* ---------------------------------------------------------------------------
@@ -792,14 +796,14 @@ void mon_message_sent(lpel_task *t, uint64_t msg, unsigned rank)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_transfer(r->w, MON_ID_MESSAGE_SENT, mon_writer_reading(r->w), r->id, msg, rank);
+        mon_emit_transfer(r->w, MON_ID_MESSAGE_SENT, take_reading(r->mw), r->id, msg, rank);
 }
 
 void mon_message_received(lpel_task *t, uint64_t msg, unsigned rank)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_transfer(r->w, MON_ID_MESSAGE_RECEIVED, mon_writer_reading(r->w), r->id, msg, rank);
+        mon_emit_transfer(r->w, MON_ID_MESSAGE_RECEIVED, take_reading(r->mw), r->id, msg, rank);
 }
 
 void mon_channel_open(lpel_task *t, uint64_t channel, unsigned rank, bool sends)
