@@ -5,7 +5,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -152,6 +154,42 @@ int out_dir_open(out_dir *o, const char *cmd, const char *path)
     return 0;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Removes path and, if it is a directory, everything below it. */
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Puts from in the place of to. A directory at to (an earlier output's,
+ * e.g. an OTF2 archive's traces/) is first moved aside to aside, so that
+ * the new one replaces it whole, and removed afterwards. */
+static int replace_entry(const char *from, const char *to, const char *aside)
+{
+    if (rename(from, to) == 0)
+        return 0;
+    struct stat st;
+    if ((errno != EEXIST && errno != ENOTEMPTY && errno != EISDIR) || lstat(to, &st) != 0 ||
+        !S_ISDIR(st.st_mode))
+        return -1;
+    if (rename(to, aside) != 0)
+        return -1;
+    if (rename(from, to) != 0) {
+        int saved = errno;
+        rename(aside, to);
+        errno = saved;
+        return -1;
+    }
+    remove_tree(aside);
+    return 0;
+}
+
 /* Moves (ok) or removes every file of the temporary directory. */
 static int move_files(out_dir *o, bool ok)
 {
@@ -163,24 +201,28 @@ static int move_files(out_dir *o, bool ok)
     while ((de = readdir(d)) != NULL) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
-        size_t n = strlen(o->tmp) + strlen(o->path) + strlen(de->d_name) + 2;
-        char *from = malloc(n), *to = malloc(n);
-        if (from && to) {
+        if (!strncmp(de->d_name, ".old-", 5))
+            continue; /* an entry being replaced (replace_entry) */
+        size_t n = strlen(o->tmp) + strlen(o->path) + strlen(de->d_name) + 8;
+        char *from = malloc(n), *to = malloc(n), *aside = malloc(n);
+        if (from && to && aside) {
             snprintf(from, n, "%s/%s", o->tmp, de->d_name);
             snprintf(to, n, "%s/%s", o->path, de->d_name);
-            if (ok && rename(from, to) != 0) {
+            snprintf(aside, n, "%s/.old-%s", o->tmp, de->d_name);
+            if (ok && replace_entry(from, to, aside) != 0) {
                 fprintf(stderr, "snetmon %s: %s: cannot move into place: %s\n", o->cmd, to,
                         strerror(errno));
                 ok = false;
                 rc = -1;
             }
             if (!ok)
-                unlink(from);
+                remove_tree(from);
         } else {
             rc = -1;
         }
         free(from);
         free(to);
+        free(aside);
     }
     closedir(d);
     return rc;
@@ -191,6 +233,11 @@ int out_dir_finish(out_dir *o, bool ok)
     if (!o->tmp)
         return -1;
     int rc = 0;
+    if (ok) { /* mkdtemp made it 0700: a new directory gets the umask's mode */
+        mode_t mask = umask(0);
+        umask(mask);
+        chmod(o->tmp, 0777 & ~mask);
+    }
     if (ok && rename(o->tmp, o->path) == 0) {
         /* A new directory: renamed as a whole. */
         free(o->tmp);

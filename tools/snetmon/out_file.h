@@ -44,8 +44,9 @@ typedef struct out_dir {
  * message. */
 int out_dir_open(out_dir *o, const char *cmd, const char *path);
 
-/* ok: move every file into path (created when missing); else remove
- * them. Returns 0 or -1 with a message. */
+/* ok: move every file into path (created when missing), a directory
+ * replacing the one of the same name there whole; else remove them.
+ * Returns 0 or -1 with a message. */
 int out_dir_finish(out_dir *o, bool ok);
 
 #endif
