@@ -45,8 +45,8 @@
  *   --partial            analyse a damaged trace as far as it can be read
  *                        (trace_input.h) (snetmon)
  *   --from FORMAT        the input's format, never a time (snetmon; render
- *                        still says --input-format until its old --from T
- *                        is gone)
+ *                        takes a value that is a time as its old --from T,
+ *                        with the warning, and --input-format as a synonym)
  *   --start T, --end T   a time window (render)
  *   --event-map FILE     a NetLogger event mapping of an input (snetmon)
  *   --map FILE           a task placement: net-path patterns to workers,
