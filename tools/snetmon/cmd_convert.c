@@ -32,7 +32,10 @@ static void convert_usage(FILE *out)
             TRACE_INPUT_HELP
             "                   (OUT/partial.txt then says what was lost)\n"
             "  -h, --help       this text\n"
-            "  --version        the version and git revision\n");
+            "  --version        the version and git revision\n"
+            "\n"
+            "examples:\n"
+            "  snetmon convert --to snet-logformat trace -o trace-logformat\n");
 }
 
 static int run_convert(const char *dir, const char *out, bool partial)

@@ -55,7 +55,12 @@ static void top_usage(FILE *out)
             "  -t, --top N       tasks to list (default 10; 0: all)\n"
             TRACE_INPUT_HELP
             "  -h, --help        this text\n"
-            "\nEvery figure is defined in docs/METRICS.md (section 8 for this view).\n");
+            "  --version         the version and git revision\n"
+            "\nEvery figure is defined in docs/METRICS.md (section 8 for this view).\n"
+            "\n"
+            "examples:\n"
+            "  snetmon top -d 1 trace              while PROGRAM -m A --mon-dir trace runs\n"
+            "  snetmon top --once --json trace\n");
 }
 
 typedef struct top_args {
