@@ -69,7 +69,7 @@ ls -a "$work" "$work/otf2" | grep -q '\.tmp-\|\.old-' && fail "the second export
 # A directory holding something else is refused, and left as it was.
 mkdir "$work/other" && echo keep > "$work/other/notes.txt"
 "$snetmon" export --otf2 "$work/trace" -o "$work/other" >/dev/null 2>"$work/other.err" && fail "export into a foreign directory"
-grep -q "holds no OTF2 archive" "$work/other.err" || fail "export into a foreign directory: $(cat "$work/other.err")"
+grep -q "holds no earlier output of snetmon export" "$work/other.err" || fail "export into a foreign directory: $(cat "$work/other.err")"
 [ "$(ls "$work/other")" = notes.txt ] || fail "the refused export changed $work/other"
 # A damaged trace: one line, exit 1, no directory.
 cp -r "$work/trace" "$work/bad"

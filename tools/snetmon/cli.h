@@ -39,7 +39,10 @@
  *                        out_file.h (whole or not at all; "-" is standard
  *                        output where it makes sense), or a directory
  *                        (snetmon, viz-bench; snetrun's -O FILE: output
- *                        records)
+ *                        records). A directory is new, empty, or holds an
+ *                        earlier output of the same command, which the new
+ *                        one replaces whole (out_dir, out_file.h); a run
+ *                        again with the same -o works
  *   --json, --csv        machine-readable output instead of text; giving
  *                        both is a usage error (snetmon, the benches)
  *   --partial            analyse a damaged trace as far as it can be read

@@ -9,8 +9,8 @@
  *       and a flow arrow from each message's write to its read.
  *   --otf2 TRACE -o DIR            an OTF2 archive for Vampir and the
  *       Score-P tools. DIR is new, empty, or holds an earlier archive,
- *       which the new one replaces (as the programs' --mon-dir DIR and
- *       convert's -o DIR take the directory of an earlier run).
+ *       which the new one replaces (out_dir's one rule, out_file.h, as
+ *       for convert's -o DIR).
  *
  * On success one line says what was written (on standard error when the
  * JSON itself goes to standard output).
@@ -21,12 +21,10 @@
  * --partial, what could not be read goes there too ("otherData":
  * {"input_loss": {...}}, the object of docs/EVENTS.md; OTF2: on stderr).
  */
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "export.h"
@@ -102,49 +100,12 @@ static int export_to_chrome(const export_source *src, const char *out_path)
     return rc;
 }
 
-/* The archive's directory: new, empty, or an earlier archive (which the
- * new one replaces; out_dir_finish swaps its traces/ whole). Anything else
- * is refused rather than mixed with an archive. */
-static bool usable_dir(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return true;
-    if (!S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "snetmon export: %s: exists and is not a directory\n", path);
-        return false;
-    }
-    size_t n = strlen(path) + sizeof "/traces.otf2";
-    char *anchor = malloc(n);
-    if (!anchor) {
-        fprintf(stderr, "snetmon export: out of memory\n");
-        return false;
-    }
-    snprintf(anchor, n, "%s/traces.otf2", path);
-    bool earlier_archive = stat(anchor, &st) == 0 && S_ISREG(st.st_mode);
-    free(anchor);
-    DIR *d = earlier_archive ? NULL : opendir(path);
-    bool empty = d != NULL;
-    struct dirent *de;
-    while (d && (de = readdir(d)) != NULL)
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-            empty = false;
-    if (d)
-        closedir(d);
-    if (!earlier_archive && !empty)
-        fprintf(stderr,
-                "snetmon export: %s: exists, is not empty and holds no OTF2 archive"
-                " (traces.otf2); give a new or empty directory, or an earlier archive's\n",
-                path);
-    return earlier_archive || empty;
-}
-
 static int export_to_otf2(const export_source *src, const char *path)
 {
-    if (!usable_dir(path))
-        return 1;
+    /* What an OTF2 archive is made of (export.h). */
+    static const char *const own[] = {"traces.otf2", "traces.def", "traces", NULL};
     out_dir od;
-    if (out_dir_open(&od, "export", path) != 0)
+    if (out_dir_open(&od, "export", path, own) != 0)
         return 1;
     export_summary sum;
     char err[4400];

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <ftw.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -136,10 +137,56 @@ int out_file_finish(out_file *o, bool ok)
     return rc;
 }
 
-int out_dir_open(out_dir *o, const char *cmd, const char *path)
+static bool is_own(const out_dir *o, const char *name)
+{
+    for (const char *const *p = o->own; p && *p; p++)
+        if (fnmatch(*p, name, FNM_PERIOD) == 0)
+            return true;
+    return false;
+}
+
+static bool is_dot(const char *name) { return !strcmp(name, ".") || !strcmp(name, ".."); }
+
+/* path is new, empty, or holds an earlier output (an entry of o->own). */
+static bool usable_dir(const out_dir *o)
+{
+    struct stat st;
+    if (stat(o->path, &st) != 0)
+        return true;
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "snetmon %s: %s: exists and is not a directory\n", o->cmd, o->path);
+        return false;
+    }
+    DIR *d = opendir(o->path);
+    if (!d) {
+        fprintf(stderr, "snetmon %s: %s: cannot read: %s\n", o->cmd, o->path, strerror(errno));
+        return false;
+    }
+    bool empty = true, earlier = false;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && !earlier) {
+        if (is_dot(de->d_name))
+            continue;
+        empty = false;
+        earlier = is_own(o, de->d_name);
+    }
+    closedir(d);
+    if (!empty && !earlier)
+        fprintf(stderr,
+                "snetmon %s: %s: exists, is not empty and holds no earlier output of snetmon %s;"
+                " give a new or empty directory, or one it wrote before\n",
+                o->cmd, o->path, o->cmd);
+    return empty || earlier;
+}
+
+int out_dir_open(out_dir *o, const char *cmd, const char *path, const char *const *own)
 {
     o->cmd = cmd;
     o->path = path;
+    o->own = own;
+    o->tmp = NULL;
+    if (!usable_dir(o))
+        return -1;
     int suffix = 0;
     o->tmp = temp_name(path, &suffix);
     if (o->tmp)
@@ -188,6 +235,32 @@ static int replace_entry(const char *from, const char *to, const char *aside)
     }
     remove_tree(aside);
     return 0;
+}
+
+/* An entry of the earlier output in path that the new one (in o->tmp)
+ * does not have: removed, so that the two never mix. */
+static void remove_stale(const out_dir *o)
+{
+    DIR *d = opendir(o->path);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (is_dot(de->d_name) || !is_own(o, de->d_name))
+            continue;
+        size_t n = strlen(o->tmp) + strlen(o->path) + strlen(de->d_name) + 2;
+        char *mine = malloc(n), *theirs = malloc(n);
+        struct stat st;
+        if (mine && theirs) {
+            snprintf(mine, n, "%s/%s", o->tmp, de->d_name);
+            snprintf(theirs, n, "%s/%s", o->path, de->d_name);
+            if (lstat(mine, &st) != 0)
+                remove_tree(theirs);
+        }
+        free(mine);
+        free(theirs);
+    }
+    closedir(d);
 }
 
 /* Moves (ok) or removes every file of the temporary directory. */
@@ -249,7 +322,10 @@ int out_dir_finish(out_dir *o, bool ok)
         ok = false;
         rc = -1;
     }
-    /* An existing directory: its files are replaced one by one. */
+    /* An existing directory: the earlier output's entries the new one
+     * lacks go, then its entries are replaced one by one. */
+    if (ok)
+        remove_stale(o);
     if (move_files(o, ok) != 0)
         rc = -1;
     rmdir(o->tmp);
