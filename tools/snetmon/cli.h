@@ -75,6 +75,9 @@
  *   --stages K           pipeline stages (lpel-demo, lpel-bench)
  *   --messages M         messages to pass (lpel-demo, the benches)
  *   --repeat R           runs to take the median of (the benches)
+ *   --full               the sizes of the published figures for the sizes
+ *                        not given; the defaults finish in seconds (the
+ *                        benches)
  *   --db URL, --where K=V  the repository, a condition on its runs (store,
  *                        runs, compare)
  *   --series KEY         runs along one label (compare)
