@@ -55,22 +55,19 @@ struct snet_record {
 };
 
 snet_record *snet_record_control(snet_record_kind kind);
-/* Each worker thread keeps freed records for reuse (record.c); a worker
- * that frees more than it allocates passes batches of them to one that
- * allocates more than it frees, through its run's depot. Every S-Net task
- * calls begin (with its run's depot) when it starts and end when it ends;
- * the last task of a worker to end frees the worker's records, and the
- * run frees its depot, so none is left when the run is destroyed. Threads
- * outside tasks neither keep nor reuse records. */
-typedef struct snet_record_depot {
-    pthread_mutex_t lock;
-    snet_record **records;
-    size_t count, cap;
-} snet_record_depot;
-void snet_record_depot_init(snet_record_depot *d);
-void snet_record_depot_free(snet_record_depot *d);
-void snet_record_pool_task_begin(snet_record_depot *d);
+/* Each worker thread keeps freed records for reuse (record.c, a kit pool);
+ * a worker that frees more than it allocates passes batches of them to one
+ * that allocates more than it frees, through its run's depot. Every S-Net
+ * task calls begin (with its run's depot) when it starts and end when it
+ * ends; the last task of a worker to end frees the worker's records, and
+ * the run frees its depot, so none is left when the run is destroyed.
+ * Threads outside tasks neither keep nor reuse records. */
+void snet_record_depot_init(kit_depot *d);
+void snet_record_depot_free(kit_depot *d);
+void snet_record_pool_task_begin(kit_depot *d);
 void snet_record_pool_task_end(void);
+/* Free r's field values and forget its labels; r itself stays. */
+void snet_record_clear(snet_record *r);
 snet_record *snet_record_sort(uint64_t owner, uint64_t counter);
 snet_record *snet_record_add(lpel_stream *s);
 
@@ -352,7 +349,7 @@ struct snet_run {
     size_t ncodecs;
 
 
-    snet_record_depot records; /* spare records between workers (record.c) */
+    kit_depot records; /* spare records between workers (record.c) */
 
     /* errors */
     pthread_mutex_t error_lock;
