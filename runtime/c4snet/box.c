@@ -27,7 +27,10 @@
  * out of the input record, so no reference count moves) and frees them or
  * hands them to C4SNetOut; C4SNetOut's fields belong to the output record.
  * The input's tags are taken out too, so what stays in the input record is
- * exactly what flow inheritance adds to each output.
+ * exactly what flow inheritance adds to each output: the first C4SNetOut
+ * of an execution therefore builds its record in the input record itself
+ * (snet_record_reuse), which saves making one record and freeing another
+ * per execution; later ones make new records.
  */
 #include "c4snet_internal.h"
 
@@ -362,6 +365,25 @@ int c4snet_box_call(snet_handle *h, snet_record *in)
     return 0; /* failures were reported where they happened */
 }
 
+/* Put a label of an output into r: appended when r is new or had nothing
+ * else (the variant's labels are distinct: no search), else replacing a
+ * label of the same name that the reused input inherits (an output's own
+ * label wins over an inherited one, as in a new record). */
+static void put_label(snet_record *r, const snet_entry *e, bool search)
+{
+    long at = search ? snet_record_find(r, e->kind, e->name) : -1;
+    if (at >= 0) {
+        snet_entry *old = &r->entries[at];
+        if (old->kind == SNET_FIELD)
+            snet_field_free(old->type, old->u.value);
+        *old = *e;
+    } else if (snet_likely(r->count < r->cap)) {
+        r->entries[r->count++] = *e;
+    } else if (snet_record_append(r, e) != SNET_OK) {
+        c4snet_fatal("C4SNetOut: out of memory");
+    }
+}
+
 void C4SNetOut(void *hnd, int variant, ...)
 {
     c4snet_call *c = hnd;
@@ -375,14 +397,15 @@ void C4SNetOut(void *hnd, int variant, ...)
         return;
     }
     const snet_variant *v = &c->net->box_out.variants[variant - 1]; /* interned names */
-    snet_record *r = snet_record_new();
-    if (!r)
+    /* The first output is the input record: the box's arguments are taken
+     * out of it, so it holds just the labels it inherits. */
+    snet_record *r = snet_record_reuse(c->h);
+    if (!r && !(r = snet_record_new()))
         c4snet_fatal("C4SNetOut: out of memory");
+    bool search = r->count > 0;
     size_t null_field = SIZE_MAX;
     va_list ap;
     va_start(ap, variant);
-    /* The variant's labels are distinct: appended without a search, in
-     * place while the new record's inline entries hold them. */
     for (size_t i = 0; i < v->count; i++) {
         const snet_label *l = &v->labels[i];
         snet_entry e = {.name = l->name, .kind = l->kind, .type = NULL, .u.tag = 0};
@@ -395,10 +418,7 @@ void C4SNetOut(void *hnd, int variant, ...)
         } else {
             e.u.tag = va_arg(ap, int);
         }
-        if (snet_likely(r->count < r->cap))
-            r->entries[r->count++] = e;
-        else if (snet_record_append(r, &e) != SNET_OK)
-            c4snet_fatal("C4SNetOut: out of memory");
+        put_label(r, &e, search);
     }
     va_end(ap);
     if (null_field != SIZE_MAX) {

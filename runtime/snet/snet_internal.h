@@ -407,6 +407,24 @@ static inline uint64_t snet_mig_next_on(snet_run *run, unsigned worker)
     uint64_t seq = ++run->mig[worker].seq;
     return mon_msg_id_make_at((unsigned)run->rank, worker, seq);
 }
+/* A task's message ids: its worker's counter and the id's other bits,
+ * found once when the task starts, so that an id is an increment and an
+ * or (snet_mig_next_on finds both per id). Same ids as snet_mig_next_on. */
+typedef struct snet_mig_source {
+    uint64_t *seq;
+    uint64_t base;
+} snet_mig_source;
+
+static inline void snet_mig_source_init(snet_mig_source *s, snet_run *run, unsigned worker)
+{
+    s->seq = &run->mig[worker].seq;
+    s->base = mon_msg_id_make_at((unsigned)run->rank, worker, 0);
+}
+
+static inline uint64_t snet_mig_take(snet_mig_source *s)
+{
+    return s->base | (++*s->seq & MON_MSG_SEQ_MASK);
+}
 void snet_mon_begin(void);
 void snet_mon_read(uint64_t id);
 void snet_mon_written(uint64_t id);
