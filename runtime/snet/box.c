@@ -47,6 +47,7 @@ typedef struct box_entity {
 } box_entity;
 
 struct snet_handle {
+    snet_handle_head head; /* first: what snet_internal.h reads inline */
     box_entity *box;
     const snet_record *in; /* what outputs inherit from: the input, or once
                               it is reused, kept or no_labels */
@@ -60,7 +61,6 @@ struct snet_handle {
 static const snet_record no_labels = {.count = 0};
 
 void *snet_handle_user(const snet_handle *h) { return h->box->net->user; }
-const snet_net *snet_handle_net(const snet_handle *h) { return h->box->net; }
 size_t snet_handle_variant(const snet_handle *h) { return h->variant; }
 const char *snet_handle_path(const snet_handle *h) { return h->box->path; }
 
@@ -324,7 +324,7 @@ static void box_execute(box_entity *b, snet_record *r)
         return;
     }
     /* score: the labels of the variant, each one of r's */
-    snet_handle h = {.box = b, .in = r, .input = r, .variant = (size_t)variant,
+    snet_handle h = {.head = {b->net}, .box = b, .in = r, .input = r, .variant = (size_t)variant,
                      .inherits = r->count > (size_t)score};
     int rc;
     if (snet_likely(!b->run->traced)) { /* one test per execution, not three */

@@ -489,10 +489,20 @@ lpel_stream *snet_split_instantiate(const snet_net *n, lpel_stream *in, const sn
 lpel_stream *snet_sync_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
 lpel_stream *snet_feedback_instantiate(const snet_net *n, lpel_stream *in, const snet_place *at);
 
+/* The first member of a box execution's handle (box.c), which other
+ * layers read inline: the box node the execution belongs to. */
+typedef struct snet_handle_head {
+    const snet_net *net;
+} snet_handle_head;
+
 /* The box node a box execution belongs to: its declared types, whose
  * label names are the interned ones records carry (for a box language
- * interface that reads and builds records by the declaration: C4SNet). */
-const snet_net *snet_handle_net(const snet_handle *h);
+ * interface that reads and builds records by the declaration: C4SNet,
+ * once per execution). */
+static inline const snet_net *snet_handle_net(const snet_handle *h)
+{
+    return ((const snet_handle_head *)(const void *)h)->net;
+}
 /* snet_out for a record built with exactly the labels, and the interned
  * names, of one of the box's declared output variants (C4SNetOut builds
  * them so): the check against the output type is skipped. */
