@@ -55,6 +55,12 @@
  *         snet_record_set_int(out, "x", snet_record_int(in, "x") + 1);
  *         return snet_out(h, out);         // any number of snet_out calls
  *     }
+ *     // the same, updating its input record into the output (cheaper)
+ *     static int inc_in_place(snet_handle *h, snet_record *in)
+ *     {
+ *         snet_record_set_int(in, "x", snet_record_int(in, "x") + 1);
+ *         return snet_out(h, in);
+ *     }
  *
  *     // box fan ({n} -> {x, <i>}): emits n records
  *     static int fan(snet_handle *h, snet_record *in)
