@@ -295,11 +295,19 @@ int snet_out(snet_handle *h, snet_record *out)
 {
     if (snet_unlikely(!h || !out))
         return SNET_EINVAL;
-    if (out == h->input) /* the input itself: reused now */
+    box_entity *b = h->box;
+    if (out == h->input) { /* the input itself: reused now, and out */
+        if (snet_likely(!h->inherits)) { /* reuse_input and out_reused in one */
+            h->input = NULL;
+            h->in = &no_labels;
+            if (snet_unlikely(!output_allowed(b, out)))
+                return out_rejected(b, out, OUT_NOT_DECLARED);
+            return out_write(b, out);
+        }
         (void)reuse_input(h);
+    }
     if (is_reused(h, out))
         return out_reused(h, out, false);
-    box_entity *b = h->box;
     if (snet_unlikely(!output_allowed(b, out)))
         return out_rejected(b, out, OUT_NOT_DECLARED);
     if (snet_unlikely(out->name_blob != NULL))
