@@ -22,19 +22,22 @@
 
 /* {a, <k>} -> {b, <k>} | {a}: b = 2a and <k> + 1; for odd k, a second
  * output {a} (a new record in both versions). */
+static int second_output(snet_handle *h, int rc, long a, long k)
+{
+    if (rc != SNET_OK || k % 2 == 0)
+        return rc;
+    snet_record *out = snet_record_new();
+    snet_record_set_int(out, "a", a);
+    return snet_out(h, out);
+}
+
 static int twice_new(snet_handle *h, snet_record *in)
 {
     long a = snet_record_int(in, "a"), k = snet_record_tag(in, "k");
     snet_record *out = snet_record_new();
     snet_record_set_int(out, "b", 2 * a);
     snet_record_set_tag(out, "k", k + 1);
-    int rc = snet_out(h, out);
-    if (rc == SNET_OK && k % 2) {
-        out = snet_record_new();
-        snet_record_set_int(out, "a", a);
-        rc = snet_out(h, out);
-    }
-    return rc;
+    return second_output(h, snet_out(h, out), a, k);
 }
 
 static int twice_reuse(snet_handle *h, snet_record *in)
@@ -46,13 +49,7 @@ static int twice_reuse(snet_handle *h, snet_record *in)
     ck_assert(snet_record_remove(out, SNET_FIELD, "a")); /* consumed, not in {b, <k>} */
     snet_record_set_int(out, "b", 2 * a);
     snet_record_set_tag(out, "k", k + 1);
-    int rc = snet_out(h, out);
-    if (rc == SNET_OK && k % 2) {
-        out = snet_record_new();
-        snet_record_set_int(out, "a", a);
-        rc = snet_out(h, out);
-    }
-    return rc;
+    return second_output(h, snet_out(h, out), a, k);
 }
 
 /* {a} -> {a}: passes its input on; the reusing version also removes the
