@@ -221,8 +221,12 @@ static inline uint64_t kit_fnv1a(uint64_t h, const void *bytes, size_t n)
  * takes as many back, one lock per batch. A depot keeps at most its max;
  * beyond that, and whenever a pool is closed, blocks go to free().
  *
+ * Blocks start on a cache line and fill whole lines (KIT_POOL_ALIGN): an
+ * object handed between threads moves in as few lines as its size needs,
+ * and shares none with another object.
+ *
  * A pool keeps blocks only while it is open (kit_pool_open); closed, a put
- * frees and a get mallocs. An open pool is closed when its thread ends, so
+ * frees and a get allocates. An open pool is closed when its thread ends, so
  * nothing is left behind by threads that end (kit_pool_open registers the
  * pool with the thread for that, and fails, keeping it closed, when it
  * cannot). Under AddressSanitizer a pooled block is poisoned, so that a
@@ -231,6 +235,7 @@ static inline uint64_t kit_fnv1a(uint64_t h, const void *bytes, size_t n)
 
 #define KIT_POOL_BLOCKS 64
 #define KIT_POOL_BATCH (KIT_POOL_BLOCKS / 2)
+#define KIT_POOL_ALIGN 64
 
 /* Spare blocks of one size shared by the threads' pools. */
 typedef struct kit_depot {
@@ -272,8 +277,8 @@ bool kit_pool_open(kit_pool *p, kit_depot *depot);
 /* Frees every block p keeps; p keeps none until it is opened again. */
 void kit_pool_close(kit_pool *p);
 
-/* The slow paths of get (p empty: a batch from the depot, else malloc; NULL
- * when out of memory) and put (p full: a batch to the depot, whose excess
+/* The slow paths of get (p empty: a batch from the depot, else a new
+ * block; NULL when out of memory) and put (p full: a batch to the depot, whose excess
  * is freed; p closed: free). */
 void *kit_pool_get_slow(kit_pool *p);
 void kit_pool_put_slow(kit_pool *p, void *block);

@@ -111,7 +111,8 @@ void *kit_pool_get_slow(kit_pool *p)
         refill(p);
     if (p->count > 0)
         return kit_pool_get(p);
-    return malloc(p->block_size);
+    size_t lines = (p->block_size + KIT_POOL_ALIGN - 1) / KIT_POOL_ALIGN;
+    return aligned_alloc(KIT_POOL_ALIGN, (lines ? lines : 1) * KIT_POOL_ALIGN);
 }
 
 /* A batch to the depot, growing it up to its max; what does not fit is

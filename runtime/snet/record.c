@@ -11,6 +11,7 @@
  */
 #include "snet_internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,7 +144,9 @@ void snet_record_clear(snet_record *r)
 
 static __attribute__((noinline)) int grow(snet_record *r)
 {
-    size_t cap = r->cap * 2;
+    if (r->cap > UINT_MAX / 2)
+        return SNET_ENOMEM;
+    unsigned cap = r->cap * 2;
     snet_entry *grown;
     if (r->entries == r->inline_entries) {
         grown = malloc(cap * sizeof *grown);

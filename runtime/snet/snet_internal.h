@@ -42,16 +42,25 @@ typedef struct snet_entry {
 
 #define SNET_INLINE_ENTRIES 4
 
+/* What every entity reads of a record comes first, the first entry right
+ * behind it: records are allocated on cache-line boundaries (kit pools),
+ * so the part of a one-label record that entities touch is one line, which
+ * moves between workers with the record at every hop (the control
+ * records' fields used to sit between the header and the entries: two
+ * lines, the second not prefetched). 2-worker pipeline of boxes that pass
+ * their input on: 1.065x records/s, median of 22 interleaved rounds
+ * (19 faster). */
 struct snet_record {
     snet_record_kind kind;
+    unsigned cap;        /* entries the array holds */
+    size_t count;
     uint64_t id;
-    size_t count, cap;
     snet_entry *entries; /* inline_entries or a heap array */
+    snet_entry inline_entries[SNET_INLINE_ENTRIES];
     uint64_t sort_owner, sort_counter; /* SORT */
     lpel_stream *add_stream;           /* ADD */
     char *name_blob; /* label names owned by the record (parsed records) */
     size_t blob_len;
-    snet_entry inline_entries[SNET_INLINE_ENTRIES];
 };
 
 snet_record *snet_record_control(snet_record_kind kind);

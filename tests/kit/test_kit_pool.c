@@ -1,6 +1,6 @@
 /*
- * test_kit_pool.c - the kit's block pools (kit/kit_pool.c): a closed pool
- * keeps nothing, an open one hands back what it was given, a full one
+ * test_kit_pool.c - the kit's block pools (kit/kit_pool.c): blocks fill
+ * cache lines of their own, a closed pool keeps nothing, an open one hands back what it was given, a full one
  * passes a batch to its depot and an empty one takes a batch back, a
  * depot never keeps more than its max, blocks freed on one thread serve
  * another through the depot, and a thread's pools are emptied when it
@@ -24,7 +24,8 @@ START_TEST(test_closed_pool_keeps_nothing)
 {
     void *b = kit_pool_get(&pool);
     ck_assert_ptr_nonnull(b);
-    memset(b, 0xab, BLOCK); /* a whole block (ASan would say otherwise) */
+    ck_assert_uint_eq((uintptr_t)b % KIT_POOL_ALIGN, 0); /* lines of its own */
+    memset(b, 0xab, KIT_POOL_ALIGN); /* the whole line (ASan would say otherwise) */
     kit_pool_put(&pool, b); /* freed */
     ck_assert_uint_eq(pool.count, 0);
 }
