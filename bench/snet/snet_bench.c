@@ -4,15 +4,20 @@
  *   pipeline  M records through 10 identity boxes (input task, 10 boxes,
  *             output task), against a raw LPEL pipe of the same shape
  *             (source, 10 relays, sink passing integers) in the same run:
- *             records/s of each and their ratio
+ *             records/s of each and their ratio. --box reuse (default):
+ *             the box emits its input record (snet_out(h, in)); --box new:
+ *             it takes the field into a new record, as boxes did before
+ *             snet_record_reuse
  *   star      one record unfolds a star A * {<done>} N times (N replicas
  *             created on demand, each a box and a stage task): replicas/s
  *             and the process's peak resident memory
  *   c4snet    the pipeline with C4SNet boxes (runtime/c4snet: called
- *             through libffi, C4SNetOut, reference-counted data) against
- *             the same pipeline with native boxes, in the same run, runs
- *             interleaved: boxes that pass their field on, and boxes that
- *             make a new value (x + 1) per record
+ *             by their declared signature, C4SNetOut, reference-counted
+ *             data) against the same pipeline with native boxes, in the
+ *             same run, runs interleaved: boxes that pass their field on,
+ *             and boxes that make a new value (x + 1) per record; the
+ *             native boxes update their input record (--box reuse,
+ *             default) or build new ones (--box new)
  *
  * Each measurement is repeated (--repeat R) and the median reported (as
  * one JSON object with --json, pipeline only); with
@@ -21,12 +26,17 @@
  * around the run (worker start and stop included, on both sides alike).
  * --side raw|snet runs one side of the pipeline only, so that a run under
  * callgrind counts that side's instructions (bench/snet/ir-per-record.sh).
+ *
+ * The default sizes finish in seconds (10^5 records, 10^4 replicas); --full
+ * takes the sizes of docs/benchmarks/snet.md (10^6, 10^5). On a terminal a
+ * progress bar counts the runs.
  */
 #include <c4snet_runtime.h>
 #include <lpel.h>
 #include <snet.h>
 #include <mon.h>
 #include <prog_opt.h>
+#include <progress_bar.h>
 
 #include <errno.h>
 #include <stdint.h>
@@ -43,8 +53,20 @@ typedef struct options {
     unsigned workers;
     bool json;
     const char *side; /* pipeline: "both", "raw" or "snet" (counting instructions per side) */
+    bool new_records; /* --box new: native boxes build new records rather than reuse */
     const lpel_hooks *hooks;
+    bool full;         /* --full: the sizes not given are those of docs/benchmarks/snet.md */
+    progress_bar *bar; /* runs done of --repeat, on a terminal */
 } options;
+
+/* Run i (from 0) of --repeat is done; after the last the bar's line is
+ * cleared for the results. */
+static void run_done(const options *o, int i)
+{
+    progress_bar_update(o->bar, (uint64_t)i + 1, (uint64_t)o->repeat);
+    if (i + 1 == o->repeat)
+        progress_bar_end(o->bar);
+}
 
 static double now(void)
 {
@@ -150,6 +172,10 @@ static rate raw_pipe_rate(const options *o)
 
 /* ---- S-Net pipeline ------------------------------------------------------------------- */
 
+/* The identity box as written with snet_record_reuse: the input goes on. */
+static int forward(snet_handle *h, snet_record *in) { return snet_out(h, in); }
+
+/* ... and as written without: the field taken into a new record. */
 static int identity(snet_handle *h, snet_record *in)
 {
     snet_record *out = snet_record_new();
@@ -214,11 +240,12 @@ static rate run_snet(const options *o, const snet_net *net, source *src, sink *d
 
 static rate snet_pipe_rate(const options *o)
 {
-    snet_net *net = snet_box("id1", "{x} -> {x}", identity, NULL);
+    snet_box_fn fn = o->new_records ? identity : forward;
+    snet_net *net = snet_box("id1", "{x} -> {x}", fn, NULL);
     for (int i = 2; i <= STAGES; i++) {
         char name[16];
         snprintf(name, sizeof name, "id%d", i);
-        net = snet_serial(net, snet_box(name, "{x} -> {x}", identity, NULL));
+        net = snet_serial(net, snet_box(name, "{x} -> {x}", fn, NULL));
     }
     source src = {0, o->messages, false};
     sink dst = {0};
@@ -238,8 +265,10 @@ static int bench_one_side(const options *o)
 {
     bool raw = !strcmp(o->side, "raw");
     double rates[64];
-    for (int i = 0; i < o->repeat; i++)
+    for (int i = 0; i < o->repeat; i++) {
         rates[i] = raw ? raw_pipe_rate(o).wall : snet_pipe_rate(o).wall;
+        run_done(o, i);
+    }
     printf("pipeline, %s side only: %d stages, %ld records, %d runs (median)\n", o->side, STAGES,
            o->messages, o->repeat);
     printf("  %s %12.0f %s/s\n", raw ? "raw lpel pipe " : "snet pipeline ",
@@ -258,18 +287,20 @@ static int bench_pipeline(const options *o)
         sn[i] = n.wall;
         ratio[i] = n.wall / r.wall;
         cpu_ratio[i] = n.cpu / r.cpu;
+        run_done(o, i);
     }
     if (o->json) {
-        printf("{\"bench\":\"pipeline\",\"stages\":%d,\"messages\":%ld,\"workers\":%u,"
-               "\"repeat\":%d,\"raw_per_s\":%.0f,\"snet_per_s\":%.0f,\"ratio_pct\":%.2f,"
+        printf("{\"bench\":\"pipeline\",\"box\":\"%s\",\"stages\":%d,\"messages\":%ld,"
+               "\"workers\":%u,\"repeat\":%d,\"raw_per_s\":%.0f,\"snet_per_s\":%.0f,\"ratio_pct\":%.2f,"
                "\"cpu_ratio_pct\":%.2f}\n",
-               STAGES, o->messages, o->workers ? o->workers : lpel_core_count(), o->repeat,
+               o->new_records ? "new" : "reuse", STAGES, o->messages,
+               o->workers ? o->workers : lpel_core_count(), o->repeat,
                median(raw, o->repeat), median(sn, o->repeat), 100 * median(ratio, o->repeat),
                100 * median(cpu_ratio, o->repeat));
         return 0;
     }
-    printf("pipeline: %d stages, %ld records, %d runs (median)\n", STAGES, o->messages,
-           o->repeat);
+    printf("pipeline: %d stages, %ld records, %d runs (median), boxes %s\n", STAGES, o->messages,
+           o->repeat, o->new_records ? "build new records" : "reuse their input");
     printf("  raw lpel pipe  %12.0f msgs/s\n", median(raw, o->repeat));
     printf("  snet pipeline  %12.0f records/s\n", median(sn, o->repeat));
     printf("  ratio snet/raw %12.1f %%  (median of per-run ratios)\n",
@@ -282,6 +313,14 @@ static int bench_pipeline(const options *o)
 /* ---- C4SNet boxes against native boxes ---------------------------------------------------- */
 
 static int native_inc(snet_handle *h, snet_record *in)
+{
+    (void)in; /* it is out */
+    snet_record *out = snet_record_reuse(h);
+    snet_record_set_int(out, "x", snet_record_int(out, "x") + 1);
+    return snet_out(h, out);
+}
+
+static int native_inc_new(snet_handle *h, snet_record *in)
 {
     snet_record *out = snet_record_new();
     snet_record_set_int(out, "x", snet_record_int(in, "x") + 1);
@@ -349,9 +388,9 @@ static double pipe_rate(const options *o, const snet_net *net, bool c4snet)
 static int bench_c4snet(const options *o)
 {
     c4snet_box *cbs[2][STAGES];
-    snet_net *nets[4] = {box_pipe(identity, NULL, NULL),
+    snet_net *nets[4] = {box_pipe(o->new_records ? identity : forward, NULL, NULL),
                          box_pipe(NULL, (void (*)(void))c4_pass, cbs[0]),
-                         box_pipe(native_inc, NULL, NULL),
+                         box_pipe(o->new_records ? native_inc_new : native_inc, NULL, NULL),
                          box_pipe(NULL, (void (*)(void))c4_inc, cbs[1])};
     double rates[4][64] = {{0}}, ratio[2][64];
     /* --side native|c4snet: one kind only (instruction counts, callgrind) */
@@ -361,6 +400,7 @@ static int bench_c4snet(const options *o)
             rates[k][i] = want[k % 2] ? pipe_rate(o, nets[k], k % 2 == 1) : 1;
         ratio[0][i] = rates[1][i] / rates[0][i];
         ratio[1][i] = rates[3][i] / rates[2][i];
+        run_done(o, i);
     }
     for (int k = 0; k < 4; k++)
         snet_net_free(nets[k]);
@@ -368,8 +408,9 @@ static int bench_c4snet(const options *o)
         c4snet_box_free(cbs[0][i]);
         c4snet_box_free(cbs[1][i]);
     }
-    printf("c4snet: %d-box pipelines, %ld records, %d interleaved runs (median)\n", STAGES,
-           o->messages, o->repeat);
+    printf("c4snet: %d-box pipelines, %ld records, %d interleaved runs (median), native boxes "
+           "%s\n", STAGES, o->messages, o->repeat,
+           o->new_records ? "build new records" : "reuse their input");
     const char *shape[2] = {"field passed on", "new value (x+1)"};
     for (int j = 0; j < 2; j++) {
         printf("  %s: native %10.0f records/s, C4SNet %10.0f records/s, C4SNet/native %5.1f %%\n",
@@ -436,6 +477,7 @@ static int bench_star(const options *o)
             return 1;
         }
         rates[i] = (double)o->replicas / t;
+        run_done(o, i);
     }
     snet_net_free(net);
     struct rusage ru;
@@ -462,15 +504,29 @@ static long number(const char *flag, const char *v, long min, long max)
 
 static void usage(FILE *out)
 {
-    fputs("usage: snet-bench pipeline|star|c4snet [-w N] [--messages M] [--replicas N] [--repeat R] [--json]"
-          " [--side both|raw|snet|native|c4snet] [-m FLAGS --mon-dir DIR] [-h|--help] [--version]\n",
+    fputs("usage: snet-bench pipeline|star|c4snet [-w N] [--full] [--messages M] [--replicas N]\n"
+          "                  [--repeat R] [--json] [--side both|raw|snet|native|c4snet]\n"
+          "                  [--box reuse|new] [-m FLAGS --mon-dir DIR] [-h|--help] [--version]\n"
+          "\n"
+          "What the S-Net layer costs on top of LPEL: pipeline (10 identity boxes against a\n"
+          "raw LPEL pipe of the same shape), star (one record unfolding N replicas), c4snet\n"
+          "(the pipeline with C4SNet boxes against native ones); medians of --repeat runs\n"
+          "(default 5). --box new: the native boxes build new records instead of reusing\n"
+          "their input (snet_record_reuse). The default sizes finish in seconds: --messages\n"
+          "100000, --replicas 10000; --full takes those of docs/benchmarks/snet.md (1000000,\n"
+          "100000) for the sizes not given. On a terminal a progress bar counts the runs.\n"
+          "\n"
+          "examples:\n"
+          "  snet-bench pipeline -w 2\n"
+          "  snet-bench star --full --repeat 3\n",
           out);
 }
 
 /* 0 to run, else the exit status + 1 (help and version: 1). */
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { OPT_MESSAGES = PROG_OPT_OWN, OPT_REPLICAS, OPT_REPEAT, OPT_JSON, OPT_SIDE };
+    enum { OPT_MESSAGES = PROG_OPT_OWN, OPT_REPLICAS, OPT_REPEAT, OPT_JSON, OPT_SIDE, OPT_FULL,
+           OPT_BOX };
     static const struct option longopts[] = {PROG_OPT_STANDARD,
                                               {"workers", required_argument, NULL, 'w'},
                                               {"messages", required_argument, NULL, OPT_MESSAGES},
@@ -478,6 +534,8 @@ static int parse_options(int argc, char **argv, options *o)
                                               {"repeat", required_argument, NULL, OPT_REPEAT},
                                               {"json", no_argument, NULL, OPT_JSON},
                                               {"side", required_argument, NULL, OPT_SIDE},
+                                              {"full", no_argument, NULL, OPT_FULL},
+                                              {"box", required_argument, NULL, OPT_BOX},
                                               {NULL, 0, NULL, 0}};
     prog_opt p;
     prog_opt_begin(&p, "snet-bench", argc, argv);
@@ -490,6 +548,7 @@ static int parse_options(int argc, char **argv, options *o)
         case OPT_REPLICAS: o->replicas = number("--replicas", optarg, 1, 1L << 30); break;
         case OPT_REPEAT: o->repeat = (int)number("--repeat", optarg, 1, 64); break;
         case OPT_JSON: o->json = true; break;
+        case OPT_FULL: o->full = true; break;
         case OPT_SIDE:
             if (strcmp(optarg, "both") && strcmp(optarg, "raw") && strcmp(optarg, "snet") &&
                 strcmp(optarg, "native") && strcmp(optarg, "c4snet")) {
@@ -498,6 +557,13 @@ static int parse_options(int argc, char **argv, options *o)
                 return 3;
             }
             o->side = optarg;
+            break;
+        case OPT_BOX:
+            if (strcmp(optarg, "reuse") && strcmp(optarg, "new")) {
+                fprintf(stderr, "snet-bench: --box takes reuse or new, not '%s'\n", optarg);
+                return 3;
+            }
+            o->new_records = !strcmp(optarg, "new");
             break;
         default: usage(stderr); return 3;
         }
@@ -509,12 +575,17 @@ static int parse_options(int argc, char **argv, options *o)
         return 3;
     }
     o->bench = args[0];
+    if (!o->messages)
+        o->messages = o->full ? 1000000 : 100000;
+    if (!o->replicas)
+        o->replicas = o->full ? 100000 : 10000;
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    options o = {NULL, 1000000, 100000, 5, 0, false, "both", NULL};
+    progress_bar bar;
+    options o = {.repeat = 5, .side = "both", .bar = &bar};
     mon_options mo;
     char err[512];
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
@@ -531,6 +602,9 @@ int main(int argc, char **argv)
         return 1;
     }
     o.hooks = mon_lpel_hooks(m);
+    char label[32];
+    snprintf(label, sizeof label, "snet-bench %s", o.bench);
+    progress_bar_init_labelled(&bar, stderr, label);
     if (!o.json)
         printf("workers: %u, monitoring: %s\n", o.workers ? o.workers : lpel_core_count(),
                o.hooks ? "on (mon1)" : "off");

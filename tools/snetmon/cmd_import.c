@@ -25,7 +25,10 @@ static void import_usage(FILE *out)
             "  -o, --output FILE  output file (required)\n"
             CLI_EVENT_MAP_HELP
             "  -h, --help     this text\n"
-            "  --version      the version and git revision\n");
+            "  --version      the version and git revision\n"
+            "\n"
+            "examples:\n"
+            "  snetmon import --from wfcommons workflow.json -o events.jsonl\n");
 }
 
 typedef struct import_args {
