@@ -35,8 +35,12 @@ static void ctl_usage(FILE *out)
             "  --tasks RE        monitor only the tasks whose name matches RE (pcre2)\n"
             "  --all-tasks       monitor every task again\n"
             "  -h, --help        this text\n"
+            "  --version         the version and git revision\n"
             "\nThe control channel: docs/LOGFORMAT.md section 10. A flight recorder's\n"
-            "window is written by 'snetmon snap DIR'.\n");
+            "window is written by 'snetmon snap DIR'.\n\n"
+            "examples:\n"
+            "  snetmon ctl --classes -T trace       while PROGRAM -m A --mon-dir trace runs\n"
+            "  snetmon ctl --tasks 'mc\\.acc' trace\n");
 }
 
 typedef struct ctl_args {

@@ -24,7 +24,10 @@ static void snap_usage(FILE *out)
             "window as not recorded (not as loss). Exits 1 when no program runs with DIR\n"
             "or it keeps no flight recorder. SIGUSR1 to the program asks the same.\n\n"
             "options:\n"
-            "  -h, --help        this text\n");
+            "  -h, --help        this text\n"
+            "  --version         the version and git revision\n\n"
+            "examples:\n"
+            "  snetmon snap trace     while PROGRAM -m A --mon-ring 4M --mon-dir trace runs\n");
 }
 
 int snetmon_cmd_snap(int argc, char **argv)
