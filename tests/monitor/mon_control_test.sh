@@ -3,12 +3,13 @@
 # flight recorder (--mon-ring, snetmon snap twice and SIGUSR1, the window
 # at exit), and event classes switched off and on again (snetmon ctl),
 # found only where they were on.
-#   mon_control_test.sh SNETMON BABELTRACE2 PIPELINE WORKDIR
-# PIPELINE is tests/monitor/mon_pipeline (--pace makes a run last). Every
+#   mon_control_test.sh SNETMON BABELTRACE2 PIPELINE WORKDIR LPEL_DEMO
+# PIPELINE is tests/monitor/mon_pipeline (--pace makes a run last);
+# LPEL_DEMO is tools/lpel-demo (its deadlock run). Every
 # run is bounded: paced runs end by themselves after a few seconds; the
 # whole test has a CTest timeout.
 set -u
-snetmon=$1 babeltrace=$2 pipeline=$3 work=$4
+snetmon=$1 babeltrace=$2 pipeline=$3 work=$4 demo=$5
 fail() { echo "FAIL: $*" >&2; [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null; exit 1; }
 
 rm -rf "$work" && mkdir -p "$work" || fail "cannot create $work"
@@ -60,6 +61,12 @@ before=$(sed -n 's/.*"events_before": \([0-9]*\).*/\1/p' "$ring/run.json")
 [ -n "$before" ] && [ "$before" -gt 0 ] || fail "the window at exit says $before events before it"
 "$snetmon" dump "$ring" 2>/dev/null | grep -q "task_map task=[0-9]* worker=0 name=.*relay" ||
     fail "the window at exit lost the task names"
+# A deadlock the runtime reports: its window is written by itself.
+"$demo" deadlock -m A --mon-ring 64K --mon-dir "$work/deadlock" >/dev/null 2>"$work/dl.err"
+grep -q "snapshot (deadlock): $work/deadlock/snapshot-1" "$work/dl.err" || fail "no deadlock window: $(cat "$work/dl.err")"
+grep -q '"why": "deadlock"' "$work/deadlock/snapshot-1/run.json" || fail "the deadlock window's run.json"
+"$snetmon" dump "$work/deadlock/snapshot-1" 2>/dev/null | grep -q "task_block task=[0-9]* cause=input" ||
+    fail "the deadlock window lacks the blocks"
 # Without a flight recorder there is nothing to snap.
 "$pipeline" -m A --mon-dir "$work/plain" --pace 2000 1500 1 >/dev/null 2>&1 &
 pid=$!
