@@ -8,7 +8,8 @@
 # Builds (RelWithDebInfo, as every figure here, in build/cost-*): off (-DLPEL_HOOKS=OFF, the unmonitored
 # baseline), on (this tree), lttng (this tree with -DMON_LTTNG=ON: the same
 # events at the same hook points recorded with LTTng-UST tracepoints), and
-# with --main REF the tree at REF (a git worktree in build/cost-main-src).
+# with --main REF the tree at REF (exported with git archive into
+# build/cost-main-src).
 # Then, modes interleaved round by round (N rounds, default 7):
 #   ring   lpel-bench ring (100 tasks x 1000 rounds): CPU ns per hop; the
 #          cost per recorded event = (mode - off) / events per hop, each
@@ -62,9 +63,9 @@ configure off "$src" -DLPEL_HOOKS=OFF
 configure on "$src"
 configure lttng "$src" -DMON_LTTNG=ON
 if [ -n "$main" ] && [ -z "${COST_MAIN:-}" ]; then
-    rm -rf "$out/cost-main-src"
-    git -C "$src" worktree add --detach "$out/cost-main-src" "$main" >/dev/null 2>&1 ||
-        git -C "$src" worktree add --force --detach "$out/cost-main-src" "$main" >/dev/null
+    # An export of REF, not a worktree: nothing of the repository changes.
+    rm -rf "$out/cost-main-src" && mkdir -p "$out/cost-main-src"
+    git -C "$src" archive "$main" | tar -x -C "$out/cost-main-src"
     configure main "$out/cost-main-src"
 fi
 [ -z "${COST_MAIN:-}" ] || main=${main:-given}
