@@ -62,7 +62,8 @@ typedef enum mon_event_kind {
     MON_EV_MESSAGE_RECEIVED = 24,
     MON_EV_CHANNEL_OPEN = 25,
     MON_EV_CHANNEL_BLOCK = 26,
-    MON_EV_KIND_COUNT = 27
+    MON_EV_CPU_TIME = 27,
+    MON_EV_KIND_COUNT = 28
 } mon_event_kind;
 
 /* Why a task blocked (task_block.cause). */
@@ -91,6 +92,9 @@ enum { MON_BLOCK_INPUT = 0, MON_BLOCK_OUTPUT = 1, MON_BLOCK_ANY = 2 };
  *                      for room), peer: the task at the other end, on another
  *                      rank (multi-rank traces only, from the channel_open
  *                      events merged so far; 0 unknown)
+ *   cpu_time           cpu_ns, preemptions: the worker thread's CPU time and
+ *                      involuntary context switches since its worker_start
+ *                      (format 3.2, flag C)
  * Every event has `run`: the runtime instance it belongs to, numbered from
  * 1 in the order the program created them (from the log's last run_start;
  * 1 in traces without run_start events). Task, stream and message ids are
@@ -124,6 +128,7 @@ typedef struct mon_event {
     bool empty;
     uint32_t dispatches;
     uint32_t waits;
+    uint32_t preemptions; /* cpu_time */
     uint64_t exec_ns;
     uint64_t wait_ns;
     uint64_t busy_ns;
@@ -134,6 +139,7 @@ typedef struct mon_event {
     bool ranked;       /* from a multi-rank trace: rank and rank_worker say where */
     unsigned rank;     /* the MPI rank whose log it is in (0 in a trace of one process) */
     unsigned rank_worker; /* the worker's number in its rank (= worker unless ranked) */
+    uint64_t cpu_ns;   /* cpu_time */
 } mon_event;
 
 /* A key unique in the trace for a task or stream id of run `run`: ids

@@ -698,6 +698,7 @@ static bool lifted(mon_event_kind kind)
     case MON_EV_STREAM_WAKE:
     case MON_EV_RUN_START:
     case MON_EV_CHANNEL_OPEN:
+    case MON_EV_CPU_TIME: /* the period layer's (mon_periods) */
         return false;
     default:
         return (unsigned)kind < MON_EV_KIND_COUNT;
