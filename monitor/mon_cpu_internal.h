@@ -4,12 +4,12 @@
  * section 5).
  *
  * Why a reading is rate-limited: the kernel gives a thread's CPU time only
- * through a system call (getrusage, about 1-2 us on the development VM,
- * against about 10 ns for a whole event), so reading it at every task
- * switch would cost more than the rest of the monitor. A reading is taken
- * at a task switch only when at least MON_CPU_STEP_NS of trace time have
- * passed since the worker's previous one, which bounds its cost at one
- * system call per MON_CPU_STEP_NS per worker (0.1-0.2 %). Nothing is lost
+ * through system calls (two, about 1.5 us together on the development VM,
+ * against about 10 ns for a whole event: mon_cpu.c), so reading it at every
+ * task switch would cost more than the rest of the monitor. A reading is
+ * taken at a task switch only when at least MON_CPU_STEP_NS of trace time
+ * have passed since the worker's previous one, which bounds its cost at
+ * one reading per MON_CPU_STEP_NS per worker (about 0.15 %). Nothing is lost
  * by that: the readings are cumulative, so the CPU time between any two of
  * them is exact, and a period the OS took the core from is at least a
  * timeslice (milliseconds) long, so a reading ends it (the reader's period

@@ -206,6 +206,9 @@ double wfb_worker_unaccounted(const wfb_worker_stats *w);
 /* preempted / span: the share of its span the OS held the worker's core;
  * NAN without CPU readings or span. */
 double wfb_worker_preempted_share(const wfb_worker_stats *w);
+/* The share above which `metrics` warns that the worker's wall-clock
+ * figures hold time the OS took (docs/METRICS.md section 3). */
+#define WFB_PREEMPTED_WARN_SHARE 0.05
 
 typedef struct wfb_task_stats {
     uint32_t run;
@@ -578,7 +581,8 @@ typedef struct wfb_run_figures {
     size_t inputs_only_read;      /* of the counted: read, never written */
     double span_s;                /* eq. 1's denominator: the longest worker
                                      execution time, worker_start to worker_end
-                                     (summed over runs for the whole input) */
+                                     (for the whole input: each run's, summed
+                                     over the runs with inputs) */
     uint32_t span_worker;
     double throughput_per_s;      /* eq. 1: inputs / span_s */
     double busy_max_s;            /* the largest worker busy time (dispatched) */
@@ -590,11 +594,16 @@ typedef struct wfb_run_figures {
     double jitter_s;              /* eq. 3: population standard deviation of latency */
     const char *span_unknown_why;    /* NULL, or why span_s is NAN */
     const char *latency_unknown_why; /* NULL, or why latencies are NAN */
+    const char *throughput_unknown_why; /* NULL, or why the throughputs are NAN */
+    int cpu_time;                 /* latency and jitter over CPU time (the option) */
+    size_t runs_without_inputs;   /* the whole input: runs left out of its span */
 } wfb_run_figures;
 
 typedef struct wfb_message_options {
     double timeout_percentile; /* (0,100]; 0 selects 99 */
     size_t inputs;             /* N_input of eq. 1 for each run; 0 = count them */
+    int cpu_time;              /* eq. 2 and 3 over the executions' CPU time (wfb_exec
+                                  cpu_s) instead of their dispatched time */
 } wfb_message_options;
 
 typedef struct wfb_message_report {

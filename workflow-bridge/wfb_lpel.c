@@ -416,8 +416,10 @@ static void exec_parts_end(wfb_lifter *l, task_state *t, double start, double en
                            double preempted)
 {
     double len = end - start, ratio = len > 0 ? preempted / len : 0;
-    for (size_t i = 0; i < t->n_parts; i++)
-        l->g->execs[t->parts[i].exec].cpu_s -= t->parts[i].part * ratio;
+    for (size_t i = 0; i < t->n_parts; i++) {
+        double *cpu = &l->g->execs[t->parts[i].exec].cpu_s;
+        *cpu = fmax(0, *cpu - t->parts[i].part * ratio);
+    }
     t->n_parts = 0;
     if (t->exec.open)
         t->exec.cpu_acc += exec_cost(fmax(start, t->exec.begin), end) * (1 - ratio);
