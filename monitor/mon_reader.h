@@ -348,7 +348,7 @@ typedef struct mon_run_json {
     int argc;                /* the program's command line; argv NULL when the */
     char **argv;             /* file has none */
     int flush_ms;            /* --mon-flush on the command line; -1 not given */
-    char *flags;             /* the monitoring flags ("mtWTSML") */
+    char *flags;             /* the monitoring flags ("mtWTSMLC") */
     char *task_filter;       /* --mon-tasks, NULL when none */
     char *host;
     char *git_revision;      /* NULL when not recorded */

@@ -252,13 +252,14 @@ static void add_step_points(report_ctx *x, const wfb_path *p)
         bool moves = i == 0 || s->worker != p->steps[i - 1].worker;
         if (!moves || s->worker >= VIZ_MAX_WORKERS)
             continue;
-        char label[400], name[300];
+        char label[400], name[300], step[32];
         const wfb_task_stats *t = s->task < wfb_task_stats_count(x->g)
                                       ? wfb_task_stats_at(x->g, s->task) : NULL;
         snprintf(name, sizeof name, "%s", t && t->name ? t->name : "?");
-        snprintf(label, sizeof label, "%zu: %s %s%s%s on worker %" PRIu32, i + 1,
+        seconds_text(s->end_s - s->start_s, step, sizeof step);
+        snprintf(label, sizeof label, "%zu: %s %s%s%s on worker %" PRIu32 ", %s", i + 1,
                  wfb_step_kind_name(s->kind), s->kind == WFB_STEP_READY ? wfb_via_name(s->via) : "",
-                 s->kind == WFB_STEP_READY ? " " : "", name, s->worker);
+                 s->kind == WFB_STEP_READY ? " " : "", name, s->worker, step);
         x->rc = viz_report_add_path_point(x->r, (int)s->worker, (viz_time)llround(s->start_s * 1e9),
                                           label);
     }

@@ -8,6 +8,10 @@
  *     to the empty stream it blocked on (data) or read from the full one
  *     (back-pressure: the write waited for the read that freed a slot);
  *   - the task was created, in a period running on its worker;
+ *   - across MPI ranks, where no stream_wake crosses: the task waited at a
+ *     channel (channel_block) and the record it then took off it
+ *     (message_received) was sent (message_sent) in a period on the other
+ *     rank, which is the data edge;
  *   - and, whatever made it ready, the period that held its worker before
  *     it (occupancy: a ready task waits for the execution on its core), and
  *     whether the worker was idle in between.
@@ -32,6 +36,7 @@ static double seconds(uint64_t ns) { return (double)ns * 1e-9; }
 /* What is known of a task between its periods. */
 typedef struct aeg_task {
     uint32_t open;        /* its running period, WFB_NONE */
+    bool after_channel;   /* its last wait was at a channel (no wake there) */
     bool pending;         /* a cause for its next period: */
     wfb_cause cause;
     double ready_s;
@@ -79,8 +84,16 @@ static aeg_worker *worker_at(wfb_execgraph *a, uint32_t worker, uint32_t run)
     return w;
 }
 
+/* A record on its way to another rank: where it was sent. */
+typedef struct aeg_sent {
+    uint32_t run;
+    uint32_t period;
+    double at;
+} aeg_sent;
+
 void wfb_execgraph_free(wfb_execgraph *a)
 {
+    mon_key_table_free(&a->sent, NULL);
     free(a->rows);
     free(a->tasks);
     free(a->workers);
@@ -148,6 +161,7 @@ void wfb_execgraph_blocked(wfb_execgraph *a, uint32_t task, const mon_interval *
     aeg_task *t = task_at(a, task);
     if (!t || iv->how != MON_END_DISPATCH)
         return;
+    t->after_channel = iv->channel;
     t->pending = true;
     t->cause = WFB_CAUSE_NONE;
     t->ready_s = NAN;
@@ -182,6 +196,36 @@ void wfb_execgraph_created(wfb_execgraph *a, uint32_t run, uint32_t task, unsign
     t->ready_s = at;
     t->cause_period = w->open;
     t->stream = 0;
+}
+
+int wfb_execgraph_sent(wfb_execgraph *a, uint32_t run, uint32_t task, uint64_t msg, double at)
+{
+    aeg_task *t = task < a->cap_tasks ? &a->tasks[task] : NULL;
+    if (!t || t->open == WFB_NONE)
+        return 0;
+    if (!a->sent.value_size)
+        mon_key_table_init(&a->sent, sizeof(aeg_sent));
+    aeg_sent *s = mon_key_table_get(&a->sent, msg);
+    if (!s)
+        return -1;
+    *s = (aeg_sent){run, t->open, at};
+    return 0;
+}
+
+void wfb_execgraph_received(wfb_execgraph *a, uint32_t run, uint32_t task, uint64_t msg)
+{
+    aeg_task *t = task < a->cap_tasks ? &a->tasks[task] : NULL;
+    aeg_sent *s = a->sent.value_size ? mon_key_table_find(&a->sent, msg) : NULL;
+    if (!s || s->run != run) /* a record keeps its id across ranks: the latest send */
+        return;
+    wfb_period *p = t && t->open != WFB_NONE ? &a->rows[t->open] : NULL;
+    if (p && t->after_channel && p->cause == WFB_CAUSE_NONE && isnan(p->ready_s)) {
+        p->cause = WFB_CAUSE_DATA;
+        p->cause_period = s->period;
+        p->ready_s = s->at; /* p->stream is the channel it waited at */
+        t->after_channel = false;
+    }
+    mon_key_table_remove(&a->sent, msg);
 }
 
 void wfb_execgraph_wrote(wfb_execgraph *a, uint32_t task, uint32_t vertex)

@@ -7,6 +7,7 @@
 
 #include "wfb.h"
 #include "kit.h"
+#include "mon_reader.h" /* mon_key_table */
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -202,6 +203,7 @@ typedef struct wfb_execgraph {
     size_t cap_tasks;
     struct aeg_worker *workers; /* by worker number */
     size_t cap_workers;
+    mon_key_table sent;         /* records sent to another rank, by message id */
 } wfb_execgraph;
 /* An EXEC interval of task (its index) opens / closes; -1 out of memory. */
 int wfb_execgraph_open(wfb_execgraph *a, uint32_t run, uint32_t task,
@@ -217,6 +219,12 @@ void wfb_execgraph_wake(wfb_execgraph *a, uint32_t waker, uint32_t woken, double
 /* task_create of task on worker at time `at` (ready from then). */
 void wfb_execgraph_created(wfb_execgraph *a, uint32_t run, uint32_t task, unsigned worker,
                            double at);
+/* message_sent of msg by task at `at` (its running period sent it);
+ * message_received of msg by task: when the task's running period followed
+ * a wait at a channel, the sending period is its cause (data, across
+ * ranks). -1 out of memory. */
+int wfb_execgraph_sent(wfb_execgraph *a, uint32_t run, uint32_t task, uint64_t msg, double at);
+void wfb_execgraph_received(wfb_execgraph *a, uint32_t run, uint32_t task, uint64_t msg);
 /* The task wrote data state vertex (in its running period). */
 void wfb_execgraph_wrote(wfb_execgraph *a, uint32_t task, uint32_t vertex);
 /* Moves the periods into g. */

@@ -683,6 +683,8 @@ static int cross(wfb_lifter *l, task_state *t, uint32_t src, uint32_t v,
 static int on_sent(wfb_lifter *l, task_state *t, const mon_event *ev)
 {
     uint32_t run = t->stats.run;
+    if (wfb_execgraph_sent(&l->aeg, run, (uint32_t)(t - l->tasks), ev->msg, l->now))
+        return -1;
     bool found;
     uint32_t src = crossing_state(l, run, ev->msg, true, ev->rank, false, &found);
     if (!found && (src = written_state(l, run, ev)) == WFB_NONE)
@@ -697,6 +699,7 @@ static int on_sent(wfb_lifter *l, task_state *t, const mon_event *ev)
 static int on_received(wfb_lifter *l, task_state *t, const mon_event *ev)
 {
     uint32_t run = t->stats.run;
+    wfb_execgraph_received(&l->aeg, run, (uint32_t)(t - l->tasks), ev->msg);
     bool found;
     uint32_t src = crossing_state(l, run, ev->msg, false, ev->rank, false, &found);
     if (!found && (src = written_state(l, run, ev)) == WFB_NONE)

@@ -15,7 +15,13 @@
  * covers the run from its first period on; what it cannot explain it names
  * (idle, start-up). The message graph alone could not: a write that waited
  * for a slot, or a task that waited for its core, depends on tasks that
- * often have no data state (docs/METRICS.md section 5).
+ * often have no data state (docs/METRICS.md section 5). Where the trace
+ * does not say what made a task ready after its worker idled (an LPEL
+ * event raised by another thread, the MPI transport's), the walk goes on
+ * from the period that ended last before the task's dispatch, on any
+ * worker: the latest thing that happened, as the message graph's walk takes
+ * the predecessor that finished last, and not the worker's own period
+ * before the idle, which certainly did not wake it.
  */
 #include "wfb_internal.h"
 
@@ -254,13 +260,65 @@ static uint32_t step_vertex(const wfb_graph *g, const wfb_period *p, double unti
     return p->vertex;
 }
 
+/* The periods that ended, sorted by (run, end), for the latest one that
+ * ended before a moment. */
+typedef struct ended {
+    uint32_t run, period;
+    double end_s;
+} ended;
+
+typedef struct by_end {
+    ended *v;
+    size_t n;
+} by_end;
+
+static int cmp_end(const void *a, const void *b)
+{
+    const ended *x = a, *y = b;
+    if (x->run != y->run)
+        return x->run < y->run ? -1 : 1;
+    return (x->end_s > y->end_s) - (x->end_s < y->end_s);
+}
+
+static int by_end_init(by_end *e, const wfb_graph *g)
+{
+    e->n = 0;
+    e->v = malloc((g->n_periods ? g->n_periods : 1) * sizeof *e->v);
+    if (!e->v)
+        return -1;
+    for (size_t i = 0; i < g->n_periods; i++)
+        if (!isnan(g->periods[i].end_s))
+            e->v[e->n++] = (ended){g->periods[i].run, (uint32_t)i, g->periods[i].end_s};
+    qsort(e->v, e->n, sizeof *e->v, cmp_end);
+    return 0;
+}
+
+/* The period of run `run` that ended last at or before `at`, other than
+ * `self`; WFB_NONE if none. */
+static uint32_t latest_before(const by_end *e, uint32_t run, double at, uint32_t self)
+{
+    size_t lo = 0, hi = e->n; /* the first after (run, at) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->v[mid].run < run || (e->v[mid].run == run && e->v[mid].end_s <= at))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0 && e->v[i].run == run;)
+        if (e->v[i].period != self)
+            return e->v[i].period;
+    return WFB_NONE;
+}
+
 /* Where the walk goes from period p (its run step already taken): the
  * step(s) between p's start and the period before it on the path; that
  * period in *next (WFB_NONE: the walk ends) and the time its run step ends
  * at in *until. */
-static int step_back(const wfb_graph *g, const wfb_period *p, step_list *s, uint32_t *next,
-                     double *until)
+static int step_back(const wfb_graph *g, const by_end *ends, uint32_t at, step_list *s,
+                     uint32_t *next, double *until)
 {
+    const wfb_period *p = &g->periods[at];
     const wfb_period *q = p->worker_prev != WFB_NONE ? &g->periods[p->worker_prev] : NULL;
     const wfb_period *c = p->cause_period != WFB_NONE ? &g->periods[p->cause_period] : NULL;
     wfb_step ready = {.kind = WFB_STEP_READY, .task = p->task, .worker = p->worker,
@@ -285,12 +343,15 @@ static int step_back(const wfb_graph *g, const wfb_period *p, step_list *s, uint
         *next = p->cause_period;
         *until = at;
     } else if (q && !isnan(q->end_s)) {
-        /* the worker idled, and the trace does not say what made p ready */
+        /* the worker idled, and the trace does not say what made p ready:
+         * on from the latest period that ended before it (top of file) */
+        uint32_t last = latest_before(ends, p->run, p->start_s, at);
+        const wfb_period *l = last != WFB_NONE ? &g->periods[last] : q;
         ready.kind = WFB_STEP_IDLE;
-        ready.other = q->task;
-        ready.start_s = q->end_s;
-        *next = p->worker_prev;
-        *until = q->end_s;
+        ready.other = l->task;
+        ready.start_s = l->end_s;
+        *next = last != WFB_NONE ? last : p->worker_prev;
+        *until = l->end_s;
     } else {
         return 0; /* its worker's first period, without a cause: the start */
     }
@@ -326,8 +387,9 @@ static int periods_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
         return 0; /* no period ended: not available */
     step_list s = {0};
     uint8_t *seen = calloc(g->n_periods, 1);
+    by_end ends = {0};
     double until = g->periods[at].end_s;
-    int rc = seen ? 0 : -1;
+    int rc = seen && by_end_init(&ends, g) == 0 ? 0 : -1;
     while (rc == 0 && at != WFB_NONE && !seen[at]) {
         const wfb_period *p = &g->periods[at];
         seen[at] = 1;
@@ -335,9 +397,10 @@ static int periods_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
                                       .vertex = step_vertex(g, p, until),
                                       .start_s = p->start_s, .end_s = until});
         if (rc == 0)
-            rc = step_back(g, p, &s, &at, &until);
+            rc = step_back(g, &ends, at, &s, &at, &until);
     }
     free(seen);
+    free(ends.v);
     if (rc) {
         free(s.v);
         wfb_set_error(err, g->source, 0, "out of memory computing the as-executed path");
