@@ -200,14 +200,24 @@ static json_t *task_json(const wfb_graph *g, uint32_t task)
     return o;
 }
 
+/* A task's id, null when there is none. */
+static json_t *task_id_json(const wfb_graph *g, uint32_t task)
+{
+    if (task == WFB_NONE || task >= wfb_task_stats_count(g))
+        return json_null();
+    return json_integer((json_int_t)wfb_task_stats_at(g, task)->task);
+}
+
+/* A step, flat: a path has a step per period it passes (the tasks are
+ * named by id; `task_shares` and the task table name them). */
 static json_t *step_json(const wfb_graph *g, const wfb_step *s)
 {
     json_t *o = json_object();
     json_object_set_new(o, "kind", json_string(wfb_step_kind_name(s->kind)));
     json_object_set_new(o, "via", s->kind == WFB_STEP_READY ? json_string(wfb_via_name(s->via))
                                                             : json_null());
-    json_object_set_new(o, "task", task_json(g, s->task));
-    json_object_set_new(o, "other", s->kind == WFB_STEP_RUN ? json_null() : task_json(g, s->other));
+    json_object_set_new(o, "task", task_id_json(g, s->task));
+    json_object_set_new(o, "other", s->kind == WFB_STEP_RUN ? json_null() : task_id_json(g, s->other));
     json_object_set_new(o, "worker", json_integer(s->worker));
     json_object_set_new(o, "stream", s->via == WFB_VIA_DATA || s->via == WFB_VIA_BACKPRESSURE
                                          ? json_integer((json_int_t)s->stream)
