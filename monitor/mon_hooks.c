@@ -158,17 +158,27 @@ static inline uint64_t event_time(mon_worker *mw)
  * reported just before it (same task, only runtime code between). */
 static inline uint64_t shared_time(const mon_worker *mw) { return mw->reading; }
 
+/* The reading itself: two system calls and an event, out of line. */
+static __attribute__((noinline)) void cpu_read_now(mon_worker *mw, uint64_t ts, uint64_t now)
+{
+    uint64_t cpu_ns, switches;
+    if (mon_cpu_read(&mw->cpu, now, &cpu_ns, &switches))
+        mon_emit_cpu_time(mw->w, ts, cpu_ns, switches);
+}
+
 /* A cpu_time event (flag C) before the event at ts that ends a task's
  * period or the worker: when the step has passed since the last one
  * (mon_cpu_internal.h), or always (`force`: worker_end, so that the
- * worker's total is in the trace). */
-static void cpu_reading(mon_worker *mw, uint64_t ts, bool force)
+ * worker's total is in the trace). Inline: every task switch asks, and
+ * the answer is a subtraction and a comparison. */
+static inline __attribute__((always_inline)) void cpu_reading(mon_worker *mw, uint64_t ts,
+                                                              bool force)
 {
     if (!(mw->flags & MON_FLAG_CPU))
         return;
-    uint64_t now = ts ? ts : now_ticks(mw), cpu_ns, switches;
-    if ((force || mon_cpu_due(&mw->cpu, now)) && mon_cpu_read(&mw->cpu, now, &cpu_ns, &switches))
-        mon_emit_cpu_time(mw->w, ts, cpu_ns, switches);
+    uint64_t now = ts ? ts : now_ticks(mw);
+    if (force || mon_cpu_due(&mw->cpu, now))
+        cpu_read_now(mw, ts, now);
 }
 
 /* Load accounting needs a clock even when events carry no time. */
