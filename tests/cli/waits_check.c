@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int failures;
 
@@ -46,7 +47,8 @@ static void streams_within_span(json_t *relations, double span)
     json_array_foreach(relations, i, w)
     {
         double s = num(w, "stream");
-        if (!json_equal(json_object_get(w, "via"), json_string("stream")) || !(s < (double)n))
+        const char *via = json_string_value(json_object_get(w, "via"));
+        if (!via || strcmp(via, "stream") != 0 || !(s < (double)n))
             continue;
         sum[(size_t)s] += num(w, "total_s");
         if (num(w, "waited_for") == 0)
