@@ -162,7 +162,7 @@ static void request_classes(mon_control *c, const char *arg, char *out, size_t l
     pthread_mutex_unlock(&c->lock);
     char sign = *arg == '+' || *arg == '-' ? *arg++ : 0;
     if (!*arg || mon_flags_parse(arg, &given, err, sizeof err) != 0) {
-        snprintf(out, len, "error classes: %s", *arg ? err : "expected flag letters (mtWTSML, A)");
+        snprintf(out, len, "error classes: %s", *arg ? err : "expected flag letters (mtWTSMLC, A)");
         return;
     }
     unsigned want = sign == '+' ? now | given : sign == '-' ? now & ~given : given;

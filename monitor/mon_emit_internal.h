@@ -283,6 +283,17 @@ static inline void mon_emit_worker_load(mon_writer *w, uint64_t ts, uint32_t wai
     mon_ev_end(w, e);
 }
 
+/* cpu_time: the worker thread's CPU time (ns) and involuntary context
+ * switches since its worker_start (flag C, mon_cpu.c). */
+static inline void mon_emit_cpu_time(mon_writer *w, uint64_t ts, uint64_t cpu_ns,
+                                     uint64_t preemptions)
+{
+    mon_ev e = mon_ev_begin(w, MON_ID_CPU_TIME, ts, 2 * MON_UINT_MAX_BYTES);
+    e.p = mon_put_uint(e.p, cpu_ns, 0, 0);
+    e.p = mon_put_uint(e.p, preemptions, 0, 0);
+    mon_ev_end(w, e);
+}
+
 /* The hot emitters: the one-store case first (mon_fast_*), else the
  * general encoding out of line. */
 static inline __attribute__((always_inline)) void mon_emit_task(mon_writer *w, mon_event_id id,

@@ -37,17 +37,20 @@
 
 /* The format this writer writes (metadata env format_version, run.json
  * format_version). 3.1 is 3.0 with the events of runs across MPI ranks
- * (23-26) and message ids carrying the rank; 3.2 adds the one-byte header
- * of an event that shares the previous event's time (the clock is read
- * once per task switch, docs/LOGFORMAT.md section 5) and monitor_control
- * (27). The reader reads both (MON_FORMAT_VERSION_OLDEST). */
+ * (23-26) and message ids carrying the rank; 3.2 adds cpu_time (27),
+ * monitor_control (28) and the one-byte header of an event that shares the
+ * previous event's time (the clock is read once per task switch,
+ * docs/LOGFORMAT.md section 5). The reader reads both: a 3.1 log is a 3.2
+ * log without those (MON_FORMAT_VERSION_OLDEST, MON_ID_COUNT_3_1). */
 #define MON_FORMAT_VERSION "3.2"
 #define MON_FORMAT_VERSION_OLDEST "3.1"
 #define MON_CTF_MAGIC UINT32_C(0xC1FC1FC1)
 
 /* The event classes a monitor_control event may name: mon.h's MON_FLAG_*
- * bits (m t W T S M L), which the reader does not include. */
-#define MON_FLAG_BITS_ALL 0x7fu
+ * bits and their letters in bit order, which the reader does not include
+ * (mon_writer.c checks that the two agree). */
+#define MON_FLAG_BITS_ALL 0xffu
+#define MON_FLAG_BITS_LETTERS "mtWTSMLC"
 
 #define MON_PACKET_HEADER_BYTES 8
 #define MON_PACKET_CONTEXT_BYTES 52
@@ -216,11 +219,18 @@ typedef enum mon_event_id {
     MON_ID_CHANNEL_BLOCK = 26,    /* uint task, uint channel_rank, uint/state channel_index
                                      (state: 1 bit, 0 full, 1 empty) */
     /* Since format 3.2: */
-    MON_ID_MONITOR_CONTROL = 27,  /* uint/filter flags (the MON_FLAG_* classes on from here;
+    MON_ID_CPU_TIME = 27,         /* uint cpu_ns, uint preemptions: the worker thread's CPU
+                                     time and involuntary context switches since its
+                                     worker_start (flag C) */
+    MON_ID_MONITOR_CONTROL = 28,  /* uint/filter flags (the MON_FLAG_* classes on from here;
                                      filter: 1 bit, a --mon-tasks pattern in effect),
                                      string tasks (that pattern, "" without one) */
-    MON_ID_COUNT = 28
+    MON_ID_COUNT = 29
 } mon_event_id;
+
+/* The event ids a log of format 3.1 may hold (0-26: the ids from 27 on
+ * came with 3.2). */
+#define MON_ID_COUNT_3_1 MON_ID_CPU_TIME
 
 /* Message ids in the trace: node and sequence number, mon_msg_id.h's
  * layout (mon_msg_id_make_at): node = rank << 12 | worker in the high 24
@@ -317,7 +327,8 @@ static inline size_t mon_event_bytes(const uint8_t *p, size_t avail)
         [MON_ID_COMPONENT_BEGIN] = 1, [MON_ID_COMPONENT_END] = 1,    [MON_ID_MESSAGE_READ] = 3,
         [MON_ID_MESSAGE_WRITTEN] = 3, [MON_ID_TASK_LOAD] = 3,        [MON_ID_WORKER_LOAD] = 3,
         [MON_ID_RUN_START] = 1,       [MON_ID_MESSAGE_SENT] = 4,     [MON_ID_MESSAGE_RECEIVED] = 4,
-        [MON_ID_CHANNEL_OPEN] = 4,    [MON_ID_CHANNEL_BLOCK] = 3,   [MON_ID_MONITOR_CONTROL] = 1,
+        [MON_ID_CHANNEL_OPEN] = 4,    [MON_ID_CHANNEL_BLOCK] = 3,    [MON_ID_CPU_TIME] = 2,
+        [MON_ID_MONITOR_CONTROL] = 1,
     };
     if (avail == 0)
         return 0;

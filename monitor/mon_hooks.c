@@ -17,9 +17,11 @@
  * per task switch (docs/LOGFORMAT.md section 5): where a period ends and,
  * unless it follows such an end at once, where one begins, and at worker
  * events; every other event takes the last reading, and then the writer's
- * one-byte header. Every hook is installed whatever the flags, because the
- * classes can be switched while the program runs: each worker compares a
- * generation number at its dispatches and applies a change there itself.
+ * one-byte header. The worker's CPU time (C) is read at the ends of
+ * periods with their clock reading, at most once per MON_CPU_STEP_NS.
+ * Every hook is installed whatever the flags, because the classes can be
+ * switched while the program runs: each worker compares a generation
+ * number at its dispatches and applies a change there itself.
  *
  * The service thread (mon_control.c) publishes every worker's packet each
  * --mon-flush period, so a run killed at any moment leaves a readable
@@ -31,6 +33,7 @@
 
 #include "kit.h"
 #include "mon_control_internal.h"
+#include "mon_cpu_internal.h"
 #include "mon_crash_internal.h"
 #include "mon_writer_internal.h"
 #if MON_LTTNG
@@ -84,7 +87,8 @@ struct mon_worker {
     const mon_skew *skew; /* the clock-skew test hook, NULL when off */
     bool in_block;    /* stream_block(s) recorded, their task_block to come */
     bool switched;    /* a period just ended with a reading: the next dispatch is the
-                         same moment (one reading per task switch) */
+                         same moment (one reading per task switch), unless the
+                         worker takes tasks from its mailbox first (worker_mail) */
     mon_task_rec *current; /* the task running on this worker (for TMO) */
     /* What is recorded (snetmon ctl): the monitor's choice of generation
      * ctl_gen, applied by the worker itself at its next dispatch or resume
@@ -97,6 +101,7 @@ struct mon_worker {
     uint32_t waits;
     uint64_t wait_ticks; /* durations in ticks; ns only in worker_load */
     uint64_t busy_ticks;
+    mon_cpu cpu;          /* the thread's CPU time (flag C) */
     uint64_t tasks_seen, tasks_selected; /* for the --mon-tasks warning */
     uint64_t run_starts;                 /* run_start markers written */
     /* A flight recorder: the task list is read by snapshots (for the names
@@ -201,6 +206,43 @@ static inline uint64_t take_reading(mon_worker *mw)
 /* The time of an event between two readings: the last one. */
 static inline uint64_t shared_time(const mon_worker *mw) { return mon_writer_reading(mw->w); }
 
+/* The reading itself: two system calls and an event, out of line. */
+static __attribute__((noinline)) void cpu_read_now(mon_worker *mw, uint64_t ts, uint64_t now)
+{
+    uint64_t cpu_ns, switches;
+    if (mon_cpu_read(&mw->cpu, now, &cpu_ns, &switches))
+        mon_emit_cpu_time(mw->w, ts, cpu_ns, switches);
+}
+
+/* The trace clock for the CPU readings' step: the reading ts the task
+ * switch has taken anyway, or the clock itself where there is none (no t
+ * flag; the LTTng peer, whose events carry LTTng's times, not ours). */
+static inline uint64_t cpu_clock(const mon_worker *mw, uint64_t ts)
+{
+#if MON_LTTNG
+    (void)ts;
+    return raw_ticks(mw->tsc);
+#else
+    return ts ? ts : now_ticks(mw);
+#endif
+}
+
+/* A cpu_time event (flag C) before the event at ts that ends a task's
+ * period or the worker: when the step has passed since the last one
+ * (mon_cpu_internal.h), or always (`force`: worker_end, so that the
+ * worker's total is in the trace, and where snetmon ctl switches C).
+ * Inline: every task switch asks, and the answer is a subtraction and a
+ * comparison against the switch's own clock reading. */
+static inline __attribute__((always_inline)) void cpu_reading(mon_worker *mw, uint64_t ts,
+                                                              bool force)
+{
+    if (!(mw->flags & MON_FLAG_CPU))
+        return;
+    uint64_t now = cpu_clock(mw, ts);
+    if (force || mon_cpu_due(&mw->cpu, now))
+        cpu_read_now(mw, ts, now);
+}
+
 /* Load accounting needs a clock even when events carry no time. */
 static inline uint64_t load_time(const mon_worker *mw, uint64_t ev_ts)
 {
@@ -243,10 +285,20 @@ static void control_take(mon_worker *mw, char *pattern, size_t len)
 static __attribute__((noinline)) void control_apply(mon_worker *mw)
 {
     char pattern[MON_NAME_MAX + 1];
+    unsigned had_cpu = mw->flags & MON_FLAG_CPU;
     control_take(mw, pattern, sizeof pattern);
     for (mon_task_rec *r = mw->tasks; r; r = r->next)
         task_rec_choose(mw, r);
-    mon_emit_control(mw->w, take_reading(mw), mw->flags, mw->regex ? pattern : NULL);
+    unsigned has_cpu = mw->flags & MON_FLAG_CPU;
+    uint64_t ts = take_reading(mw);
+    /* Where C goes off, a CPU reading ends its last stretch just before the
+     * mark; where it comes on, one just after starts the next: no stretch
+     * spans time without readings (mon_periods.c). */
+    if (had_cpu && !has_cpu)
+        cpu_read_now(mw, ts, cpu_clock(mw, ts));
+    mon_emit_control(mw->w, ts, mw->flags, mw->regex ? pattern : NULL);
+    if (has_cpu && !had_cpu)
+        cpu_read_now(mw, ts, cpu_clock(mw, ts));
 }
 
 /* Whether what to record changed since this worker last looked. */
@@ -425,6 +477,9 @@ static void begin_run(mon_worker *mw, uint32_t run)
     mw->run_starts++;
     if (mw->flags & MON_FLAG_WORKER)
         mon_emit_bare(mw->w, MON_ID_WORKER_START, ts);
+    /* Whatever the flags: snetmon ctl may switch C on later, and the
+     * readings count from here (two system calls per worker and run). */
+    mon_cpu_start(&mw->cpu, mw->freq, cpu_clock(mw, ts));
 }
 
 static void *hook_worker_start(void *ctx, unsigned worker_id, unsigned num_workers)
@@ -506,6 +561,7 @@ static void hook_worker_wait(void *wctx)
         return;
     uint64_t ts = take_reading(mw);
     mw->switched = false;
+    cpu_reading(mw, ts, false);
     mw->wait_ts = load_time(mw, ts);
     if (mw->flags & MON_FLAG_WORKER)
         mon_emit_bare(mw->w, MON_ID_WORKER_WAIT, ts);
@@ -518,7 +574,6 @@ static void hook_worker_resume(void *wctx)
         return;
     control_check(mw);
     uint64_t ts = take_reading(mw);
-    mw->switched = true; /* the dispatch that follows is this moment */
     if (mw->flags & MON_FLAG_LOAD) {
         mw->waits++;
         mw->wait_ticks += load_time(mw, ts) - mw->wait_ts;
@@ -527,12 +582,26 @@ static void hook_worker_resume(void *wctx)
         mon_emit_bare(mw->w, MON_ID_WORKER_RESUME, ts);
 }
 
+/* The worker takes tasks other threads posted (another worker's wake-up,
+ * a new task): they became ready after the period that just ended, maybe
+ * while the worker polled its mailbox, so the dispatch that follows reads
+ * the clock anew; sharing the end's reading would date it before the wake
+ * that made its task ready (a reader would pair neither). Also after
+ * worker_resume, which the mail that woke the worker always follows. */
+static void hook_worker_mail(void *wctx)
+{
+    mon_worker *mw = wctx;
+    if (mw)
+        mw->switched = false;
+}
+
 static void hook_worker_end(void *wctx)
 {
     mon_worker *mw = wctx;
     if (!mw)
         return;
     uint64_t ts = take_reading(mw);
+    cpu_reading(mw, ts, true);
     if (mw->flags & MON_FLAG_LOAD)
         mon_emit_worker_load(mw->w, ts, mw->waits, ticks_ns(mw, mw->wait_ticks),
                              ticks_ns(mw, mw->busy_ticks));
@@ -548,7 +617,9 @@ static void hook_worker_end(void *wctx)
  * Readings: the end of a period (the task's first stream_block, or its
  * task_block, yield or destroy) reads the clock, and the dispatch right
  * after it shares that reading; a dispatch after anything else reads it
- * anew. Every other task-level event takes the last reading.
+ * anew. Every other task-level event takes the last reading. The CPU
+ * readings (C) are taken at the ends of periods with their reading, once
+ * the step has passed (mon_cpu_internal.h), and at worker_wait and end.
  * ------------------------------------------------------------------------- */
 
 static void hook_task_map(void *wctx, void **slot, uint64_t task, const char *name,
@@ -616,6 +687,20 @@ static inline uint64_t period_end_reading(mon_worker *mw)
     return after_stream_block ? shared_time(mw) : take_reading(mw);
 }
 
+/* A period ends (block, yield, destroy): its reading when the task's T or
+ * L events are recorded (`timed`), and the worker's CPU reading when C is on
+ * and the step has passed, which shares it. false: neither is wanted, and
+ * no reading is taken. */
+static inline __attribute__((always_inline)) bool period_stop(mon_worker *mw, bool timed,
+                                                              uint64_t *ts)
+{
+    if (!timed && !(mw->flags & MON_FLAG_CPU))
+        return false;
+    *ts = period_end_reading(mw);
+    cpu_reading(mw, *ts, false);
+    return true;
+}
+
 static void hook_task_block(void *wctx, void **slot, uint64_t task, lpel_block_cause cause)
 {
     (void)task;
@@ -623,14 +708,16 @@ static void hook_task_block(void *wctx, void **slot, uint64_t task, lpel_block_c
     if (!mw)
         return;
     mon_task_rec *r = rec_on(slot, MON_FLAG_TASK | MON_FLAG_LOAD);
-    if (!r) {
+    uint64_t ts;
+    if (!period_stop(mw, r != NULL, &ts)) {
         /* Nothing of this period to time; a stream_block's reading still
          * serves the next dispatch. */
         mw->switched = mw->in_block;
         mw->in_block = false;
         return;
     }
-    uint64_t ts = period_end_reading(mw);
+    if (!r)
+        return;
     period_end(mw, r, ts);
     if (r->on & MON_FLAG_TASK)
         mon_emit_task_block(r->w, ts, r->id, (unsigned)cause);
@@ -640,10 +727,12 @@ static void hook_task_yield(void *wctx, void **slot, uint64_t task)
 {
     (void)task;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? rec_on(slot, MON_FLAG_TASK | MON_FLAG_LOAD) : NULL;
-    if (!r)
+    if (!mw)
         return;
-    uint64_t ts = period_end_reading(mw);
+    mon_task_rec *r = rec_on(slot, MON_FLAG_TASK | MON_FLAG_LOAD);
+    uint64_t ts;
+    if (!period_stop(mw, r != NULL, &ts) || !r)
+        return;
     period_end(mw, r, ts);
     if (r->on & MON_FLAG_TASK)
         mon_emit_task(r->w, MON_ID_TASK_YIELD, ts, r->id);
@@ -656,8 +745,9 @@ static void hook_task_destroy(void *wctx, void **slot, uint64_t task)
     mon_task_rec *r = *slot;
     if (!mw || !r)
         return;
-    if (r->on & (MON_FLAG_TASK | MON_FLAG_LOAD)) {
-        uint64_t ts = period_end_reading(mw);
+    unsigned timed = r->on & (MON_FLAG_TASK | MON_FLAG_LOAD);
+    uint64_t ts;
+    if (period_stop(mw, timed, &ts) && timed) {
         period_end(mw, r, ts);
         if (r->on & MON_FLAG_LOAD)
             mon_emit_task_load(r->w, ts, r->id, r->dispatches, ticks_ns(mw, r->exec_ticks));
@@ -732,13 +822,20 @@ static void hook_stream_block(void *wctx, void **slot, uint64_t task, uint64_t s
     mon_emit_stream_block(r->w, ts, task, stream, empty);
 }
 
+/* A wake of a task on another worker reads the clock: that worker may run
+ * it at once, and with the period's reading the wake could be dated before
+ * the woken task's block (or dispatch) there, which a reader could not pair
+ * it with, and the split of its wait into blocked and ready time would be
+ * off by the waker's period. A task on this worker runs after the waker's
+ * period only: the period's reading keeps the order. */
 static void hook_stream_wake(void *wctx, void **slot, uint64_t task, uint64_t stream,
-                             uint64_t woken)
+                             uint64_t woken, bool local)
 {
     (void)wctx;
     mon_task_rec *r = rec_on(slot, MON_FLAG_STREAM);
     if (r)
-        mon_emit_stream_wake(r->w, mon_writer_reading(r->w), task, stream, woken);
+        mon_emit_stream_wake(r->w, local ? mon_writer_reading(r->w) : take_reading(r->mw), task,
+                             stream, woken);
 }
 
 /* ---------------------------------------------------------------------------
@@ -881,6 +978,7 @@ static void fill_hooks(mon *m)
         .worker_wait = hook_worker_wait,
         .worker_resume = hook_worker_resume,
         .worker_end = hook_worker_end,
+        .worker_mail = hook_worker_mail,
         .task_map = hook_task_map,
         .task_create = hook_task_create,
         .task_dispatch = hook_task_dispatch,

@@ -45,6 +45,8 @@
     MON_LT(w, ts, e4, MON_ID_CHANNEL_OPEN, (task), (channel), (rank), (sends))
 #define mon_emit_channel_block(w, ts, task, channel, empty)                                    \
     MON_LT(w, ts, e3, MON_ID_CHANNEL_BLOCK, (task), (channel), (empty))
+#define mon_emit_cpu_time(w, ts, cpu_ns, preemptions)                                         \
+    MON_LT(w, ts, e2, MON_ID_CPU_TIME, (cpu_ns), (preemptions))
 static inline const char *mon_lttng_str(const char *s) { return s ? s : ""; }
 
 #define mon_emit_task_map(w, ts, task, name)                                                   \

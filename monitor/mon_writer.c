@@ -51,6 +51,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* monitor_control names the classes with the reader's copy of mon.h's. */
+_Static_assert(MON_FLAG_BITS_ALL == MON_FLAG_ALL && sizeof MON_FLAG_BITS_LETTERS ==
+                                                    sizeof MON_FLAG_LETTERS,
+               "mon_format_internal.h's MON_FLAG_BITS_* are mon.h's MON_FLAG_ALL and letters");
+
 struct mon_writer {
     /* Hot: touched by every event (mon_emit_internal.h), only by the
      * worker thread; pos and last_ts are read by the publishers. */

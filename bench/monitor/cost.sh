@@ -162,22 +162,10 @@ echo
 
 # ---- instructions ----
 if command -v valgrind >/dev/null; then
-    ir() { # BENCH ROUNDS [ARGS...]
-        local b=$1 r=$2
-        shift 2
-        rm -rf "$work/ir"
-        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$b" ring --ring-size 100 \
-            --rounds "$r" --no-baseline "$@" 2>&1 >/dev/null | awk '/Collected/ {print $4; exit}'
-    }
-    per_hop() { # BENCH [ARGS...]
-        local b=$1
-        shift
-        echo "$(( ($(ir "$b" 250 "$@") - $(ir "$b" 50 "$@")) / 20000 ))"
-    }
     echo "instructions per ring hop (callgrind; the difference of 250 and 50 rounds)"
     for m in off on ${main:+main}; do
-        if [ "$m" = off ]; then n=$(per_hop "$(bin off)/bench/lpel/lpel-bench")
-        else n=$(per_hop "$(bin "$m")/bench/lpel/lpel-bench" -m A --mon-dir "$work/ir"); fi
+        if [ "$m" = off ]; then n=$(ring_ir_per_hop "$(bin off)/bench/lpel/lpel-bench")
+        else n=$(ring_ir_per_hop "$(bin "$m")/bench/lpel/lpel-bench" -m A --mon-dir "$work/ir"); fi
         echo "  $m: $n Ir/hop"
     done
 fi

@@ -63,6 +63,7 @@ void lpel_worker_post(lpel_worker *w, lpel_task *t, lpel_mail_kind kind)
 
 static void drain_mailbox(lpel_worker *w)
 {
+    LPEL_HOOK0(w, worker_mail);
     lpel_task *t = lpel_mailbox_take_all(&w->mailbox);
     while (t) {
         lpel_task *next = t->mail_next;

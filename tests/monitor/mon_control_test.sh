@@ -80,24 +80,45 @@ grep -q "no running program writes this trace" "$work/ctl.err" || fail "ctl afte
 
 # --- classes switched off and on again ----------------------------------------
 live=$work/ctl
-"$pipeline" -m A --mon-dir "$live" --pace 1000 3000 1 >/dev/null 2>"$work/ctl-run.err" &
+"$pipeline" -m A --mon-dir "$live" --pace 1000 4000 1 >/dev/null 2>"$work/ctl-run.err" &
 pid=$!
 wait_channel "$live" || fail "the control channel never answered"
 sleep 0.3
 out=$("$snetmon" ctl --classes -T "$live") || fail "ctl --classes -T: exit $?"
-[ "$out" = "ok classes=mtWSML" ] || fail "ctl --classes -T: '$out'"
+[ "$out" = "ok classes=mtWSMLC" ] || fail "ctl --classes -T: '$out'"
 "$snetmon" ctl --classes -t "$live" >/dev/null 2>"$work/t.err" && fail "ctl could switch t off"
 grep -q "'t' cannot change" "$work/t.err" || fail "ctl -t: $(cat "$work/t.err")"
 "$snetmon" ctl --classes Q "$live" >/dev/null 2>&1
 [ $? -eq 1 ] || fail "ctl --classes Q: not exit 1"
 sleep 0.6
 out=$("$snetmon" ctl --classes +T "$live") || fail "ctl --classes +T: exit $?"
-[ "$out" = "ok classes=mtWTSML" ] || fail "ctl --classes +T: '$out'"
+[ "$out" = "ok classes=mtWTSMLC" ] || fail "ctl --classes +T: '$out'"
+# The CPU readings (C) off and on again.
+sleep 0.3
+out=$("$snetmon" ctl --classes -C "$live") || fail "ctl --classes -C: exit $?"
+[ "$out" = "ok classes=mtWTSML" ] || fail "ctl --classes -C: '$out'"
+sleep 0.6
+out=$("$snetmon" ctl --classes +C "$live") || fail "ctl --classes +C: exit $?"
+[ "$out" = "ok classes=mtWTSMLC" ] || fail "ctl --classes +C: '$out'"
 wait $pid || fail "the controlled run failed: $(cat "$work/ctl-run.err")"
 pid=
 "$snetmon" dump "$live" >"$work/ctl.txt" || fail "dump of the controlled run: exit $?"
 marks=$(grep -c ' monitor_control ' "$work/ctl.txt")
-[ "$marks" -eq 2 ] || fail "$marks monitor_control marks, expected 2"
+[ "$marks" -eq 4 ] || fail "$marks monitor_control marks, expected 4"
+# CPU readings before C went off and after it came on, none between; one
+# right before the mark that switches them off, one right after the mark
+# that switches them on (no stretch between readings spans the gap).
+awk '$3 == "monitor_control" && $4 !~ /C/ { off = 1; if (prev != "cpu_time") bad = "no reading before the -C mark" }
+     $3 == "monitor_control" && $4 ~ /C/ && off { off = 0; on = 1; prev = $3; next }
+     on { if ($3 != "cpu_time") bad = "no reading after the +C mark"; on = 0 }
+     $3 == "cpu_time" { n[off ? "off" : seen ? "after" : "before"]++ }
+     $3 == "monitor_control" && $4 !~ /C/ { seen = 1 }
+     { prev = $3 }
+     END { if (bad) print bad; else printf "%d %d %d\n", n["before"], n["off"], n["after"] }' \
+    "$work/ctl.txt" >"$work/cpu-counts"
+read -r cbefore coff cafter <"$work/cpu-counts"
+[ "${cbefore:-0}" -gt 0 ] 2>/dev/null && [ "$coff" -eq 0 ] && [ "$cafter" -gt 0 ] ||
+    fail "CPU readings before / while off / after: $(cat "$work/cpu-counts")"
 # Task events before the first mark and after the second, none between.
 awk '$3 == "monitor_control" { state = ($4 ~ /T/) ? "on-again" : "off"; next }
      $3 ~ /^task_(dispatch|block|yield|destroy|create)$/ { n[state == "" ? "before" : state]++ }

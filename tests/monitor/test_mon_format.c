@@ -43,7 +43,8 @@ static const mon_event_kind expected_kinds[] = {
     MON_EV_STREAM_OPEN,    MON_EV_STREAM_OPEN,     MON_EV_STREAM_READ,     MON_EV_COMPONENT_BEGIN, MON_EV_MESSAGE_READ,
     MON_EV_MESSAGE_WRITTEN, MON_EV_COMPONENT_END,  MON_EV_STREAM_WRITE,    MON_EV_STREAM_WAKE,
     MON_EV_CHANNEL_OPEN,   MON_EV_MESSAGE_SENT,    MON_EV_MESSAGE_RECEIVED, MON_EV_CHANNEL_BLOCK,
-    MON_EV_STREAM_BLOCK,   MON_EV_TASK_BLOCK,      MON_EV_WORKER_WAIT,     MON_EV_WORKER_RESUME,
+    MON_EV_STREAM_BLOCK,   MON_EV_CPU_TIME,        MON_EV_TASK_BLOCK,      MON_EV_WORKER_WAIT,
+    MON_EV_WORKER_RESUME,
     MON_EV_TASK_DISPATCH,  MON_EV_TASK_YIELD,      MON_EV_STREAM_CLOSE,    MON_EV_TASK_LOAD,
     MON_EV_TASK_DESTROY,   MON_EV_WORKER_LOAD,     MON_EV_WORKER_END,
 };
@@ -120,6 +121,12 @@ static void check_worker_events(const mon_event *all, size_t n, unsigned w)
             break;
         case MON_EV_TASK_BLOCK:
             ck_assert_uint_eq(e->cause, MON_BLOCK_INPUT);
+            break;
+        case MON_EV_CPU_TIME:
+            ck_assert_uint_eq(e->cpu_ns, 5000 + o);
+            ck_assert_uint_eq(e->preemptions, 2 + w);
+            ck_assert_uint_eq(e->time, prev->time); /* the block's time, as the monitor writes it */
+            ck_assert_uint_eq(e->task, 0);
             break;
         case MON_EV_WORKER_RESUME:
             ck_assert_uint_eq(e->time - prev->time, 5000000000u);
@@ -440,7 +447,7 @@ START_TEST(flags_parse_and_format)
     ck_assert_int_eq(mon_flags_parse("A", &f, err, sizeof err), 0);
     ck_assert_uint_eq(f, MON_FLAG_ALL);
     mon_flags_format(f, buf, sizeof buf);
-    ck_assert_str_eq(buf, "mtWTSML");
+    ck_assert_str_eq(buf, "mtWTSMLC");
     ck_assert_int_eq(mon_flags_parse("tT", &f, err, sizeof err), 0);
     ck_assert_uint_eq(f, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK);
     ck_assert_int_eq(mon_flags_parse("tX", &f, err, sizeof err), -1);
@@ -613,12 +620,15 @@ static int ref_format(const mon_event *e, char *buf, size_t len)
                         e->waits, e->wait_ns, e->busy_ns);
     case MON_EV_RUN_START:
         return snprintf(buf, len, "%s run=%" PRIu32, head, e->run);
+    case MON_EV_CPU_TIME:
+        return snprintf(buf, len, "%s cpu_ns=%" PRIu64 " preemptions=%" PRIu32, head, e->cpu_ns,
+                        e->preemptions);
     case MON_EV_MONITOR_CONTROL: {
-        char letters[8];
+        char letters[9];
         size_t n = 0;
-        for (unsigned i = 0; i < 7; i++)
+        for (unsigned i = 0; i < 8; i++)
             if (e->classes & 1u << i)
-                letters[n++] = "mtWTSML"[i];
+                letters[n++] = "mtWTSMLC"[i];
         if (!n)
             letters[n++] = '-';
         letters[n] = '\0';
@@ -664,6 +674,8 @@ START_TEST(event_format_matches_printf)
                        .exec_ns = v[9],
                        .wait_ns = v[10],
                        .busy_ns = v[11],
+                       .cpu_ns = v[10] ^ v[3],
+                       .preemptions = (uint32_t)v[2],
                        .name = i % 7 ? name : NULL,
                        .channel = v[4] ^ v[6],
                        .peer_rank = (uint32_t)v[5],
@@ -876,13 +888,108 @@ START_TEST(older_format_is_refused_by_name)
     mon_trace_close(t);
     metadata_set_line(dir, "format_version", "\tformat_version = \"3.0\";");
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "metadata: trace format 3.0, but this reader reads formats 3.1 and 3.2 only") &&
+    ck_assert_msg(strstr(err, "metadata: trace format 3.0, but this reader reads formats 3.1 and "
+                              "3.2 only") &&
                       strstr(err, "babeltrace2"),
                   "message: %s", err);
     /* Format 1.0 metadata had no format_version. */
     metadata_set_line(dir, "format_version", "");
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "trace format before 2.0"), "message: %s", err);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+/* A one-worker trace of a run_start and then what `add` writes: times
+ * from 1001, odd as the monitor's readings are. */
+static void write_one_log(char dir[4096], void (*add)(mon_writer *))
+{
+    char ctf[4200], err[512];
+    fixture_tmpdir(dir, 4096);
+    /* Without W: a log need not end with worker_end. */
+    ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_ALL & ~MON_FLAG_WORKER, ctf, sizeof ctf), 0);
+    mon_writer *wr = mon_writer_open(ctf, 0, 0, err, sizeof err);
+    ck_assert_msg(wr != NULL, "%s", err);
+    mon_writer_set_timed(wr, true);
+    mon_emit_task(wr, MON_ID_RUN_START, 1001, 1);
+    add(wr);
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+}
+
+static void add_control(mon_writer *wr)
+{
+    mon_emit_control(wr, 1003, MON_FLAG_ALL & ~MON_FLAG_TASK, "box\\.a");
+    mon_emit_control(wr, 1005, MON_FLAG_MAP | MON_FLAG_CPU, NULL);
+}
+
+static void add_same_time(mon_writer *wr) { mon_emit_task(wr, MON_ID_TASK_DISPATCH, 1001, 7); }
+
+/* The one error a 3.1 log of the trace in dir gives. */
+static void expect_3_1_error(const char *dir, const char *what)
+{
+    char msg[4608];
+    size_t n;
+    int rc;
+    metadata_set_line(dir, "format_version", "\tformat_version = \"3.1\";");
+    mon_event *evs = read_all(dir, &n, &rc, msg, sizeof msg);
+    ck_assert_int_eq(rc, MON_TRACE_ERROR);
+    ck_assert_msg(strstr(msg, "worker-0: byte ") && strstr(msg, what), "message: %s", msg);
+    free(evs);
+    fixture_rmdir(dir);
+}
+
+/* Format 3.1 is 3.2 without cpu_time (27), monitor_control (28) and the
+ * one-byte header: such a trace reads, and each of those in it is
+ * damage, as it was for a 3.1 reader. */
+START_TEST(format_3_1_reads_without_3_2_events)
+{
+    char dir[4096], msg[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_many(dir, 2, 10, 0), 0);
+    metadata_set_line(dir, "format_version", "\tformat_version = \"3.1\";");
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, msg, sizeof msg);
+    ck_assert_int_eq(rc, MON_TRACE_END);
+    ck_assert_uint_eq(n, 20);
+    free(evs);
+    fixture_rmdir(dir);
+    ck_assert_int_eq(fixture_write_all_kinds(dir, 0), 0);
+    expect_3_1_error(dir, "unknown event id 27");
+    write_one_log(dir, add_control);
+    expect_3_1_error(dir, "unknown event id 28");
+    write_one_log(dir, add_same_time);
+    expect_3_1_error(dir, "a one-byte event header in a format 3.1 log");
+}
+END_TEST
+
+/* monitor_control (3.2) reads back: the classes with C, the pattern and
+ * whether one is in effect. */
+START_TEST(monitor_control_round_trip)
+{
+    char dir[4096];
+    write_one_log(dir, add_control);
+    mon_trace *t;
+    char err[4608];
+    ck_assert_msg(mon_trace_open(&t, dir, err, sizeof err) == 0, "open: %s", err);
+    mon_event ev;
+    ck_assert_int_eq(mon_trace_next(t, &ev), MON_TRACE_EVENT);
+    ck_assert_int_eq(ev.kind, MON_EV_RUN_START);
+    ck_assert_int_eq(mon_trace_next(t, &ev), MON_TRACE_EVENT);
+    ck_assert_int_eq(ev.kind, MON_EV_MONITOR_CONTROL);
+    ck_assert_uint_eq(ev.classes, MON_FLAG_ALL & ~MON_FLAG_TASK);
+    ck_assert(ev.filtered);
+    ck_assert_str_eq(ev.name, "box\\.a");
+    char line[256];
+    ck_assert_int_gt(mon_event_format(&ev, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, " classes=mtWSMLC tasks=box\\.a"), "%s", line);
+    ck_assert_int_eq(mon_trace_next(t, &ev), MON_TRACE_EVENT);
+    ck_assert_uint_eq(ev.classes, MON_CLASS_MAP | MON_CLASS_CPU);
+    ck_assert(!ev.filtered);
+    ck_assert_int_gt(mon_event_format(&ev, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, " classes=mC") && !strstr(line, "tasks="), "%s", line);
+    ck_assert_int_eq(mon_trace_next(t, &ev), MON_TRACE_END);
+    mon_trace_close(t);
     fixture_rmdir(dir);
 }
 END_TEST
@@ -894,9 +1001,6 @@ static uint64_t msg_of(uint64_t v)
     return mon_msg_id_make_at((unsigned)(v >> 52), (unsigned)(v >> 40), v & MON_MSG_SEQ_MASK);
 }
 
-/* Every length of a small integer, at both ends, with and without flag
- * bits, read back exactly; values beyond the largest saturate. The event
- * bytes: 2-byte headers (one tick apart) plus the integers' lengths. */
 /* Format 3.2's one-byte header and the writer's one-store path: events at
  * the time of the one before them (the clock read once per switch), at
  * small and large steps, with fields of one, two and more bytes, read back
@@ -969,6 +1073,9 @@ START_TEST(same_time_events_round_trip)
 }
 END_TEST
 
+/* Every length of a small integer, at both ends, with and without flag
+ * bits, read back exactly; values beyond the largest saturate. The event
+ * bytes: 2-byte headers (one tick apart) plus the integers' lengths. */
 START_TEST(small_integers_round_trip_at_every_length)
 {
     static const uint64_t values[] = {0,
@@ -1260,6 +1367,8 @@ static Suite *suite(void)
     tcase_add_test(tc, tsc_ticks_read_back_as_exact_ns);
     tcase_add_test(tc, unsupported_clock_frequency_is_rejected);
     tcase_add_test(tc, older_format_is_refused_by_name);
+    tcase_add_test(tc, format_3_1_reads_without_3_2_events);
+    tcase_add_test(tc, monitor_control_round_trip);
     tcase_add_test(tc, small_integers_round_trip_at_every_length);
     tcase_add_test(tc, same_time_events_round_trip);
     tcase_add_test(tc, out_of_range_values_are_corruption);

@@ -61,9 +61,9 @@
  *   --mon-flush MS       how often the trace is made readable (the programs)
  *   --mon-ring SIZE      keep only the last SIZE bytes per worker: the flight
  *                        recorder (the programs; snap writes its window)
- *   --classes LETTERS    the event classes recorded from now on, mtWTSML or
+ *   --classes LETTERS    the event classes recorded from now on, mtWTSMLC or
  *                        +L / -L to add or remove (ctl)
- *   -m FLAGS             what to monitor, mtWTSML or A (the programs)
+ *   -m FLAGS             what to monitor, mtWTSMLC or A (the programs)
  *   -w, --workers N      workers (the programs, the benches)
  *   --inputs N           the number of input records: to make (the apps),
  *                        or to count (metrics, report)

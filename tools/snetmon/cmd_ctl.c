@@ -29,7 +29,7 @@ static void ctl_usage(FILE *out)
             "prints what is recorded now. Prints the monitor's answer; exits 1 when no\n"
             "program runs with DIR or the monitor refuses the change.\n\n"
             "options:\n"
-            "  --classes LETTERS  the event classes from now on: letters of mtWTSML\n"
+            "  --classes LETTERS  the event classes from now on: letters of mtWTSMLC\n"
             "                    (A = all), or +LETTERS / -LETTERS to add or remove\n"
             "                    some; t cannot change while the program runs\n"
             "  --tasks RE        monitor only the tasks whose name matches RE (pcre2)\n"
