@@ -388,6 +388,22 @@ LPEL_API void lpel_event_wait(lpel_event *e, lpel_block_cause cause);
 /* From any thread: set the flag and wake the waiting task, if any. */
 LPEL_API void lpel_event_raise(lpel_event *e);
 
+/* Idle polling: how the outside party gets a worker's attention without a
+ * thread of its own waking one. A worker that has nothing to run calls
+ * poll(arg) over and over, yielding its core between calls, until window_ns
+ * have passed since it last ran a task or a poll last returned true, or
+ * until a call finds that it lost its core meanwhile (the machine has none
+ * to spare); then it sleeps as it does without a poll. poll runs on the
+ * worker's thread outside any task: it may raise events (a task of this
+ * worker that it wakes runs next, with no other thread involved), must not
+ * block, and must not call task or stream functions. It returns true when
+ * it did something. A worker that polls is not idle, so the run is not
+ * quiescent meanwhile. Set before lpel_run (LPEL_ESTATE otherwise); NULL
+ * removes the poll. */
+typedef bool (*lpel_idle_poll_fn)(void *arg);
+LPEL_API int lpel_runtime_set_idle_poll(lpel_runtime *rt, lpel_idle_poll_fn poll, void *arg,
+                                        long window_ns);
+
 /* True if the run has started, every live task is blocked (on streams or
  * events) and no wake-up is under way: nothing moves until an event is
  * raised. *live_tasks gets the number of live tasks. Any thread. */

@@ -339,6 +339,10 @@ struct lpel_runtime {
     /* Tasks blocked in lpel_event_wait: while there are any, every task
      * blocked is not a deadlock LPEL can see (event.c). */
     atomic_long event_waits;
+    /* lpel_runtime_set_idle_poll (worker.c), fixed once the run starts. */
+    lpel_idle_poll_fn idle_poll;
+    void *idle_poll_arg;
+    long idle_poll_ns;
 
     char error[256];
 };

@@ -15,9 +15,11 @@
  */
 #include "lpel_internal.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if LPEL_ASAN
 #include <sanitizer/asan_interface.h>
@@ -123,13 +125,53 @@ static void leave_idle(lpel_worker *w)
     pthread_mutex_unlock(&w->rt->idle_lock);
 }
 
+static bool has_mail(lpel_worker *w)
+{
+    return !lpel_mailbox_is_empty(&w->mailbox) || atomic_load(&w->rt->terminate);
+}
+
+static long monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* A call that returns this long after the one before lost the core. */
+#define IDLE_POLL_PREEMPTED_NS 50000L
+
+/* The idle poll (lpel_runtime_set_idle_poll): true when the worker has
+ * something to look at (mail, or a task the poll may have woken), false
+ * when the window has passed or the core was lost. Yielding between polls
+ * keeps a poller from holding a core another thread is waiting for; the
+ * poll itself is the outside party's (e.g. an MPI probe). */
+static bool poll_while_idle(lpel_worker *w)
+{
+    lpel_runtime *rt = w->rt;
+    long start = monotonic_ns(), last = start;
+    for (;;) {
+        if (has_mail(w) || rt->idle_poll(rt->idle_poll_arg))
+            return true;
+        long now = monotonic_ns();
+        if (now - start > rt->idle_poll_ns || now - last > IDLE_POLL_PREEMPTED_NS)
+            return false;
+        last = now;
+        sched_yield();
+    }
+}
+
 static void sleep_until_mail(lpel_worker *w)
 {
     lpel_runtime *rt = w->rt;
-    for (unsigned i = 0; i < rt->config.idle_spin; i++) {
-        if (!lpel_mailbox_is_empty(&w->mailbox) || atomic_load(&rt->terminate))
+    if (rt->idle_poll) {
+        if (poll_while_idle(w))
             return;
-        lpel_cpu_relax();
+    } else {
+        for (unsigned i = 0; i < rt->config.idle_spin; i++) {
+            if (has_mail(w))
+                return;
+            lpel_cpu_relax();
+        }
     }
     LPEL_HOOK0(w, worker_wait);
     if (enter_idle(w))

@@ -35,10 +35,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How long the thread polls after it last did something. Longer than the
- * 100 us between records of the latency benchmark, so a steady trickle
- * finds it awake; a rank that receives nothing sleeps after this. */
-#define SNET_COMM_SPIN_NS 300000L
 /* A poll that took this long means the thread lost its core meanwhile. */
 #define SNET_COMM_PREEMPTED_NS 50000L
 #define SNET_COMM_MIN_SLEEP_NS 2000L
@@ -148,12 +144,6 @@ static void enqueue(snet_dist *d, snet_msg *m)
     bell_ring(d->bell);
 }
 
-void snet_comm_post(snet_dist *d, snet_msg *m)
-{
-    if (m->body.failed)
-        snet_fatal_oom("a message to another rank");
-    enqueue(d, m);
-}
 
 void snet_comm_register(snet_dist *d, snet_endpoint *e)
 {
@@ -286,6 +276,36 @@ static bool complete_sends(snet_dist *d)
     return done > 0;
 }
 
+/* A task's message goes out from the task itself when that costs it no
+ * wait: no other thread is in MPI (the lock is free), nothing is queued
+ * before the message (MPI keeps the order of one rank's sends to a peer,
+ * and the queue's order must hold: a channel's registration and its SPAWN
+ * before its frames) and the run is not over. Otherwise the communication
+ * thread sends it. Sending here spares a record the hop to that thread,
+ * which on a machine without a spare core waited ~8 us for one
+ * (docs/BENCHMARKS.md, issue 28). A send MPI has not finished at once is
+ * left to the communication thread, woken for it. */
+void snet_comm_post(snet_dist *d, snet_msg *m)
+{
+    if (m->body.failed)
+        snet_fatal_oom("a message to another rank");
+    if (pthread_mutex_trylock(&d->mpi_lock) == 0) {
+        bool direct = !d->done && snet_comm_queue_empty(d);
+        bool unfinished = false;
+        if (direct) {
+            send_msg(d, m);
+            complete_sends(d);
+            unfinished = d->nreqs > 0;
+        }
+        pthread_mutex_unlock(&d->mpi_lock);
+        if (unfinished)
+            bell_ring(d->bell);
+        if (direct)
+            return;
+    }
+    enqueue(d, m);
+}
+
 /* ---- receiving ----------------------------------------------------------------------- */
 
 static void protocol_error(snet_dist *d, int src, const char *what)
@@ -372,7 +392,18 @@ static void dispatch(snet_dist *d, int src, int tag, unsigned char *buf, size_t 
     free(buf);
 }
 
-static bool receive(snet_dist *d)
+/* May a worker's idle poll take in a message of this tag? Not the
+ * detection's: its verdict may wait for this rank's workers to be idle
+ * (stop_deadlocked in detect.c), which a polling worker is not. */
+static bool worker_takes(int tag)
+{
+    return counted(tag);
+}
+
+/* Take in what arrived (up to a batch). On a worker (by_worker), stop at
+ * the first message the communication thread must take, leaving it and
+ * everything after it in MPI's queue (in order), and ring that thread. */
+static bool receive(snet_dist *d, bool by_worker)
 {
     int taken = 0;
     for (; taken < SNET_COMM_RECV_BATCH; taken++) {
@@ -381,6 +412,10 @@ static bool receive(snet_dist *d)
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, d->comm, &flag, &st);
         if (!flag)
             break;
+        if (by_worker && !worker_takes(st.MPI_TAG)) {
+            bell_ring(d->bell);
+            break;
+        }
         MPI_Get_count(&st, MPI_BYTE, &count);
         unsigned char *buf = malloc(count > 0 ? (size_t)count : 1);
         if (!buf)
@@ -423,17 +458,38 @@ static bool all_peers_ring(const snet_dist *d)
  * out: sleep on the bell, for doubling intervals. */
 static void idle_sleep(snet_dist *d, unsigned sleeps)
 {
-    long max = d->nreqs == 0 && all_peers_ring(d) ? SNET_COMM_MAX_QUIET_SLEEP_NS
-                                                  : SNET_COMM_MAX_SLEEP_NS;
+    pthread_mutex_lock(&d->mpi_lock);
+    bool sends_unfinished = d->nreqs > 0;
+    pthread_mutex_unlock(&d->mpi_lock);
+    long max = !sends_unfinished && all_peers_ring(d) ? SNET_COMM_MAX_QUIET_SLEEP_NS
+                                                      : SNET_COMM_MAX_SLEEP_NS;
     long ns = SNET_COMM_MIN_SLEEP_NS;
     while (sleeps-- && ns < max)
         ns *= 2;
     if (ns > max)
         ns = max;
     atomic_store(d->bell, 1); /* seq_cst: before the look below */
-    if (!has_work(d))
+    pthread_mutex_lock(&d->mpi_lock);
+    bool work = has_work(d);
+    pthread_mutex_unlock(&d->mpi_lock);
+    if (!work)
         bell_wait(d->bell, ns);
     atomic_store(d->bell, 0);
+}
+
+bool snet_comm_idle_poll(void *arg)
+{
+    snet_dist *d = arg;
+    if (pthread_mutex_trylock(&d->mpi_lock) != 0)
+        return false;
+    bool progress = false;
+    if (!d->done) {
+        progress = send_queued(d);
+        progress |= complete_sends(d);
+        progress |= receive(d, true);
+    }
+    pthread_mutex_unlock(&d->mpi_lock);
+    return progress;
 }
 
 bool snet_comm_queue_empty(snet_dist *d)
@@ -453,12 +509,15 @@ static void *comm_main(void *arg)
     long last_progress = monotonic_ns(), last_poll = last_progress;
     unsigned sleeps = 0;
     for (;;) {
+        pthread_mutex_lock(&d->mpi_lock);
         bool progress = send_queued(d);
         progress |= complete_sends(d);
-        progress |= receive(d);
+        progress |= receive(d, false);
         if (!d->done)
             snet_detect_step(d);
-        if (d->done && d->nreqs == 0 && snet_comm_queue_empty(d))
+        bool over = d->done && d->nreqs == 0 && snet_comm_queue_empty(d);
+        pthread_mutex_unlock(&d->mpi_lock);
+        if (over)
             break;
         long now = monotonic_ns(), since_poll = now - last_poll;
         last_poll = now;

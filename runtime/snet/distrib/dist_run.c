@@ -80,6 +80,7 @@ static snet_dist *dist_new(snet_distrib *job)
     d->comm = MPI_COMM_NULL;
     atomic_init(&d->next_index, 0);
     atomic_init(&d->local_over, 0);
+    pthread_mutex_init(&d->mpi_lock, NULL);
     pthread_mutex_init(&d->lock, NULL);
     pthread_mutex_init(&d->ends_lock, NULL);
     atomic_init(&d->own_bell, 0);
@@ -151,6 +152,7 @@ int snet_dist_attach(snet_run *run, snet_dist *d, char *err, size_t errlen)
     d->run = run;
     run->dist = d;
     run->rank = d->rank;
+    lpel_runtime_set_idle_poll(run->lpel, snet_comm_idle_poll, d, SNET_COMM_SPIN_NS);
     return snet_dist_start_spawner(d, err, errlen);
 }
 
@@ -396,6 +398,7 @@ void snet_dist_free(snet_dist *d)
     lpel_event_destroy(d->spawn_event);
     if (d->comm != MPI_COMM_NULL)
         MPI_Comm_free(&d->comm);
+    pthread_mutex_destroy(&d->mpi_lock);
     pthread_mutex_destroy(&d->lock);
     pthread_mutex_destroy(&d->ends_lock);
     free(d);

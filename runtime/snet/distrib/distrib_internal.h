@@ -147,6 +147,11 @@ typedef struct snet_dist {
     /* The communication thread and its queue (lock). */
     pthread_t thread;
     bool thread_started;
+    /* Held around every MPI call of the run and everything below marked
+     * "MPI lock" (MPI_THREAD_SERIALIZED: one thread in MPI at a time). The
+     * communication thread holds it for each pass of its loop; a task
+     * sending a message takes it only if it is free (comm.c). */
+    pthread_mutex_t mpi_lock;
     pthread_mutex_t lock;
     atomic_int *bell; /* this rank's doorbell (job->bells[rank]) */
     atomic_int own_bell; /* the doorbell when the job has none */
@@ -161,7 +166,7 @@ typedef struct snet_dist {
     snet_endpoint **ends;
     size_t nends, capends;
 
-    /* Owned by the communication thread. */
+    /* MPI lock. */
     snet_endpoint ***table; /* [creator][index] */
     size_t *table_len;
     uint64_t sent, received; /* counted messages */
@@ -187,11 +192,23 @@ typedef struct snet_dist {
 
 snet_msg *snet_msg_new(int dest, int tag);
 void snet_msg_free(snet_msg *m);
-/* Queue m for sending (any thread; ownership passes). */
+/* Send m, or queue it for the communication thread (any thread;
+ * ownership passes). A task sends at once when nothing is queued before it
+ * and no other thread is in MPI; it never waits for MPI. */
 void snet_comm_post(snet_dist *d, snet_msg *m);
 /* Add the end e to the table before anything queued after this call. */
 void snet_comm_register(snet_dist *d, snet_endpoint *e);
 int snet_comm_start(snet_dist *d, char *err, size_t errlen);
+/* The idle poll of this rank's workers (lpel_runtime_set_idle_poll; arg
+ * is the snet_dist): what the communication thread does for the channels,
+ * if no other thread is in MPI. So a frame that arrives while a worker is
+ * idle wakes its receiver task without a second thread. */
+bool snet_comm_idle_poll(void *arg);
+/* How long the communication thread, and an idle worker, poll after they
+ * last did something. Longer than the 100 us between records of the
+ * latency benchmark, so a steady trickle finds them awake; a rank that
+ * receives nothing sleeps after this. */
+#define SNET_COMM_SPIN_NS 300000L
 /* Wake a sleeping communication thread (e.g. lpel_run has returned). */
 void snet_comm_wake(snet_dist *d);
 void snet_comm_join(snet_dist *d);
