@@ -390,17 +390,20 @@ LPEL_API void lpel_event_raise(lpel_event *e);
 
 /* Idle polling: how the outside party gets a worker's attention without a
  * thread of its own waking one. A worker that has nothing to run calls
- * poll(arg) over and over, yielding its core between calls, until window_ns
- * have passed since it last ran a task or a poll last returned true, or
- * until a call finds that it lost its core meanwhile (the machine has none
- * to spare); then it sleeps as it does without a poll. poll runs on the
- * worker's thread outside any task: it may raise events (a task of this
- * worker that it wakes runs next, with no other thread involved), must not
- * block, and must not call task or stream functions. It returns true when
- * it did something. A worker that polls is not idle, so the run is not
+ * poll(arg, false) over and over, yielding its core between calls, until
+ * window_ns have passed since it last ran a task or a poll last returned
+ * true, or until a call finds that it lost its core meanwhile (the machine
+ * has none to spare). Whenever it stops polling, to run what it found or to
+ * sleep, it calls poll(arg, true) once, so that a poll can tell others
+ * that nobody on this worker looks any more and take a last look itself.
+ * poll returns true when it did something (the worker then looks for work
+ * instead of sleeping). It runs on the worker's thread outside any task:
+ * it may raise events (a task of this worker that it wakes runs next, with
+ * no other thread involved), must not block, and must not call task or
+ * stream functions. A worker that polls is not idle, so the run is not
  * quiescent meanwhile. Set before lpel_run (LPEL_ESTATE otherwise); NULL
  * removes the poll. */
-typedef bool (*lpel_idle_poll_fn)(void *arg);
+typedef bool (*lpel_idle_poll_fn)(void *arg, bool last);
 LPEL_API int lpel_runtime_set_idle_poll(lpel_runtime *rt, lpel_idle_poll_fn poll, void *arg,
                                         long window_ns);
 

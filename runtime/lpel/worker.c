@@ -142,19 +142,26 @@ static long monotonic_ns(void)
 
 /* The idle poll (lpel_runtime_set_idle_poll): true when the worker has
  * something to look at (mail, or a task the poll may have woken), false
- * when the window has passed or the core was lost. Yielding between polls
- * keeps a poller from holding a core another thread is waiting for; the
- * poll itself is the outside party's (e.g. an MPI probe). */
+ * when the window has passed or the core was lost and the last look found
+ * nothing. Yielding between polls keeps a poller from holding a core
+ * another thread is waiting for; the poll itself is the outside party's
+ * (e.g. an MPI probe). */
 static bool poll_while_idle(lpel_worker *w)
 {
     lpel_runtime *rt = w->rt;
     long start = monotonic_ns(), last = start;
     for (;;) {
-        if (has_mail(w) || rt->idle_poll(rt->idle_poll_arg))
+        if (has_mail(w)) {
+            rt->idle_poll(rt->idle_poll_arg, true);
             return true;
+        }
+        if (rt->idle_poll(rt->idle_poll_arg, false)) {
+            rt->idle_poll(rt->idle_poll_arg, true);
+            return true;
+        }
         long now = monotonic_ns();
         if (now - start > rt->idle_poll_ns || now - last > IDLE_POLL_PREEMPTED_NS)
-            return false;
+            return rt->idle_poll(rt->idle_poll_arg, true) || has_mail(w);
         last = now;
         sched_yield();
     }

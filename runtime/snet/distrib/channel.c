@@ -6,7 +6,8 @@
  * has credits for and that fit SNET_FRAME_BYTES, so a busy stream travels
  * in few messages and a quiet one without delay. The receiver task
  * ("...from.r<peer>") writes the records of each frame into its local
- * stream, then returns the frame's credits to the sender.
+ * stream, then returns the credits to the sender when the frame asks for
+ * them (the sender is down to half its window).
  *
  * Both tasks wait for the communication thread through the end's event;
  * the event's text names the rank and task at the other end, so that a
@@ -188,8 +189,19 @@ static bool frame_add(snet_endpoint *e, snet_msg *m, snet_record *r)
     return rc == SNET_OK;
 }
 
+/* Does the sender need its credits back (SNET_FRAME_ASK)? */
+static bool credits_low(snet_endpoint *e)
+{
+    pthread_mutex_lock(&e->lock);
+    bool low = e->credits <= (long)e->dist->window / 2 || e->budget <= SNET_WINDOW_BYTES / 2;
+    pthread_mutex_unlock(&e->lock);
+    return low;
+}
+
 static void frame_send(snet_endpoint *e, snet_msg *m, uint32_t count, uint8_t flags)
 {
+    if (count && credits_low(e))
+        flags |= SNET_FRAME_ASK;
     snet_bytes_patch_u32(&m->body, 8, count);
     m->body.data[12] = flags;
     snet_comm_post(e->dist, m);
@@ -289,8 +301,14 @@ static bool deliver_frame(snet_endpoint *e, snet_frame *f, snet_wire_cache *cach
             snet_mon_received(r->id, e->peer);
         lpel_stream_write(e->stream, r);
     }
-    if (count && !(flags & SNET_FRAME_EOS)) /* the records' bytes: the frame less its header */
-        return_credits(e, count, (uint32_t)(f->len - FRAME_HEADER));
+    if (!(flags & SNET_FRAME_EOS)) {
+        e->held += count;
+        e->held_bytes += (uint32_t)(f->len - FRAME_HEADER); /* the records' bytes */
+    }
+    if (e->held && (flags & SNET_FRAME_ASK)) {
+        return_credits(e, e->held, e->held_bytes);
+        e->held = e->held_bytes = 0;
+    }
     return flags & SNET_FRAME_EOS;
 }
 

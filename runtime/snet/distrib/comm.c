@@ -50,6 +50,7 @@
 /* A bell's share of the host's window: a cache line, so that ringing one
  * rank does not disturb another. */
 #define SNET_BELL_BYTES 64
+_Static_assert(sizeof(snet_bell) <= SNET_BELL_BYTES, "a bell fits its share of the window");
 /* Messages taken in per loop, so that sends are not starved. */
 #define SNET_COMM_RECV_BATCH 64
 
@@ -73,24 +74,43 @@ void snet_msg_free(snet_msg *m)
 
 /* ---- doorbells -------------------------------------------------------------------------- */
 
-/* A bell is 1 while its thread sleeps or is about to, else 0. The sleeper
- * sets it and then looks for work once more before it waits; a ringer
- * publishes its work (queues a message, or sends one into the sleeper's
- * shared memory) and then looks at the bell. With a full barrier on both
- * sides either the sleeper sees the work or the ringer sees the bell:
- * no wake-up is lost, and a bell nobody sleeps on costs a fence. */
-static void bell_ring(atomic_int *bell)
+/* The thread's `sleeping` word is 1 while it sleeps or is about to, else 0.
+ * The sleeper sets it and then looks for work once more before it waits; a
+ * ringer publishes its work (queues a message, or sends one into the
+ * sleeper's shared memory) and then looks at the word. With a full barrier
+ * on both sides either the sleeper sees the work or the ringer sees the
+ * word: no wake-up is lost, and a bell nobody sleeps on costs a fence.
+ * `watchers` follows the same pattern: a worker that stops polling MPI
+ * lowers it and then takes a last look (snet_comm_idle_poll), so a ringer
+ * that saw it raised may leave the thread asleep. */
+static void bell_wake(snet_bell *b)
+{
+    if (atomic_load_explicit(&b->sleeping, memory_order_relaxed) == 1 &&
+        atomic_exchange(&b->sleeping, 0) == 1)
+        syscall(SYS_futex, &b->sleeping, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* Work for whoever watches MPI on b's rank: the communication thread, if
+ * no worker polls there now. */
+static void bell_ring(snet_bell *b)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(bell, memory_order_relaxed) == 1 && atomic_exchange(bell, 0) == 1)
-        syscall(SYS_futex, bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+    if (atomic_load_explicit(&b->watchers, memory_order_relaxed) == 0)
+        bell_wake(b);
+}
+
+/* Work only the communication thread can do: wake it whoever polls. */
+static void bell_summon(snet_bell *b)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    bell_wake(b);
 }
 
 /* Shared (not FUTEX_PRIVATE): the ringer may be another process. */
-static void bell_wait(atomic_int *bell, long ns)
+static void bell_wait(snet_bell *b, long ns)
 {
     struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
-    syscall(SYS_futex, bell, FUTEX_WAIT, 1, &ts, NULL, 0);
+    syscall(SYS_futex, &b->sleeping, FUTEX_WAIT, 1, &ts, NULL, 0);
 }
 
 void snet_bells_create(snet_distrib *job)
@@ -100,10 +120,11 @@ void snet_bells_create(snet_distrib *job)
         return; /* no bells: every sleep ends by its timeout */
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, job->rank, MPI_INFO_NULL,
                         &job->host);
-    atomic_int *mine;
+    snet_bell *mine;
     MPI_Win_allocate_shared(SNET_BELL_BYTES, 1, MPI_INFO_NULL, job->host, &mine,
                             &job->bell_win);
-    atomic_init(mine, 0);
+    atomic_init(&mine->sleeping, 0);
+    atomic_init(&mine->watchers, 0);
     MPI_Group world, host;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Comm_group(job->host, &host);
@@ -198,7 +219,7 @@ static void track(snet_dist *d, MPI_Request req, snet_msg *m)
 /* Ring rank dest's bell, if it is on this host. */
 static void ring_peer(snet_dist *d, int dest)
 {
-    atomic_int **bells = d->job->bells;
+    snet_bell **bells = d->job->bells;
     if (bells && bells[dest] && dest != d->rank)
         bell_ring(bells[dest]);
 }
@@ -299,7 +320,7 @@ void snet_comm_post(snet_dist *d, snet_msg *m)
         }
         pthread_mutex_unlock(&d->mpi_lock);
         if (unfinished)
-            bell_ring(d->bell);
+            bell_summon(d->bell);
         if (direct)
             return;
     }
@@ -413,7 +434,7 @@ static bool receive(snet_dist *d, bool by_worker)
         if (!flag)
             break;
         if (by_worker && !worker_takes(st.MPI_TAG)) {
-            bell_ring(d->bell);
+            bell_summon(d->bell);
             break;
         }
         MPI_Get_count(&st, MPI_BYTE, &count);
@@ -447,7 +468,7 @@ static long monotonic_ns(void)
  * on this host)? */
 static bool all_peers_ring(const snet_dist *d)
 {
-    atomic_int **bells = d->job->bells;
+    snet_bell **bells = d->job->bells;
     for (int r = 0; bells && r < d->size; r++)
         if (!bells[r])
             return false;
@@ -468,20 +489,36 @@ static void idle_sleep(snet_dist *d, unsigned sleeps)
         ns *= 2;
     if (ns > max)
         ns = max;
-    atomic_store(d->bell, 1); /* seq_cst: before the look below */
+    atomic_store(&d->bell->sleeping, 1); /* seq_cst: before the look below */
     pthread_mutex_lock(&d->mpi_lock);
     bool work = has_work(d);
     pthread_mutex_unlock(&d->mpi_lock);
     if (!work)
         bell_wait(d->bell, ns);
-    atomic_store(d->bell, 0);
+    atomic_store(&d->bell->sleeping, 0);
 }
 
-bool snet_comm_idle_poll(void *arg)
+/* Whether this worker thread counts itself among its rank's watchers. */
+static _Thread_local bool watching;
+
+bool snet_comm_idle_poll(void *arg, bool last)
 {
     snet_dist *d = arg;
-    if (pthread_mutex_trylock(&d->mpi_lock) != 0)
+    if (!last && !watching) {
+        atomic_fetch_add(&d->bell->watchers, 1);
+        watching = true;
+    } else if (last && watching) {
+        atomic_fetch_sub(&d->bell->watchers, 1); /* seq_cst: before the look below */
+        watching = false;
+    }
+    if (pthread_mutex_trylock(&d->mpi_lock) != 0) {
+        /* Whoever holds it is looking, but may have looked before a
+         * message whose sender saw us watching: on our last look, leave
+         * it to the communication thread. */
+        if (last)
+            bell_summon(d->bell);
         return false;
+    }
     bool progress = false;
     if (!d->done) {
         progress = send_queued(d);
@@ -554,4 +591,4 @@ void snet_comm_join(snet_dist *d)
     d->thread_started = false;
 }
 
-void snet_comm_wake(snet_dist *d) { bell_ring(d->bell); }
+void snet_comm_wake(snet_dist *d) { bell_summon(d->bell); }

@@ -83,7 +83,8 @@ static snet_dist *dist_new(snet_distrib *job)
     pthread_mutex_init(&d->mpi_lock, NULL);
     pthread_mutex_init(&d->lock, NULL);
     pthread_mutex_init(&d->ends_lock, NULL);
-    atomic_init(&d->own_bell, 0);
+    atomic_init(&d->own_bell.sleeping, 0);
+    atomic_init(&d->own_bell.watchers, 0);
     d->bell = job->bells && job->bells[d->rank] ? job->bells[d->rank] : &d->own_bell;
     d->workers = calloc((size_t)d->size, sizeof *d->workers);
     d->table = calloc((size_t)d->size, sizeof *d->table);

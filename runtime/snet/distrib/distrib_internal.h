@@ -53,6 +53,12 @@ enum {
 
 /* DATA frame flags. */
 #define SNET_FRAME_EOS 1u /* end-of-stream after the records of this frame */
+/* The sender is down to half its window or byte budget: return the credits
+ * held back so far once this frame is delivered. Without it the receiver
+ * holds them back, so a slow stream costs no CREDIT message a record (the
+ * sender asks in time: it blocks only at no credit or budget left, and the
+ * frame that took it below half asked, as every later one does). */
+#define SNET_FRAME_ASK 2u
 
 /* Records per channel in flight by default (snet_distrib_set_window), and
  * the bytes of records per channel in flight. Why 1024: with 64 a channel
@@ -69,16 +75,24 @@ struct snet_distrib {
     int rank, size;
     bool started_mpi; /* snet_distrib_init called MPI_Init_thread */
     unsigned window;
-    /* Doorbells (comm.c): one word per rank of this host, in memory the
-     * host's ranks share (an MPI shared-memory window). A communication
-     * thread sleeps on its own; whoever gives it work rings it: a local
-     * task queueing a message, or another rank of the host that has just
-     * sent it one. bells[r] is rank r's, NULL for ranks on other hosts
-     * (their messages are found by polling). */
+    /* Doorbells (comm.c), one per rank of this host, in memory the host's
+     * ranks share (an MPI shared-memory window). bells[r] is rank r's,
+     * NULL for ranks on other hosts (their messages are found by
+     * polling). */
     MPI_Comm host;
     MPI_Win bell_win;
-    atomic_int **bells;
+    struct snet_bell **bells;
 };
+
+/* A rank's doorbell, a cache line of the host's shared window. Its
+ * communication thread sleeps on `sleeping` (a futex); whoever gives it
+ * work rings it: a local task queueing a message, or another rank of the
+ * host that has just sent it one, unless a worker of the rank is polling
+ * MPI (`watchers`) and so will see the message itself. */
+typedef struct snet_bell {
+    atomic_int sleeping; /* 1 while the thread sleeps or is about to */
+    atomic_int watchers; /* workers in their idle poll */
+} snet_bell;
 
 /* Set up and tear down the doorbells (collective; job.c). */
 void snet_bells_create(snet_distrib *job);
@@ -114,6 +128,7 @@ typedef struct snet_endpoint {
     long credits;              /* sender: records it may still send */
     long budget;               /* sender: bytes it may still send (may go below 0
                                   by the last record's size) */
+    uint32_t held, held_bytes; /* receiver task: credits delivered, not yet returned */
     snet_frame *head, *tail;   /* receiver: frames not yet taken */
 } snet_endpoint;
 
@@ -153,8 +168,8 @@ typedef struct snet_dist {
      * sending a message takes it only if it is free (comm.c). */
     pthread_mutex_t mpi_lock;
     pthread_mutex_t lock;
-    atomic_int *bell; /* this rank's doorbell (job->bells[rank]) */
-    atomic_int own_bell; /* the doorbell when the job has none */
+    snet_bell *bell;   /* this rank's doorbell (job->bells[rank]) */
+    snet_bell own_bell; /* the doorbell when the job has none */
     snet_msg *head, *tail;
     /* The spawner's requests (lock). */
     lpel_event *spawn_event;
@@ -203,7 +218,7 @@ int snet_comm_start(snet_dist *d, char *err, size_t errlen);
  * is the snet_dist): what the communication thread does for the channels,
  * if no other thread is in MPI. So a frame that arrives while a worker is
  * idle wakes its receiver task without a second thread. */
-bool snet_comm_idle_poll(void *arg);
+bool snet_comm_idle_poll(void *arg, bool last);
 /* How long the communication thread, and an idle worker, poll after they
  * last did something. Longer than the 100 us between records of the
  * latency benchmark, so a steady trickle finds them awake; a rank that
