@@ -60,6 +60,16 @@ pipeline)
     same_as_one_process pipeline -n 5000
     echo "$ref" | grep -q "5000 of 5000 records, sum .*, in order" || fail "pipeline result"
     ;;
+window)
+    # Windows of 1 and 5 records: every frame, or every frame after the
+    # third, asks for its credits back (SNET_FRAME_ASK); a receiver that
+    # held them back would leave the sender waiting for ever (a deadlock
+    # report, or the timeout).
+    for w in 1 5; do
+        same_as_one_process pipeline -n 2000 --window $w
+        echo "$ref" | grep -q "2000 of 2000 records, sum .*, in order" || fail "window $w result"
+    done
+    ;;
 split)
     same_as_one_process split -n 2000
     echo "$ref" | grep -q "placement as !@ says" || fail "split placement"

@@ -1,33 +1,39 @@
 /*
- * comm.c - the communication thread: the one thread of a rank that calls
- * MPI while a run executes (so MPI_THREAD_SERIALIZED suffices, and no
- * worker ever waits inside MPI).
+ * comm.c - MPI during a run: the communication thread, and the two ways
+ * tasks and idle workers use MPI without it.
  *
- * Its loop: send what tasks queued (non-blocking sends, buffers freed when
- * MPI is done with them), take in what arrived (probe, receive, hand it to
- * the channel end, the spawner or the detection), and on rank 0 run the
- * detection of the end of the run. Messages from one rank are received in
- * the order they were sent (MPI's non-overtaking rule, which holds because
- * every probe matches any tag), which the protocol relies on: a SPAWN
- * arrives before the first frame of its channels.
+ * MPI_THREAD_SERIALIZED lets any thread call MPI, one at a time: every MPI
+ * call of a run is made under the MPI lock (d->mpi_lock). Three kinds of
+ * thread take it:
+ *   - a task sending a frame or credits (snet_comm_post) takes it only if
+ *     it is free and sends at once; otherwise it queues the message for
+ *     whoever holds the lock next, so a worker never waits for MPI;
+ *   - a worker with nothing to run polls (lpel_runtime_set_idle_poll): if
+ *     the lock is free, it sends what is queued and takes in frames,
+ *     credits and spawn requests, and a receiver task it wakes runs next on
+ *     that worker (no second thread is woken for a record);
+ *   - the communication thread does all of that and what only it may do:
+ *     the detection of the end of the run (detect.c), whose verdict may
+ *     wait for the workers to be idle.
+ * Messages from one rank are received in the order they were sent (MPI's
+ * non-overtaking rule, which holds because every probe matches any tag),
+ * which the protocol relies on: a SPAWN arrives before the first frame of
+ * its channels. A worker that meets a message for the communication thread
+ * leaves it, and everything after it, in MPI's queue and wakes the thread.
  *
- * Idle, the thread must not eat a core the workers need, yet a record
- * should cross in microseconds. So after it last did something it keeps
- * polling for SNET_COMM_SPIN_NS, yielding its core to any thread that
- * wants it between polls (a message often follows another: a stream, its
- * credits, the next wave), and then sleeps on its doorbell, a futex word
- * in memory shared by the ranks of the host. Whoever gives it work rings
- * the bell: a task that queues a message, and a rank of the same host
- * right after sending it one. So no message to or from a rank of this
- * host waits for a sleep to end. The sleep still ends after doubling
- * intervals up to SNET_COMM_MAX_SLEEP_NS: messages from other hosts are
- * only found by polling, and the end-of-run detection and unfinished sends
- * need the thread now and then.
+ * The communication thread does not poll: idle workers do that, and busy
+ * workers should not lose their cores to it. It sleeps on its doorbell, a
+ * futex word in memory shared by the ranks of the host, which whoever
+ * gives it work rings: a task that queues a message, and a rank of the
+ * same host right after sending it one when no worker of this rank polls.
+ * So no message between ranks of one host waits for a sleep to end. The
+ * sleep still ends after doubling intervals up to SNET_COMM_MAX_SLEEP_NS:
+ * messages from other hosts are only found by polling, and the end-of-run
+ * detection and unfinished sends need the thread now and then.
  */
 #include "distrib_internal.h"
 
 #include <linux/futex.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -35,8 +41,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A poll that took this long means the thread lost its core meanwhile. */
-#define SNET_COMM_PREEMPTED_NS 50000L
 #define SNET_COMM_MIN_SLEEP_NS 2000L
 /* The longest sleep while a message may come unannounced: a rank on
  * another host has none of our bells, and a send not finished yet needs
@@ -457,13 +461,6 @@ static bool has_work(snet_dist *d)
     return flag || !snet_comm_queue_empty(d) || atomic_load(&d->local_over);
 }
 
-static long monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
 /* Does every other rank ring this rank's bell when it sends (all ranks
  * on this host)? */
 static bool all_peers_ring(const snet_dist *d)
@@ -475,8 +472,9 @@ static bool all_peers_ring(const snet_dist *d)
     return bells != NULL;
 }
 
-/* The thread found nothing to do `sleeps` times after its polling time ran
- * out: sleep on the bell, for doubling intervals. */
+/* The thread found nothing to do `sleeps` times in a row: sleep on the
+ * bell, for doubling intervals (short at first: a message often follows
+ * another, e.g. the next detection wave). */
 static void idle_sleep(snet_dist *d, unsigned sleeps)
 {
     pthread_mutex_lock(&d->mpi_lock);
@@ -543,7 +541,6 @@ static void *comm_main(void *arg)
     /* Short sleeps should be short: the default 50 us slack would add a
      * quarter of the longest sleep to every incoming message's wait. */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    long last_progress = monotonic_ns(), last_poll = last_progress;
     unsigned sleeps = 0;
     for (;;) {
         pthread_mutex_lock(&d->mpi_lock);
@@ -556,19 +553,10 @@ static void *comm_main(void *arg)
         pthread_mutex_unlock(&d->mpi_lock);
         if (over)
             break;
-        long now = monotonic_ns(), since_poll = now - last_poll;
-        last_poll = now;
-        if (progress) {
-            last_progress = now;
+        if (progress)
             sleeps = 0;
-        } else if (now - last_progress < SNET_COMM_SPIN_NS && since_poll < SNET_COMM_PREEMPTED_NS) {
-            sched_yield();
-        } else {
-            /* Idle long enough, or preempted while polling: the machine
-             * has no core to spare, and polling would take the workers'. */
-            last_progress -= SNET_COMM_SPIN_NS;
+        else
             idle_sleep(d, sleeps++);
-        }
     }
     return NULL;
 }
