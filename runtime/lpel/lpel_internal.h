@@ -362,8 +362,8 @@ static inline void lpel_task_prefetch_frame(const lpel_task *t)
 {
 #if !LPEL_CONTEXT_UCONTEXT
     const char *sp = t->ctx.sp;
-    __builtin_prefetch(sp, 1, 3);
-    __builtin_prefetch(sp + 63, 1, 3);
+    for (int i = 0; i < 5; i++)
+        __builtin_prefetch(sp + 64 * i, 1, 3);
     /* and the fence its next switch away checks */
     __builtin_prefetch(t->stack.fence, 0, 3);
 #else
