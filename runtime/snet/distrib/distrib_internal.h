@@ -1,25 +1,29 @@
 /*
  * distrib_internal.h - a run across MPI ranks: the job, the per-run state,
- * channels (the two ends of a stream between ranks), the communication
- * thread and its messages, and the detection of the end of a run (normal
- * or deadlocked). docs/WIRE.md describes the messages byte by byte.
+ * channels (the two ends of a stream between ranks), MPI during the run
+ * (comm.c: the communication thread, tasks and idle workers) and its
+ * messages, and the detection of the end of a run (normal or deadlocked). docs/WIRE.md describes the messages byte by byte.
  *
  * Who does what on each rank:
  *   - tasks (workers) encode and decode records: a sender task per
- *     outgoing channel reads its local stream and hands frames of records
- *     to the communication thread; a receiver task per incoming channel
- *     writes the records of arrived frames into its local stream;
- *   - the communication thread makes every MPI call (so workers never wait
- *     for MPI), owns the table of channel ends, and runs the detection;
+ *     outgoing channel reads its local stream and sends frames of records
+ *     (itself when no other thread is in MPI, else through the queue); a
+ *     receiver task per incoming channel writes the records of arrived
+ *     frames into its local stream;
+ *   - an idle worker polls MPI (comm.c): it takes in frames, credits and
+ *     spawn requests and wakes the tasks they are for;
+ *   - the communication thread does the same when woken, and the
+ *     detection of the end of the run; it sleeps on the rank's doorbell;
  *   - the spawner task ("snet.spawn") instantiates the sub-networks other
  *     ranks ask this rank to run (only tasks may create tasks during a run).
- * Tasks wait for the communication thread with lpel_event (runtime/lpel).
+ * Every MPI call is made under d->mpi_lock, which no worker waits for.
+ * Tasks wait for what arrives with lpel_event (runtime/lpel).
  *
  * Flow control: a sender starts with `window` credits (records) and
  * SNET_WINDOW_BYTES of byte budget, spends one credit and the record's
  * bytes per record sent, and sends only while it has a credit and budget
- * left; the receiver returns both frame by frame once the records are in
- * its local stream. So per channel at most `window` records, and at most
+ * left; the receiver returns both once the records are in its local
+ * stream and the sender has asked (SNET_FRAME_ASK, at half its window). So per channel at most `window` records, and at most
  * SNET_WINDOW_BYTES plus one record, are in flight or waiting on the
  * receiving side, on top of the two local streams: bounded like a local
  * stream, never unbounded buffering. The window is large (small records
