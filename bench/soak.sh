@@ -57,7 +57,7 @@ median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else prin
 run_once() {
     local app=$1 rc=0
     rm -rf "$work" && mkdir -p "$work"
-    timeout "$timeout_s" "$build/apps/$app/$app" -w "$workers" --check -m A -o "$work/trace" \
+    timeout "$timeout_s" "$build/apps/$app/$app" -w "$workers" --check -m A --mon-dir "$work/trace" \
         >"$work/stdout" 2>"$work/stderr" || rc=$?
     if [ $rc -eq 124 ]; then echo "timeout"; return; fi
     if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$work/stderr"; then

@@ -5,7 +5,7 @@
 # median, min and max wall time of each and its median's ratio to the
 # baseline's. Never a test (nothing here is timed in CTest).
 #   bench/viewers.sh SNETMON TRACE [ROUNDS]     (default 7 rounds)
-# Make a trace first, e.g. build/release/apps/mc/mc -w 2 --inputs 400 -m A -o /tmp/t
+# Make a trace first, e.g. build/release/apps/mc/mc -w 2 --inputs 400 -m A --mon-dir /tmp/t
 set -eu
 snetmon=$1 trace=$2 rounds=${3:-7}
 out=$(mktemp -d)

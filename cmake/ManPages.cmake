@@ -2,6 +2,7 @@
 #   snetmon(1)        docs/man/snetmon.1.scd.in, its COMMANDS section filled
 #                     from the built snetmon's own --help (snetmon_man.cmake)
 #   lpel(3)           docs/man/lpel.3.scd
+#   snetrun(1)        docs/man/snetrun.1.scd
 #   snetmon-trace(5)  docs/man/snetmon-trace.5.scd.in followed by
 #                     docs/LOGFORMAT.md itself, turned into scdoc by
 #                     docs/man/md2scd.awk
@@ -29,9 +30,9 @@ add_custom_command(OUTPUT ${MAN_OUT}/snetmon-trace.5.scd
   COMMENT "snetmon-trace(5): docs/LOGFORMAT.md in scdoc" VERBATIM)
 
 set(MAN_PAGES "")
-foreach(page snetmon.1 lpel.3 snetmon-trace.5)
-  if(page STREQUAL "lpel.3")
-    set(scd ${MAN_SRC}/lpel.3.scd)
+foreach(page snetmon.1 lpel.3 snetrun.1 snetmon-trace.5)
+  if(page STREQUAL "lpel.3" OR page STREQUAL "snetrun.1")
+    set(scd ${MAN_SRC}/${page}.scd)
   else()
     set(scd ${MAN_OUT}/${page}.scd)
   endif()

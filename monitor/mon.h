@@ -123,7 +123,9 @@ MON_API void mon_flags_format(unsigned flags, char *buf, size_t len);
  * Find and remove the monitoring options from argv so that every program
  * compiled against the runtime understands them without code of its own:
  *     -m FLAGS | -mFLAGS         what to record (see above)
- *     -o DIR   | -oDIR           the trace directory (default ./trace)
+ *     --mon-dir DIR | --mon-dir=DIR           the trace directory (default
+ *                                             ./trace); -o DIR, its old
+ *                                             spelling, warns (deprecated)
  *     --mon-tasks REGEX | --mon-tasks=REGEX   monitor only matching tasks
  *     --mon-flush MS | --mon-flush=MS         flush period (0: only full
  *                                             packets and the end)
@@ -136,7 +138,7 @@ MON_API void mon_flags_format(unsigned flags, char *buf, size_t len);
 MON_API int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t errlen);
 
 /* A one-line warning (into buf, returned) when options select a trace that
- * will be empty or timeless: -m t alone, events without t, -o or
+ * will be empty or timeless: -m t alone, events without t, --mon-dir or
  * --mon-tasks without -m; NULL when the options make sense. mon_parse_args
  * prints it to stderr as "mon: warning: ...". */
 MON_API const char *mon_options_warning(const mon_options *o, char *buf, size_t len);
@@ -145,7 +147,7 @@ MON_API const char *mon_options_warning(const mon_options *o, char *buf, size_t 
  * that offers them (aligned to a 19-column option field). */
 #define MON_OPTIONS_HELP                                                       \
     "  -m FLAGS         monitor the run (letters mtWTSML, A = all)\n"           \
-    "  -o DIR           trace directory (default ./trace)\n"                    \
+    "  --mon-dir DIR    trace directory (default ./trace)\n"                    \
     "  --mon-tasks RE   monitor only tasks whose name matches RE\n"          \
     "  --mon-flush MS   make the trace readable every MS ms (default 200)\n"
 

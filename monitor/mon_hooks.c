@@ -755,7 +755,7 @@ static int copy_args(mon *m, const mon_options *opt, int argc, char *const *argv
             return -1;
     char letters[16];
     mon_flags_format(opt->flags, letters, sizeof letters);
-    if (append_arg(m, "-m") || append_arg(m, letters) || append_arg(m, "-o") ||
+    if (append_arg(m, "-m") || append_arg(m, letters) || append_arg(m, "--mon-dir") ||
         append_arg(m, opt->dir ? opt->dir : MON_DEFAULT_DIR))
         return -1;
     if (opt->task_regex && (append_arg(m, "--mon-tasks") || append_arg(m, opt->task_regex)))

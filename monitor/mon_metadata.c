@@ -156,17 +156,23 @@ static const char tsdl_stream_fmt[] =
 /* Write s into f as the inside of a double-quoted string (TSDL or JSON:
  * both take backslash escapes for '"' and '\\'; control bytes are dropped
  * to '?' since neither a host name nor an argument should carry them). */
+/* A JSON (and TSDL) string: quotes and backslashes escaped, control
+ * characters and bytes that are not UTF-8 (a command line may hold any)
+ * written as '?', so that the file is JSON every parser reads. */
 static void put_quoted(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    size_t n = s ? strlen(s) : 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t len = mon_utf8_char_len((const uint8_t *)s + i, n - i);
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
-        else if (c < 0x20)
+        else if (c < 0x20 || len == 0)
             fputc('?', f);
         else
-            fputc(c, f);
+            fwrite(s + i, 1, len, f);
+        i += len ? len : 1;
     }
     fputc('"', f);
 }
@@ -321,8 +327,8 @@ static void write_run_json(FILE *f, const mon_run_info *info)
     for (unsigned i = 0; i < info->discarded_workers; i++)
         fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)info->discarded_per_worker[i]);
     fputs("],\n", f);
-    /* One line per log, so that the reader (mon_reader.c) needs no JSON
-     * parser to check each log against what was written. */
+    /* One line per log, for people and grep; the readers parse the file as
+     * JSON (mon_run_json.c), whatever its layout. */
     if (info->complete && info->nlogs) {
         fputs("  \"logs\": [\n", f);
         for (unsigned i = 0; i < info->nlogs; i++)

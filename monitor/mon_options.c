@@ -1,5 +1,5 @@
 /*
- * mon_options.c - the monitoring command-line options (-m FLAGS, -o DIR,
+ * mon_options.c - the monitoring command-line options (-m FLAGS, --mon-dir DIR,
  * --mon-tasks REGEX, --mon-flush MS) and the flag letters.
  *
  * Why the options are cut out of argv here: every program compiled against
@@ -128,9 +128,9 @@ static int parse_flush_ms(const char *v, unsigned *ms, char *err, size_t errlen)
 }
 
 /* Which of our options argv[i] is; its value in *value (inline or the next
- * argument, then *used = 2). Returns the option letter ('m','o','t' for
- * --mon-tasks, 'f' for --mon-flush), 0 if not ours, -1 if the value is
- * missing. */
+ * argument, then *used = 2). Returns the option letter ('m', 'd' for
+ * --mon-dir, 'o' for its old spelling -o, 't' for --mon-tasks, 'f' for
+ * --mon-flush), 0 if not ours, -1 if the value is missing. */
 static int match_option(int argc, char **argv, int i, const char **value, int *used)
 {
     const char *a = argv[i];
@@ -140,6 +140,8 @@ static int match_option(int argc, char **argv, int i, const char **value, int *u
         opt = a[1];
         if (a[2])
             inline_value = a + 2;
+    } else if (long_option(a, "--mon-dir", &inline_value)) {
+        opt = 'd';
     } else if (long_option(a, "--mon-tasks", &inline_value)) {
         opt = 't';
     } else if (long_option(a, "--mon-flush", &inline_value)) {
@@ -180,9 +182,11 @@ int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t e
         }
         if (opt == 'm' && mon_flags_parse(value, &out->flags, err, errlen) != 0)
             return -1;
-        if (opt == 'o') {
+        if (opt == 'o') /* until -o means the output everywhere (tools/snetmon/cli.h) */
+            fprintf(stderr, "mon: warning: -o DIR is deprecated, use --mon-dir DIR\n");
+        if (opt == 'o' || opt == 'd') {
             if (!*value) {
-                snprintf(err, errlen, "-o needs a directory name");
+                snprintf(err, errlen, "%s needs a directory name", opt == 'o' ? "-o" : "--mon-dir");
                 return -1;
             }
             out->dir = value;
@@ -214,7 +218,7 @@ const char *mon_options_warning(const mon_options *o, char *buf, size_t len)
     if (!o->flags && (o->dir || o->task_regex))
         snprintf(buf, len, "%s has no effect without -m: monitoring is off and no trace is "
                            "written (add -m FLAGS, e.g. -m A)",
-                 o->dir ? "-o" : "--mon-tasks");
+                 o->dir ? "--mon-dir" : "--mon-tasks");
     else if (o->flags == MON_FLAG_TIMESTAMPS)
         snprintf(buf, len, "-m t records nothing by itself: t adds times to the events the "
                            "other letters select (e.g. -m tW, or -m A)");

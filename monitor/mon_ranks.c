@@ -98,22 +98,16 @@ static bool exists(const char *path)
 
 unsigned mon_ranks_detect(const char *dir)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    FILE *f = fopen(path, "r");
-    if (f) {
-        char line[512];
-        bool ours = false;
-        unsigned ranks = 0;
-        while (fgets(line, sizeof line, f)) {
-            if (strstr(line, "\"format\": \"" MON_RANKS_FORMAT "\""))
-                ours = true;
-            sscanf(line, " \"ranks\": %u", &ranks);
-        }
-        fclose(f);
-        if (!ours)
-            return 0;
-        return ranks >= 1 && ranks <= 1000000 ? ranks : 0;
+    char path[4200], err[4400];
+    mon_run_json *run;
+    int rc = mon_run_json_read(dir, &run, err, sizeof err);
+    if (rc <= 0) {
+        /* A run.json that cannot be read is the trace reader's to report
+         * (it reads the same file): not a multi-rank trace here. */
+        bool ours = rc == 0 && run->format && !strcmp(run->format, MON_RANKS_FORMAT);
+        int64_t ranks = rc == 0 ? run->ranks : 0;
+        mon_run_json_free(run);
+        return ours && ranks >= 1 && ranks <= 1000000 ? (unsigned)ranks : 0;
     }
     /* No run.json (rank 0 was killed before writing it): a directory with
      * no trace of its own but rank subdirectories. */
@@ -154,30 +148,25 @@ static void consider(best_sample *b, double send, double ref, double recv)
     }
 }
 
-/* The samples in rank r's run.json, against rank 0's clock (freq0). */
+/* The samples in rank r's run.json, against rank 0's clock (freq0). A
+ * run.json that cannot be read has none (the rank's trace, which reads the
+ * same file, reports why). */
 static void read_samples(rank_state *r, uint64_t freq0)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/run.json", r->dir);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    char err[4400];
+    mon_run_json *run;
+    if (mon_run_json_read(r->dir, &run, err, sizeof err) != 0)
         return;
     best_sample start = {0}, end = {0};
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        char phase[8];
-        unsigned long long ls, ref, lr;
-        if (sscanf(line,
-                   " {\"phase\": \"%7[a-z]\", \"local_send\": %llu, \"reference\": %llu, "
-                   "\"local_receive\": %llu}",
-                   phase, &ls, &ref, &lr) != 4)
-            continue;
+    for (size_t i = 0; i < run->n_samples; i++) {
+        const mon_clock_sample *x = &run->samples[i];
         r->clock.samples++;
-        double s = (double)mon_ticks_to_ns(ls, r->freq), e = (double)mon_ticks_to_ns(lr, r->freq);
-        double q = (double)mon_ticks_to_ns(ref, freq0);
-        consider(strcmp(phase, "end") ? &start : &end, s, q, e);
+        double s = (double)mon_ticks_to_ns(x->local_send, r->freq);
+        double e = (double)mon_ticks_to_ns(x->local_receive, r->freq);
+        double q = (double)mon_ticks_to_ns(x->reference, freq0);
+        consider(x->end ? &end : &start, s, q, e);
     }
-    fclose(f);
+    mon_run_json_free(run);
     r->clock.has_start = start.have;
     r->clock.has_end = end.have && start.have && end.mid > start.mid;
     if (!start.have && end.have)

@@ -39,11 +39,8 @@
 /* The trace stores a message id as the node (rank and worker) and the
  * sequence number of mon_msg_id.h's layout. */
 _Static_assert(MON_MSG_NODE_SHIFT == MON_MSG_SEQ_BITS &&
-                   MON_MSG_NODE_LIMIT == UINT64_C(1) << (MON_MSG_NODE_BITS + MON_MSG_RANK_BITS),
+                   MON_MSG_NODE_LIMIT == UINT64_C(1) << (MON_MSG_WORKER_BITS + MON_MSG_RANK_BITS),
                "the trace's msg_node/msg_seq split is mon_msg_id_make_at's");
-
-/* run.json lists at most this many logs that the reader checks against. */
-#define MON_RUN_JSON_MAX_LOGS 4096
 
 /* LOG_AGAIN: follow mode, nothing more published yet (the log is in
  * progress). */
@@ -1500,68 +1497,46 @@ static int expect_log(mon_trace *t, const char *dir, unsigned w, unsigned long l
 /* The per-log counts of run.json, written when the run finished (mon_close):
  * they tell a log cut at a packet boundary, or missing, from a whole one. A
  * run.json that is absent, of an unfinished run, or without counts (older
- * traces) gives no expectations. */
-static FILE *open_run_json(const char *trace_dir, const char *ctf_dir)
+ * traces) gives no expectations. Given DIR/ctf as the trace, DIR's run.json
+ * is the run's. */
+static int load_run_json(const char *trace_dir, const char *ctf_dir, mon_run_json **out,
+                         char *err, size_t errlen)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/run.json", trace_dir);
-    FILE *f = fopen(path, "r");
-    if (!f && strcmp(trace_dir, ctf_dir) == 0) {
-        snprintf(path, sizeof path, "%s/../run.json", trace_dir); /* given DIR/ctf */
-        f = fopen(path, "r");
+    int rc = mon_run_json_read(trace_dir, out, err, errlen);
+    if (rc == 1 && strcmp(trace_dir, ctf_dir) == 0) {
+        char up[4200];
+        snprintf(up, sizeof up, "%s/..", trace_dir);
+        rc = mon_run_json_read(up, out, err, errlen);
     }
-    return f;
-}
-
-/* The --mon-flush period on run.json's command line (one line), if any. */
-static void parse_flush(mon_trace *t, const char *line)
-{
-    const char *key = "\"--mon-flush\", \"";
-    const char *p = strstr(line, key);
-    unsigned ms;
-    if (p && sscanf(p + strlen(key), "%u", &ms) == 1)
-        t->flush_ms = ms;
+    return rc;
 }
 
 static int read_run_json(mon_trace *t, const char *trace_dir, const char *ctf_dir, unsigned *cap,
                          char *err, size_t errlen)
 {
-    FILE *f = open_run_json(trace_dir, ctf_dir);
-    t->run_json_found = f != NULL;
-    if (!f)
+    mon_run_json *run;
+    int rc = load_run_json(trace_dir, ctf_dir, &run, err, errlen);
+    t->run_json_found = rc == 0;
+    if (rc == 1)
         return 0;
-    char line[512];
-    bool complete = false, in_logs = false;
-    unsigned long long(*entries)[3] = malloc(MON_RUN_JSON_MAX_LOGS * sizeof *entries);
-    unsigned n = 0;
-    while (entries && fgets(line, sizeof line, f)) {
-        unsigned w;
-        unsigned long long ev, by;
-        if (strstr(line, "\"complete\": true"))
-            complete = true;
-        if (strstr(line, "\"command_line\": ["))
-            parse_flush(t, line);
-        if (strstr(line, "\"logs\": ["))
-            in_logs = true;
-        else if (in_logs && n < MON_RUN_JSON_MAX_LOGS &&
-                 sscanf(line, " {\"worker\": %u, \"events\": %llu, \"bytes\": %llu}", &w, &ev,
-                        &by) == 3 && w <= 1000000) {
-            entries[n][0] = w;
-            entries[n][1] = ev;
-            entries[n][2] = by;
-            n++;
-        } else if (in_logs && strchr(line, ']'))
-            in_logs = false;
+    if (rc < 0) {
+        if (!t->keep_going)
+            return -1;
+        /* --partial: read the logs without what run.json would have told,
+         * and say so as the trace's first problem. */
+        if (!t->truncated) {
+            t->truncated = true;
+            snprintf(t->msg, sizeof t->msg, "%s", err);
+        }
+        return 0;
     }
-    fclose(f);
-    t->run_complete = complete;
-    int rc = entries ? 0 : -1;
-    if (!entries)
-        snprintf(err, errlen, "out of memory");
-    for (unsigned i = 0; complete && rc == 0 && i < n; i++)
-        rc = expect_log(t, ctf_dir, (unsigned)entries[i][0], entries[i][1], entries[i][2], cap, err,
-                        errlen);
-    free(entries);
+    if (run->flush_ms >= 0)
+        t->flush_ms = (unsigned)run->flush_ms;
+    t->run_complete = run->complete;
+    for (size_t i = 0; run->complete && rc == 0 && i < run->n_logs; i++)
+        rc = expect_log(t, ctf_dir, run->logs[i].worker, run->logs[i].events,
+                        run->logs[i].bytes, cap, err, errlen);
+    mon_run_json_free(run);
     return rc;
 }
 
@@ -1715,17 +1690,16 @@ static void settle(mon_trace *t)
         t->settled = ns_to_ticks(now - lag, t->clock_freq);
 }
 
-/* Has the run finished (run.json rewritten with "complete": true)? */
+/* Has the run finished (run.json rewritten with "complete": true)? A
+ * run.json that cannot be read now says no: the next look reads it again. */
 static bool run_now_complete(const mon_trace *t)
 {
-    FILE *f = open_run_json(t->trace_dir, t->ctf_dir);
-    if (!f)
+    char err[4400];
+    mon_run_json *run;
+    if (load_run_json(t->trace_dir, t->ctf_dir, &run, err, sizeof err) != 0)
         return false;
-    char line[512];
-    bool complete = false;
-    while (!complete && fgets(line, sizeof line, f))
-        complete = strstr(line, "\"complete\": true") != NULL;
-    fclose(f);
+    bool complete = run->complete;
+    mon_run_json_free(run);
     return complete;
 }
 
@@ -2016,13 +1990,32 @@ void mon_trace_close(mon_trace *t)
 
 static const char *const cause_names[] = {"input", "output", "any"};
 
+const char *mon_task_kind(const char *name)
+{
+    if (!name || !*name)
+        return "(unnamed)";
+    const char *colon = strrchr(name, ':');
+    const char *last = colon && colon[1] ? colon + 1 : name;
+    /* S<i>, P<i>, R<i>, I<v> (a tag may be negative): a combinator's part,
+     * one kind per combinator whatever the index. */
+    static const char letters[] = "SPRI";
+    static const char *const parts[] = {"S", "P", "R", "I"};
+    const char *part = last[0] ? strchr(letters, last[0]) : NULL;
+    if (part) {
+        const char *rest = last + 1 + (last[1] == '-');
+        if (strspn(rest, "0123456789") == strlen(rest))
+            return parts[part - letters];
+    }
+    return last;
+}
+
 const char *mon_msg_id_format(uint64_t id, char *buf, size_t len)
 {
     unsigned rank = mon_msg_id_rank(id);
     if (rank)
-        snprintf(buf, len, "%u:%u.%" PRIu64, rank, mon_msg_id_node(id), mon_msg_id_seq(id));
+        snprintf(buf, len, "%u:%u.%" PRIu64, rank, mon_msg_id_worker(id), mon_msg_id_seq(id));
     else
-        snprintf(buf, len, "%u.%" PRIu64, mon_msg_id_node(id), mon_msg_id_seq(id));
+        snprintf(buf, len, "%u.%" PRIu64, mon_msg_id_worker(id), mon_msg_id_seq(id));
     return buf;
 }
 
@@ -2082,7 +2075,7 @@ static char *fmt_msg(char *p, uint64_t msg)
         p = fmt_u64(p, rank);
         *p++ = ':';
     }
-    p = fmt_u64(p, mon_msg_id_node(msg));
+    p = fmt_u64(p, mon_msg_id_worker(msg));
     *p++ = '.';
     return fmt_u64(p, mon_msg_id_seq(msg));
 }

@@ -317,6 +317,205 @@ typedef struct mon_clock_alignment {
 /* NULL for the trace of one process. Valid until mon_trace_close. */
 MON_READER_API const mon_clock_alignment *mon_trace_clock_alignment(const mon_trace *t);
 
+/* ---- run.json: what the monitor says about a run ----
+ *
+ * The file the monitor writes beside a trace (docs/LOGFORMAT.md section 2):
+ * the program's command line, the flags, the clock, and once the run has
+ * finished, the events and bytes of each log; a rank's part of a run
+ * across MPI ranks adds its clock samples; the top of a multi-rank trace
+ * says how many ranks there are. The one reader of it: the trace reader
+ * and every tool take these fields from here. */
+typedef struct mon_run_log {
+    unsigned worker;
+    uint64_t events, bytes;  /* what the writer wrote to the worker's log */
+} mon_run_log;
+
+typedef struct mon_clock_sample {
+    bool end;                /* measured after the run (else before it) */
+    uint64_t local_send, reference, local_receive; /* ticks: this rank's, rank 0's, this rank's */
+} mon_clock_sample;
+
+typedef struct mon_run_json {
+    char *format;            /* "snet-lpel-ctf"; "snet-lpel-ctf-ranks" at the top of a
+                                multi-rank trace */
+    char *format_version;
+    int argc;                /* the program's command line; argv NULL when the */
+    char **argv;             /* file has none */
+    int flush_ms;            /* --mon-flush on the command line; -1 not given */
+    char *flags;             /* the monitoring flags ("mtWTSML") */
+    char *task_filter;       /* --mon-tasks, NULL when none */
+    char *host;
+    char *git_revision;      /* NULL when not recorded */
+    int64_t workers;         /* -1 not given */
+    uint64_t wall_clock_start_ns; /* 0 not given */
+    char *clock_source;      /* "tsc", "CLOCK_MONOTONIC" */
+    uint64_t clock_frequency_hz; /* 0 not given */
+    bool has_complete, complete; /* the run has finished (the file's last version) */
+    mon_run_log *logs;       /* [n_logs]: only once complete */
+    size_t n_logs;
+    int64_t rank;            /* a rank's part of a multi-rank run; -1 otherwise */
+    int64_t ranks;           /* the ranks of a multi-rank run; 0 otherwise */
+    mon_clock_sample *samples; /* [n_samples]: a rank's clock against rank 0's */
+    size_t n_samples;
+} mon_run_json;
+
+/* Reads DIR/run.json: 0 with *out; 1 when there is none (*out NULL); -1
+ * with "PATH:LINE: what is wrong" when it cannot be read or is not JSON. */
+MON_READER_API int mon_run_json_read(const char *dir, mon_run_json **out, char *err, size_t errlen);
+/* What a trace directory's run.json says about the run as a whole: DIR's,
+ * or DIR/..'s when DIR is a trace's ctf directory; for the top of a
+ * multi-rank trace rank 0's, with the workers of all ranks and complete
+ * when every rank is (ranks set). Returns as mon_run_json_read. */
+MON_READER_API int mon_run_json_read_trace(const char *dir, mon_run_json **out, char *err, size_t errlen);
+MON_READER_API void mon_run_json_free(mon_run_json *r);
+
+/* ---- per-task state of a trace's consumers ----
+ *
+ * A hash map from a 64-bit key such as mon_run_key(ev, task) to a value of
+ * the caller's fixed-size struct, stored in the table and zeroed when first
+ * looked up. A pointer it returns is valid until the next get or remove
+ * (growing and removal move the values). */
+typedef struct mon_key_table {
+    unsigned char *slots; /* per slot: used flag, key, value */
+    size_t value_size, slot_size;
+    size_t cap, used;
+    unsigned shift;
+} mon_key_table;
+
+/* An empty table of values of value_size bytes (nothing allocated yet). */
+MON_READER_API void mon_key_table_init(mon_key_table *t, size_t value_size);
+/* The value of key, created zeroed when new; NULL when out of memory. */
+MON_READER_API void *mon_key_table_get(mon_key_table *t, uint64_t key);
+/* The value of key, NULL when absent. */
+MON_READER_API void *mon_key_table_find(const mon_key_table *t, uint64_t key);
+/* Forget key (nothing when absent). */
+MON_READER_API void mon_key_table_remove(mon_key_table *t, uint64_t key);
+/* fn(ctx, key, value) for every entry, in no particular order; fn must not
+ * add or remove entries. */
+MON_READER_API void mon_key_table_each(mon_key_table *t, void (*fn)(void *ctx, uint64_t key, void *value),
+                        void *ctx);
+/* Calls release(value) for every value (to free what they own), then frees
+ * the table. release may be NULL. */
+MON_READER_API void mon_key_table_free(mon_key_table *t, void (*release)(void *value));
+
+/* ---- periods: the one derivation of intervals from events ----
+ *
+ * Every figure and picture made of time spans (docs/METRICS.md sections 2,
+ * 3 and 8; the exporters; the utilisation image) takes them from here, so
+ * that they all mean the same thing:
+ *
+ *   MON_INTERVAL_EXEC     an execution period: a task runs on a worker from
+ *                         its task_dispatch to its next task_block,
+ *                         task_yield or task_destroy;
+ *   MON_INTERVAL_IDLE     a worker waits for work: worker_wait to
+ *                         worker_resume;
+ *   MON_INTERVAL_BLOCKED  a task waits on a stream (or a channel between
+ *                         ranks): its stream_block (channel_block) to its
+ *                         next task_dispatch. The stream_wake that made it
+ *                         ready is kept where the trace has it, which
+ *                         splits the wait into blocked (block to wake) and
+ *                         ready (wake to dispatch).
+ *
+ * An end the trace lacks (a damaged or partial trace, events the writer
+ * lost) is taken to be the first event that shows the interval over
+ * (MON_END_LOST): for a period, the task's next dispatch, or a dispatch of
+ * another task, a worker_wait, a worker_start or a worker_end on its
+ * worker; for a wait, a dispatch, another worker_wait, a worker_start or a
+ * worker_end on the worker. mon_periods_finish ends what is still open at
+ * a time the caller gives (MON_END_TRACE), as a trace cut short ends.
+ *
+ * Streaming: events go in one at a time in the reader's order, intervals
+ * come out through callbacks as they open and close, and only what is
+ * open is kept (memory grows with the tasks blocked or running, not with
+ * the trace), so the same code serves a finished trace, one followed while
+ * it is written (snetmon top) and a trace larger than memory.
+ */
+
+typedef enum mon_interval_kind {
+    MON_INTERVAL_EXEC = 0,
+    MON_INTERVAL_IDLE,
+    MON_INTERVAL_BLOCKED
+} mon_interval_kind;
+
+typedef enum mon_interval_end {
+    MON_END_NONE = 0,     /* still open */
+    MON_END_BLOCK_INPUT,  /* EXEC: task_block on an empty stream */
+    MON_END_BLOCK_OUTPUT, /* EXEC: task_block on a full stream */
+    MON_END_BLOCK_ANY,    /* EXEC: task_block in a poll */
+    MON_END_YIELD,        /* EXEC: task_yield */
+    MON_END_DESTROY,      /* EXEC: task_destroy */
+    MON_END_RESUME,       /* IDLE: worker_resume */
+    MON_END_DISPATCH,     /* BLOCKED: the task's next task_dispatch */
+    MON_END_LOST,         /* its own end is not in the trace (see above) */
+    MON_END_TRACE,        /* still open when the trace ended (mon_periods_finish) */
+    MON_END_COUNT
+} mon_interval_end;
+
+/* "open", "block input", "block output", "block any", "yield", "destroy",
+ * "resume", "dispatch", "lost", "end of trace". */
+MON_READER_API const char *mon_interval_end_name(mon_interval_end how);
+
+typedef struct mon_interval {
+    mon_interval_kind kind;
+    mon_interval_end how; /* MON_END_NONE while open */
+    uint32_t run;
+    unsigned worker;      /* EXEC: where it ran (the dispatch's log); IDLE: the worker;
+                             BLOCKED: where the task blocked */
+    uint64_t task;        /* EXEC, BLOCKED: the task's id in its run (mon_event.task) */
+    uint64_t start, end;  /* ns on the trace clock (mon_event.time); end is 0 while open */
+    /* BLOCKED only: what it waits on, from the last stream_block or
+     * channel_block before its dispatch (a poll blocks on all its streams at
+     * one time: the last of them). */
+    uint64_t stream;      /* stream id, or channel id when `channel` */
+    uint64_t peer;        /* the task at the other end, 0 unknown */
+    bool empty;           /* true: waits for items; false: for room */
+    bool channel;
+    bool woken;           /* a stream_wake named it after it blocked: */
+    uint64_t wake;        /*   its time (the task is ready from then on) */
+    uint64_t waker;       /*   and the task that woke it */
+} mon_interval;
+
+/* Where intervals go. open is called when one begins (EXEC at the dispatch,
+ * IDLE at worker_wait, BLOCKED at the first block), close when it ends (how
+ * and end set); either may be NULL. The interval is valid for the call. A
+ * non-zero return stops mon_periods_feed / mon_periods_finish, which
+ * return it. */
+typedef struct mon_period_sink {
+    void *ctx;
+    int (*open)(void *ctx, const mon_interval *iv);
+    int (*close)(void *ctx, const mon_interval *iv);
+} mon_period_sink;
+
+typedef struct mon_periods mon_periods;
+
+/* NULL when out of memory. The sink is copied. */
+MON_READER_API mon_periods *mon_periods_new(const mon_period_sink *sink);
+MON_READER_API void mon_periods_free(mon_periods *p);
+/* One event, in the reader's order (mon_trace_next). Intervals it opens or
+ * closes go to the sink before it returns. 0; -1 out of memory; or the
+ * sink's non-zero return. */
+MON_READER_API int mon_periods_feed(mon_periods *p, const mon_event *ev);
+/* Ends every open interval at `at` (MON_END_TRACE): execution periods and
+ * waits by worker, then blocked tasks by (run, task). 0 or the sink's
+ * non-zero return. */
+MON_READER_API int mon_periods_finish(mon_periods *p, uint64_t at);
+
+/* The open execution period of task `task` of run `run`, NULL when it is
+ * not running. Valid until the next feed or finish. */
+MON_READER_API const mon_interval *mon_periods_running(const mon_periods *p, uint32_t run, uint64_t task);
+/* What worker `worker` is in now: its open execution period or its open
+ * wait; NULL when neither (scheduling, not started or ended). */
+MON_READER_API const mon_interval *mon_periods_worker_state(const mon_periods *p, unsigned worker);
+
+/* The kind of a task, from its name (a net path): the last ':'-separated
+ * component with a combinator's index removed (docs/METRICS.md section 7,
+ * "Entity kinds"): "S2:I3:R0:S1:P0:mc.vcall" -> "mc.vcall", "S2:P" and
+ * "S2:P0" -> "P", "S2:I3:R0" -> "R", "S2:I-3" -> "I"; "(unnamed)" for NULL
+ * or "". The one definition: the pictures, the exporters, the report and
+ * the comparison of runs group tasks by it. A pointer into name or to a
+ * constant string. */
+MON_READER_API const char *mon_task_kind(const char *name);
+
 /* "W.S" (rank 0) or "R:W.S": a message id as dump prints it. Returns buf. */
 MON_READER_API const char *mon_msg_id_format(uint64_t id, char *buf, size_t len);
 

@@ -6,6 +6,7 @@
 #include <snet_version.h>
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 void prog_opt_begin(prog_opt *p, const char *prog, int argc, char **argv)
@@ -69,6 +70,11 @@ int prog_opt_version(const prog_opt *p)
     name[strcspn(name, " ")] = '\0'; /* "snetmon render" -> "snetmon" */
     snet_version_print(stdout, name);
     return 0;
+}
+
+void prog_opt_deprecated(const prog_opt *p, const char *old, const char *now)
+{
+    fprintf(stderr, "%s: warning: %s is deprecated, use %s\n", p->prog, old, now);
 }
 
 int prog_opt_npositional(const prog_opt *p) { return p->argc - optind; }

@@ -67,6 +67,11 @@ int prog_opt_next_in_order(prog_opt *p, const char *shortopts, const struct opti
  * subcommand); returns 0, the exit status. */
 int prog_opt_version(const prog_opt *p);
 
+/* An old spelling still accepted for one release (the table of flags in
+ * tools/snetmon/cli.h): one line on standard error, "PROG: warning: OLD is
+ * deprecated, use NEW". */
+void prog_opt_deprecated(const prog_opt *p, const char *old, const char *now);
+
 /* The positional arguments left after parsing. */
 int prog_opt_npositional(const prog_opt *p);
 char **prog_opt_positional(const prog_opt *p);

@@ -35,8 +35,8 @@
 #   libpq-dev                          the same repository in PostgreSQL, for a team (--db postgresql://)
 #   postgresql                         a real server for the repository's PostgreSQL test, which
 #                                      starts its own in a temporary directory (tests/repo/pg_test.sh)
-#   libmetis-dev                       graph partitioning for `snetmon advise` (workflow-bridge/
-#                                      wfb_advise.c): balances tasks over workers, few streams cut
+#   libmetis-dev                       graph partitioning for `snetmon advise` (advice/advice.c,
+#                                      the one library linking it): balances tasks over workers
 #   libffi-dev                         C4SNet boxes (runtime/c4snet) are called by their declared
 #                                      signature, of any arity, without compiling a wrapper per box
 #   valgrind                           instruction counts per record for the benchmarks (callgrind,

@@ -19,7 +19,7 @@ snetmon="$build/tools/snetmon/snetmon"
 . scripts/boosted.sh
 
 echo "== run: Monte-Carlo option pricing (apps/mc) with monitoring -m A"
-boosted "$build/apps/mc/mc" --check -m A -o "$out/trace"
+boosted "$build/apps/mc/mc" --check -m A --mon-dir "$out/trace"
 
 echo "== trace: $out/trace"
 "$snetmon" dump "$out/trace" > "$out/trace.txt"
@@ -42,7 +42,7 @@ echo "   $out/critical-path.svg (message graph with the critical path)"
 # the box library built from the same C code, monitored the same way.
 echo "== run: the same network from apps/mc/mc.snet with snetrun, monitoring -m A"
 rm -rf "$out/trace-snet"
-"$build/tools/snetrun/snetrun" apps/mc/mc.snet --check -m A -o "$out/trace-snet"
+"$build/tools/snetrun/snetrun" apps/mc/mc.snet --check -m A --mon-dir "$out/trace-snet"
 "$snetmon" metrics "$out/trace-snet" > "$out/metrics-snet.txt"
 echo "   $(sed -n 's/^ *throughput (eq. 1) *//p' "$out/metrics-snet.txt" | head -1)"
 echo "   (whole report in $out/metrics-snet.txt)"
@@ -71,7 +71,7 @@ fi
 mc="$build/apps/mc/mc"
 echo "== advise: mc --paper monitored, a mapping from its trace (report in $out/advice.txt)"
 rm -rf "$out/trace-paper" "$out/mapping.txt"
-boosted "$mc" --paper -m A -o "$out/trace-paper" > /dev/null
+boosted "$mc" --paper -m A --mon-dir "$out/trace-paper" > /dev/null
 "$snetmon" advise "$out/trace-paper" -o "$out/mapping.txt" > "$out/advice.txt"
 grep -A3 '^  by entity' "$out/advice.txt" | grep -v '^  stream' | head -1
 sed -n '/^Problem/,/^Prediction/p' "$out/advice.txt" | sed '$d'

@@ -331,7 +331,7 @@ static void task_row(report_ctx *x, const wfb_task_stats *t, double waited, bool
     viz_report_cell cells[] = {count(run, sizeof run, t->run),
                                count(id, sizeof id, (double)t->task),
                                {name, NAN},
-                               {viz_task_kind_from_name(name), NAN},
+                               {mon_task_kind(name), NAN},
                                count(worker, sizeof worker, t->worker),
                                dur(&e, t->exec_s),
                                count(disp, sizeof disp, (double)t->dispatches),

@@ -276,7 +276,7 @@ static int name_task(viz_timeline *tl, viz_task *task, const char *name, const c
             tl->kind_filtered = find_or_add_kind(tl, "(filtered out)", true);
         k = tl->kind_filtered;
     } else {
-        k = find_or_add_kind(tl, kind ? kind : viz_task_kind_from_name(name), false);
+        k = find_or_add_kind(tl, kind ? kind : mon_task_kind(name), false);
     }
     if (k < 0) {
         free(copy);
@@ -551,89 +551,6 @@ int viz_timeline_add_message(viz_timeline *tl, int worker, viz_time when, viz_me
 }
 
 /* ------------------------------------------------------------------ */
-/* event-style events                                                  */
-/* ------------------------------------------------------------------ */
-
-/* A worker can be in one task or waiting; a new state ends the old one. */
-static int close_state(viz_timeline *tl, int worker, viz_worker *w, viz_time when,
-                       viz_period_end how)
-{
-    int rc = VIZ_OK;
-    if (w->running) {
-        w->running = false;
-        rc = viz_timeline_add_period(tl, worker, w->running_task, w->run_start,
-                                     when < w->run_start ? w->run_start : when, how);
-    }
-    if (rc == VIZ_OK && w->waiting) {
-        w->waiting = false;
-        rc = viz_timeline_add_wait(tl, worker, w->wait_start,
-                                   when < w->wait_start ? w->wait_start : when);
-    }
-    return rc;
-}
-
-int viz_timeline_dispatch(viz_timeline *tl, int worker, uint64_t task, viz_time when)
-{
-    viz_worker *w = get_worker(tl, worker);
-    if (!w)
-        return worker < 0 || worker >= VIZ_MAX_WORKERS ? VIZ_EINVAL : VIZ_ENOMEM;
-    int rc = close_state(tl, worker, w, when, VIZ_END_OPEN);
-    note_time(tl, when, when);
-    w->running = true;
-    w->running_task = task;
-    w->run_start = when;
-    return rc;
-}
-
-int viz_timeline_stop(viz_timeline *tl, int worker, uint64_t task, viz_time when,
-                      viz_period_end how)
-{
-    viz_worker *w = get_worker(tl, worker);
-    if (!w)
-        return worker < 0 || worker >= VIZ_MAX_WORKERS ? VIZ_EINVAL : VIZ_ENOMEM;
-    note_time(tl, when, when);
-    if (!w->running || w->running_task != task)
-        return VIZ_OK; /* a stop without its dispatch (trace began mid-period) */
-    return close_state(tl, worker, w, when, how);
-}
-
-int viz_timeline_waited(viz_timeline *tl, int worker, viz_time when)
-{
-    viz_worker *w = get_worker(tl, worker);
-    if (!w)
-        return worker < 0 || worker >= VIZ_MAX_WORKERS ? VIZ_EINVAL : VIZ_ENOMEM;
-    int rc = close_state(tl, worker, w, when, VIZ_END_OPEN);
-    note_time(tl, when, when);
-    w->waiting = true;
-    w->wait_start = when;
-    return rc;
-}
-
-int viz_timeline_resumed(viz_timeline *tl, int worker, viz_time when)
-{
-    viz_worker *w = get_worker(tl, worker);
-    if (!w)
-        return worker < 0 || worker >= VIZ_MAX_WORKERS ? VIZ_EINVAL : VIZ_ENOMEM;
-    note_time(tl, when, when);
-    if (!w->waiting)
-        return VIZ_OK;
-    return close_state(tl, worker, w, when, VIZ_END_OPEN);
-}
-
-int viz_timeline_finish(viz_timeline *tl)
-{
-    for (size_t i = 0; i < tl->workers_cap; i++) {
-        viz_worker *w = &tl->workers[i];
-        if (!w->present)
-            continue;
-        int rc = close_state(tl, (int)i, w, tl->last, VIZ_END_OPEN);
-        if (rc != VIZ_OK)
-            return rc;
-    }
-    return VIZ_OK;
-}
-
-/* ------------------------------------------------------------------ */
 /* queries                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -680,6 +597,5 @@ int viz_timeline_render(viz_timeline *tl, const char *path)
                       "%s: the utilisation image is written as .png or .svg", path ? path : "");
         return VIZ_EINVAL;
     }
-    int rc = viz_timeline_finish(tl);
-    return rc != VIZ_OK ? rc : viz_timeline_draw(tl, path, format);
+    return viz_timeline_draw(tl, path, format);
 }

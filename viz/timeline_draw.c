@@ -417,7 +417,7 @@ static void label_box(const viz_timeline *tl, canvas *cv, const viz_kept_period 
     set_rgb(cr, viz_text_colour_on(fill));
     double inner = w - 2 * MARK_W - 4, tx = x + MARK_W + 2;
     double y = y0 + (h >= 2 * LINE_H + 3 ? (h - 2 * LINE_H) / 2 : (h - LINE_H) / 2) + LINE_H - 3;
-    const char *kind = viz_task_kind_from_name(task->name);
+    const char *kind = mon_task_kind(task->name);
     if (h >= 2 * LINE_H + 3) {
         const char *names[] = {task->name, kind != task->name ? kind : NULL};
         const char *details[] = {detail, duration};
@@ -685,9 +685,7 @@ int viz_timeline_get_geometry(viz_timeline *tl, viz_timeline_geometry *g)
 {
     layout lay = {0};
     memset(g, 0, sizeof *g);
-    int rc = viz_timeline_finish(tl);
-    if (rc == VIZ_OK)
-        rc = plan_layout(tl, &lay);
+    int rc = plan_layout(tl, &lay);
     if (rc == VIZ_OK) {
         g->plot_x = (int)lay.plot_x;
         g->plot_y = (int)lay.plot_y;

@@ -17,7 +17,7 @@
  *   read W T [TASK]                a message read at T
  *   write W T [TASK]               a message written at T
  *   dispatch W TASK T              event style: TASK starts running on W
- *   stop W TASK T HOW              event style: it stops
+ *   stop W TASK T HOW              event style: it stops (HOW not open)
  *   waited W T / resumed W T       event style: W waits / resumes
  *   stream ID WRITER READER COUNT  stream from task WRITER to task READER
  *                                  ('-' = outside the network), COUNT msgs
@@ -25,8 +25,15 @@
  * HOW is input | output | any | yield | destroy | open. A last line without a
  * newline is taken as a truncated file: it is ignored and reading stops
  * there successfully, so a trace cut short renders up to the cut.
+ *
+ * The event-style records are the trace's events (times >= 0) and become
+ * periods as a trace's do: through the trace reader's period layer
+ * (viz_trace_feed, trace_feed.c); a period or wait still open at the
+ * end of the file ends at the latest time read, drawn open.
  */
 #include "viz_internal.h"
+
+#include "mon_reader.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -41,6 +48,7 @@ typedef struct reader {
     viz_net *net;
     char *err;
     size_t errlen;
+    viz_trace_feeder *events; /* the event-style records, made at the first */
 } reader;
 
 static int bad(reader *r, const char *fmt, const char *detail)
@@ -175,6 +183,21 @@ static int read_message(reader *r, char **f, int n, viz_message_dir dir)
     return r->tl ? timeline_call(r, viz_timeline_add_message(r->tl, w, t, dir)) : VIZ_OK;
 }
 
+/* An event-style record as the trace event it stands for (run 1). */
+static int feed_event(reader *r, mon_event_kind kind, int w, uint64_t task, viz_time t,
+                      unsigned cause)
+{
+    if (!r->tl)
+        return VIZ_OK;
+    if (t < 0)
+        return bad(r, "event-style records need times >= 0%s", "");
+    if (!r->events && !(r->events = viz_trace_feeder_new(r->tl)))
+        return model_error(r, VIZ_ENOMEM, "out of memory");
+    mon_event ev = {.kind = kind, .run = 1, .worker = (unsigned)w, .task = task,
+                    .time = (uint64_t)t, .cause = cause};
+    return timeline_call(r, viz_trace_feed(r->events, &ev));
+}
+
 static int read_dispatch(reader *r, char **f, int n)
 {
     int w;
@@ -187,20 +210,29 @@ static int read_dispatch(reader *r, char **f, int n)
         if (rc != VIZ_OK)
             return rc;
     }
-    return r->tl ? timeline_call(r, viz_timeline_dispatch(r->tl, w, task, t)) : VIZ_OK;
+    return feed_event(r, MON_EV_TASK_DISPATCH, w, task, t, 0);
 }
 
 static int read_stop(reader *r, char **f, int n)
 {
+    static const struct {
+        const char *token;
+        mon_event_kind kind;
+        unsigned cause;
+    } stops[] = {{"input", MON_EV_TASK_BLOCK, MON_BLOCK_INPUT},
+                 {"output", MON_EV_TASK_BLOCK, MON_BLOCK_OUTPUT},
+                 {"any", MON_EV_TASK_BLOCK, MON_BLOCK_ANY},
+                 {"yield", MON_EV_TASK_YIELD, 0},
+                 {"destroy", MON_EV_TASK_DESTROY, 0}};
     int w;
     uint64_t task;
     viz_time t;
-    viz_period_end how;
     if (n != 5 || !parse_worker(f[1], &w) || !parse_u64(f[2], &task) || !parse_i64(f[3], &t))
         return bad(r, "expected 'stop W TASK T HOW'%s", "");
-    if (!viz_period_end_parse(f[4], &how))
-        return bad(r, "unknown period end '%s' (input|output|any|yield|destroy|open)", f[4]);
-    return r->tl ? timeline_call(r, viz_timeline_stop(r->tl, w, task, t, how)) : VIZ_OK;
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+        if (!strcmp(f[4], stops[i].token))
+            return feed_event(r, stops[i].kind, w, task, t, stops[i].cause);
+    return bad(r, "unknown end of a stop '%s' (input|output|any|yield|destroy)", f[4]);
 }
 
 static int read_worker_state(reader *r, char **f, int n, bool waited)
@@ -209,10 +241,7 @@ static int read_worker_state(reader *r, char **f, int n, bool waited)
     viz_time t;
     if (n != 3 || !parse_worker(f[1], &w) || !parse_i64(f[2], &t))
         return bad(r, "expected 'waited|resumed W T'%s", "");
-    if (!r->tl)
-        return VIZ_OK;
-    return timeline_call(r, waited ? viz_timeline_waited(r->tl, w, t)
-                                   : viz_timeline_resumed(r->tl, w, t));
+    return feed_event(r, waited ? MON_EV_WORKER_WAIT : MON_EV_WORKER_RESUME, w, 0, t, 0);
 }
 
 static int read_stream(reader *r, char **f, int n)
@@ -286,7 +315,7 @@ static int read_record(reader *r, char *line)
 int viz_read_timeline_text(FILE *in, const char *name, viz_timeline *tl, viz_net *net,
                            bool *truncated, char *err, size_t errlen)
 {
-    reader r = {name ? name : "input", 0, tl, net, err, errlen};
+    reader r = {name ? name : "input", 0, tl, net, err, errlen, NULL};
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -308,6 +337,9 @@ int viz_read_timeline_text(FILE *in, const char *name, viz_timeline *tl, viz_net
         viz_set_error(err, errlen, "%s: read error after line %lu", r.name, r.line);
         rc = VIZ_EIO;
     }
+    if (rc == VIZ_OK && r.events)
+        rc = timeline_call(&r, viz_trace_finish(r.events));
+    viz_trace_feeder_free(r.events);
     free(line);
     return rc;
 }

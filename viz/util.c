@@ -116,14 +116,3 @@ bool viz_period_end_parse(const char *token, viz_period_end *how)
     return false;
 }
 
-const char *viz_task_kind_from_name(const char *name)
-{
-    const char *colon = strrchr(name, ':');
-    const char *last = colon && colon[1] ? colon + 1 : name;
-    /* A star stage "R<i>" or split replica "I<v>" is one kind per
-     * combinator, not one per replica: "R" and "I", as their collectors. */
-    if ((last[0] == 'R' || last[0] == 'I') && last[1] &&
-        strspn(last + 1, "0123456789") == strlen(last + 1))
-        return last[0] == 'R' ? "R" : "I";
-    return last;
-}

@@ -64,9 +64,6 @@ const char *viz_period_end_token(viz_period_end how);
 /* Parses a token as above; returns false if unknown. */
 bool viz_period_end_parse(const char *token, viz_period_end *how);
 
-/* The kind of a task derived from its name: the last ':'-separated component
- * of the net path ("S1:P0:mc.acc" -> "mc.acc"). Returns a pointer into name. */
-const char *viz_task_kind_from_name(const char *name);
 
 /* ------------------------------------------------------------------------ */
 /* 1. Worker-utilisation timeline                                            */
@@ -108,27 +105,33 @@ int viz_timeline_add_worker(viz_timeline *tl, int worker, const char *name);
  * renames it only if it has not been used yet. */
 int viz_timeline_add_task(viz_timeline *tl, uint64_t task, const char *name, const char *kind);
 
-/* Interval style: a complete execution period / waiting period / mark.
- * Order does not matter to these (the bins accept any order); a trace gives
- * them in time order per worker, which the event style below relies on. */
+/* A complete execution period / waiting period / mark. Order does not
+ * matter (the bins accept any order). */
 int viz_timeline_add_period(viz_timeline *tl, int worker, uint64_t task, viz_time start,
                             viz_time end, viz_period_end how);
 int viz_timeline_add_wait(viz_timeline *tl, int worker, viz_time start, viz_time end);
 int viz_timeline_add_message(viz_timeline *tl, int worker, viz_time when, viz_message_dir dir);
 
-/* Event style, as the scheduler reports them: a dispatch opens a period that
- * the next stop on that worker closes; waited opens a wait that resumed
- * closes. viz_timeline_finish closes whatever is still open at the last time
- * seen (period ends VIZ_END_OPEN), which is how a truncated trace renders. */
-int viz_timeline_dispatch(viz_timeline *tl, int worker, uint64_t task, viz_time when);
-int viz_timeline_stop(viz_timeline *tl, int worker, uint64_t task, viz_time when,
-                      viz_period_end how);
-int viz_timeline_waited(viz_timeline *tl, int worker, viz_time when);
-int viz_timeline_resumed(viz_timeline *tl, int worker, viz_time when);
-int viz_timeline_finish(viz_timeline *tl);
+/* A monitor trace (mon_reader.h) into a timeline: the trace's events go
+ * in one at a time, in the reader's order; task names, worker columns
+ * ("r1.w0" for a worker of a multi-rank trace, named by its first event)
+ * and message marks come from the events, the execution periods and waits
+ * from the reader's period layer (mon_periods), so they are the periods
+ * every other consumer of the trace sees. viz_trace_finish ends what is
+ * still open at the latest time seen (drawn VIZ_END_OPEN), which is how a
+ * truncated trace renders. */
+struct mon_event;
+typedef struct viz_trace_feeder viz_trace_feeder;
+viz_trace_feeder *viz_trace_feeder_new(viz_timeline *tl); /* NULL: out of memory */
+int viz_trace_feed(viz_trace_feeder *f, const struct mon_event *ev);
+int viz_trace_finish(viz_trace_feeder *f);
+void viz_trace_feeder_free(viz_trace_feeder *f);
+/* The id a task or stream of run `run` has in the pictures: the id itself
+ * in run 1, after it mon_run_id_key (ids restart with each run). */
+uint64_t viz_trace_id(uint32_t run, uint64_t id);
 
-/* Draws the image to path: ".png" or ".svg" (case-insensitive). Calls
- * viz_timeline_finish first. Can be called more than once. */
+/* Draws the image to path: ".png" or ".svg" (case-insensitive). Can be
+ * called more than once. */
 int viz_timeline_render(viz_timeline *tl, const char *path);
 
 /* Where the next render puts things, for tests and tools that annotate the
@@ -142,7 +145,6 @@ typedef struct viz_timeline_geometry {
     viz_time axis_origin;
 } viz_timeline_geometry;
 int viz_timeline_get_geometry(viz_timeline *tl, viz_timeline_geometry *geometry);
-/* (Like render, it first calls viz_timeline_finish.) */
 /* The colour (0..255 each) used for a kind, or for "(waiting)",
  * "(unaccounted)", "(filtered out)", "(other kinds)". */
 int viz_timeline_colour(viz_timeline *tl, const char *kind, unsigned char rgb[3]);
@@ -190,6 +192,11 @@ int viz_net_add_stream(viz_net *net, uint64_t stream, uint64_t writer, uint64_t 
  * explicit count plus the larger of messages written and read (a stream
  * from outside has only reads, one to outside only writes). */
 int viz_net_count_traffic(viz_net *net, uint64_t stream, uint64_t written, uint64_t read);
+/* One event of a monitor trace (mon_reader.h) into the network: task_map
+ * names a task and its worker, task_dispatch where it ran, stream and
+ * channel events the streams and their traffic (trace_feed.c). VIZ_OK or
+ * the viz status. */
+int viz_trace_feed_net(viz_net *net, const struct mon_event *ev);
 /* ".svg", ".png" or ".dot" */
 int viz_net_render(viz_net *net, const char *path);
 

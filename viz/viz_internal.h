@@ -8,6 +8,7 @@
 
 #include "viz.h"
 
+#include "mon_reader.h"
 #include "kit.h" /* growing arrays (KIT_GROW_ZEROED), id -> index maps (kit_id_map) */
 
 #include <stdarg.h>
@@ -96,10 +97,6 @@ typedef struct viz_worker {
     uint32_t *writes;    /* messages written per bin */
     viz_kept_period *kept;
     size_t kept_len, kept_cap;
-    /* event-style state */
-    bool running, waiting;
-    uint64_t running_task;
-    viz_time run_start, wait_start;
 } viz_worker;
 
 /* Time bins shared by all workers: bin i covers [origin + i*width, +width). */

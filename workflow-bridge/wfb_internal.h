@@ -163,15 +163,23 @@ void wfb_clock_alignment_free(wfb_clock_alignment *a);
 int wfb_activity_event(wfb_graph *g, uint32_t v, wfb_time_kind kind, double t, char *why,
                        size_t whylen);
 
+/* Why a task stopped running: the index into wfb_task_stats.blocks. */
+typedef enum wfb_block_cause {
+    WFB_BLOCK_INPUT = 0,
+    WFB_BLOCK_OUTPUT,
+    WFB_BLOCK_ANY,
+    WFB_BLOCK_OTHER /* exit, yield */
+} wfb_block_cause;
+
 /* The lifter's stream table (wfb_streams.c): rows keyed by (run, stream). */
 typedef struct wfb_stream_table {
     wfb_stream_stats *rows;
     size_t n, cap;
     kit_index_map index; /* (run, stream) -> row */
 } wfb_stream_table;
-struct wfb_lpel_event;
+struct mon_event;
 /* Records a STREAM_OPEN or STREAM_WRITE event; -1 when out of memory. */
-int wfb_stream_table_feed(wfb_stream_table *t, uint32_t run, const struct wfb_lpel_event *ev);
+int wfb_stream_table_feed(wfb_stream_table *t, uint32_t run, const struct mon_event *ev);
 /* Moves the rows into g (the table is emptied); -1 when out of memory. */
 int wfb_stream_table_store(wfb_stream_table *t, wfb_graph *g);
 void wfb_stream_table_free(wfb_stream_table *t);

@@ -1,8 +1,11 @@
 /*
  * wfb_lpel.c - lifting LPEL runtime events into the analysis model.
  *
- * The lifter consumes the bridge's own event interface (wfb_lpel_event), so
- * only a thin adapter depends on the monitor's trace reader. Each written
+ * The lifter consumes the trace reader's events (mon_event) in the order
+ * mon_trace_next delivers them; the time spans among them (execution
+ * periods, worker waits, tasks blocked on streams) come from the reader's
+ * period layer (mon_periods, mon_reader.h), the one derivation every
+ * consumer of a trace shares. Each written
  * message becomes a data state (time = written, location = worker); a
  * component execution reading parents P and writing children C becomes
  * CONVERT (1->1), SPLIT (1->n) or MERGE (n->1, and n->m); a message read on
@@ -30,7 +33,8 @@
  * like a stream block, its peer the task at the channel's other end.
  */
 #include "wfb_internal.h"
-#include "wfb_lifter_internal.h"
+
+#include "mon_reader.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -46,21 +50,12 @@ typedef struct open_exec {
     size_t n_reads, n_writes, cap_reads, cap_writes;
 } open_exec;
 
-/* The stream block a task is in, until its next dispatch. */
-typedef struct pending_wait {
-    double since; /* NAN = none */
-    uint64_t peer, stream;
-    int empty;
-    int channel; /* stream is a channel between ranks */
-} pending_wait;
-
 typedef struct task_state {
     wfb_task_stats stats;
     uint64_t key;     /* task_key(run, task id) */
+    uint32_t trace_run; /* mon_event.run (stats.run is dense, from 1) */
     uint32_t name;    /* in g->strs */
-    double running_since; /* NAN when not running */
     open_exec exec;
-    pending_wait wait;
     bool has_load; /* a load summary, used when there are no dispatches */
     uint64_t load_dispatches;
     double load_exec_s;
@@ -69,7 +64,6 @@ typedef struct task_state {
 /* A worker in its current run; a row per (run, worker) when it moves on. */
 typedef struct worker_state {
     wfb_worker_stats stats;
-    double wait_since;
     bool seen;
     bool has_load; /* a load summary, used when there are no detailed events */
     wfb_worker_stats load;
@@ -77,6 +71,7 @@ typedef struct worker_state {
 
 struct wfb_lifter {
     wfb_graph *g;
+    mon_periods *periods; /* execution periods, waits, blocks (mon_reader.h) */
     task_state *tasks;
     size_t n_tasks, cap_tasks;
     kit_index_map task_map; /* (run, task) -> index into tasks */
@@ -88,7 +83,9 @@ struct wfb_lifter {
     bool execs_seen;
     uint32_t *v_worker; /* writer worker per vertex (WFB_NONE unknown) */
     size_t cap_v_worker;
-    double last_time;
+    double last_time; /* of the latest event lifted */
+    double now;       /* the time of the event being lifted */
+    uint64_t last_ns; /* last_time as the trace has it */
     wfb_wait_relation *waits; /* distinct (waiter, waited_for, stream, empty) */
     size_t n_waits, cap_waits;
     kit_index_map wait_map; /* relation -> index into waits */
@@ -97,11 +94,19 @@ struct wfb_lifter {
     size_t n_runs_seen, cap_runs_seen;
 };
 
+static int on_interval(void *ctx, const mon_interval *iv);
+
 wfb_lifter *wfb_lifter_new(wfb_graph *g)
 {
     wfb_lifter *l = calloc(1, sizeof *l);
-    if (l)
-        l->g = g;
+    if (!l)
+        return NULL;
+    l->g = g;
+    mon_period_sink sink = {.ctx = l, .close = on_interval};
+    if (!(l->periods = mon_periods_new(&sink))) {
+        free(l);
+        return NULL;
+    }
     return l;
 }
 
@@ -122,6 +127,7 @@ void wfb_lifter_free(wfb_lifter *l)
     kit_index_map_free(&l->wait_map);
     wfb_stream_table_free(&l->streams);
     free(l->run_seen);
+    mon_periods_free(l->periods);
     free(l);
 }
 
@@ -158,7 +164,8 @@ static uint64_t task_hash(const void *ctx, uint32_t i)
 }
 
 /* Finds the task, creating it when first seen. NULL when out of memory. */
-static task_state *task_of(wfb_lifter *l, uint32_t run, uint64_t task, uint32_t worker)
+static task_state *task_of(wfb_lifter *l, uint32_t run, uint32_t trace_run, uint64_t task,
+                           uint32_t worker)
 {
     task_probe probe = {l, task_key(run, task)};
     uint32_t found = kit_index_map_find(&l->task_map, probe.key, same_task, &probe);
@@ -169,12 +176,11 @@ static task_state *task_of(wfb_lifter *l, uint32_t run, uint64_t task, uint32_t 
     task_state *t = &l->tasks[l->n_tasks];
     memset(t, 0, sizeof *t);
     t->key = probe.key;
+    t->trace_run = trace_run;
     t->stats.run = run;
     t->stats.task = task;
     t->stats.worker = worker;
     t->name = WFB_NONE;
-    t->running_since = NAN;
-    t->wait.since = NAN;
     if (kit_index_map_insert(&l->task_map, probe.key, (uint32_t)l->n_tasks, task_hash, l) != 0)
         return NULL;
     l->n_tasks++;
@@ -222,10 +228,17 @@ static worker_state *worker_of(wfb_lifter *l, uint32_t run, uint32_t worker, dou
         w->stats.worker = worker;
         w->stats.first_s = time;
         w->stats.start_s = w->stats.end_s = NAN;
-        w->wait_since = NAN;
     }
     w->stats.last_s = time;
     return w;
+}
+
+/* The worker's state while it is in run `run`, without side effects; NULL
+ * when it is not (not seen yet, or its log has moved on to another run). */
+static worker_state *worker_in_run(wfb_lifter *l, uint32_t run, uint32_t worker)
+{
+    worker_state *w = worker < l->n_workers ? &l->workers[worker] : NULL;
+    return w && w->seen && w->stats.run == run ? w : NULL;
 }
 
 static int remember_worker(wfb_lifter *l, uint32_t v, uint32_t worker)
@@ -334,11 +347,14 @@ static wfb_edge_kind execution_kind(size_t parents, size_t children)
     return WFB_EDGE_MERGE;
 }
 
+static double seconds(uint64_t ns) { return (double)ns * 1e-9; }
+
 /* The task's execution time up to `time`: its finished periods and the
  * running one. */
-static double exec_time_at(const task_state *t, double time)
+static double exec_time_at(const wfb_lifter *l, const task_state *t, double time)
 {
-    return t->stats.exec_s + (isnan(t->running_since) ? 0.0 : exec_cost(t->running_since, time));
+    const mon_interval *running = mon_periods_running(l->periods, t->trace_run, t->stats.task);
+    return t->stats.exec_s + (running ? exec_cost(seconds(running->start), time) : 0.0);
 }
 
 static int close_exec(wfb_lifter *l, task_state *t, double end)
@@ -355,7 +371,7 @@ static int close_exec(wfb_lifter *l, task_state *t, double end)
     l->execs_seen = true;
     /* Dispatched time only: blocked inside the execution (a full output
      * stream) the task does not execute. */
-    double cost = exec_cost(x->exec_at_begin, exec_time_at(t, end));
+    double cost = exec_cost(x->exec_at_begin, exec_time_at(l, t, end));
     int rc = 0;
     if (x->n_reads && !x->n_writes) {
         rc = lift_delete(l, t, exec, end, cost);
@@ -377,7 +393,7 @@ static int open_exec_at(wfb_lifter *l, task_state *t, double time, bool implicit
     t->exec.open = true;
     t->exec.implicit = implicit;
     t->exec.begin = time;
-    t->exec.exec_at_begin = exec_time_at(t, time);
+    t->exec.exec_at_begin = exec_time_at(l, t, time);
     return 0;
 }
 
@@ -433,16 +449,40 @@ static int add_wait(wfb_lifter *l, const wfb_wait_relation *key, double seconds)
     return 0;
 }
 
-/* A dispatch ends the task's stream block, if it was in one. */
-static int end_wait(wfb_lifter *l, task_state *t, double time)
+static uint32_t dense_run(wfb_lifter *l, uint32_t trace_run);
+
+/* The intervals of the period layer (mon_reader.h) as they close: an
+ * execution period adds to its task's execution time and its worker's busy
+ * time, a worker's wait to its waiting time, a stream block ended by the
+ * task's dispatch to its waiting relation (docs/METRICS.md section 3; a
+ * block whose dispatch the trace lacks is not counted). */
+static int on_interval(void *ctx, const mon_interval *iv)
 {
-    if (isnan(t->wait.since))
+    wfb_lifter *l = ctx;
+    uint32_t trace_run = iv->run, run = dense_run(l, trace_run ? trace_run : 1);
+    if (!run)
+        return -1;
+    double d = exec_cost(seconds(iv->start), seconds(iv->end));
+    worker_state *w = worker_in_run(l, run, iv->worker);
+    if (iv->kind == MON_INTERVAL_IDLE) {
+        if (w)
+            w->stats.wait_s += d;
         return 0;
-    wfb_wait_relation key = {t->stats.run, t->stats.task, t->wait.peer, t->wait.stream,
-                             t->wait.empty, 0, 0, t->wait.channel};
-    double seconds = exec_cost(t->wait.since, time);
-    t->wait.since = NAN;
-    return add_wait(l, &key, seconds);
+    }
+    if (iv->kind == MON_INTERVAL_BLOCKED && iv->how != MON_END_DISPATCH)
+        return 0;
+    task_state *t = task_of(l, run, trace_run, iv->task, iv->worker);
+    if (!t)
+        return -1;
+    if (iv->kind == MON_INTERVAL_BLOCKED) {
+        wfb_wait_relation key = {t->stats.run, t->stats.task, iv->peer, iv->stream,
+                                 iv->empty ? 1 : 0, 0, 0, iv->channel};
+        return add_wait(l, &key, d);
+    }
+    t->stats.exec_s += d;
+    if (w)
+        w->stats.busy_s += d;
+    return 0;
 }
 
 /* ---- events ---- */
@@ -450,7 +490,7 @@ static int end_wait(wfb_lifter *l, task_state *t, double time)
 /* The message's state as written, or, never written by a monitored task,
  * as an input from outside that exists from its first use on, where it
  * was used. WFB_NONE when out of memory. */
-static uint32_t written_state(wfb_lifter *l, uint32_t run, const wfb_lpel_event *ev)
+static uint32_t written_state(wfb_lifter *l, uint32_t run, const mon_event *ev)
 {
     wfb_graph *g = l->g;
     uint32_t v = message_vertex(l, run, ev->msg, false, 0);
@@ -458,7 +498,7 @@ static uint32_t written_state(wfb_lifter *l, uint32_t run, const wfb_lpel_event 
         return v;
     wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
     g->v_flags[v] |= WFB_VF_ONLY_READ;
-    if (wfb_vertex_set_time(g, v, WFB_T_END, ev->time) || set_location(l, v, ev->worker) ||
+    if (wfb_vertex_set_time(g, v, WFB_T_END, l->now) || set_location(l, v, ev->worker) ||
         wfb_vertex_set_attr(g, v, WFB_ATTR_LABEL, "external input") ||
         remember_worker(l, v, ev->worker))
         return WFB_NONE;
@@ -491,11 +531,11 @@ static uint32_t crossing_state(wfb_lifter *l, uint32_t run, uint64_t msg, bool a
 /* Define crossing state v at the event's time and worker, reached from
  * src by a TRANSFER. */
 static int cross(wfb_lifter *l, task_state *t, uint32_t src, uint32_t v,
-                 const wfb_lpel_event *ev)
+                 const mon_event *ev)
 {
     wfb_graph *g = l->g;
     wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
-    if (wfb_vertex_set_time(g, v, WFB_T_END, ev->time) || set_location(l, v, ev->worker) ||
+    if (wfb_vertex_set_time(g, v, WFB_T_END, l->now) || set_location(l, v, ev->worker) ||
         remember_worker(l, v, ev->worker))
         return -1;
     return add_mutation(l, t, src, v, WFB_EDGE_TRANSFER, 0.0, WFB_NONE);
@@ -503,7 +543,7 @@ static int cross(wfb_lifter *l, task_state *t, uint32_t src, uint32_t v,
 
 /* message_sent: the message leaves for rank peer_rank from where it is on
  * this rank (arrived here earlier, or written here). */
-static int on_sent(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
+static int on_sent(wfb_lifter *l, task_state *t, const mon_event *ev)
 {
     uint32_t run = t->stats.run;
     bool found;
@@ -517,7 +557,7 @@ static int on_sent(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
 }
 
 /* message_received: the message arrives from rank peer_rank. */
-static int on_received(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
+static int on_received(wfb_lifter *l, task_state *t, const mon_event *ev)
 {
     uint32_t run = t->stats.run;
     bool found;
@@ -530,12 +570,12 @@ static int on_received(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
     return found ? 0 : cross(l, t, src, v, ev);
 }
 
-static int on_read(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
+static int on_read(wfb_lifter *l, task_state *t, const mon_event *ev)
 {
     wfb_graph *g = l->g;
     /* Without component events a read after a write starts a new iteration. */
     if (!t->exec.open || (t->exec.implicit && t->exec.wrote))
-        if (open_exec_at(l, t, ev->time, true))
+        if (open_exec_at(l, t, l->now, true))
             return -1;
     bool arrived = false;
     uint32_t v = ev->ranked ? crossing_state(l, t->stats.run, ev->msg, true, ev->rank, false,
@@ -549,7 +589,7 @@ static int on_read(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
         if (moved == WFB_NONE)
             return -1;
         wfb_vertex_define(g, moved, WFB_VERTEX_DATA, 0);
-        if (wfb_vertex_set_time(g, moved, WFB_T_END, ev->time) ||
+        if (wfb_vertex_set_time(g, moved, WFB_T_END, l->now) ||
             set_location(l, moved, ev->worker) || remember_worker(l, moved, ev->worker) ||
             add_mutation(l, t, v, moved, WFB_EDGE_TRANSFER, 0.0, WFB_NONE))
             return -1;
@@ -558,7 +598,7 @@ static int on_read(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
     return push_vertex(&t->exec.reads, &t->exec.n_reads, &t->exec.cap_reads, v);
 }
 
-static int on_written(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
+static int on_written(wfb_lifter *l, task_state *t, const mon_event *ev)
 {
     wfb_graph *g = l->g;
     uint32_t v = message_vertex(l, t->stats.run, ev->msg, false, 0);
@@ -569,7 +609,7 @@ static int on_written(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
     const char *name = wfb_strtab_get(&g->strs, t->name);
     char origin[256];
     snprintf(origin, sizeof origin, "%s", name ? name : "");
-    if (wfb_vertex_set_time(g, v, WFB_T_END, ev->time) || set_location(l, v, ev->worker) ||
+    if (wfb_vertex_set_time(g, v, WFB_T_END, l->now) || set_location(l, v, ev->worker) ||
         (name && wfb_vertex_set_attr(g, v, WFB_ATTR_ORIGIN, origin)) ||
         remember_worker(l, v, ev->worker))
         return -1;
@@ -579,56 +619,49 @@ static int on_written(wfb_lifter *l, task_state *t, const wfb_lpel_event *ev)
     return push_vertex(&t->exec.writes, &t->exec.n_writes, &t->exec.cap_writes, v);
 }
 
-static void on_block(task_state *t, worker_state *w, const wfb_lpel_event *ev)
+/* task_block's cause, and yield or destroy as "other" (docs/METRICS.md
+ * section 3: blocks by cause). */
+static unsigned block_cause(const mon_event *ev)
 {
-    if (!isnan(t->running_since)) {
-        double d = exec_cost(t->running_since, ev->time);
-        t->stats.exec_s += d;
-        w->stats.busy_s += d;
-        t->running_since = NAN;
-    }
-    unsigned cause = (unsigned)ev->cause < 4 ? (unsigned)ev->cause : WFB_BLOCK_OTHER;
-    t->stats.blocks[cause]++;
+    if (ev->kind != MON_EV_TASK_BLOCK || ev->cause > MON_BLOCK_ANY)
+        return WFB_BLOCK_OTHER;
+    return ev->cause;
 }
 
-static int on_task_event(wfb_lifter *l, task_state *t, worker_state *w, const wfb_lpel_event *ev)
+static int on_task_event(wfb_lifter *l, task_state *t, const mon_event *ev)
 {
     switch (ev->kind) {
-    case WFB_LPEL_TASK_MAP:
-        t->stats.worker = ev->worker;
+    case MON_EV_TASK_MAP:
+        t->stats.worker = ev->worker_mapped;
         if (ev->name && (t->name = wfb_graph_string(l->g, ev->name)) == WFB_NONE)
             return -1;
         return 0;
-    case WFB_LPEL_DISPATCH:
+    case MON_EV_TASK_DISPATCH:
         t->stats.dispatches++;
-        t->running_since = ev->time;
         l->periods_seen = true;
-        return end_wait(l, t, ev->time);
-    case WFB_LPEL_STREAM_BLOCK:
-    case WFB_LPEL_CHANNEL_BLOCK:
-        t->wait = (pending_wait){ev->time, ev->peer, ev->stream, ev->empty ? 1 : 0,
-                                 ev->kind == WFB_LPEL_CHANNEL_BLOCK};
         return 0;
-    case WFB_LPEL_MSG_SENT:
+    case MON_EV_MESSAGE_SENT:
         return on_sent(l, t, ev);
-    case WFB_LPEL_MSG_RECEIVED:
+    case MON_EV_MESSAGE_RECEIVED:
         return on_received(l, t, ev);
-    case WFB_LPEL_TASK_LOAD:
+    case MON_EV_TASK_LOAD:
         t->has_load = true;
-        t->load_dispatches = ev->load_count;
-        t->load_exec_s = ev->load_busy_s;
+        t->load_dispatches = ev->dispatches;
+        t->load_exec_s = seconds(ev->exec_ns);
         return 0;
-    case WFB_LPEL_BLOCK:
-        on_block(t, w, ev);
-        return t->exec.implicit ? close_exec(l, t, ev->time) : 0;
-    case WFB_LPEL_MSG_READ:
+    case MON_EV_TASK_BLOCK:
+    case MON_EV_TASK_YIELD:
+    case MON_EV_TASK_DESTROY:
+        t->stats.blocks[block_cause(ev)]++;
+        return t->exec.implicit ? close_exec(l, t, l->now) : 0;
+    case MON_EV_MESSAGE_READ:
         return on_read(l, t, ev);
-    case WFB_LPEL_MSG_WRITTEN:
+    case MON_EV_MESSAGE_WRITTEN:
         return on_written(l, t, ev);
-    case WFB_LPEL_COMP_BEGIN:
-        return open_exec_at(l, t, ev->time, false);
-    case WFB_LPEL_COMP_END:
-        return close_exec(l, t, ev->time);
+    case MON_EV_COMPONENT_BEGIN:
+        return open_exec_at(l, t, l->now, false);
+    case MON_EV_COMPONENT_END:
+        return close_exec(l, t, l->now);
     default:
         return 0;
     }
@@ -653,25 +686,81 @@ static uint32_t dense_run(wfb_lifter *l, uint32_t trace_run)
     return (uint32_t)l->n_runs_seen;
 }
 
-int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err)
+/* The events the lifter reads; the others (task_create, stream reads,
+ * closes and wakes, run_start, channel_open) say nothing it keeps, and
+ * must not make a worker's row begin or end later. */
+static bool lifted(mon_event_kind kind)
 {
-    uint32_t run = dense_run(l, ev->run ? ev->run : 1);
+    switch (kind) {
+    case MON_EV_TASK_CREATE:
+    case MON_EV_STREAM_CLOSE:
+    case MON_EV_STREAM_READ:
+    case MON_EV_STREAM_WAKE:
+    case MON_EV_RUN_START:
+    case MON_EV_CHANNEL_OPEN:
+        return false;
+    default:
+        return (unsigned)kind < MON_EV_KIND_COUNT;
+    }
+}
+
+/* A worker's own events: its span, its waits, its load summary. */
+static void on_worker_event(worker_state *w, const mon_event *ev, double now)
+{
+    switch (ev->kind) {
+    case MON_EV_WORKER_START:
+        w->stats.start_s = now;
+        break;
+    case MON_EV_WORKER_END:
+        w->stats.end_s = now;
+        break;
+    case MON_EV_WORKER_WAIT:
+        w->stats.waits++;
+        break;
+    case MON_EV_WORKER_LOAD:
+        w->has_load = true;
+        w->load.waits = ev->waits;
+        w->load.wait_s = seconds(ev->wait_ns);
+        w->load.busy_s = seconds(ev->busy_ns);
+        break;
+    default:
+        break;
+    }
+}
+
+static bool is_worker_event(mon_event_kind kind)
+{
+    return kind == MON_EV_WORKER_START || kind == MON_EV_WORKER_END ||
+           kind == MON_EV_WORKER_WAIT || kind == MON_EV_WORKER_RESUME ||
+           kind == MON_EV_WORKER_LOAD;
+}
+
+int wfb_lifter_feed_mon(wfb_lifter *l, const mon_event *ev, wfb_error *err)
+{
+    /* The periods first: one closed by this event belongs to the run its
+     * worker was in before this event moves the worker on to another. */
+    int rc = mon_periods_feed(l->periods, ev);
+    if (rc)
+        return oom(l, err);
+    if (!lifted(ev->kind))
+        return 0;
+    uint32_t trace_run = ev->run, run = dense_run(l, trace_run ? trace_run : 1);
     if (!run)
         return oom(l, err);
-    if (ev->kind == WFB_LPEL_STREAM_OPEN || ev->kind == WFB_LPEL_STREAM_WRITE)
+    l->now = seconds(ev->time);
+    if (ev->kind == MON_EV_STREAM_OPEN || ev->kind == MON_EV_STREAM_WRITE)
         return wfb_stream_table_feed(&l->streams, run, ev) ? oom(l, err) : 0;
-    if (ev->kind == WFB_LPEL_TASK_MAP) {
+    if (ev->kind == MON_EV_TASK_MAP) {
         /* Its worker is the one the task is placed on, not necessarily the
          * log it is in: it says nothing about that worker's run. */
-        task_state *t = task_of(l, run, ev->task, ev->worker);
-        if (!t || on_task_event(l, t, NULL, ev))
+        task_state *t = task_of(l, run, trace_run, ev->task, ev->worker_mapped);
+        if (!t || on_task_event(l, t, ev))
             return oom(l, err);
         return 0;
     }
-    worker_state *w = worker_of(l, run, ev->worker, ev->time);
+    worker_state *w = worker_of(l, run, ev->worker, l->now);
     if (!w) {
-        wfb_set_error(err, l->g->source, 0, "bad worker id %" PRIu32 " (or out of memory)",
-                      ev->worker);
+        wfb_set_error(err, l->g->source, 0, "bad worker id %u (or out of memory)", ev->worker);
         return -1;
     }
     if (ev->ranked) {
@@ -679,31 +768,15 @@ int wfb_lifter_feed(wfb_lifter *l, const wfb_lpel_event *ev, wfb_error *err)
         w->stats.rank = ev->rank;
         w->stats.rank_worker = ev->rank_worker;
     }
-    l->last_time = fmax(l->last_time, ev->time);
-    if (ev->kind == WFB_LPEL_WORKER_START || ev->kind == WFB_LPEL_WORKER_END) {
-        *(ev->kind == WFB_LPEL_WORKER_START ? &w->stats.start_s : &w->stats.end_s) = ev->time;
+    l->last_time = fmax(l->last_time, l->now);
+    if (ev->time > l->last_ns)
+        l->last_ns = ev->time;
+    if (is_worker_event(ev->kind)) {
+        on_worker_event(w, ev, l->now);
         return 0;
     }
-    if (ev->kind == WFB_LPEL_WORKER_WAIT) {
-        w->stats.waits++;
-        w->wait_since = ev->time;
-        return 0;
-    }
-    if (ev->kind == WFB_LPEL_WORKER_LOAD) {
-        w->has_load = true;
-        w->load.waits = ev->load_count;
-        w->load.wait_s = ev->load_wait_s;
-        w->load.busy_s = ev->load_busy_s;
-        return 0;
-    }
-    if (ev->kind == WFB_LPEL_WORKER_RESUME) {
-        if (!isnan(w->wait_since))
-            w->stats.wait_s += exec_cost(w->wait_since, ev->time);
-        w->wait_since = NAN;
-        return 0;
-    }
-    task_state *t = task_of(l, run, ev->task, ev->worker);
-    if (!t || on_task_event(l, t, w, ev))
+    task_state *t = task_of(l, run, trace_run, ev->task, ev->worker);
+    if (!t || on_task_event(l, t, ev))
         return oom(l, err);
     return 0;
 }
@@ -769,21 +842,12 @@ static int store_tables(wfb_lifter *l)
 
 int wfb_lifter_finish(wfb_lifter *l, wfb_error *err)
 {
-    int rc = 0;
-    for (size_t i = 0; i < l->n_tasks && !rc; i++) {
-        task_state *t = &l->tasks[i];
-        /* Open executions end with the trace; open dispatches count up to it. */
-        if (t->exec.open)
-            rc = close_exec(l, t, l->last_time);
-        if (!isnan(t->running_since)) {
-            double d = exec_cost(t->running_since, l->last_time);
-            t->stats.exec_s += d;
-            worker_state *w = t->stats.worker < l->n_workers ? &l->workers[t->stats.worker] : NULL;
-            if (w && w->seen && w->stats.run == t->stats.run)
-                w->stats.busy_s += d;
-            t->running_since = NAN;
-        }
-    }
+    /* Open dispatches and waits count up to the trace's last event; then
+     * open executions end there. */
+    int rc = mon_periods_finish(l->periods, l->last_ns);
+    for (size_t i = 0; i < l->n_tasks && !rc; i++)
+        if (l->tasks[i].exec.open)
+            rc = close_exec(l, &l->tasks[i], l->last_time);
     apply_load_summaries(l);
     if (rc || store_tables(l))
         rc = oom(l, err);

@@ -5,12 +5,13 @@
  *
  * Why: the message graph links only component executions (boxes), while
  * every task - dispatchers, collectors, filters, synchro-cells included -
- * moves records over streams. Mapping advice (wfb_advise.c) weighs the
+ * moves records over streams. Mapping advice (advice/advice.c) weighs the
  * communication between all tasks, so it needs the streams themselves:
  * stream_open says which task holds which end, stream_write counts items.
  */
 #include "wfb_internal.h"
-#include "wfb_lifter_internal.h"
+
+#include "mon_reader.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,12 +57,12 @@ static wfb_stream_stats *row_of(wfb_stream_table *t, uint32_t run, uint64_t stre
     return r;
 }
 
-int wfb_stream_table_feed(wfb_stream_table *t, uint32_t run, const wfb_lpel_event *ev)
+int wfb_stream_table_feed(wfb_stream_table *t, uint32_t run, const mon_event *ev)
 {
     wfb_stream_stats *r = row_of(t, run, ev->stream);
     if (!r)
         return -1;
-    if (ev->kind == WFB_LPEL_STREAM_WRITE) {
+    if (ev->kind == MON_EV_STREAM_WRITE) {
         r->writes++;
         if (!r->writer)
             r->writer = ev->task; /* the writer's stream_open was not recorded */

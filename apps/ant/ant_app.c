@@ -321,7 +321,9 @@ static int ant_option(void *arg, const char *flag, const char *value)
 {
     ant_app *app = arg;
     long n;
-    if (strcmp(flag, "--jobs") && strcmp(flag, "--ants") && strcmp(flag, "--iterations"))
+    if (!strcmp(flag, "--iterations")) /* until --iterations means snapshots only (top) */
+        fprintf(stderr, "ant: warning: --iterations I is deprecated, use --rounds I\n");
+    else if (strcmp(flag, "--jobs") && strcmp(flag, "--ants") && strcmp(flag, "--rounds"))
         return 0;
     if (app_parse_long("ant", flag, value, flag[2] == 'j' ? 2 : 1, 100000, &n) != 0)
         return -1;
@@ -439,7 +441,7 @@ const app_spec ant_app_spec = {
     .name = "ant",
     .about = ANT_ABOUT,
     .options = ANT_OPTIONS_HELP,
-    .value_options = (const char *const[]){"jobs", "ants", "iterations", NULL},
+    .value_options = (const char *const[]){"jobs", "ants", "rounds", "iterations", NULL},
     .size = sizeof(ant_app),
     .init = ant_init,
     .option = ant_option,

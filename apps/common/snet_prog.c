@@ -3,7 +3,7 @@
  * network, so that an S-Net program reads records from stdin (or -i FILE),
  * writes them to stdout (or -O FILE), places tasks by a mapping file
  * (--map FILE, docs/MAPPING.md), and understands the monitoring options
- * (-m FLAGS, -o DIR, --mon-tasks RE) without code of its own; and the
+ * (-m FLAGS, --mon-dir DIR, --mon-tasks RE) without code of its own; and the
  * mapping check every program on the runtime shares (snet_prog.h).
  */
 #include "snet_prog.h"
@@ -24,14 +24,14 @@ static void usage(FILE *out, const char *prog)
 {
     fprintf(out,
             "usage: %s [-w N] [-i FILE] [-O FILE] [--map FILE]"
-            " [-m FLAGS] [-o DIR] [--mon-tasks RE]"
+            " [-m FLAGS] [--mon-dir DIR] [--mon-tasks RE]"
             "\n"
             "  reads records ({x=1, <t>=2}, docs/RECORDS.md) from FILE or stdin, runs them\n"
             "  through the network, writes the output records to FILE or stdout\n"
             "  -w N   workers (default: one per core)\n"
             "  --map FILE  place tasks on workers by net-path patterns (docs/MAPPING.md)\n"
             "  -h, --help, --version\n"
-            "  -m FLAGS  monitor (letters mtWTSML, A = all); -o DIR trace directory\n"
+            "  -m FLAGS  monitor (letters mtWTSML, A = all); --mon-dir DIR trace directory\n"
             , prog);
 }
 

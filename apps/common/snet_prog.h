@@ -42,7 +42,7 @@
  *   --map FILE      place tasks by the mapping file (docs/MAPPING.md)
  *   -i FILE         input records (default: stdin), docs/RECORDS.md
  *   -O FILE         output records (default: stdout)
- *   -m FLAGS, -o DIR, --mon-tasks RE, --mon-flush MS   monitoring (mon.h)
+ *   -m FLAGS, --mon-dir DIR, --mon-tasks RE, --mon-flush MS   monitoring (mon.h)
  * Returns the process exit status: 0 on success, 1 on a runtime error, 2 on
  * a usage error.
  */

@@ -30,7 +30,7 @@ trap 'rm -rf "$work"' EXIT
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # One trace, written by the new build (the format is the same), read by both.
-"$new/apps/mc/mc" --inputs 6000 --paths 100 --batch 100 -w 2 -m A -o "$work/trace" >/dev/null
+"$new/apps/mc/mc" --inputs 6000 --paths 100 --batch 100 -w 2 -m A --mon-dir "$work/trace" >/dev/null
 
 bench() { # NAME ARGS... (relative to the build: first word is the program)
     local name=$1 prog=$2

@@ -455,15 +455,15 @@ static void usage(FILE *out)
             "  create   one task creates N tasks on its worker (ns per create+destroy)\n"
             "\n"
             "options:\n"
-            "  --tasks K        ring size (default 1000)\n"
+            "  --ring-size K    ring size (default 1000)\n"
             "  --rounds M       ring rounds (default 1000)\n"
-            "  --depth K        pipe stages including source and sink (default 100)\n"
+            "  --stages K       pipe stages including source and sink (default 100)\n"
             "  --messages M     pipe messages (default 100000)\n"
             "  --capacity N     stream slots (default 16)\n"
             "  --place P        pipe relays: const (all on worker 0), rr (alternating),\n"
             "                   parts (two contiguous halves; default)\n"
             "  --switches N     ctx switches (default 10000000)\n"
-            "  --count N        create: tasks (default 1000000; the baseline uses N/10)\n"
+            "  --creates N      create: tasks (default 1000000; the baseline uses N/10)\n"
             "  --workers N      pipe workers (default 2)\n"
             "  --repeat R       runs to take the median of (default 1)\n"
             "  --no-baseline    skip the pthreads program (a 1000-thread ring takes ~30 s)\n"
@@ -488,29 +488,36 @@ static long parse_count(const char *flag, const char *value, long min)
 enum {
     OPT_NO_BASELINE = PROG_OPT_OWN,
     OPT_JSON,
-    OPT_TASKS,
+    OPT_RING_SIZE,
     OPT_ROUNDS,
-    OPT_DEPTH,
+    OPT_STAGES,
     OPT_MESSAGES,
     OPT_CAPACITY,
     OPT_SWITCHES,
-    OPT_COUNT,
+    OPT_CREATES,
     OPT_WORKERS,
     OPT_REPEAT,
-    OPT_PLACE
+    OPT_PLACE,
+    /* old spellings (tools/snetmon/cli.h's table of flags): a warning each */
+    OPT_TASKS_OLD,
+    OPT_COUNT_OLD,
+    OPT_DEPTH_OLD
 };
 
 /* One option with a number (or --place) as its value. */
 static void take_value(options *o, int c, const char *v)
 {
     switch (c) {
-    case OPT_TASKS: o->tasks = parse_count("--tasks", v, 2); break;
+    case OPT_RING_SIZE: o->tasks = parse_count("--ring-size", v, 2); break;
+    case OPT_TASKS_OLD: o->tasks = parse_count("--tasks", v, 2); break;
     case OPT_ROUNDS: o->rounds = parse_count("--rounds", v, 3); break;
-    case OPT_DEPTH: o->depth = parse_count("--depth", v, 2); break;
+    case OPT_STAGES: o->depth = parse_count("--stages", v, 2); break;
+    case OPT_DEPTH_OLD: o->depth = parse_count("--depth", v, 2); break;
     case OPT_MESSAGES: o->messages = parse_count("--messages", v, 1); break;
     case OPT_CAPACITY: o->capacity = (size_t)parse_count("--capacity", v, 1); break;
     case OPT_SWITCHES: o->switches = parse_count("--switches", v, 2); break;
-    case OPT_COUNT: o->count = parse_count("--count", v, 10); break;
+    case OPT_CREATES: o->count = parse_count("--creates", v, 10); break;
+    case OPT_COUNT_OLD: o->count = parse_count("--count", v, 10); break;
     case OPT_WORKERS: o->workers = (unsigned)parse_count("--workers", v, 2); break;
     case OPT_REPEAT: o->repeat = (int)parse_count("--repeat", v, 1); break;
     default: /* OPT_PLACE */
@@ -530,17 +537,24 @@ static void parse_options(int argc, char **argv, options *o)
         PROG_OPT_STANDARD,
         {"no-baseline", no_argument, NULL, OPT_NO_BASELINE},
         {"json", no_argument, NULL, OPT_JSON},
-        {"tasks", required_argument, NULL, OPT_TASKS},
+        {"ring-size", required_argument, NULL, OPT_RING_SIZE},
         {"rounds", required_argument, NULL, OPT_ROUNDS},
-        {"depth", required_argument, NULL, OPT_DEPTH},
+        {"stages", required_argument, NULL, OPT_STAGES},
         {"messages", required_argument, NULL, OPT_MESSAGES},
         {"capacity", required_argument, NULL, OPT_CAPACITY},
         {"switches", required_argument, NULL, OPT_SWITCHES},
-        {"count", required_argument, NULL, OPT_COUNT},
+        {"creates", required_argument, NULL, OPT_CREATES},
+
         {"workers", required_argument, NULL, OPT_WORKERS},
         {"repeat", required_argument, NULL, OPT_REPEAT},
         {"place", required_argument, NULL, OPT_PLACE},
+        {"tasks", required_argument, NULL, OPT_TASKS_OLD},
+        {"count", required_argument, NULL, OPT_COUNT_OLD},
+        {"depth", required_argument, NULL, OPT_DEPTH_OLD},
         {NULL, 0, NULL, 0}};
+    static const char *const old_spellings[][2] = {{"--tasks K", "--ring-size K"},
+                                                   {"--count N", "--creates N"},
+                                                   {"--depth K", "--stages K"}};
     prog_opt p;
     prog_opt_begin(&p, "lpel-bench", argc, argv);
     for (int c; (c = prog_opt_next(&p, "h", longopts)) != -1;) {
@@ -553,7 +567,10 @@ static void parse_options(int argc, char **argv, options *o)
             o->baseline = false;
         } else if (c == OPT_JSON) {
             o->json = true;
-        } else if (c >= OPT_TASKS && c <= OPT_PLACE) {
+        } else if (c >= OPT_RING_SIZE && c <= OPT_DEPTH_OLD) {
+            if (c >= OPT_TASKS_OLD)
+                prog_opt_deprecated(&p, old_spellings[c - OPT_TASKS_OLD][0],
+                                    old_spellings[c - OPT_TASKS_OLD][1]);
             take_value(o, c, optarg);
         } else {
             exit(2);
@@ -564,6 +581,7 @@ static void parse_options(int argc, char **argv, options *o)
         exit(2);
     }
     o->bench = prog_opt_positional(&p)[0];
+
     if (strcmp(o->bench, "ctx") && strcmp(o->bench, "ring") && strcmp(o->bench, "pipe") &&
         strcmp(o->bench, "create")) {
         fprintf(stderr, "lpel-bench: unknown benchmark '%s' (expected ctx, ring, pipe or create)\n",

@@ -21,7 +21,7 @@ off=${2:?usage: apps.sh BUILD BUILD_OFF [RUNS] [WORKERS] [OTHER_BUILD]}
 runs=${3:-9} workers=${4:-2} other=${5:-}
 apps=${APPS:-"ant des mc rt"}
 flags=${FLAGS:-A}
-ARGS_ant=${ARGS_ant:-"--inputs 4 --jobs 150 --ants 16 --iterations 10"}
+ARGS_ant=${ARGS_ant:-"--inputs 4 --jobs 150 --ants 16 --rounds 10"}
 ARGS_des=${ARGS_des:-"--paper --kb 2000"}
 ARGS_mc=${ARGS_mc:-"--paper"}
 ARGS_rt=${ARGS_rt:-"--paper --inputs 60"}
@@ -43,11 +43,11 @@ for app in $apps; do
         timed "$work/mon0" "$build/apps/$app/$app" -w "$workers" $args
         rm -rf "$work/trace"
         # shellcheck disable=SC2086
-        timed "$work/mon1" "$build/apps/$app/$app" -w "$workers" $args -m "$flags" -o "$work/trace"
+        timed "$work/mon1" "$build/apps/$app/$app" -w "$workers" $args -m "$flags" --mon-dir "$work/trace"
         if [ -n "$other" ]; then
             rm -rf "$work/trace-other"
             # shellcheck disable=SC2086
-            timed "$work/other" "$other/apps/$app/$app" -w "$workers" $args -m "$flags" -o "$work/trace-other"
+            timed "$work/other" "$other/apps/$app/$app" -w "$workers" $args -m "$flags" --mon-dir "$work/trace-other"
         fi
         i=$((i + 1))
     done

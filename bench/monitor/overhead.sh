@@ -23,12 +23,12 @@ while [ $i -lt "$runs" ]; do
     time_ns "$off" "$items" "$workers" >>"$work/off"
     time_ns "$on" "$items" "$workers" >>"$work/mon0"
     rm -rf "$work/trace"
-    time_ns "$on" -m A -o "$work/trace" "$items" "$workers" >>"$work/mon1"
+    time_ns "$on" -m A --mon-dir "$work/trace" "$items" "$workers" >>"$work/mon1"
     rm -rf "$work/trace-mono"
-    MON_CLOCK=monotonic time_ns "$on" -m A -o "$work/trace-mono" "$items" "$workers" >>"$work/mono"
+    MON_CLOCK=monotonic time_ns "$on" -m A --mon-dir "$work/trace-mono" "$items" "$workers" >>"$work/mono"
     if [ -n "$other" ]; then
         rm -rf "$work/trace-other"
-        time_ns "$other" -m A -o "$work/trace-other" "$items" "$workers" >>"$work/other"
+        time_ns "$other" -m A --mon-dir "$work/trace-other" "$items" "$workers" >>"$work/other"
     fi
     i=$((i + 1))
 done

@@ -20,7 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/timing.sh"
 
-"$pipeline" -m A -o "$work/trace" "$items" 1 >/dev/null
+"$pipeline" -m A --mon-dir "$work/trace" "$items" 1 >/dev/null
 events=$("$snetmon" dump --count "$work/trace")
 bt_events=$(babeltrace2 "$work/trace" -c sink.utils.counter -p step=+0 | awk '/Event messages/ {print $1}')
 [ "$bt_events" = "$events" ] || echo "warning: babeltrace2 counts $bt_events events, snetmon $events" >&2

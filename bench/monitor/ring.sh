@@ -18,18 +18,18 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 hop() { "$@" | awk '$1 == "lpel:" {print $2}'; }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-args="ring --tasks $tasks --rounds $rounds --no-baseline"
+args="ring --ring-size $tasks --rounds $rounds --no-baseline"
 i=0
 while [ $i -lt "$runs" ]; do
     hop "$off" $args >>"$work/off"
     hop "$on" $args >>"$work/mon0"
     rm -rf "$work/trace"
-    hop "$on" $args -m "$flags" -o "$work/trace" >>"$work/mon1"
+    hop "$on" $args -m "$flags" --mon-dir "$work/trace" >>"$work/mon1"
     rm -rf "$work/trace-mono"
-    MON_CLOCK=monotonic hop "$on" $args -m "$flags" -o "$work/trace-mono" >>"$work/mono"
+    MON_CLOCK=monotonic hop "$on" $args -m "$flags" --mon-dir "$work/trace-mono" >>"$work/mono"
     if [ -n "$other" ]; then
         rm -rf "$work/trace-other"
-        hop "$other" $args -m "$flags" -o "$work/trace-other" >>"$work/other"
+        hop "$other" $args -m "$flags" --mon-dir "$work/trace-other" >>"$work/other"
     fi
     i=$((i + 1))
 done

@@ -58,7 +58,7 @@ echo "## 3. clock alignment on 10^5 cross-rank messages"
 demo=$build/tests/distrib/dist_demo
 for skew in "" "1:-5000000:300"; do
     rm -rf "$work/trace"
-    MON_CLOCK_SKEW=$skew mpi 2 "$demo" --mpi pipeline -n 50000 -m A -o "$work/trace" \
+    MON_CLOCK_SKEW=$skew mpi 2 "$demo" --mpi pipeline -n 50000 -m A --mon-dir "$work/trace" \
         >/dev/null 2>"$work/err"
     echo "MON_CLOCK_SKEW=${skew:-(none)}:"
     "$build/tools/snetmon/snetmon" dump "$work/trace" | grep '^#' | sed 's/^#/ /'

@@ -44,7 +44,7 @@ for mode in default one; do
     extra=""
     [ "$mode" = one ] && extra="--map $TMP/one.map"
     # shellcheck disable=SC2086
-    "$MC" -w "$WORKERS" $ARGS $extra -m A -o "$TMP/trace-$mode" >/dev/null
+    "$MC" -w "$WORKERS" $ARGS $extra -m A --mon-dir "$TMP/trace-$mode" >/dev/null
     echo "  $mode mapping, per worker (snetmon metrics):"
     "$SNETMON" metrics "$TMP/trace-$mode" | grep '^worker ' | sed 's/^/    /'
 done

@@ -36,7 +36,7 @@ trap 'rm -rf "$TMP"' EXIT
 # Sizes that run long enough (~0.5-3 s) for the timer to matter on 2 cores:
 # the paper's sizes (ant: its documented scaled-down --paper would take
 # minutes per run, so fewer jobs).
-ARGS_ant=${ARGS_ant:-"--inputs 4 --jobs 150 --ants 16 --iterations 10"}
+ARGS_ant=${ARGS_ant:-"--inputs 4 --jobs 150 --ants 16 --rounds 10"}
 ARGS_des=${ARGS_des:-"--paper --kb 2000"}
 ARGS_mc=${ARGS_mc:-"--paper"}
 ARGS_rt=${ARGS_rt:-"--paper --inputs 60"}
@@ -74,7 +74,7 @@ for app in $APPS; do
         seconds "$app" "$BUILD_OFF" >>"$TMP/off"
         seconds "$app" "$BUILD" >>"$TMP/mon0"
         rm -rf "$TMP/trace"
-        seconds "$app" "$BUILD" -m A -o "$TMP/trace" >>"$TMP/mon1"
+        seconds "$app" "$BUILD" -m A --mon-dir "$TMP/trace" >>"$TMP/mon1"
         i=$((i + 1))
     done
     off=$(median <"$TMP/off"); mon0=$(median <"$TMP/mon0"); mon1=$(median <"$TMP/mon1")

@@ -55,7 +55,7 @@ log() { echo "paper: $*" >&2; }
 # (ant: 4 instances of 150 jobs, 16 ants, 50 iterations; rt: 60 scenes) or
 # well under a second (des: 20 MB instead of 500 KB), so that each run takes
 # about 0.5-2 s on 2 cores and the timer's resolution does not matter.
-ARGS_ant=${ARGS_ant:-"--inputs 4 --jobs 150 --ants 16 --iterations 50"}
+ARGS_ant=${ARGS_ant:-"--inputs 4 --jobs 150 --ants 16 --rounds 50"}
 ARGS_des=${ARGS_des:-"--paper --kb 20000"}
 ARGS_mc=${ARGS_mc:-"--paper"}
 ARGS_rt=${ARGS_rt:-"--paper --inputs 60"}
@@ -95,7 +95,7 @@ traced() {
     shift 2
     for k in 1 2 3; do
         rm -rf "$dir.$k"
-        app "$name" "$@" -m A -o "$dir.$k" >"$dir.$k.out"
+        app "$name" "$@" -m A --mon-dir "$dir.$k" >"$dir.$k.out"
         spans="$spans$("$SNETMON" metrics "$dir.$k" | sed -n 's/^worker [0-9]*: span \([^ ]*\) s.*/\1/p' |
             sort -g | tail -1) $k
 "
@@ -157,7 +157,7 @@ log "mc: Fig. 7, $RUNS interleaved rounds"
 for ((r = 0; r < RUNS; r++)); do
     timed "$work/t-default" app mc
     rm -rf "$work/mc-mon"
-    timed "$work/t-mon" app mc -m A -o "$work/mc-mon"
+    timed "$work/t-mon" app mc -m A --mon-dir "$work/mc-mon"
     timed "$work/t-advised" app mc --map "$work/mc-advised.map"
     timed "$work/t-hand" app mc --map "$work/mc-hand.map"
 done

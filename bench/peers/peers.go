@@ -3,8 +3,10 @@
 // runs beside LPEL on the same machine in the same invocation. Built by
 // that script, not by the project's CMake build.
 //
-//	peers-go ring --tasks K --rounds M     K goroutines on one OS thread pass a token M times round
-//	peers-go pipe --depth D --messages M   source, D-2 relays and a sink on two OS threads
+//	peers-go ring --ring-size K --rounds M  K goroutines on one OS thread pass a token M times round
+//	peers-go pipe --stages D --messages M   source, D-2 relays and a sink on two OS threads
+//
+// The flags are lpel-bench's (tools/snetmon/cli.h's table of flags).
 //
 // Both print "ns_per_hop X". The ring is timed as lpel-bench times it:
 // from the end of the first lap (every goroutine has run once) to the
@@ -88,18 +90,18 @@ func pipe(depth, messages, capacity int) float64 {
 
 func main() {
 	if len(os.Args) < 2 || (os.Args[1] != "ring" && os.Args[1] != "pipe") {
-		fmt.Fprintln(os.Stderr, "usage: peers-go ring|pipe [--tasks K] [--rounds M] [--depth D] [--messages M] [--capacity N]")
+		fmt.Fprintln(os.Stderr, "usage: peers-go ring|pipe [--ring-size K] [--rounds M] [--stages D] [--messages M] [--capacity N]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
-	tasks := fs.Int("tasks", 1000, "ring size")
+	tasks := fs.Int("ring-size", 1000, "ring size")
 	rounds := fs.Int("rounds", 1000, "ring rounds (>= 3)")
-	depth := fs.Int("depth", 100, "pipe stages, source and sink included")
+	depth := fs.Int("stages", 100, "pipe stages, source and sink included")
 	messages := fs.Int("messages", 100000, "pipe messages")
 	capacity := fs.Int("capacity", 16, "channel slots")
 	fs.Parse(os.Args[2:])
 	if *tasks < 2 || *rounds < 3 || *depth < 2 || *messages < 1 || *capacity < 1 {
-		fmt.Fprintln(os.Stderr, "peers-go: needs --tasks >= 2, --rounds >= 3, --depth >= 2, --messages >= 1, --capacity >= 1")
+		fmt.Fprintln(os.Stderr, "peers-go: needs --ring-size >= 2, --rounds >= 3, --stages >= 2, --messages >= 1, --capacity >= 1")
 		os.Exit(2)
 	}
 	var ns float64

@@ -3,8 +3,8 @@
 // bench/peers/run.sh runs beside LPEL on the same machine in the same
 // invocation. Built by that script, not by the project's CMake build.
 //
-//   peers-fiber ring --tasks K --rounds M     K fibers on one thread pass a token M times round
-//   peers-fiber pipe --depth D --messages M   source, D-2 relays and a sink: the first half of
+//   peers-fiber ring --ring-size K --rounds M  K fibers on one thread pass a token M times round
+//   peers-fiber pipe --stages D --messages M   source, D-2 relays and a sink: the first half of
 //                                             the stages on one thread, the rest on another
 //
 // Both print "ns_per_hop X", timed as lpel-bench times them: the ring from
@@ -128,7 +128,7 @@ double pipe(const options &o)
 
 [[noreturn]] void usage()
 {
-    std::fprintf(stderr, "usage: peers-fiber ring|pipe [--tasks K] [--rounds M] [--depth D] "
+    std::fprintf(stderr, "usage: peers-fiber ring|pipe [--ring-size K] [--rounds M] [--stages D] "
                          "[--messages M] [--capacity N]\n");
     std::exit(2);
 }
@@ -146,9 +146,9 @@ int main(int argc, char **argv)
         if (*end || v < 1)
             usage();
         std::string flag = argv[i];
-        if (flag == "--tasks") o.tasks = v;
+        if (flag == "--ring-size") o.tasks = v;
         else if (flag == "--rounds") o.rounds = v;
-        else if (flag == "--depth") o.depth = v;
+        else if (flag == "--stages") o.depth = v;
         else if (flag == "--messages") o.messages = v;
         else if (flag == "--capacity") o.capacity = v;
         else usage();

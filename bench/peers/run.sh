@@ -6,7 +6,8 @@
 # (fibers and buffered channels, peers_fiber.cpp), both built here (Debian
 # golang-go and libboost-fiber-dev, scripts/deps.sh), not by CMake; with
 # --orig, also the original LPEL through PROGRAM, a program built outside
-# this repository that takes the same arguments and prints "ns_per_hop X"
+# this repository that takes lpel-bench's older spellings of the same
+# arguments (--tasks K, --depth D) and prints "ns_per_hop X"
 # (no script that builds another project's code is committed here).
 #
 # Rows: ring of 1,000 tasks x 1000 rounds, ring of 10,000 x 100, ring of
@@ -54,14 +55,16 @@ run_one() { # program args...
                   sed -n 's/.*"ns_per_hop":\([0-9.e+-]*\).*/\1/p' ;;
         go) "$out/peers-go" "$@" | awk '{print $2}' ;;
         fiber) "$out/peers-fiber" "$@" | awk '{print $2}' ;;
-        orig) "$orig" "$@" | awk '{print $2}' ;;
+        orig) # the original takes lpel-bench's older spellings
+            "$orig" $(printf '%s\n' "$@" | sed 's/^--ring-size$/--tasks/; s/^--stages$/--depth/') |
+                awk '{print $2}' ;;
     esac
 }
 rows=(
-    "ring, 1000 tasks x 1000 rounds|ring --tasks 1000 --rounds 1000"
-    "ring, 10000 tasks x 100 rounds|ring --tasks 10000 --rounds 100"
-    "ring, 100000 tasks x 10 rounds|ring --tasks 100000 --rounds 10"
-    "pipe, depth 100, 1e5 messages, 2 workers|pipe --depth 100 --messages 100000"
+    "ring, 1000 tasks x 1000 rounds|ring --ring-size 1000 --rounds 1000"
+    "ring, 10000 tasks x 100 rounds|ring --ring-size 10000 --rounds 100"
+    "ring, 100000 tasks x 10 rounds|ring --ring-size 100000 --rounds 10"
+    "pipe, depth 100, 1e5 messages, 2 workers|pipe --stages 100 --messages 100000"
 )
 results=$out/peers.tsv
 : >"$results"

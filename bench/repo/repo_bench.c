@@ -19,7 +19,6 @@
  */
 #include "prog_opt.h"
 #include "repo.h"
-#include "run_record.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -50,7 +49,7 @@ static double median(double *v, size_t n)
 }
 
 /* Stores rec n times into db; the median seconds per store. */
-static double fill(const char *db, run_record *rec, int n)
+static double fill(const char *db, repo_run *rec, int n)
 {
     unlink(db);
     repo *r;
@@ -61,7 +60,7 @@ static double fill(const char *db, run_record *rec, int n)
     }
     double *t = malloc((size_t)n * sizeof *t);
     char value[32];
-    rr_label label = {"copy", value};
+    repo_label label = {"copy", value};
     rec->meta.labels = &label;
     rec->meta.n_labels = 1;
     for (int i = 0; i < n; i++) {
@@ -185,10 +184,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "repo-bench: %s: %s\n", trace, e.msg);
         return 1;
     }
-    run_record rec;
+    repo_run rec;
     char err[512];
-    rr_options opt = {.source = trace};
-    if (run_record_from_graph(&rec, g, &opt, err, sizeof err)) {
+    repo_options opt = {.source = trace};
+    if (repo_run_from_graph(&rec, g, &opt, err, sizeof err)) {
         fprintf(stderr, "repo-bench: %s\n", err);
         return 1;
     }
@@ -242,6 +241,6 @@ int main(int argc, char **argv)
         free(q[k].t[0]);
         free(q[k].t[1]);
     }
-    run_record_free(&rec);
+    repo_run_free(&rec);
     return 0;
 }

@@ -16,7 +16,7 @@
  *
  * Each measurement is repeated (--repeat R) and the median reported (as
  * one JSON object with --json, pipeline only); with
- * -m FLAGS -o DIR both sides run monitored (mon1), so running once without
+ * -m FLAGS --mon-dir DIR both sides run monitored (mon1), so running once without
  * and once with -m gives the monitoring overhead. Times are wall-clock
  * around the run (worker start and stop included, on both sides alike).
  * --side raw|snet runs one side of the pipeline only, so that a run under
@@ -463,7 +463,7 @@ static long number(const char *flag, const char *v, long min, long max)
 static void usage(FILE *out)
 {
     fputs("usage: snet-bench pipeline|star|c4snet [-w N] [--messages M] [--replicas N] [--repeat R] [--json]"
-          " [--side both|raw|snet|native|c4snet] [-m FLAGS -o DIR] [-h|--help] [--version]\n",
+          " [--side both|raw|snet|native|c4snet] [-m FLAGS --mon-dir DIR] [-h|--help] [--version]\n",
           out);
 }
 

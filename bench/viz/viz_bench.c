@@ -296,8 +296,8 @@ static viz_time stream_end(long long events)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: viz-bench [--runs N (5)] [--max EVENTS (1e7; 1e8 adds a row)] "
-                 "[--out DIR (.)] [-h|--help] [--version]\n");
+    fprintf(out, "usage: viz-bench [--repeat N (5)] [--max EVENTS (1e7; 1e8 adds a row)] "
+                 "[-o|--output DIR (.)] [-h|--help] [--version]\n");
 }
 
 int main(int argc, char **argv)
@@ -305,24 +305,31 @@ int main(int argc, char **argv)
     int runs = 5;
     double max_events = 1e7;
     const char *dir = ".";
-    enum { OPT_RUNS = PROG_OPT_OWN, OPT_MAX, OPT_OUT };
+    /* --runs and --out: the old spellings (tools/snetmon/cli.h's table). */
+    enum { OPT_REPEAT = PROG_OPT_OWN, OPT_MAX, OPT_RUNS_OLD, OPT_OUT_OLD };
     static const struct option longopts[] = {PROG_OPT_STANDARD,
-                                              {"runs", required_argument, NULL, OPT_RUNS},
+                                              {"repeat", required_argument, NULL, OPT_REPEAT},
                                               {"max", required_argument, NULL, OPT_MAX},
-                                              {"out", required_argument, NULL, OPT_OUT},
+                                              {"output", required_argument, NULL, 'o'},
+                                              {"runs", required_argument, NULL, OPT_RUNS_OLD},
+                                              {"out", required_argument, NULL, OPT_OUT_OLD},
                                               {NULL, 0, NULL, 0}};
     prog_opt p;
     prog_opt_begin(&p, "viz-bench", argc, argv);
-    for (int c; (c = prog_opt_next(&p, "h", longopts)) != -1;) {
+    for (int c; (c = prog_opt_next(&p, "ho:", longopts)) != -1;) {
+        if (c == OPT_RUNS_OLD)
+            prog_opt_deprecated(&p, "--runs N", "--repeat N");
+        else if (c == OPT_OUT_OLD)
+            prog_opt_deprecated(&p, "--out DIR", "--output DIR");
         if (c == 'h')
             return usage(stdout), 0;
         else if (c == PROG_OPT_VERSION)
             return prog_opt_version(&p);
-        else if (c == OPT_RUNS)
+        else if (c == OPT_REPEAT || c == OPT_RUNS_OLD)
             runs = atoi(optarg);
         else if (c == OPT_MAX)
             max_events = atof(optarg);
-        else if (c == OPT_OUT)
+        else if (c == 'o' || c == OPT_OUT_OLD)
             dir = optarg;
         else
             return usage(stderr), 2;

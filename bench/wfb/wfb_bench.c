@@ -13,7 +13,9 @@
  */
 #include "prog_opt.h"
 #include "wfb.h"
-#include "wfb_lifter_internal.h" /* synthetic traces go in as lifter events */
+#include "mon_reader.h" /* synthetic traces go in as the reader's events */
+
+#define WFB_NS(s) ((uint64_t)llround((s)*1e9))
 
 #include <math.h>
 #include <stdio.h>
@@ -174,16 +176,16 @@ static int bench_lift(size_t n)
     size_t events = 0;
     for (size_t i = 0; i < n; i++) {
         double t = (double)i * 1e-6;
-        wfb_lpel_event evs[] = {
-            {.kind = WFB_LPEL_MSG_WRITTEN, .time = t, .worker = 0, .task = 1, .msg = 2 * i},
-            {.kind = WFB_LPEL_COMP_BEGIN, .time = t, .worker = 1, .task = 2},
-            {.kind = WFB_LPEL_MSG_READ, .time = t, .worker = 1, .task = 2, .msg = 2 * i},
-            {.kind = WFB_LPEL_MSG_WRITTEN, .time = t + 5e-7, .worker = 1, .task = 2,
+        mon_event evs[] = {
+            {.kind = MON_EV_MESSAGE_WRITTEN, .time = WFB_NS(t), .worker = 0, .task = 1, .msg = 2 * i},
+            {.kind = MON_EV_COMPONENT_BEGIN, .time = WFB_NS(t), .worker = 1, .task = 2},
+            {.kind = MON_EV_MESSAGE_READ, .time = WFB_NS(t), .worker = 1, .task = 2, .msg = 2 * i},
+            {.kind = MON_EV_MESSAGE_WRITTEN, .time = WFB_NS(t + 5e-7), .worker = 1, .task = 2,
              .msg = 2 * i + 1},
-            {.kind = WFB_LPEL_COMP_END, .time = t + 5e-7, .worker = 1, .task = 2},
+            {.kind = MON_EV_COMPONENT_END, .time = WFB_NS(t + 5e-7), .worker = 1, .task = 2},
         };
         for (size_t k = 0; k < sizeof evs / sizeof evs[0]; k++, events++)
-            if (wfb_lifter_feed(l, &evs[k], &err)) {
+            if (wfb_lifter_feed_mon(l, &evs[k], &err)) {
                 wfb_error_print(&err, stderr);
                 return 1;
             }

@@ -316,11 +316,14 @@ static void call_ffi(const c4snet_box *b, void **hnd, arg_slot *args)
 }
 
 /* Was the box node made with the c4snet_box's signature? (Its labels are
- * read by position.) */
+ * read by position.) An initialiser ("-> (x)") has no input variant: it is
+ * called once, with the handle only. */
 static bool same_shape(const c4snet_box *b, const snet_net *n)
 {
-    if (n->box_in.count != 1 || n->box_in.variants[0].count != b->in.count ||
-        n->box_out.count != b->nout)
+    bool initialiser = n->box_in.count == 0 && b->in.count == 0;
+    if (!initialiser && (n->box_in.count != 1 || n->box_in.variants[0].count != b->in.count))
+        return false;
+    if (n->box_out.count != b->nout)
         return false;
     for (size_t i = 0; i < b->in.count; i++)
         if (n->box_in.variants[0].labels[i].kind != b->in.labels[i].kind)
@@ -350,7 +353,7 @@ int c4snet_box_call(snet_handle *h, snet_record *in)
     arg_slot *args = b->in.count > STACK_ARGS ? malloc(b->in.count * sizeof *args) : stack_args;
     if (!args)
         c4snet_fatal("box '%s': out of memory for its arguments", b->name);
-    if (take_arguments(h, b, &n->box_in.variants[0], in, args) == 0) {
+    if (take_arguments(h, b, n->box_in.count ? &n->box_in.variants[0] : NULL, in, args) == 0) {
         if (snet_likely(b->direct != NULL))
             b->direct(b->fn, hnd, args);
         else

@@ -3,6 +3,11 @@
  * record (one component execution each), checks what the function emits
  * against the box's declared output type, adds the flow-inherited labels,
  * and gives every output a new message id whose parent is the input.
+ *
+ * A box without an input type ("-> {x}") is an initialiser, as in the
+ * original runtime: its function is called once with an empty record when
+ * its task starts (its outputs have no parent and inherit nothing), and it
+ * takes no records: one that reaches it is a runtime error.
  */
 #include "snet_internal.h"
 
@@ -147,7 +152,8 @@ static __attribute__((cold, noinline)) int out_rejected(box_entity *b, snet_reco
 static inline int out_checked(snet_handle *h, snet_record *out)
 {
     box_entity *b = h->box;
-    /* Most boxes consume their whole input: then there is nothing to inherit. */
+    /* Most boxes consume their whole input: then there is nothing to inherit
+     * (nor for an initialiser's empty trigger). */
     if (h->in->count > 0 &&
         snet_inherit(out, h->in, &b->net->box_in.variants[h->variant]) != SNET_OK)
         return out_rejected(b, out, OUT_NO_MEMORY);
@@ -194,11 +200,28 @@ static void box_execute(box_entity *b, snet_record *r)
     snet_record_free(r);
 }
 
+/* An initialiser's one execution, on an empty record (the trigger). */
+static void box_initialise(box_entity *b)
+{
+    snet_record *trigger = snet_record_new();
+    if (!trigger)
+        snet_fatal_oom("an initialiser box");
+    snet_handle h = {b, trigger, 0};
+    snet_trace_begin(b->run);
+    int rc = b->net->fn(&h, trigger);
+    snet_trace_end(b->run);
+    if (rc != 0)
+        snet_run_fail(b->run, "box '%s' failed (it returned %d)", b->path, rc);
+    snet_record_free(trigger);
+}
+
 static void box_task(void *arg)
 {
     box_entity *b = arg;
     b->worker = lpel_task_worker(lpel_task_self());
     lpel_stream_open(b->out, LPEL_STREAM_WRITE);
+    if (b->net->box_in.count == 0)
+        box_initialise(b);
     for (snet_record *r; (r = lpel_stream_read(b->in)) != NULL;) {
         /* The record was last written on the writer's worker, and the box
          * writes to it (taking fields): ask for the line to write at once,

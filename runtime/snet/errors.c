@@ -39,6 +39,9 @@ void snet_report_no_match(snet_run *run, const char *path, const char *what,
     char labels[256], types[512];
     snet_record_labels_text(r, labels, sizeof labels);
     snet_type_text(expected, types, sizeof types);
+    if (expected->count == 0) /* an initialiser box, a parallel of them */
+        snprintf(types, sizeof types, "none: %s", !strcmp(what, "box")
+                 ? "an initialiser box takes no records" : "no branch takes records");
     const char *kind = !strcmp(what, "box")      ? "input type"
                        : !strcmp(what, "filter") ? "pattern"
                                                  : "branch";

@@ -183,7 +183,7 @@ snet_net *snet_sync(const char *text)
 static void add_flattened(snet_net *n, snet_net *child)
 {
     if (child && child != &out_of_memory_net && child->kind == n->kind && child->det == n->det &&
-        !child->error && !child->canonical) {
+        !child->error && !child->canonical && !child->routed) {
         for (size_t i = 0; i < child->nchildren; i++)
             if (add_child(n, child->children[i]) != 0)
                 node_error(n, "out of memory%s", "");
@@ -327,6 +327,45 @@ snet_net *snet_at_rank(snet_net *a, int rank)
     n->worker = rank;
     n->at_rank = true;
     return n;
+}
+
+/* The routing type replaces what the net's first entity takes: it is the
+ * type the parallel dispatcher (parallel.c) and messages use, the one
+ * mechanism by which records choose branches. */
+snet_net *snet_routed(snet_net *a, const char *type)
+{
+    if (!a) {
+        snet_net *n = node_new(SNET_NODE_BOX);
+        node_error(n, "snet_routed was given a NULL network%s", "");
+        return n;
+    }
+    if (a == &out_of_memory_net || a->error)
+        return a;
+    if (a->canonical || !type) {
+        node_error(a, "%s", a->canonical ? "a network that has been run cannot be given a "
+                   "routing type" : "snet_routed was given no type (\"\" for none)");
+        return a;
+    }
+    snet_type t = {NULL, 0};
+    if (*snet_skip_space(type)) {
+        char err[512];
+        snet_fragment f;
+        if (snet_parse_fragment(SNET_FRAG_PATTERNS, type, "routing type", &f, err, sizeof err)
+            != 0) {
+            node_error(a, "%s", err);
+            return a;
+        }
+        int rc = snet_type_from_ast(&f.patterns, false, &t, err, sizeof err);
+        snet_fragment_free(&f);
+        if (rc != 0) {
+            node_error(a, "routing type: %s", err);
+            return a;
+        }
+    }
+    snet_type_free(&a->in_type);
+    a->in_type = t;
+    a->routed = true;
+    return a;
 }
 
 /* ---- inspection ----------------------------------------------------------------- */

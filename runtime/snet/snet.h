@@ -285,7 +285,10 @@ typedef struct snet_net snet_net;
 
 /* box name (signature): "{a, <t>} -> {b} | {c, <t>}". The input may be a
  * multivariant type; an output of "{}" means records with only inherited
- * labels. */
+ * labels. Without an input type ("-> {seed}") the box is an initialiser:
+ * fn is called once, with an empty record, when the box's task starts, and
+ * the box takes no records (one that reaches it is a runtime error); in a
+ * parallel composition it is never chosen. "{} -> ..." takes every record. */
 SNET_API snet_net *snet_box(const char *name, const char *signature, snet_box_fn fn, void *user);
 
 /* A filter, S-Net syntax: "[{a, <t>} -> {b=a, <t=t+1>}; {a}]".
@@ -320,10 +323,13 @@ SNET_API snet_net *snet_star_det(snet_net *a, const char *exit_pattern);
  * ("<t>" or "t"). */
 SNET_API snet_net *snet_split(snet_net *a, const char *tag);
 SNET_API snet_net *snet_split_det(snet_net *a, const char *tag);
-/* [| {a}, {b, <t>} |]: stores the first record matching each pattern; when
- * every pattern has one, emits their merge (earlier patterns win on equal
- * labels) and from then on passes every record through. Records that match
- * no free pattern pass through. The brackets are optional; patterns may
+/* [| {a}, {b, <t>} |]: stores the first record matching each pattern (a
+ * record fills every free pattern it matches); when every pattern has one,
+ * emits their merge and from then on passes every record through. As in the
+ * original S-Net runtime, the merge is the first pattern's record with the
+ * fields and tags the later patterns name set from theirs (their other
+ * labels are dropped). Records that match no free pattern pass through.
+ * The brackets are optional; patterns may
  * have guards ("{b, <t>} if <t > 0>"). Binding tags that every pattern
  * names key the cell: "[| {a, <#k>}, {b, <#k>} |]" merges records with the
  * same value of <#k>, once per value (each value has its own cell). */
@@ -335,9 +341,20 @@ SNET_API snet_net *snet_sync(const char *patterns);
  * record's loop to its end before taking the next). */
 SNET_API snet_net *snet_feedback(snet_net *a, const char *back_patterns);
 SNET_API snet_net *snet_feedback_det(snet_net *a, const char *back_patterns);
+/* A with a routing type: the records a parallel composition chooses A for
+ * (it routes each record to the branch whose routing type it matches
+ * best), instead of what A's first entity takes. "{a} | {b, <t>}", no
+ * guards; "" for none: A is never chosen, and only its initialiser boxes
+ * run. Give a branch the labels its later entities need: in
+ *     snet_parallel(snet_routed(snet_serial(delay, show_b), "{B, D}"),
+ *                   snet_routed(snet_serial(delay, show_c), "{C, D}"))
+ * with delay taking {D}, records with B go left and records with C right,
+ * as the .snet checker routes them (docs/SNET-LANGUAGE.md). Call it on a
+ * branch before composing it; returns A (an error is kept in it). */
+SNET_API snet_net *snet_routed(snet_net *a, const char *type);
 /* A @ N: every task of A placed on worker N (modulo the worker count). */
 SNET_API snet_net *snet_at(snet_net *a, int worker);
-/* A @ N at node level: the whole of A runs on MPI rank N (modulo the rank
+/* A @ N across ranks: the whole of A runs on MPI rank N (modulo the rank
  * count) when the run spans ranks (snet_config.distrib); worker placement
  * inside that rank is unchanged. On one rank this is A itself. */
 SNET_API snet_net *snet_at_rank(snet_net *a, int rank);

@@ -272,6 +272,7 @@ struct snet_net {
     snet_node_kind kind;
     char *error;       /* first error in this subtree, or NULL */
     snet_type in_type; /* what the net accepts (for routing and messages) */
+    bool routed;       /* in_type given by snet_routed (kept whole in a parallel) */
     /* box */
     char *name;
     snet_box_fn fn;

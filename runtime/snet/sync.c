@@ -3,6 +3,14 @@
  * first record matching each pattern; when every pattern holds one it
  * emits their merge and from then on passes every record through.
  *
+ * As in the original S-Net runtime: a record fills every free pattern it
+ * matches (a record with all the labels fires the cell at once), and the
+ * merge is the record stored for the first pattern, which keeps all its
+ * labels, with the fields and tags the later patterns name set from the
+ * records stored for them (their other labels are dropped: only the first
+ * record flow-inherits; a record stored for several patterns gives the
+ * labels of the first of them).
+ *
  * Binding tags that every pattern names key the cell: [| {a, <#k>},
  * {b, <#k>} |] keeps one cell per value of <#k>, so records are merged only
  * with records of the same key, and each key's cell fires once (then
@@ -42,38 +50,67 @@ typedef struct sync_entity {
     kit_index_map by_key; /* key -> index into cells */
 } sync_entity;
 
-/* The free pattern of c that r matches best, or -1. */
-static long free_pattern(const sync_entity *s, const cell *c, const snet_record *r)
+/* Is the record in slot i also stored in an earlier slot? */
+static bool stored_before(const cell *c, size_t i)
 {
-    const snet_type *p = &s->net->patterns;
-    long best = -1, best_score = -1;
-    for (size_t i = 0; i < p->count; i++) {
-        if (c->stored[i])
-            continue;
-        long score = snet_variant_match(&p->variants[i], r);
-        if (score > best_score) {
-            best = (long)i;
-            best_score = score;
-        }
-    }
-    return best;
+    for (size_t j = 0; j < i; j++)
+        if (c->stored[j] == c->stored[i])
+            return true;
+    return false;
 }
 
-/* Merge the stored records (earlier patterns win) and emit the result. */
+/* Store r in every free pattern of c it matches; how many it filled. */
+static size_t store(const sync_entity *s, cell *c, snet_record *r)
+{
+    const snet_type *p = &s->net->patterns;
+    size_t filled = 0;
+    for (size_t i = 0; i < p->count; i++)
+        if (!c->stored[i] && snet_variant_match(&p->variants[i], r) >= 0) {
+            c->stored[i] = r;
+            filled++;
+        }
+    return filled;
+}
+
+/* Set the fields and tags pattern names from `from` in `into`. */
+static int take_labels(snet_record *into, snet_record *from, const snet_variant *pattern)
+{
+    for (size_t k = 0; k < pattern->count; k++) {
+        const snet_label *l = &pattern->labels[k];
+        long e = snet_record_find(from, l->kind, l->name);
+        if (e < 0 || l->kind == SNET_BTAG)
+            continue;
+        const snet_field_type *type = from->entries[e].type;
+        int rc = l->kind == SNET_FIELD
+                     ? snet_record_set_field(into, l->name, type,
+                                             snet_record_take_field(from, l->name))
+                     : snet_record_set_tag(into, l->name, from->entries[e].u.tag);
+        if (rc != SNET_OK)
+            return rc;
+    }
+    return SNET_OK;
+}
+
+/* Merge the stored records and emit the result. */
 static void fire(sync_entity *s, cell *c)
 {
     size_t n = s->net->patterns.count;
     snet_record *merged = c->stored[0];
-    c->stored[0] = NULL;
     snet_trace_begin(s->run);
     snet_trace_read(s->run, merged->id);
     for (size_t i = 1; i < n; i++) {
+        if (stored_before(c, i))
+            continue;
         snet_trace_read(s->run, c->stored[i]->id);
-        if (snet_inherit(merged, c->stored[i], NULL) != SNET_OK)
+        if (take_labels(merged, c->stored[i], &s->net->patterns.variants[i]) != SNET_OK)
             snet_run_fail(s->run, "synchro-cell '%s': out of memory merging", s->path);
-        snet_record_free(c->stored[i]);
+    }
+    for (size_t i = n; i-- > 1;) { /* each record once (by its first slot, freed last) */
+        if (!stored_before(c, i))
+            snet_record_free(c->stored[i]);
         c->stored[i] = NULL;
     }
+    c->stored[0] = NULL;
     merged->id = snet_mig_next(s->run);
     snet_trace_written(s->run, merged->id);
     snet_trace_end(s->run);
@@ -168,22 +205,26 @@ static void sync_record(sync_entity *s, snet_record *r)
             return;
         }
     }
-    long slot = c->fired ? -1 : free_pattern(s, c, r);
-    if (slot < 0) {
+    size_t filled = c->fired ? 0 : store(s, c, r);
+    if (filled == 0) {
         lpel_stream_write(s->out, r);
         return;
     }
-    c->stored[slot] = r;
-    if (++c->nstored == s->net->patterns.count)
+    c->nstored += filled;
+    if (c->nstored == s->net->patterns.count)
         fire(s, c);
 }
 
 static void cell_discard(sync_entity *s, cell *c)
 {
-    if (c->nstored)
-        snet_run_note_discard(s->run, c->nstored);
-    for (size_t i = 0; c->stored && i < s->net->patterns.count; i++)
-        snet_record_free(c->stored[i]);
+    size_t records = 0;
+    for (size_t i = c->stored ? s->net->patterns.count : 0; i-- > 0;)
+        if (c->stored[i] && !stored_before(c, i)) { /* each record once, as in fire */
+            records++;
+            snet_record_free(c->stored[i]);
+        }
+    if (records)
+        snet_run_note_discard(s->run, records);
     free(c->stored);
     free(c->key);
 }

@@ -33,7 +33,7 @@ expect() {
     [ "$rc" = "$want" ] || { cat out.txt err.txt; fail "'$*' exited $rc, expected $want"; }
 }
 
-# The task names of `advise --tasks` with their advised worker: "NAME WORKER".
+# The task names of `advise --list-tasks` with their advised worker: "NAME WORKER".
 advised_names() {
     awk '/^Task names/ {t = 1; next} t && NF >= 5 {print $1, $NF}' "$1"
 }
@@ -45,7 +45,7 @@ cd "$WORK" || exit 1
     fail "could not write the fixtures"
 
 # 1. an obviously bad mapping
-expect 0 "$SNETMON" advise bad -o bad.map --tasks
+expect 0 "$SNETMON" advise bad -o bad.map --list-tasks
 grep -q "load imbalance: worker 0 executes 100.0 %" out.txt || fail "bad: no imbalance named"
 grep -q "change the mapping: predicted 2.00x faster" out.txt || fail "bad: no change advised"
 grep -q "wrote bad.map" out.txt || fail "bad: no file reported"
@@ -89,13 +89,13 @@ grep -q "worker-0" err.txt || fail "truncated trace: log not named: $(cat err.tx
 if [ -n "$MC" ]; then
     args="-w 2 --inputs 6 --paths 600 --batch 100"
     # shellcheck disable=SC2086
-    "$MC" $args -m A -o mc1 >/dev/null || fail "mc run"
-    expect 0 "$SNETMON" advise mc1 -o mc.map --tasks --min-gain 0
+    "$MC" $args -m A --mon-dir mc1 >/dev/null || fail "mc run"
+    expect 0 "$SNETMON" advise mc1 -o mc.map --list-tasks --min-gain 0
     [ -s mc.map ] || { cat out.txt; fail "mc: no mapping written"; }
     advised_names out.txt >mc1.names
     "$LOOKUP" mc.map <mc1.names || fail "mc.map does not place the traced tasks as advised"
     # shellcheck disable=SC2086
-    "$MC" $args --check --map mc.map -m A -o mc2 >mc2.txt 2>&1 || {
+    "$MC" $args --check --map mc.map -m A --mon-dir mc2 >mc2.txt 2>&1 || {
         cat mc2.txt
         fail "mc does not run with the advised mapping"
     }
@@ -106,7 +106,7 @@ if [ -n "$MC" ]; then
     "$LOOKUP" mc.map <mc2.placed || fail "the rerun did not place its tasks as mc.map says"
     # one worker: nothing to choose
     # shellcheck disable=SC2086
-    "$MC" -w 1 --inputs 2 --paths 200 --batch 100 -m A -o mc1w >/dev/null || fail "mc -w 1"
+    "$MC" -w 1 --inputs 2 --paths 200 --batch 100 -m A --mon-dir mc1w >/dev/null || fail "mc -w 1"
     expect 0 "$SNETMON" advise mc1w -o mc1w.map
     grep -q "the run has one worker" out.txt || fail "one worker: not said"
     [ ! -e mc1w.map ] || fail "one worker: a mapping was written"

@@ -24,9 +24,9 @@ trap 'rm -rf "$tmp"' EXIT
 failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 
-"$program" "$@" -m A -o "$tmp/c.trace" > "$tmp/c.out" 2> "$tmp/c.err" ||
+"$program" "$@" -m A --mon-dir "$tmp/c.trace" > "$tmp/c.out" 2> "$tmp/c.err" ||
     { fail "$program $* exited $?"; cat "$tmp/c.err"; }
-"$snetrun" "$snet" "$@" -m A -o "$tmp/s.trace" > "$tmp/s.out" 2> "$tmp/s.err" ||
+"$snetrun" "$snet" "$@" -m A --mon-dir "$tmp/s.trace" > "$tmp/s.out" 2> "$tmp/s.err" ||
     { fail "$snetrun $snet $* exited $?"; cat "$tmp/s.err"; }
 [ $failed -eq 0 ] || exit 1
 echo "C program:  $(head -1 "$tmp/c.out")"

@@ -1,33 +1,34 @@
 /*
- * test_wfb_lpel.c - lifting LPEL runtime events (through the bridge's own
- * event interface, no trace files needed) into data states and mutations,
+ * test_wfb_lpel.c - lifting LPEL runtime events (the trace reader's events
+ * made by hand, no trace files needed) into data states and mutations,
  * and the runtime tables and message metrics that follow from them.
  */
 #include "wfb_test_util.h"
 
-static void feed(wfb_lifter *l, wfb_lpel_kind kind, double time, uint32_t worker, uint64_t task,
+static void feed(wfb_lifter *l, mon_event_kind kind, double time, uint32_t worker, uint64_t task,
                  uint64_t msg)
 {
-    wfb_lpel_event ev = {.kind = kind, .time = time, .worker = worker, .task = task, .msg = msg};
+    mon_event ev = {.kind = kind, .time = WFB_NS(time), .worker = worker, .task = task, .msg = msg};
     wfb_error err;
-    ck_assert_int_eq(wfb_lifter_feed(l, &ev, &err), 0);
+    ck_assert_int_eq(wfb_lifter_feed_mon(l, &ev, &err), 0);
 }
 
 static void stream_block(wfb_lifter *l, double time, uint32_t worker, uint64_t task,
                          uint64_t stream, uint64_t peer, int empty)
 {
-    wfb_lpel_event ev = {.kind = WFB_LPEL_STREAM_BLOCK, .time = time, .worker = worker,
+    mon_event ev = {.kind = MON_EV_STREAM_BLOCK, .time = WFB_NS(time), .worker = worker,
                          .task = task, .stream = stream, .peer = peer, .empty = empty};
     wfb_error err;
-    ck_assert_int_eq(wfb_lifter_feed(l, &ev, &err), 0);
+    ck_assert_int_eq(wfb_lifter_feed_mon(l, &ev, &err), 0);
 }
 
 static void map_task(wfb_lifter *l, double time, uint32_t worker, uint64_t task, const char *name)
 {
-    wfb_lpel_event ev = {.kind = WFB_LPEL_TASK_MAP, .time = time, .worker = worker, .task = task,
+    mon_event ev = {.kind = MON_EV_TASK_MAP, .time = WFB_NS(time), .worker = worker,
+                    .worker_mapped = worker, .task = task,
                          .name = name};
     wfb_error err;
-    ck_assert_int_eq(wfb_lifter_feed(l, &ev, &err), 0);
+    ck_assert_int_eq(wfb_lifter_feed_mon(l, &ev, &err), 0);
 }
 
 /* Source on worker 0 writes m1 and m5; "box" splits m1 into m2, m3 and
@@ -41,45 +42,45 @@ static wfb_graph *lifted_network(void)
     map_task(l, 0, 0, 2, "S2:box");
     map_task(l, 0, 1, 3, "S3:merge");
     map_task(l, 0, 1, 4, "S4:sink");
-    feed(l, WFB_LPEL_WORKER_START, 0, 0, 0, 0);
-    feed(l, WFB_LPEL_WORKER_START, 0.25, 1, 0, 0);
-    feed(l, WFB_LPEL_WORKER_WAIT, 0.5, 1, 0, 0);
-    feed(l, WFB_LPEL_DISPATCH, 1, 0, 1, 0);
-    feed(l, WFB_LPEL_MSG_WRITTEN, 1, 0, 1, 1);
-    feed(l, WFB_LPEL_BLOCK, 1.5, 0, 1, 0);
-    feed(l, WFB_LPEL_DISPATCH, 2, 0, 2, 0);
-    feed(l, WFB_LPEL_COMP_BEGIN, 2, 0, 2, 0);
-    feed(l, WFB_LPEL_MSG_READ, 2, 0, 2, 1);
-    feed(l, WFB_LPEL_MSG_WRITTEN, 3, 0, 2, 2);
-    feed(l, WFB_LPEL_MSG_WRITTEN, 3.5, 0, 2, 3);
-    feed(l, WFB_LPEL_COMP_END, 4, 0, 2, 0);
+    feed(l, MON_EV_WORKER_START, 0, 0, 0, 0);
+    feed(l, MON_EV_WORKER_START, 0.25, 1, 0, 0);
+    feed(l, MON_EV_WORKER_WAIT, 0.5, 1, 0, 0);
+    feed(l, MON_EV_TASK_DISPATCH, 1, 0, 1, 0);
+    feed(l, MON_EV_MESSAGE_WRITTEN, 1, 0, 1, 1);
+    feed(l, MON_EV_TASK_BLOCK, 1.5, 0, 1, 0);
+    feed(l, MON_EV_TASK_DISPATCH, 2, 0, 2, 0);
+    feed(l, MON_EV_COMPONENT_BEGIN, 2, 0, 2, 0);
+    feed(l, MON_EV_MESSAGE_READ, 2, 0, 2, 1);
+    feed(l, MON_EV_MESSAGE_WRITTEN, 3, 0, 2, 2);
+    feed(l, MON_EV_MESSAGE_WRITTEN, 3.5, 0, 2, 3);
+    feed(l, MON_EV_COMPONENT_END, 4, 0, 2, 0);
     stream_block(l, 4, 0, 2, 77, 1, 1); /* box waits for src on stream 77 */
-    feed(l, WFB_LPEL_BLOCK, 4, 0, 2, 0);
-    feed(l, WFB_LPEL_WORKER_RESUME, 5, 1, 0, 0);
-    feed(l, WFB_LPEL_DISPATCH, 5, 1, 3, 0);
-    feed(l, WFB_LPEL_COMP_BEGIN, 5, 1, 3, 0);
-    feed(l, WFB_LPEL_MSG_READ, 5, 1, 3, 2);
-    feed(l, WFB_LPEL_MSG_READ, 5.5, 1, 3, 3);
-    feed(l, WFB_LPEL_MSG_WRITTEN, 6, 1, 3, 4);
-    feed(l, WFB_LPEL_COMP_END, 7, 1, 3, 0);
-    feed(l, WFB_LPEL_BLOCK, 7, 1, 3, 0);
-    feed(l, WFB_LPEL_DISPATCH, 8, 1, 4, 0);
-    feed(l, WFB_LPEL_COMP_BEGIN, 8, 1, 4, 0);
-    feed(l, WFB_LPEL_MSG_READ, 8, 1, 4, 4);
-    feed(l, WFB_LPEL_COMP_END, 9, 1, 4, 0);
-    feed(l, WFB_LPEL_BLOCK, 9, 1, 4, 0);
-    feed(l, WFB_LPEL_DISPATCH, 9.5, 0, 1, 0);
-    feed(l, WFB_LPEL_MSG_WRITTEN, 9.5, 0, 1, 5);
+    feed(l, MON_EV_TASK_BLOCK, 4, 0, 2, 0);
+    feed(l, MON_EV_WORKER_RESUME, 5, 1, 0, 0);
+    feed(l, MON_EV_TASK_DISPATCH, 5, 1, 3, 0);
+    feed(l, MON_EV_COMPONENT_BEGIN, 5, 1, 3, 0);
+    feed(l, MON_EV_MESSAGE_READ, 5, 1, 3, 2);
+    feed(l, MON_EV_MESSAGE_READ, 5.5, 1, 3, 3);
+    feed(l, MON_EV_MESSAGE_WRITTEN, 6, 1, 3, 4);
+    feed(l, MON_EV_COMPONENT_END, 7, 1, 3, 0);
+    feed(l, MON_EV_TASK_BLOCK, 7, 1, 3, 0);
+    feed(l, MON_EV_TASK_DISPATCH, 8, 1, 4, 0);
+    feed(l, MON_EV_COMPONENT_BEGIN, 8, 1, 4, 0);
+    feed(l, MON_EV_MESSAGE_READ, 8, 1, 4, 4);
+    feed(l, MON_EV_COMPONENT_END, 9, 1, 4, 0);
+    feed(l, MON_EV_TASK_BLOCK, 9, 1, 4, 0);
+    feed(l, MON_EV_TASK_DISPATCH, 9.5, 0, 1, 0);
+    feed(l, MON_EV_MESSAGE_WRITTEN, 9.5, 0, 1, 5);
     stream_block(l, 9.5, 0, 1, 77, 2, 0); /* src waits for box: stream full */
-    feed(l, WFB_LPEL_BLOCK, 9.5, 0, 1, 0);
-    feed(l, WFB_LPEL_DISPATCH, 10, 0, 2, 0);
-    feed(l, WFB_LPEL_COMP_BEGIN, 10, 0, 2, 0);
-    feed(l, WFB_LPEL_MSG_READ, 10, 0, 2, 5);
-    feed(l, WFB_LPEL_MSG_WRITTEN, 10.5, 0, 2, 6);
-    feed(l, WFB_LPEL_COMP_END, 11, 0, 2, 0);
-    feed(l, WFB_LPEL_BLOCK, 11, 0, 2, 0);
-    feed(l, WFB_LPEL_WORKER_END, 9.75, 1, 0, 0);
-    feed(l, WFB_LPEL_WORKER_END, 12, 0, 0, 0);
+    feed(l, MON_EV_TASK_BLOCK, 9.5, 0, 1, 0);
+    feed(l, MON_EV_TASK_DISPATCH, 10, 0, 2, 0);
+    feed(l, MON_EV_COMPONENT_BEGIN, 10, 0, 2, 0);
+    feed(l, MON_EV_MESSAGE_READ, 10, 0, 2, 5);
+    feed(l, MON_EV_MESSAGE_WRITTEN, 10.5, 0, 2, 6);
+    feed(l, MON_EV_COMPONENT_END, 11, 0, 2, 0);
+    feed(l, MON_EV_TASK_BLOCK, 11, 0, 2, 0);
+    feed(l, MON_EV_WORKER_END, 9.75, 1, 0, 0);
+    feed(l, MON_EV_WORKER_END, 12, 0, 0, 0);
     wfb_error err;
     ck_assert_msg(wfb_lifter_finish(l, &err) == 0, "%s", err.msg);
     return g;
@@ -220,16 +221,16 @@ START_TEST(test_implicit_executions_and_external_inputs)
      * Message 99 is read but was never written: an external input. */
     wfb_graph *g = wfb_graph_new();
     wfb_lifter *l = wfb_lifter_new(g);
-    feed(l, WFB_LPEL_MSG_WRITTEN, 0, 0, 1, 1);
-    feed(l, WFB_LPEL_MSG_WRITTEN, 0, 0, 1, 3);
-    feed(l, WFB_LPEL_DISPATCH, 1, 0, 2, 0);
-    feed(l, WFB_LPEL_MSG_READ, 1, 0, 2, 1);
-    feed(l, WFB_LPEL_MSG_WRITTEN, 2, 0, 2, 2);
-    feed(l, WFB_LPEL_MSG_READ, 3, 0, 2, 3);
-    feed(l, WFB_LPEL_MSG_WRITTEN, 4, 0, 2, 4);
-    feed(l, WFB_LPEL_BLOCK, 5, 0, 2, 0);
-    feed(l, WFB_LPEL_MSG_READ, 6, 0, 3, 99);
-    feed(l, WFB_LPEL_MSG_WRITTEN, 7, 0, 3, 100);
+    feed(l, MON_EV_MESSAGE_WRITTEN, 0, 0, 1, 1);
+    feed(l, MON_EV_MESSAGE_WRITTEN, 0, 0, 1, 3);
+    feed(l, MON_EV_TASK_DISPATCH, 1, 0, 2, 0);
+    feed(l, MON_EV_MESSAGE_READ, 1, 0, 2, 1);
+    feed(l, MON_EV_MESSAGE_WRITTEN, 2, 0, 2, 2);
+    feed(l, MON_EV_MESSAGE_READ, 3, 0, 2, 3);
+    feed(l, MON_EV_MESSAGE_WRITTEN, 4, 0, 2, 4);
+    feed(l, MON_EV_TASK_BLOCK, 5, 0, 2, 0);
+    feed(l, MON_EV_MESSAGE_READ, 6, 0, 3, 99);
+    feed(l, MON_EV_MESSAGE_WRITTEN, 7, 0, 3, 100);
     wfb_error err;
     ck_assert_int_eq(wfb_lifter_finish(l, &err), 0);
     uint32_t e = single_in_edge(g, "m2")[0];
@@ -261,12 +262,12 @@ START_TEST(test_load_summaries_only)
     wfb_lifter *l = wfb_lifter_new(g);
     wfb_error err;
     map_task(l, 0, 0, 1, "S1:box");
-    wfb_lpel_event task = {.kind = WFB_LPEL_TASK_LOAD, .time = 10, .worker = 0, .task = 1,
-                           .load_count = 42, .load_busy_s = 3.5};
-    wfb_lpel_event worker = {.kind = WFB_LPEL_WORKER_LOAD, .time = 10, .worker = 0,
-                             .load_count = 7, .load_busy_s = 4, .load_wait_s = 5.5};
-    ck_assert_int_eq(wfb_lifter_feed(l, &task, &err), 0);
-    ck_assert_int_eq(wfb_lifter_feed(l, &worker, &err), 0);
+    mon_event task = {.kind = MON_EV_TASK_LOAD, .time = WFB_NS(10), .worker = 0, .task = 1,
+                      .dispatches = 42, .exec_ns = WFB_NS(3.5)};
+    mon_event worker = {.kind = MON_EV_WORKER_LOAD, .time = WFB_NS(10), .worker = 0,
+                        .waits = 7, .busy_ns = WFB_NS(4), .wait_ns = WFB_NS(5.5)};
+    ck_assert_int_eq(wfb_lifter_feed_mon(l, &task, &err), 0);
+    ck_assert_int_eq(wfb_lifter_feed_mon(l, &worker, &err), 0);
     ck_assert_int_eq(wfb_lifter_finish(l, &err), 0);
     const wfb_task_stats *t = wfb_task_stats_at(g, 0);
     ck_assert_uint_eq(t->dispatches, 42);
@@ -302,22 +303,22 @@ START_TEST(test_runs_reusing_ids_stay_apart)
     for (uint32_t run = 1; run <= 2; run++) {
         double t = 100.0 * run;
         uint64_t in = run == 1 ? 1 : 2, out = run == 1 ? 2 : 1;
-        wfb_lpel_event evs[] = {
-            {.kind = WFB_LPEL_WORKER_START, .time = t},
-            {.kind = WFB_LPEL_DISPATCH, .time = t + 1, .task = 1},
-            {.kind = WFB_LPEL_MSG_WRITTEN, .time = t + 1, .task = 1, .msg = in},
-            {.kind = WFB_LPEL_BLOCK, .time = t + 2, .task = 1},
-            {.kind = WFB_LPEL_DISPATCH, .time = t + 2, .task = 2},
-            {.kind = WFB_LPEL_COMP_BEGIN, .time = t + 2, .task = 2},
-            {.kind = WFB_LPEL_MSG_READ, .time = t + 2, .task = 2, .msg = in},
-            {.kind = WFB_LPEL_MSG_WRITTEN, .time = t + 2 + run, .task = 2, .msg = out},
-            {.kind = WFB_LPEL_COMP_END, .time = t + 2 + run, .task = 2},
-            {.kind = WFB_LPEL_BLOCK, .time = t + 2 + run, .task = 2},
-            {.kind = WFB_LPEL_WORKER_END, .time = t + 10},
+        mon_event evs[] = {
+            {.kind = MON_EV_WORKER_START, .time = WFB_NS(t)},
+            {.kind = MON_EV_TASK_DISPATCH, .time = WFB_NS(t + 1), .task = 1},
+            {.kind = MON_EV_MESSAGE_WRITTEN, .time = WFB_NS(t + 1), .task = 1, .msg = in},
+            {.kind = MON_EV_TASK_BLOCK, .time = WFB_NS(t + 2), .task = 1},
+            {.kind = MON_EV_TASK_DISPATCH, .time = WFB_NS(t + 2), .task = 2},
+            {.kind = MON_EV_COMPONENT_BEGIN, .time = WFB_NS(t + 2), .task = 2},
+            {.kind = MON_EV_MESSAGE_READ, .time = WFB_NS(t + 2), .task = 2, .msg = in},
+            {.kind = MON_EV_MESSAGE_WRITTEN, .time = WFB_NS(t + 2 + run), .task = 2, .msg = out},
+            {.kind = MON_EV_COMPONENT_END, .time = WFB_NS(t + 2 + run), .task = 2},
+            {.kind = MON_EV_TASK_BLOCK, .time = WFB_NS(t + 2 + run), .task = 2},
+            {.kind = MON_EV_WORKER_END, .time = WFB_NS(t + 10)},
         };
         for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
             evs[i].run = run;
-            ck_assert_int_eq(wfb_lifter_feed(l, &evs[i], &err), 0);
+            ck_assert_int_eq(wfb_lifter_feed_mon(l, &evs[i], &err), 0);
         }
     }
     ck_assert_msg(wfb_lifter_finish(l, &err) == 0, "%s", err.msg);
@@ -352,16 +353,16 @@ START_TEST(test_run_numbers_are_dense)
     const uint32_t runs[] = {1, UINT32_C(2147483648)};
     for (size_t k = 0; k < 2; k++) {
         double t = 10.0 * (double)k;
-        wfb_lpel_event evs[] = {
-            {.kind = WFB_LPEL_WORKER_START, .time = t},
-            {.kind = WFB_LPEL_DISPATCH, .time = t + 1, .task = 1},
-            {.kind = WFB_LPEL_MSG_WRITTEN, .time = t + 1, .task = 1, .msg = 1},
-            {.kind = WFB_LPEL_BLOCK, .time = t + 2, .task = 1},
-            {.kind = WFB_LPEL_WORKER_END, .time = t + 3},
+        mon_event evs[] = {
+            {.kind = MON_EV_WORKER_START, .time = WFB_NS(t)},
+            {.kind = MON_EV_TASK_DISPATCH, .time = WFB_NS(t + 1), .task = 1},
+            {.kind = MON_EV_MESSAGE_WRITTEN, .time = WFB_NS(t + 1), .task = 1, .msg = 1},
+            {.kind = MON_EV_TASK_BLOCK, .time = WFB_NS(t + 2), .task = 1},
+            {.kind = MON_EV_WORKER_END, .time = WFB_NS(t + 3)},
         };
         for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
             evs[i].run = runs[k];
-            ck_assert_int_eq(wfb_lifter_feed(l, &evs[i], &err), 0);
+            ck_assert_int_eq(wfb_lifter_feed_mon(l, &evs[i], &err), 0);
         }
     }
     ck_assert_msg(wfb_lifter_finish(l, &err) == 0, "%s", err.msg);

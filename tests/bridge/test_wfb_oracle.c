@@ -168,13 +168,13 @@ static uint64_t next_random(uint64_t *s)
 
 static unsigned below(uint64_t *s, unsigned n) { return (unsigned)(next_random(s) % n); }
 
-static void feed_event(wfb_lifter *l, wfb_lpel_kind kind, double t, uint32_t run, uint32_t worker,
+static void feed_event(wfb_lifter *l, mon_event_kind kind, double t, uint32_t run, uint32_t worker,
                        uint64_t task, uint64_t msg)
 {
-    wfb_lpel_event ev = {.kind = kind, .time = t, .run = run, .worker = worker, .task = task,
+    mon_event ev = {.kind = kind, .time = WFB_NS(t), .run = run, .worker = worker, .task = task,
                          .msg = msg};
     wfb_error err;
-    ck_assert_msg(wfb_lifter_feed(l, &ev, &err) == 0, "%s", err.msg);
+    ck_assert_msg(wfb_lifter_feed_mon(l, &ev, &err) == 0, "%s", err.msg);
 }
 
 typedef struct generated {
@@ -198,7 +198,7 @@ static void generate_run(wfb_lifter *l, uint64_t *rng, uint32_t run, double *t, 
     double start[8];
     for (unsigned w = 0; w < gen->workers; w++) {
         start[w] = *t;
-        feed_event(l, WFB_LPEL_WORKER_START, *t, run, w, 0, 0);
+        feed_event(l, MON_EV_WORKER_START, *t, run, w, 0, 0);
     }
     double busy[8] = {0};
     unsigned periods = 5 + below(rng, 40);
@@ -206,12 +206,12 @@ static void generate_run(wfb_lifter *l, uint64_t *rng, uint32_t run, double *t, 
         unsigned task = 1 + below(rng, tasks), w = task % gen->workers;
         *t += 1 + below(rng, 5);
         double from = *t;
-        feed_event(l, WFB_LPEL_DISPATCH, *t, run, w, task, 0);
+        feed_event(l, MON_EV_TASK_DISPATCH, *t, run, w, task, 0);
         unsigned steps = 1 + below(rng, 4);
         for (unsigned k = 0; k < steps; k++) {
             *t += below(rng, 3);
             if (!exec_open[task] && below(rng, 3)) {
-                feed_event(l, WFB_LPEL_COMP_BEGIN, *t, run, w, task, 0);
+                feed_event(l, MON_EV_COMPONENT_BEGIN, *t, run, w, task, 0);
                 exec_open[task] = true;
                 exec_first_msg[task] = n_written;
             }
@@ -220,33 +220,33 @@ static void generate_run(wfb_lifter *l, uint64_t *rng, uint32_t run, double *t, 
                 uint64_t m = exec_first_msg[task] && below(rng, 4)
                                  ? written[below(rng, exec_first_msg[task])]
                                  : 1000 + below(rng, 5); /* from outside */
-                feed_event(l, WFB_LPEL_MSG_READ, *t, run, w, task, m);
+                feed_event(l, MON_EV_MESSAGE_READ, *t, run, w, task, m);
             }
             unsigned writes = below(rng, 3);
             for (unsigned i = 0; i < writes && n_written < 64; i++) {
                 written[n_written++] = next_msg;
-                feed_event(l, WFB_LPEL_MSG_WRITTEN, *t, run, w, task, next_msg++);
+                feed_event(l, MON_EV_MESSAGE_WRITTEN, *t, run, w, task, next_msg++);
             }
             if (exec_open[task] && below(rng, 2)) {
-                feed_event(l, WFB_LPEL_COMP_END, *t, run, w, task, 0);
+                feed_event(l, MON_EV_COMPONENT_END, *t, run, w, task, 0);
                 exec_open[task] = false;
             }
         }
         *t += 1 + below(rng, 3);
-        wfb_lpel_event block = {.kind = WFB_LPEL_BLOCK, .time = *t, .run = run, .worker = w,
-                                .task = task, .cause = (wfb_block_cause)below(rng, 4)};
+        mon_event block = {.kind = MON_EV_TASK_BLOCK, .time = WFB_NS(*t), .run = run, .worker = w,
+                                .task = task, .cause = below(rng, 4)};
         wfb_error err;
-        ck_assert_int_eq(wfb_lifter_feed(l, &block, &err), 0);
+        ck_assert_int_eq(wfb_lifter_feed_mon(l, &block, &err), 0);
         busy[w] += *t - from;
         if (below(rng, 3) == 0) {
-            feed_event(l, WFB_LPEL_WORKER_WAIT, *t, run, w, 0, 0);
+            feed_event(l, MON_EV_WORKER_WAIT, *t, run, w, 0, 0);
             *t += below(rng, 7);
-            feed_event(l, WFB_LPEL_WORKER_RESUME, *t, run, w, 0, 0);
+            feed_event(l, MON_EV_WORKER_RESUME, *t, run, w, 0, 0);
         }
     }
     for (unsigned w = 0; w < gen->workers; w++) {
         *t += below(rng, 2);
-        feed_event(l, WFB_LPEL_WORKER_END, *t, run, w, 0, 0);
+        feed_event(l, MON_EV_WORKER_END, *t, run, w, 0, 0);
         gen->span[w] += *t - start[w];
         gen->busy[w] += busy[w];
     }

@@ -67,7 +67,7 @@ tail -1 "$tmp/arity.xml" | grep -q '<record type="terminate" />' ||
 same_records collatz "$tmp/collatz.xml" "$dir/collatz.out"
 
 # Monitored like any program; snetmon reads the trace.
-"$snetrun" "$dir/collatz.snet" --boxes "$collatz" -i "$dir/collatz.xml" -m A -o "$tmp/trace" \
+"$snetrun" "$dir/collatz.snet" --boxes "$collatz" -i "$dir/collatz.xml" -m A --mon-dir "$tmp/trace" \
     > /dev/null 2> "$tmp/mon.err" || { fail "-m A: exit $?"; cat "$tmp/mon.err"; }
 "$snetmon" metrics "$tmp/trace" > "$tmp/metrics.txt" 2>&1 || fail "snetmon metrics: exit $?"
 grep -q "collatz.step" "$tmp/metrics.txt" || fail "snetmon metrics names no collatz.step task"

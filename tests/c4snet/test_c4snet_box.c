@@ -216,6 +216,33 @@ START_TEST(test_no_arguments)
 }
 END_TEST
 
+/* "-> (z)": an initialiser, called init(hnd) once when it starts and never
+ * chosen by the parallel composition, so every record goes to []. */
+START_TEST(test_initialiser)
+{
+    snet_net *net = snet_parallel(C4BOX("init", init, "-> (z)"), snet_filter("[]"));
+    snet_record *in[2] = {int_record("a", 1), int_record("a", 2)};
+    run_result r = run_records(net, 1, in, 2);
+    ck_assert_msg(r.rc == SNET_OK, "%s", r.error);
+    ck_assert_uint_eq(r.nout, 3);
+    int z = 0, a = 0;
+    for (size_t i = 0; i < r.nout; i++) {
+        if (snet_record_has_field(r.out[i], "z")) {
+            z++;
+            ck_assert_int_eq(int_of(r.out[i], "z"), 42);
+            ck_assert_uint_eq(snet_record_label_count(r.out[i]), 1); /* nothing inherited */
+        } else {
+            a += int_of(r.out[i], "a");
+        }
+    }
+    ck_assert_int_eq(z, 1);
+    ck_assert_int_eq(a, 3);
+    run_result_free(&r);
+    snet_net_free(net);
+    free_boxes();
+}
+END_TEST
+
 /* Twelve labels, fields and tags alternating; and twenty (past the
  * arguments kept on the stack). Each label's value is its position. */
 static int twelve_ok(c4snet_data_t *const *f, const int *t)
@@ -402,6 +429,7 @@ int main(void)
     tcase_add_test(tc, test_flow_inheritance_shares_data);
     tcase_add_test(tc, test_native_fields_converted);
     tcase_add_test(tc, test_no_arguments);
+    tcase_add_test(tc, test_initialiser);
     tcase_add_test(tc, test_many_arguments);
     tcase_add_test(tc, test_errors_name_the_box);
     tcase_add_test(tc, test_bad_signatures);

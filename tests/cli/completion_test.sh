@@ -35,5 +35,8 @@ offers "snetmon runs --" --json --csv --where --db --output
 offers "snetmon compare --" --series --json --csv --output
 offers "snetmon report --" --advice --output --partial
 offers "snetmon store --f" --from
+offers "snetmon metrics --ev" --event-map
+offers "snetmon advise --li" --list-tasks
+offers "snetmon top --t" --top
 echo "completion: ok"
 ' sh "$bc" "$completion"

@@ -17,7 +17,7 @@ shift 4
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 rm -rf "$work" && mkdir -p "$work" || fail "cannot create $work"
-"$@" -m A -o "$work/trace" >/dev/null || fail "$* -m A"
+"$@" -m A --mon-dir "$work/trace" >/dev/null || fail "$* -m A"
 "$snetmon" dump "$work/trace" >"$work/dump.txt" || fail "dump"
 
 count() { grep -cE " $1( |$)" "$work/dump.txt" || true; }

@@ -31,7 +31,7 @@ bad "usage: snetmon top"
 bad "interval needs seconds" -d 0 "$work"
 bad "interval needs seconds" --interval abc "$work"
 bad "iterations needs a positive" -n 0 "$work"
-bad "tasks needs a whole number" --tasks -3 "$work"
+bad "top needs a whole number" --top -3 "$work"
 bad "unknown option '--bogus'" --bogus "$work"
 bad "needs a value" "$work" -d
 bad "one TRACE directory" "$work" "$work"
@@ -51,7 +51,7 @@ echo "ok: a directory that is not a trace is one error line, exit 1"
 
 # --- a run in progress --------------------------------------------------------
 live="$work/live"
-timeout 60 "$rt" -w 2 --inputs 100000 -m A -o "$live" --mon-flush 50 >"$work/rt.out" 2>"$work/rt.err" &
+timeout 60 "$rt" -w 2 --inputs 100000 -m A --mon-dir "$live" --mon-flush 50 >"$work/rt.out" 2>"$work/rt.err" &
 pid=$!
 # The first snapshot once the run has published events (up to 20 s).
 i=0
@@ -80,8 +80,8 @@ echo "ok: run in progress: $(sed 's/.*"events":\([0-9]*\).*/\1/' "$work/snap1.js
 
 # --- a finished run -------------------------------------------------------------
 done_dir="$work/done"
-"$rt" -w 2 --inputs 64 -m A -o "$done_dir" --mon-flush 50 >/dev/null 2>"$work/rt.err" || fail "rt: $(cat "$work/rt.err")"
-"$snetmon" top --once --json --tasks 0 "$done_dir" >"$work/top.json" || fail "top on the finished trace"
+"$rt" -w 2 --inputs 64 -m A --mon-dir "$done_dir" --mon-flush 50 >/dev/null 2>"$work/rt.err" || fail "rt: $(cat "$work/rt.err")"
+"$snetmon" top --once --json --top 0 "$done_dir" >"$work/top.json" || fail "top on the finished trace"
 "$snetmon" metrics --json "$done_dir" >"$work/metrics.json" || fail "metrics on the finished trace"
 events=$("$snetmon" dump --count "$done_dir") || fail "dump --count"
 "$check" match "$work/top.json" "$work/metrics.json" "$events" || fail "top and metrics disagree"

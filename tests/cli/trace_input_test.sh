@@ -1,7 +1,7 @@
 #!/bin/sh
 # trace_input_test.sh - one trace-input policy for every snetmon subcommand.
 #   trace_input_test.sh SNETMON JSON_CHECK WORKDIR PROGRAM [ARGS...]
-# PROGRAM ARGS -m A -o DIR makes a trace (a real monitored run). Then, for a
+# PROGRAM ARGS -m A --mon-dir DIR makes a trace (a real monitored run). Then, for a
 # worker log cut inside a packet, cut to nothing, and removed:
 #  - every subcommand (dump, convert, export --chrome and --otf2, metrics,
 #    wcp, render, report) exits 1
@@ -15,7 +15,7 @@ shift 3
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 rm -rf "$work" && mkdir -p "$work" || fail "cannot create $work"
-"$@" -m A -o "$work/trace" >/dev/null || fail "$* -m A"
+"$@" -m A --mon-dir "$work/trace" >/dev/null || fail "$* -m A"
 grep -q '"logs": \[' "$work/trace/run.json" || fail "run.json lists no logs"
 
 # Every subcommand that reads a trace, with the output it would write.

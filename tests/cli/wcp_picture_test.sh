@@ -2,7 +2,7 @@
 # wcp_picture_test.sh - the picture of `snetmon wcp --render` shows the path
 # the text report prints.
 #   wcp_picture_test.sh SNETMON WORKDIR PROGRAM [ARGS...]
-# PROGRAM ARGS -m A -o DIR makes a trace. The as-executed path's vertex count
+# PROGRAM ARGS -m A --mon-dir DIR makes a trace. The as-executed path's vertex count
 # and length in the text must be the picture's title, and the picture must
 # draw that many vertices red (none left out), each with its step.
 set -u
@@ -10,7 +10,7 @@ snetmon=$1 work=$2
 shift 2
 fail() { echo "FAIL: $*" >&2; exit 1; }
 rm -rf "$work" && mkdir -p "$work" || fail "cannot create $work"
-"$@" -m A -o "$work/trace" >/dev/null || fail "$* -m A"
+"$@" -m A --mon-dir "$work/trace" >/dev/null || fail "$* -m A"
 "$snetmon" wcp "$work/trace" --render "$work/path.dot" >"$work/wcp.txt" || fail "wcp --render"
 line=$(sed -n '/^As-executed critical path/{n;p;}' "$work/wcp.txt")
 length=$(echo "$line" | sed -n 's/^  length \([^ ]*\) s, \([0-9]*\) vertices.*/\1/p')

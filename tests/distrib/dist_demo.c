@@ -5,7 +5,7 @@
  * distributed run with a run in one process; scenarios that must fail
  * (deadlock, kill, codec) are checked by their exit status and messages.
  *
- *   dist_demo [--mpi] [-w N] [-n RECORDS] [-m FLAGS -o DIR] SCENARIO
+ *   dist_demo [--mpi] [-w N] [-n RECORDS] [-m FLAGS --mon-dir DIR] SCENARIO
  *
  * Without --mpi the same network runs in one process (rank placements are
  * then no-ops), which is the reference.
@@ -200,14 +200,15 @@ static snet_net *split_net(void)
     return snet_split_at(box("where", "{x} -> {x, <rank>, <worker>}", where_box), "<k>");
 }
 
-/* ((mka @rank 1) | (mkb @rank 2)) .. [| {a}, {b} |]: a synchro-cell on rank 0
- * fed from two ranks */
+/* ((mka @rank 1) | (mkb @rank 2)) .. [| {a}, {b, <rb>} |]: a synchro-cell on
+ * rank 0 fed from two ranks (the merge takes <rb> because the pattern names
+ * it: only the first record's other labels are kept) */
 static snet_net *sync_net(void)
 {
     return snet_serial(
         snet_parallel(snet_at_rank(box("mka", "{ga} -> {a, <ra>}", mka_box), 1),
                       snet_at_rank(box("mkb", "{gb} -> {b, <rb>}", mkb_box), 2)),
-        snet_sync("[| {a}, {b} |]"));
+        snet_sync("[| {a}, {b, <rb>} |]"));
 }
 
 /* (inc @rank 1 || dbl @rank 2) !! <k>: order kept by sort markers that
@@ -324,8 +325,8 @@ static void put_input(snet_run *run, const scenario *sc, long n)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: dist_demo [--mpi [--window RECORDS]] [-w N] [-n RECORDS] [-m FLAGS -o DIR] "
-                    "SCENARIO\n"
+    fprintf(stderr, "usage: dist_demo [--mpi [--window RECORDS]] [-w N] [-n RECORDS] "
+                    "[-m FLAGS --mon-dir DIR] SCENARIO\n"
                     "scenarios:");
     for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
         fprintf(stderr, " %s", scenarios[i].name);

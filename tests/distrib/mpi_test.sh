@@ -113,7 +113,7 @@ skew)
     # ranks' calibrations differ by: their tick counts since boot convert
     # with their own frequencies, up to milliseconds apart).
     MON_CLOCK=monotonic MON_CLOCK_SKEW=1:-5000000:300 $run 2 "$DIST_DEMO" --mpi pipeline -n 3000 \
-        -m A -o "$work/trace" >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "skewed run"; }
+        -m A --mon-dir "$work/trace" >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "skewed run"; }
     "$SNETMON" dump "$work/trace" >"$work/dump" || fail "dump of the skewed trace"
     alignment "$work/dump"
     [ "$(field "$work/dump" 'on the recorded')" -gt 0 ] || fail "the skew made no violation"
@@ -140,7 +140,7 @@ skew)
     ;;
 monitored)
     # mc over 2 ranks with full monitoring: one trace, both ranks in it.
-    same_app_result "$MC" -w 2 --inputs 8 --paths 1000 --batch 250 -m A -o "$work/trace"
+    same_app_result "$MC" -w 2 --inputs 8 --paths 1000 --batch 250 -m A --mon-dir "$work/trace"
     [ "$out" = "$ref" ] || fail "2 ranks differ from one process"
     ls "$work/trace/rank-0/ctf" "$work/trace/rank-1/ctf" >/dev/null || fail "no rank directories"
     "$SNETMON" dump "$work/trace" >"$work/dump" || fail "dump"
@@ -156,7 +156,7 @@ monitored)
     # Whether mc's critical path runs through rank 1 depends on which
     # request finishes last (timing). A pipeline over three ranks has every
     # output depend on ranks 1 and 2, so its path must cross both.
-    $run 3 "$DIST_DEMO" --mpi -n 200 -m A -o "$work/pipe" pipeline >/dev/null || fail "pipeline run"
+    $run 3 "$DIST_DEMO" --mpi -n 200 -m A --mon-dir "$work/pipe" pipeline >/dev/null || fail "pipeline run"
     "$SNETMON" wcp "$work/pipe" >"$work/pipe-wcp" || fail "wcp of the pipeline"
     grep -q "@rank1" "$work/pipe-wcp" && grep -q "@rank2" "$work/pipe-wcp" ||
         fail "the critical path does not cross ranks 1 and 2"
@@ -215,7 +215,7 @@ rt)
     echo "$out" | grep -q "check passed" || fail "rt check"
     ;;
 kill)
-    $run 2 "$DIST_DEMO" --mpi kill -n 100 -m A -o "$work/trace" >"$work/out" 2>"$work/err"
+    $run 2 "$DIST_DEMO" --mpi kill -n 100 -m A --mon-dir "$work/trace" >"$work/out" 2>"$work/err"
     rc=$?
     cat "$work/err"
     [ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "exit status $rc (124: it hung)"

@@ -29,7 +29,7 @@ export MON_CLOCK=monotonic
 run() { # NAME APP ARGS...: run APP with ARGS, trace into $work/NAME
     name=$1 app=$2
     shift 2
-    "$build/apps/$app/$app" "$@" -o "$work/$name" >/dev/null
+    "$build/apps/$app/$app" "$@" --mon-dir "$work/$name" >/dev/null
 }
 join_logs() { # NAME [FILE...]: the files joined by WORKERLOG into the seed NAME
     name=$1
@@ -43,7 +43,7 @@ join_logs() { # NAME [FILE...]: the files joined by WORKERLOG into the seed NAME
 }
 logs() { ls "$work/$1"/ctf/worker-* | sort -t- -k2 -n; }
 
-run ant-A ant -w 2 --inputs 1 --jobs 4 --ants 2 --iterations 1 -m A
+run ant-A ant -w 2 --inputs 1 --jobs 4 --ants 2 --rounds 1 -m A
 run des-A des -w 2 --inputs 2 --kb 8 -m A
 run des-TM des -w 1 --inputs 2 --kb 8 -m TM
 run mc-A mc -w 2 --inputs 2 --paths 64 --batch 32 -m A
@@ -56,7 +56,7 @@ MPIEXEC=$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt" 2>
 export MPIEXEC
 if [ -n "$MPIEXEC" ] &&
     sh "$here/../distrib/mpi_run.sh" 2 "$build/apps/mc/mc" --mpi -w 2 --inputs 2 --paths 64 \
-        --batch 32 -m A -o "$work/mc-mpi" >/dev/null 2>"$work/mpi.err"; then
+        --batch 32 -m A --mon-dir "$work/mc-mpi" >/dev/null 2>"$work/mpi.err"; then
     mpi=1
 else
     echo "make_trace_seeds: no 2-rank run of mc (no MPI in $build?), so no mc-mpi-rank* seeds:" \

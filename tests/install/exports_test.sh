@@ -36,13 +36,15 @@ done
 done || exit 1
 
 # The non-static functions a header declares itself (not those of the
-# headers it includes), one name a line, sorted.
+# headers it includes), one name a line, sorted: the last word before the
+# first " (" of an -aux-info line (a parameter may be a function pointer,
+# "void (*)(void *)", whose "(" comes later).
 declared() {
     printf '#include "%s"\n' "$inc/$1" > "$work/decl.c"
     "$gcc" -D_GNU_SOURCE -fsyntax-only -aux-info "$work/aux.txt" -I"$inc/lpel" -I"$inc/snet" \
         -I"$inc/snetmon" -I"$inc/c4snet" "$work/decl.c" || fail "$1 does not compile on its own"
     grep -F "/* $inc/$1:" "$work/aux.txt" | grep -v ' static ' |
-        sed 's/^.*[ *]\([A-Za-z_][A-Za-z0-9_]*\) (.*$/\1/'
+        sed 's/ (.*$//; s/^.*[ *]//'
 }
 
 status=0

@@ -124,22 +124,22 @@ wall_clock_sane() { # DIR
 
 # A real run, if we have the runtime.
 if [ -n "$pipeline" ]; then
-    "$pipeline" -m A -o "$work/run" 300 2 || fail "pipeline -m A"
+    "$pipeline" -m A --mon-dir "$work/run" 300 2 || fail "pipeline -m A"
     same_count "$work/run"
     same_values "$work/run"
     wall_clock_sane "$work/run"
     grep -q '"source": "tsc"' "$work/run/run.json" && echo "ok: $work/run: TSC clock"
-    MON_CLOCK=monotonic "$pipeline" -m A -o "$work/mono" 300 2 || fail "MON_CLOCK=monotonic pipeline -m A"
+    MON_CLOCK=monotonic "$pipeline" -m A --mon-dir "$work/mono" 300 2 || fail "MON_CLOCK=monotonic pipeline -m A"
     same_count "$work/mono"
     wall_clock_sane "$work/mono"
     grep -q '"source": "CLOCK_MONOTONIC"' "$work/mono/run.json" || fail "MON_CLOCK=monotonic: $(grep source "$work/mono/run.json")"
     grep -q '"why": "MON_CLOCK=monotonic"' "$work/mono/run.json" || fail "MON_CLOCK=monotonic: no reason in run.json"
     grep -q '"complete": true' "$work/run/run.json" || fail "run.json not completed"
     grep -q '"flags": "mtWTSML"' "$work/run/run.json" || fail "run.json lacks the flags"
-    "$pipeline" -m Q -o "$work/bad" 2>"$work/bad.err" && fail "-m Q accepted"
+    "$pipeline" -m Q --mon-dir "$work/bad" 2>"$work/bad.err" && fail "-m Q accepted"
     [ "$(wc -l <"$work/bad.err")" -eq 1 ] || fail "-m Q: not a one-line error"
     grep -q "unknown monitoring flag 'Q'" "$work/bad.err" || fail "-m Q: $(cat "$work/bad.err")"
-    "$pipeline" -o "$work/off" 10 || fail "pipeline without -m"
+    "$pipeline" --mon-dir "$work/off" 10 || fail "pipeline without -m"
     [ -e "$work/off" ] && fail "monitoring off still made a trace directory"
     conv_dir=$work/run
 else

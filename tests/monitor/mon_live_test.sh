@@ -23,7 +23,7 @@ wait_line() {
 # recorded, then holds. Everything recorded is then at least one flush period
 # old after 10 periods, so all of it must be readable after the kill.
 flush_ms=50
-"$pipeline" -m A -o "$work/killed" --mon-flush $flush_ms --hold 20 2000 1 >"$work/hold.out" 2>"$work/hold.err" &
+"$pipeline" -m A --mon-dir "$work/killed" --mon-flush $flush_ms --hold 20 2000 1 >"$work/hold.out" 2>"$work/hold.err" &
 pid=$!
 wait_line "$work/hold.out" || { kill -9 $pid; fail "the held run never reported"; }
 recorded=$(sed -n 's/^recorded \([0-9]*\)$/\1/p' "$work/hold.out")
@@ -48,7 +48,7 @@ echo "ok: killed run: $n_dump events readable ($recorded recorded before the kil
 # would spend most of this machine's time waking each other.
 # The run: the pipeline with its trace in DIR/trace (DIR = $1), exit status
 # into full.rc.
-full_run='"$pipeline" -m A -o "$1/trace" 100000 1 >"$work/full.out" 2>"$work/full.err"
+full_run='"$pipeline" -m A --mon-dir "$1/trace" 100000 1 >"$work/full.out" 2>"$work/full.err"
           echo $? >"$work/full.rc"'
 mkdir -p "$work/mnt"
 export pipeline work full_run

@@ -3,7 +3,7 @@
  * and the overhead benchmark: producer -> relay -> consumer over bounded
  * streams, the relay recording a message trace for each item.
  *
- *     mon_pipeline [-m FLAGS] [-o DIR] [--mon-tasks RE] [--mon-flush MS]
+ *     mon_pipeline [-m FLAGS] [--mon-dir DIR] [--mon-tasks RE] [--mon-flush MS]
  *                  [--pace US] [--hold S] [ITEMS [WORKERS]]
  *
  * --pace US: the producer sleeps US microseconds before each item, so a run

@@ -79,7 +79,7 @@ static void check_worker_events(const mon_event *all, size_t n, unsigned w)
             break;
         case MON_EV_MESSAGE_READ:
             ck_assert_uint_eq(e->msg, mon_msg_id_make(w, 41));
-            ck_assert_uint_eq(mon_msg_id_node(e->msg), w);
+            ck_assert_uint_eq(mon_msg_id_worker(e->msg), w);
             ck_assert_uint_eq(mon_msg_id_seq(e->msg), 41);
             break;
         case MON_EV_MESSAGE_WRITTEN:
@@ -99,7 +99,7 @@ static void check_worker_events(const mon_event *all, size_t n, unsigned w)
         case MON_EV_MESSAGE_SENT:
             ck_assert_uint_eq(e->msg, mon_msg_id_make_at(3, w, 43));
             ck_assert_uint_eq(mon_msg_id_rank(e->msg), 3);
-            ck_assert_uint_eq(mon_msg_id_node(e->msg), w);
+            ck_assert_uint_eq(mon_msg_id_worker(e->msg), w);
             ck_assert_uint_eq(mon_msg_id_seq(e->msg), 43);
             ck_assert_uint_eq(e->peer_rank, 1);
             break;
@@ -451,7 +451,7 @@ END_TEST
 
 START_TEST(parse_args_removes_our_options)
 {
-    char *argv[] = {"prog", "-m", "TS", "--mon-tasks", "^box", "keep", "-o/tmp/x",
+    char *argv[] = {"prog", "-m", "TS", "--mon-tasks", "^box", "keep", "--mon-dir=/tmp/x",
                     "--mon-tasks=a|b", "--", "-m", "z", NULL};
     int argc = 11;
     mon_options o;
@@ -491,7 +491,7 @@ START_TEST(options_that_give_empty_traces_warn)
     o.flags = 0;
     o.dir = "trace";
     ck_assert_ptr_nonnull(mon_options_warning(&o, buf, sizeof buf));
-    ck_assert_msg(strstr(buf, "-o has no effect without -m"), "%s", buf);
+    ck_assert_msg(strstr(buf, "--mon-dir has no effect without -m"), "%s", buf);
     o.dir = NULL;
     o.task_regex = "box";
     ck_assert_ptr_nonnull(mon_options_warning(&o, buf, sizeof buf));
@@ -516,9 +516,17 @@ START_TEST(parse_args_errors_are_one_line)
     int c3 = 3;
     ck_assert_int_eq(mon_parse_args(&c3, a3, &o, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "--mon-tasks: bad pattern 'box(' at offset 4"), "%s", err);
-    char *a4[] = {"prog", "-o", NULL};
+    char *a4[] = {"prog", "--mon-dir", NULL};
     int c4 = 2;
     ck_assert_int_eq(mon_parse_args(&c4, a4, &o, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "--mon-dir needs a value"), "%s", err);
+    /* the old spelling -o DIR still works (with a warning), for one release */
+    char *a5[] = {"prog", "-m", "A", "-o", "old", "x", NULL};
+    int c5 = 6;
+    ck_assert_int_eq(mon_parse_args(&c5, a5, &o, err, sizeof err), 0);
+    ck_assert_str_eq(o.dir, "old");
+    ck_assert_int_eq(c5, 2);
+    ck_assert_str_eq(a5[1], "x");
 }
 END_TEST
 

@@ -96,7 +96,7 @@ static run_ids run_pipeline(const char *dir, const char *flags, const char *rege
     argv[argc++] = "pipeline";
     argv[argc++] = "-m";
     argv[argc++] = (char *)flags;
-    argv[argc++] = "-o";
+    argv[argc++] = "--mon-dir";
     argv[argc++] = (char *)dir;
     if (regex) {
         argv[argc++] = "--mon-tasks";
@@ -323,7 +323,7 @@ START_TEST(two_runs_share_one_trace)
 {
     char dir[4096], err[512];
     fixture_tmpdir(dir, sizeof dir);
-    char *argv[] = {"twice", "-m", "A", "-o", dir, NULL};
+    char *argv[] = {"twice", "-m", "A", "--mon-dir", dir, NULL};
     int argc = 5;
     mon_options mo;
     ck_assert_int_eq(mon_parse_args(&argc, argv, &mo, err, sizeof err), 0);
@@ -446,7 +446,7 @@ START_TEST(monitoring_off_installs_nothing)
     char dir[4096], sub[4200];
     fixture_tmpdir(dir, sizeof dir);
     snprintf(sub, sizeof sub, "%s/off", dir);
-    char *argv[] = {"prog", "-o", sub, NULL};
+    char *argv[] = {"prog", "--mon-dir", sub, NULL};
     int argc = 3;
     mon_options mo;
     char err[256];
@@ -566,7 +566,7 @@ START_TEST(stack_overflow_is_reported_and_the_trace_kept)
     if (pid == 0) {
         if (!freopen(errfile, "w", stderr))
             _exit(3);
-        char *argv[] = {"overflow", "-m", "A", "-o", dir, NULL};
+        char *argv[] = {"overflow", "-m", "A", "--mon-dir", dir, NULL};
         int argc = 5;
         mon_options mo;
         char err[512];

@@ -25,8 +25,8 @@ cd "$dir" || exit 1
 
 printf '** 0\n' > all0.map
 printf 'S2:I*1:** 1\nS2:I*3:** 1\nS2:I*5:** 1\nS2:I*7:** 1\nS2:I*9:** 1\n** 0\n' > split.map
-"$mc" -w 2 --map all0.map -m A -o all0 >/dev/null || fail "mc all0"
-"$mc" -w 2 --map split.map -m A -o split >/dev/null || fail "mc split"
+"$mc" -w 2 --map all0.map -m A --mon-dir all0 >/dev/null || fail "mc all0"
+"$mc" -w 2 --map split.map -m A --mon-dir split >/dev/null || fail "mc split"
 
 # store: ids 1, 2 in order; labels and --git kept
 out=$("$snetmon" store all0 --db "$db" --label mapping=all0 --label round=1) || fail "store all0: $out"

@@ -1,13 +1,12 @@
 /*
- * test_repo.c - the experiment repository (tools/snetmon/repo.h) on SQLite
+ * test_repo.c - the experiment repository (repo/repo.h) on SQLite
  * in a temporary directory: what is stored is what is read back, URLs and
  * schema versions it must refuse, two processes storing at once, a store
  * killed half-way, --where, and the comparison of a stored run with the
  * same run read from its files.
  */
+#include "mon_reader.h"
 #include "repo.h"
-#include "run_compare.h"
-#include "run_record.h"
 #include "oracle_trace.h"
 
 #include <check.h>
@@ -40,7 +39,7 @@ static void setup(void)
 static void teardown(void) { nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 /* The record of a fixture (event file) or of the oracle LPEL trace. */
-static void record_of(const char *path, run_record *rec, const char *label_value)
+static void record_of(const char *path, repo_run *rec, const char *label_value)
 {
     wfb_graph *g;
     wfb_error e;
@@ -56,16 +55,16 @@ static void record_of(const char *path, run_record *rec, const char *label_value
         ck_assert_msg(wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, NULL, NULL, &g, &e) == 0, "%s",
                       e.msg);
     }
-    rr_label labels[] = {{"series", (char *)label_value}};
-    rr_options opt = {path, WFB_FORMAT_UNKNOWN, "rev1", label_value ? 1 : 0, labels};
+    repo_label labels[] = {{"series", (char *)label_value}};
+    repo_options opt = {path, WFB_FORMAT_UNKNOWN, "rev1", label_value ? 1 : 0, labels};
     char err[512];
-    ck_assert_msg(run_record_from_graph(rec, g, &opt, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(repo_run_from_graph(rec, g, &opt, err, sizeof err) == 0, "%s", err);
     wfb_graph_free(g);
 }
 
 static int64_t store(const char *path, const char *label_value)
 {
-    run_record rec;
+    repo_run rec;
     record_of(path, &rec, label_value);
     repo *r;
     char err[512];
@@ -73,7 +72,7 @@ static int64_t store(const char *path, const char *label_value)
     int64_t id = 0;
     ck_assert_msg(repo_store(r, &rec, &id, err, sizeof err) == 0, "%s", err);
     repo_close(r);
-    run_record_free(&rec);
+    repo_run_free(&rec);
     return id;
 }
 
@@ -89,7 +88,7 @@ static void assert_same_str(const char *a, const char *b, const char *what)
 }
 
 /* Everything stored reads back exactly (doubles bit for bit). */
-static void assert_same_record(const run_record *a, const run_record *b)
+static void assert_same_record(const repo_run *a, const repo_run *b)
 {
     assert_same_str(a->meta.source, b->meta.source, "source");
     assert_same_str(a->meta.program, b->meta.program, "program");
@@ -147,7 +146,7 @@ static void assert_same_record(const run_record *a, const run_record *b)
 static void assert_round_trip(const char *path)
 {
     int64_t id = store(path, "x");
-    run_record a, b;
+    repo_run a, b;
     record_of(path, &a, "x");
     repo *r;
     char err[512];
@@ -155,11 +154,11 @@ static void assert_round_trip(const char *path)
     ck_assert_int_eq(repo_load(r, id, true, &b, err, sizeof err), 0);
     assert_same_record(&a, &b);
     ck_assert_uint_eq(a.n_inputs, b.n_inputs);
-    run_record_free(&b);
+    repo_run_free(&b);
     ck_assert_int_eq(repo_load(r, id + 100, false, &b, err, sizeof err), 1);
     repo_close(r);
-    run_record_free(&a);
-    run_record_free(&b);
+    repo_run_free(&a);
+    repo_run_free(&b);
 }
 
 START_TEST(test_round_trip_lpel)
@@ -282,7 +281,7 @@ static void assert_ids(size_t n)
     repo *r;
     char err[512];
     ck_assert_msg(repo_open(&r, db, false, err, sizeof err) == 0, "%s", err);
-    run_record *recs;
+    repo_run *recs;
     size_t got;
     ck_assert_msg(repo_list(r, NULL, 0, &recs, &got, err, sizeof err) == 0, "%s", err);
     ck_assert_uint_eq(got, n);
@@ -349,7 +348,7 @@ START_TEST(test_where)
     repo *r;
     char err[512];
     ck_assert_int_eq(repo_open(&r, db, false, err, sizeof err), 0);
-    run_record *recs;
+    repo_run *recs;
     size_t n;
     repo_where by_label[] = {{"series", "2"}};
     ck_assert_int_eq(repo_list(r, by_label, 1, &recs, &n, err, sizeof err), 0);
@@ -369,9 +368,9 @@ START_TEST(test_where)
     repo_list_free(recs, n);
     /* the series orders numeric values as numbers: 2 before 10 */
     ck_assert_int_eq(repo_list(r, NULL, 0, &recs, &n, err, sizeof err), 0);
-    series_point *p;
+    repo_series_point *p;
     size_t np;
-    ck_assert_int_eq(run_series(recs, n, "series", &p, &np, err, sizeof err), 0);
+    ck_assert_int_eq(repo_series(recs, n, "series", &p, &np, err, sizeof err), 0);
     ck_assert_uint_eq(np, 2);
     ck_assert_str_eq(p[0].value, "2");
     ck_assert_uint_eq(p[0].runs, 2);
@@ -390,7 +389,7 @@ START_TEST(test_compare_stored_equals_fresh)
     repo *r;
     char err[512];
     ck_assert_int_eq(repo_open(&r, db, false, err, sizeof err), 0);
-    run_record sa, sb, fa, fb;
+    repo_run sa, sb, fa, fb;
     ck_assert_int_eq(repo_load(r, a, false, &sa, err, sizeof err), 0);
     ck_assert_int_eq(repo_load(r, b, false, &sb, err, sizeof err), 0);
     repo_close(r);
@@ -400,27 +399,15 @@ START_TEST(test_compare_stored_equals_fresh)
     size_t len[2];
     for (int k = 0; k < 2; k++) {
         FILE *out = open_memstream(&text[k], &len[k]);
-        const run_record *x = k ? &fa : &sa, *y = k ? &fb : &sb;
-        ck_assert_int_eq(run_compare_write(x, y, NULL, WFB_OUT_CSV, out, err, sizeof err), 0);
+        const repo_run *x = k ? &fa : &sa, *y = k ? &fb : &sb;
+        ck_assert_int_eq(repo_compare_write(x, y, NULL, WFB_OUT_CSV, out, err, sizeof err), 0);
         fclose(out);
     }
     ck_assert_str_eq(text[0], text[1]);
     /* activities.jsonl runs twice as long as activities_fast.jsonl ([GRID]) */
     ck_assert_msg(strstr(text[0], "speedup,\"common activities (4, [GRID])\",2,0.5"), "%s", text[0]);
     free(text[0]), free(text[1]);
-    run_record_free(&sa), run_record_free(&sb), run_record_free(&fa), run_record_free(&fb);
-}
-END_TEST
-
-START_TEST(test_task_kind)
-{
-    char buf[64];
-    ck_assert_str_eq(rr_task_kind("S2:I3:R0:S1:P0:mc.vcall", buf, sizeof buf), "mc.vcall");
-    ck_assert_str_eq(rr_task_kind("S2:I3:R0", buf, sizeof buf), "R");
-    ck_assert_str_eq(rr_task_kind("S2:I-3", buf, sizeof buf), "I");
-    ck_assert_str_eq(rr_task_kind("S2:I", buf, sizeof buf), "I");
-    ck_assert_str_eq(rr_task_kind("snet.in", buf, sizeof buf), "snet.in");
-    ck_assert_str_eq(rr_task_kind("S2:Sieve", buf, sizeof buf), "Sieve");
+    repo_run_free(&sa), repo_run_free(&sb), repo_run_free(&fa), repo_run_free(&fb);
 }
 END_TEST
 
@@ -454,7 +441,6 @@ int main(void)
     tcase_add_test(tc, test_interrupted_store);
     tcase_add_test(tc, test_where);
     tcase_add_test(tc, test_compare_stored_equals_fresh);
-    tcase_add_test(tc, test_task_kind);
     tcase_add_test(tc, test_default_url);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

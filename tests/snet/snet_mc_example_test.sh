@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 out=$("$example" -w 2 -p 300) || fail "example exited $?"
 echo "$out" | grep -q "call price over 300 paths" || fail "unexpected output: $out"
 
-"$example" -w 2 -p 50 -m A -o "$tmp/trace" > /dev/null || fail "monitored run exited $?"
+"$example" -w 2 -p 50 -m A --mon-dir "$tmp/trace" > /dev/null || fail "monitored run exited $?"
 "$snetmon" dump "$tmp/trace" > "$tmp/dump" || fail "snetmon dump exited $?"
 for kind in component_begin message_read message_written component_end; do
     grep -q " $kind " "$tmp/dump" || fail "no $kind events in the dump"

@@ -115,13 +115,14 @@ static int halves(snet_handle *h, snet_record *in)
     return snet_out(h, y);
 }
 
-/* box a .. ((box b .. [| {x}, {y} |]) * {<done>}) ! <k>  @1 */
+/* box a .. ((box b .. [| {x}, {y, <done>} |]) * {<done>}) ! <k>  @1 (the merge
+ * keeps only the labels the later pattern names of its record) */
 static snet_net *example_net_at(expect *a, expect *b)
 {
     return snet_serial(snet_box("ex.a", "{x} -> {x}", pass, a),
                        snet_at(snet_split(snet_star(snet_serial(snet_box("ex.b", "{x} -> {x} | {y, <done>}",
                                                                           halves, b),
-                                                                 snet_sync("[| {x}, {y} |]")),
+                                                                 snet_sync("[| {x}, {y, <done>} |]")),
                                                      "{<done>}"),
                                           "<k>"),
                                1));

@@ -185,7 +185,7 @@ START_TEST(test_parents_in_trace)
     size_t ext = 0, fan = 0, id = 0, merge = 0;
     for (size_t i = 0; i < v.nmsgs; i++) {
         const msg_info *mi = &v.msgs[i];
-        ck_assert_uint_lt(mon_msg_id_node(mi->id), test_workers());
+        ck_assert_uint_lt(mon_msg_id_worker(mi->id), test_workers());
         if (!strcmp(mi->writer, "snet.in")) {
             ext++;
             ck_assert_uint_eq(mi->nparents, 0);
@@ -255,9 +255,9 @@ START_TEST(test_ids_unique_across_workers)
     unsigned seen_workers = 0;
     for (size_t i = 0; i < r.nout; i++) {
         ids[i] = snet_record_id(r.out[i]);
-        ck_assert_uint_lt(mon_msg_id_node(ids[i]), workers);
+        ck_assert_uint_lt(mon_msg_id_worker(ids[i]), workers);
         ck_assert_uint_ne(mon_msg_id_seq(ids[i]), 0);
-        seen_workers |= 1u << (mon_msg_id_node(ids[i]) % 32);
+        seen_workers |= 1u << (mon_msg_id_worker(ids[i]) % 32);
     }
     qsort(ids, r.nout, sizeof *ids, cmp_u64);
     for (size_t i = 1; i < r.nout; i++)

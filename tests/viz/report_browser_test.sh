@@ -12,7 +12,7 @@ shift 3
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 rm -rf "$work" && mkdir -p "$work" || fail "cannot create $work"
-"$@" -m A -o "$work/trace" >/dev/null || fail "$* -m A"
+"$@" -m A --mon-dir "$work/trace" >/dev/null || fail "$* -m A"
 workers=$(ls "$work/trace/ctf" | grep -c '^worker-')
 "$snetmon" report "$work/trace" -o "$work/report.html" || fail "snetmon report"
 [ -s "$work/report.html" ] || fail "no report"

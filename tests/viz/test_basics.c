@@ -23,15 +23,6 @@ START_TEST(durations_parse)
 }
 END_TEST
 
-START_TEST(kinds_from_net_paths)
-{
-    ck_assert_str_eq(viz_task_kind_from_name("S1:P0:mc.acc"), "mc.acc");
-    ck_assert_str_eq(viz_task_kind_from_name("S2:P0:R3:mc.filter"), "mc.filter");
-    ck_assert_str_eq(viz_task_kind_from_name("box"), "box");
-    ck_assert_str_eq(viz_task_kind_from_name("S2:P"), "P");
-}
-END_TEST
-
 START_TEST(period_end_tokens_round_trip)
 {
     for (int i = 0; i < VIZ_END_COUNT; i++) {
@@ -117,7 +108,6 @@ int main(void)
     Suite *s = suite_create("viz_basics");
     TCase *tc = tcase_create("basics");
     tcase_add_test(tc, durations_parse);
-    tcase_add_test(tc, kinds_from_net_paths);
     tcase_add_test(tc, period_end_tokens_round_trip);
     tcase_add_test(tc, kind_colours_distinct_and_stable);
     tcase_add_test(tc, many_kinds_share_one_colour_beyond_the_cap);

@@ -5,6 +5,7 @@
  * binned, zoom and task filtering, truncated input, and the SVG's
  * well-formedness and labels.
  */
+#include "mon_reader.h"
 #include "viz.h"
 #include "viz_test_util.h"
 
@@ -135,16 +136,24 @@ START_TEST(known_timeline_pixels)
 }
 END_TEST
 
-START_TEST(event_style_matches_interval_style)
+START_TEST(trace_events_match_interval_style)
 {
     viz_timeline *tl = new_timeline(700, 500);
     ck_assert_int_eq(viz_timeline_add_task(tl, 1, "S1:mc.acc", NULL), VIZ_OK);
-    ck_assert_int_eq(viz_timeline_dispatch(tl, 0, 1, 0), VIZ_OK);
-    ck_assert_int_eq(viz_timeline_stop(tl, 0, 1, 3000, VIZ_END_BLOCKED_INPUT), VIZ_OK);
-    ck_assert_int_eq(viz_timeline_waited(tl, 0, 3000), VIZ_OK);
-    ck_assert_int_eq(viz_timeline_resumed(tl, 0, 6000), VIZ_OK);
-    ck_assert_int_eq(viz_timeline_dispatch(tl, 0, 1, 8000), VIZ_OK);
-    ck_assert_int_eq(viz_timeline_stop(tl, 0, 1, 10000, VIZ_END_DESTROYED), VIZ_OK);
+    viz_trace_feeder *f = viz_trace_feeder_new(tl);
+    ck_assert_ptr_nonnull(f);
+    const mon_event evs[] = {
+        {.kind = MON_EV_TASK_DISPATCH, .run = 1, .task = 1, .time = 0},
+        {.kind = MON_EV_TASK_BLOCK, .run = 1, .task = 1, .time = 3000, .cause = MON_BLOCK_INPUT},
+        {.kind = MON_EV_WORKER_WAIT, .run = 1, .time = 3000},
+        {.kind = MON_EV_WORKER_RESUME, .run = 1, .time = 6000},
+        {.kind = MON_EV_TASK_DISPATCH, .run = 1, .task = 1, .time = 8000},
+        {.kind = MON_EV_TASK_DESTROY, .run = 1, .task = 1, .time = 10000},
+    };
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        ck_assert_int_eq(viz_trace_feed(f, &evs[i]), VIZ_OK);
+    ck_assert_int_eq(viz_trace_finish(f), VIZ_OK);
+    viz_trace_feeder_free(f);
     char path[256];
     vt_temp_path(path, sizeof path, "events.png");
     ck_assert_msg(viz_timeline_render(tl, path) == VIZ_OK, "%s", viz_timeline_error(tl));
@@ -472,7 +481,7 @@ int main(void)
     TCase *tc = tcase_create("timeline");
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, known_timeline_pixels);
-    tcase_add_test(tc, event_style_matches_interval_style);
+    tcase_add_test(tc, trace_events_match_interval_style);
     tcase_add_test(tc, svg_is_xml_with_labels);
     tcase_add_test(tc, million_tiny_periods_bin_to_busy_fraction);
     tcase_add_test(tc, zoom_window_shows_detail);

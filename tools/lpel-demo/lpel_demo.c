@@ -8,7 +8,7 @@
  *   deadlock  two tasks that each wait for the other: the runtime finds
  *             it, prints who waits for whom, and the program exits 1
  *
- * Every program compiled against the runtime takes -m FLAGS / -o DIR for
+ * Every program compiled against the runtime takes -m FLAGS / --mon-dir DIR for
  * monitoring (when built with the monitor).
  */
 #include <lpel.h>

@@ -1,7 +1,7 @@
 /*
  * snet_mc_example.c - snet-mc-example: the Monte Carlo option-pricing
  * network of the LPEL/S-Net paper, built with the S-Net builder API and run
- * on LPEL (with -m FLAGS -o DIR to trace it):
+ * on LPEL (with -m FLAGS --mon-dir DIR to trace it):
  *
  *     png .. ((vcall | []) .. [| {V}, {Sum, <cnt>, <M>} |] .. (acc | [])) * {<CALL>}
  *
@@ -103,7 +103,7 @@ static snet_net *mc_network(void)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: snet-mc-example [-w N] [-p PATHS] [-m FLAGS] [-o DIR] [--version]"
+    fprintf(out, "usage: snet-mc-example [-w N] [-p PATHS] [-m FLAGS] [--mon-dir DIR] [--version]"
                  "\n  prices a European call by Monte Carlo over PATHS paths (default 1000)\n");
 }
 

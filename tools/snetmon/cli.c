@@ -51,7 +51,14 @@ int cli_npositional(const cli_parser *p) { return prog_opt_npositional(&p->opt);
 
 char **cli_positional(const cli_parser *p) { return prog_opt_positional(&p->opt); }
 
+const char *cli_event_map(const cli_parser *p, int c)
+{
+    if (c == CLI_EVENT_MAP_OLD)
+        cli_deprecated(p, "--map FILE", "--event-map FILE");
+    return optarg;
+}
+
 void cli_deprecated(const cli_parser *p, const char *old, const char *now)
 {
-    fprintf(stderr, "%s: warning: %s is deprecated, use %s\n", p->name, old, now);
+    prog_opt_deprecated(&p->opt, old, now);
 }

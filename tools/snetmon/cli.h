@@ -25,21 +25,84 @@
  *         }
  *     }
  *
- * Conventions (the same flag means the same thing in every subcommand):
- *   -h, --help        usage on standard output, exit 0
- *   --version         "snetmon VERSION (git REVISION)", exit 0
- *   -o, --output FILE the output file, written through out_file.h (whole or
- *                     not at all; "-" is standard output where it makes sense)
- *   --json, --csv     machine-readable output instead of text; giving both
- *                     (or either twice with the other) is a usage error
- *   --partial         analyse a damaged trace as far as it can be read
- *                     (trace_input.h)
- *   --from FORMAT     the input's format, never a time; a time window is
- *                     --start T / --end T
- *   --map FILE        a mapping file of the input
+ * The flags: one meaning each, in every snetmon subcommand and every
+ * program of the project (the apps, snetrun, lpel-demo, the benches). A
+ * flag that more than one of them takes is in this table, and the
+ * conventions test (tests/cli/subcommand_conventions_test.sh) reads it:
+ * every long flag two --help texts share must be a row, and every old
+ * spelling below must still work, with its one warning line.
+ *
+ *   flag                 meaning (where)
+ *   -h, --help           usage on standard output, exit 0 (all)
+ *   --version            "PROG VERSION (git REVISION)", exit 0 (all)
+ *   -o, --output PATH    where the output goes: a file, written through
+ *                        out_file.h (whole or not at all; "-" is standard
+ *                        output where it makes sense), or a directory
+ *                        (snetmon, viz-bench; snetrun's -O FILE: output
+ *                        records)
+ *   --json, --csv        machine-readable output instead of text; giving
+ *                        both is a usage error (snetmon, the benches)
+ *   --partial            analyse a damaged trace as far as it can be read
+ *                        (trace_input.h) (snetmon)
+ *   --from FORMAT        the input's format, never a time (snetmon; render
+ *                        still says --input-format until its old --from T
+ *                        is gone)
+ *   --start T, --end T   a time window (render)
+ *   --event-map FILE     a NetLogger event mapping of an input (snetmon)
+ *   --map FILE           a task placement: net-path patterns to workers,
+ *                        docs/MAPPING.md (the programs; advise writes one)
+ *   --tasks RE           a pcre2 pattern selecting tasks by name (render)
+ *   --mon-tasks RE       ... the tasks to monitor (the programs)
+ *   --mon-dir DIR        the trace directory (the programs)
+ *   --mon-flush MS       how often the trace is made readable (the programs)
+ *   -m FLAGS             what to monitor, mtWTSML or A (the programs)
+ *   -w, --workers N      workers (the programs, the benches)
+ *   --inputs N           the number of input records: to make (the apps),
+ *                        or to count (metrics, report)
+ *   --check              verify every result, exit 1 if one is wrong (the
+ *                        apps, snetrun)
+ *   --paper              the paper's sizes (the apps)
+ *   --top N              how many rows of a ranking to list (compare, top)
+ *   -n, --iterations N   snapshots before exiting (top)
+ *   --rounds N           rounds of a program's loop: laps of the token
+ *                        (lpel-bench ring), iterations of the colony (ant)
+ *   --to FORMAT          the output's format (convert); render's --to T is
+ *                        the old --end T
+ *   --depth N            net-path components of a sub-graph (compare)
+ *   --stages K           pipeline stages (lpel-demo, lpel-bench)
+ *   --messages M         messages to pass (lpel-demo, the benches)
+ *   --repeat R           runs to take the median of (the benches)
+ *   --db URL, --where K=V  the repository, a condition on its runs (store,
+ *                        runs, compare)
+ *   --series KEY         runs along one label (compare)
+ *   --subgraph RE        activities matching RE (metrics, compare)
+ *   --width N, --height N, --title T  a picture's size and title (render,
+ *                        report)
+ *   --no-collapse        draw every vertex of a repeated structure (render,
+ *                        wcp)
+ *   --timeout-pct P      the percentile of the latency timeout (metrics,
+ *                        report)
+ *   --mpi                run across the ranks of an MPI job (the apps)
+ *
+ * Old spellings, still accepted for one release with one line on standard
+ * error, "PROG: warning: OLD is deprecated, use NEW" (where: old -> new):
+ *
+ *   metrics, wcp, compare, import, store: --map FILE -> --event-map FILE
+ *   advise: --tasks -> --list-tasks
+ *   top: --tasks N -> --top N
+ *   render: --from T -> --start T
+ *   render: --to T -> --end T
+ *   ant, des, mc, rt, snetrun, lpel-demo, lpel-bench, snet-bench: -o DIR -> --mon-dir DIR
+ *   ant: --iterations I -> --rounds I
+ *   lpel-bench: --tasks K -> --ring-size K
+ *   lpel-bench: --count N -> --creates N
+ *   lpel-bench: --depth K -> --stages K
+ *   viz-bench: --runs N -> --repeat N
+ *   viz-bench: --out DIR -> --output DIR
+ *
  * Usage errors are one line, "snetmon NAME: ...", and exit status 2. The
  * parsing itself is the project's one option parser, prog_opt.h
- * (tools/common), which every other program uses too.
+ * (prog_opt/), which every other program uses too.
  */
 #ifndef SNETMON_CLI_H
 #define SNETMON_CLI_H
@@ -56,8 +119,19 @@ enum {
     CLI_JSON,
     CLI_CSV,
     CLI_PARTIAL,
+    CLI_EVENT_MAP,      /* --event-map FILE */
+    CLI_EVENT_MAP_OLD,  /* its old spelling, --map FILE (deprecated) */
     CLI_OWN = PROG_OPT_OWN /* a subcommand's own long options: CLI_OWN + n */
 };
+
+/* The NetLogger event mapping of an input (--event-map FILE), for the
+ * subcommands that read event files; --map FILE said the same until it
+ * came to mean a task placement everywhere (the table above). */
+#define CLI_EVENT_MAP_OPTIONS                                                                  \
+    {"event-map", required_argument, NULL, CLI_EVENT_MAP},                                     \
+        {"map", required_argument, NULL, CLI_EVENT_MAP_OLD}
+#define CLI_EVENT_MAP_HELP "  --event-map FILE NetLogger event mapping (default: Pegasus stampede)\n"
+
 
 #define CLI_STANDARD_OPTIONS PROG_OPT_STANDARD
 
@@ -89,6 +163,9 @@ int cli_format(cli_parser *p, int c, wfb_output *fmt);
 /* The positional arguments after parsing: how many, and the first. */
 int cli_npositional(const cli_parser *p);
 char **cli_positional(const cli_parser *p);
+
+/* optarg, for c = CLI_EVENT_MAP, or CLI_EVENT_MAP_OLD after its warning. */
+const char *cli_event_map(const cli_parser *p, int c);
 
 /* A deprecated spelling: warns "snetmon CMD: warning: OLD is deprecated,
  * use NEW" once per call. */

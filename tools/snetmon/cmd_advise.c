@@ -5,10 +5,11 @@
  * prediction model of docs/METRICS.md expects to run faster, or says why
  * the current mapping is already good and writes nothing.
  *
- * The analysis is the workflow bridge's (wfb_advise); this file is the
- * command line around it: the shared trace loader, the report, and the
- * mapping file written whole or not at all (out_file).
+ * The analysis is the advice library (advice_compute, advice/advice.h);
+ * this file is the command line around it: the shared trace loader, the
+ * report, and the mapping file written whole or not at all (out_file).
  */
+#include "advice.h"
 #include "cli.h"
 #include "out_file.h"
 #include "trace_input.h"
@@ -27,8 +28,8 @@ const char snetmon_summary_advise[] =
 static void advise_usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon advise TRACE [-o FILE] [--tasks] [--message-cost S] [--min-gain F]\n"
-            "                      [--cores N] [--partial]\n\n"
+            "usage: snetmon advise TRACE [-o FILE] [--list-tasks] [--message-cost S]\n"
+            "                      [--min-gain F] [--cores N] [--partial]\n\n"
             "Reads the trace of one run (recorded with -m A, or at least -m mtTWS), says how\n"
             "its mapping of tasks onto workers performed (work and waiting per worker, the\n"
             "heaviest tasks, traffic between workers, who waits for whom) and what limits it,\n"
@@ -41,7 +42,7 @@ static void advise_usage(FILE *out)
             "options:\n"
             "  -o, --output FILE   write the advised mapping to FILE ('-': standard output,\n"
             "                      the report then goes to standard error)\n"
-            "  --tasks             list every task name with its execution time, its worker\n"
+            "  --list-tasks        list every task name with its execution time, its worker\n"
             "                      now and the advised one\n"
             "  --message-cost S    the model's cost of one stream item crossing workers, in\n"
             "                      seconds (default %g)\n"
@@ -53,13 +54,13 @@ static void advise_usage(FILE *out)
             "Exit status: 0 when the advice was given (a change or none), 1 when the trace\n"
             "cannot be used, 2 for a usage error. The model and every figure printed are\n"
             "defined in docs/METRICS.md, section \"Mapping advice\".\n",
-            WFB_ADVICE_MESSAGE_COST_S, WFB_ADVICE_MIN_GAIN);
+            ADVICE_MESSAGE_COST_S, ADVICE_MIN_GAIN);
 }
 
 typedef struct advise_args {
     const char *trace, *output;
     bool tasks, partial;
-    wfb_advice_options opt;
+    advice_options opt;
 } advise_args;
 
 /* A non-negative number, or a usage error naming the option. */
@@ -96,11 +97,12 @@ static int parse_count(const char *opt, const char *val, unsigned *out)
  * those of every subcommand (cli.h). */
 static int advise_parse(int argc, char **argv, advise_args *a)
 {
-    enum { OPT_TASKS = CLI_OWN, OPT_MESSAGE_COST, OPT_MIN_GAIN, OPT_CORES };
+    enum { OPT_LIST_TASKS = CLI_OWN, OPT_TASKS_OLD, OPT_MESSAGE_COST, OPT_MIN_GAIN, OPT_CORES };
     static const struct option longopts[] = {
         CLI_STANDARD_OPTIONS,
         {"output", required_argument, NULL, 'o'},
-        {"tasks", no_argument, NULL, OPT_TASKS},
+        {"list-tasks", no_argument, NULL, OPT_LIST_TASKS},
+        {"tasks", no_argument, NULL, OPT_TASKS_OLD}, /* until --tasks means a pattern here too */
         {"message-cost", required_argument, NULL, OPT_MESSAGE_COST},
         {"min-gain", required_argument, NULL, OPT_MIN_GAIN},
         {"partial", no_argument, NULL, CLI_PARTIAL},
@@ -116,7 +118,10 @@ static int advise_parse(int argc, char **argv, advise_args *a)
         case 'h': advise_usage(stdout); return 1;
         case CLI_VERSION: cli_version(); return 1;
         case 'o': a->output = optarg; break;
-        case OPT_TASKS: a->tasks = true; break;
+        case OPT_TASKS_OLD:
+            cli_deprecated(&p, "--tasks", "--list-tasks");
+            /* fall through */
+        case OPT_LIST_TASKS: a->tasks = true; break;
         case CLI_PARTIAL: a->partial = true; break;
         case OPT_MESSAGE_COST:
             if (parse_fraction("--message-cost", optarg, 1.0, &a->opt.message_cost_s))
@@ -145,25 +150,25 @@ static int advise_parse(int argc, char **argv, advise_args *a)
     return 0;
 }
 
-static void list_tasks(const wfb_advice *a, FILE *out)
+static void list_tasks(const advice_result *a, FILE *out)
 {
     fprintf(out, "\nTask names (execution time, worker now -> advised)\n");
     for (size_t i = 0; i < a->n_groups; i++) {
-        const wfb_advice_group *g = &a->groups[i];
+        const advice_group *g = &a->groups[i];
         fprintf(out, "  %-48s %10.6f s  %u%s -> %u\n", g->name, g->exec_s, g->worker_now,
                 g->split_now ? "+" : "", g->worker_advised);
     }
 }
 
 /* Writes the mapping through out_file (whole or not at all). */
-static int write_mapping(const advise_args *args, const wfb_advice *a, FILE *report)
+static int write_mapping(const advise_args *args, const advice_result *a, FILE *report)
 {
     out_file of;
     FILE *f = out_file_open(&of, "advise", args->output);
     if (!f)
         return -1;
     size_t lines = 0;
-    bool ok = wfb_advice_write_mapping(a, args->trace, f, &lines) == 0;
+    bool ok = advice_write_mapping(a, args->trace, f, &lines) == 0;
     if (out_file_finish(&of, ok) != 0)
         return -1;
     if (!ok) {
@@ -186,9 +191,9 @@ int snetmon_cmd_advise(int argc, char **argv)
                                     args.partial, NULL, 0);
     if (!g)
         return 1;
-    wfb_advice a;
+    advice_result a;
     wfb_error err;
-    if (wfb_advise(g, &args.opt, &a, &err) != 0) {
+    if (advice_compute(g, &args.opt, &a, &err) != 0) {
         fputs("snetmon advise: ", stderr);
         wfb_error_print(&err, stderr);
         wfb_graph_free(g);
@@ -201,7 +206,7 @@ int snetmon_cmd_advise(int argc, char **argv)
         wfb_input_loss_summary(loss, what, sizeof what);
         fprintf(report, "partial trace: %s; the advice rests on what was read\n", what);
     }
-    wfb_advice_report(&a, args.trace, report);
+    advice_report(&a, args.trace, report);
     rc = 0;
     if (args.output && a.change)
         rc = write_mapping(&args, &a, report) ? 1 : 0;
@@ -213,7 +218,7 @@ int snetmon_cmd_advise(int argc, char **argv)
         fprintf(stderr, "snetmon advise: error writing the report\n");
         rc = 1;
     }
-    wfb_advice_free(&a);
+    advice_free(&a);
     wfb_graph_free(g);
     return rc;
 }

@@ -1,15 +1,13 @@
 /*
  * cmd_compare.c - `snetmon compare`: two runs side by side (stored ids or
  * trace directories, mixed as needed), or a series of stored runs along a
- * label, as a table and a plot. The figures are those of run_compare.h
+ * label, as a table and a plot. The figures are those of repo.h (part 3)
  * (docs/METRICS.md section 7); the plot is drawn by the visualiser
  * (viz_series_render) into a file that appears only when it is whole.
  */
 #include "cli.h"
 #include "out_file.h"
 #include "repo.h"
-#include "run_compare.h"
-#include "run_record.h"
 #include "trace_input.h"
 #include "viz.h"
 
@@ -25,7 +23,7 @@ static void compare_usage(FILE *out)
 {
     fprintf(out,
             "usage: snetmon compare [--db URL] RUN_A RUN_B [--json|--csv] [--depth N] [--top N]\n"
-            "                       [--from FORMAT] [--map FILE] [--partial]\n"
+            "                       [--from FORMAT] [--event-map FILE] [--partial]\n"
             "       snetmon compare [--db URL] --series KEY [--where K=V ...] [--json|--csv]\n"
             "                       [-o FILE.svg|FILE.png]\n\n"
             "RUN_A (the baseline) and RUN_B are stored run ids (see `snetmon runs`) or trace\n"
@@ -48,7 +46,7 @@ static void compare_usage(FILE *out)
             "  --where K=V      --series: only runs with label (or run field) K = V\n"
             "  -o, --output FILE  --series: the plot, .svg or .png\n"
             "  --from FORMAT    jsonl | wfcommons | bp | lpel for inputs that are files\n"
-            "  --map FILE       NetLogger event mapping (default: Pegasus stampede)\n" TRACE_INPUT_HELP
+            CLI_EVENT_MAP_HELP TRACE_INPUT_HELP
             "  -h, --help       this text\n"
             "  --version        the version and git revision\n");
 }
@@ -58,7 +56,7 @@ typedef struct compare_args {
     const char *runs[2];
     wfb_format format;
     wfb_output output;
-    cmp_options opt;
+    repo_compare_options opt;
     bool partial;
     repo_where *where;
     size_t n_where;
@@ -99,7 +97,6 @@ static int compare_option(compare_args *a, int c)
     case 'd': a->db = optarg; break;
     case 's': a->series = optarg; break;
     case 'o': a->plot = optarg; break;
-    case 'M': a->map = optarg; break;
     case 'S': a->opt.subgraph = optarg; break;
     case 'p': a->partial = true; break;
     case 'w': return add_where(a, optarg);
@@ -141,7 +138,7 @@ static int compare_parse(int argc, char **argv, compare_args *a)
         {"csv", no_argument, NULL, CLI_CSV},      {"series", required_argument, NULL, 's'},
         {"where", required_argument, NULL, 'w'},  {"depth", required_argument, NULL, 'D'},
         {"top", required_argument, NULL, 't'},    {"from", required_argument, NULL, 'f'},
-        {"map", required_argument, NULL, 'M'},    {"partial", no_argument, NULL, 'p'},
+        CLI_EVENT_MAP_OPTIONS,    {"partial", no_argument, NULL, 'p'},
         {"subgraph", required_argument, NULL, 'S'},
         {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
@@ -161,6 +158,8 @@ static int compare_parse(int argc, char **argv, compare_args *a)
         if (c == CLI_JSON || c == CLI_CSV) {
             if (cli_format(&p, c, &a->output))
                 return 2;
+        } else if (c == CLI_EVENT_MAP || c == CLI_EVENT_MAP_OLD) {
+            a->map = cli_event_map(&p, c);
         } else if (compare_option(a, c)) {
             return 2;
         }
@@ -189,7 +188,7 @@ static bool is_id(const char *s)
 }
 
 /* One side: a stored run or an input read now. */
-static int load_side(const compare_args *a, const char *arg, repo **r, run_record *rec)
+static int load_side(const compare_args *a, const char *arg, repo **r, repo_run *rec)
 {
     char err[1024] = "";
     if (is_id(arg)) {
@@ -209,8 +208,8 @@ static int load_side(const compare_args *a, const char *arg, repo **r, run_recor
     wfb_graph *g = input_load_graph("compare", arg, a->format, a->map, a->partial, NULL, 0);
     if (!g)
         return -1;
-    rr_options opt = {.source = arg, .format = a->format};
-    int rc = run_record_from_graph(rec, g, &opt, err, sizeof err);
+    repo_options opt = {.source = arg, .format = a->format};
+    int rc = repo_run_from_graph(rec, g, &opt, err, sizeof err);
     if (rc)
         fprintf(stderr, "snetmon compare: %s\n", err);
     wfb_graph_free(g);
@@ -220,26 +219,26 @@ static int load_side(const compare_args *a, const char *arg, repo **r, run_recor
 static int compare_two(const compare_args *a)
 {
     repo *r = NULL;
-    run_record recs[2];
-    run_record_init(&recs[0]);
-    run_record_init(&recs[1]);
+    repo_run recs[2];
+    repo_run_init(&recs[0]);
+    repo_run_init(&recs[1]);
     int rc = load_side(a, a->runs[0], &r, &recs[0]);
     if (rc == 0)
         rc = load_side(a, a->runs[1], &r, &recs[1]);
     if (rc == 0) {
         char err[512] = "";
-        rc = run_compare_write(&recs[0], &recs[1], &a->opt, a->output, stdout, err, sizeof err);
+        rc = repo_compare_write(&recs[0], &recs[1], &a->opt, a->output, stdout, err, sizeof err);
         if (rc)
             fprintf(stderr, "snetmon compare: %s\n", err);
     }
-    run_record_free(&recs[0]);
-    run_record_free(&recs[1]);
+    repo_run_free(&recs[0]);
+    repo_run_free(&recs[1]);
     repo_close(r);
     return rc ? 1 : 0;
 }
 
 /* The plot of a series: three panels. */
-static int plot_series(const compare_args *a, const series_point *p, size_t n)
+static int plot_series(const compare_args *a, const repo_series_point *p, size_t n)
 {
     double *v = calloc(6 * (n ? n : 1), sizeof *v);
     const char **x = calloc(n ? n : 1, sizeof *x);
@@ -289,12 +288,12 @@ static int compare_series(const compare_args *a)
         fprintf(stderr, "snetmon compare: %s\n", err);
         return 1;
     }
-    run_record *recs = NULL;
+    repo_run *recs = NULL;
     size_t n = 0, np = 0;
-    series_point *p = NULL;
+    repo_series_point *p = NULL;
     int rc = repo_list(r, a->where, a->n_where, &recs, &n, err, sizeof err);
     if (rc == 0)
-        rc = run_series(recs, n, a->series, &p, &np, err, sizeof err);
+        rc = repo_series(recs, n, a->series, &p, &np, err, sizeof err);
     if (rc)
         fprintf(stderr, "snetmon compare: %s\n", err);
     else if (np == 0) {
@@ -302,7 +301,7 @@ static int compare_series(const compare_args *a)
                 a->n_where ? " among those selected by --where" : "");
         rc = -1;
     }
-    if (rc == 0 && run_series_write(p, np, a->series, a->output, stdout) != 0) {
+    if (rc == 0 && repo_series_write(p, np, a->series, a->output, stdout) != 0) {
         fprintf(stderr, "snetmon compare: error writing the series\n");
         rc = -1;
     }

@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "key_table.h"
 #include "trace_input.h"
 
 const char snetmon_summary_dump[] = "print every event of a trace directory, one line each";
@@ -42,7 +41,7 @@ static void dump_usage(FILE *out)
                  "  --version        the version and git revision\n");
 }
 
-/* The reads of one task's open component execution, in a key_table by
+/* The reads of one task's open component execution, in a mon_key_table by
  * mon_run_key of the task (task ids restart with each run). */
 typedef struct open_execution {
     uint64_t *reads;
@@ -64,12 +63,12 @@ static void print_msg_id(uint64_t id)
 
 /* Track component executions; print the parents of a written message.
  * Returns -1 when out of memory. */
-static int note_message_event(key_table *tb, const mon_event *ev, bool print)
+static int note_message_event(mon_key_table *tb, const mon_event *ev, bool print)
 {
     if (ev->kind != MON_EV_COMPONENT_BEGIN && ev->kind != MON_EV_COMPONENT_END &&
         ev->kind != MON_EV_MESSAGE_READ && ev->kind != MON_EV_MESSAGE_WRITTEN)
         return 0;
-    open_execution *e = key_table_get(tb, mon_run_key(ev, ev->task));
+    open_execution *e = mon_key_table_get(tb, mon_run_key(ev, ev->task));
     if (!e)
         return -1;
     if (ev->kind == MON_EV_COMPONENT_BEGIN || ev->kind == MON_EV_COMPONENT_END) {
@@ -118,8 +117,8 @@ static int dump_trace(trace_input *in, bool count_only)
     char line[512];
     int rc;
     unsigned long long n = 0;
-    key_table executions;
-    key_table_init(&executions, sizeof(open_execution));
+    mon_key_table executions;
+    mon_key_table_init(&executions, sizeof(open_execution));
     while ((rc = trace_input_next(in, &ev)) == 1) {
         n++;
         if (count_only)
@@ -133,7 +132,7 @@ static int dump_trace(trace_input *in, bool count_only)
         }
         putchar('\n');
     }
-    key_table_free(&executions, execution_release);
+    mon_key_table_free(&executions, execution_release);
     if (rc != 0)
         return 1;
     if (count_only)

@@ -16,14 +16,14 @@ const char snetmon_summary_import[] = "convert WfCommons / NetLogger / JSONL wor
 static void import_usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon import --from wfcommons|bp|jsonl FILE -o EVENTS.jsonl [--map FILE]\n\n"
+            "usage: snetmon import --from wfcommons|bp|jsonl FILE -o EVENTS.jsonl [--event-map FILE]\n\n"
             "Reads FILE, checks it (references, cycles) and writes the bridge's JSON Lines\n"
             "events (schema in docs/EVENTS.md). '-o -' writes to standard output; a file\n"
             "appears only when the import succeeded.\n\n"
             "options:\n"
             "  --from FORMAT  wfcommons | bp | jsonl (required)\n"
             "  -o, --output FILE  output file (required)\n"
-            "  --map FILE     NetLogger event mapping (default: Pegasus stampede)\n"
+            CLI_EVENT_MAP_HELP
             "  -h, --help     this text\n"
             "  --version      the version and git revision\n");
 }
@@ -38,7 +38,7 @@ static int import_parse(int argc, char **argv, import_args *a)
     static const struct option longopts[] = {CLI_STANDARD_OPTIONS,
                                               {"from", required_argument, NULL, CLI_OWN},
                                               {"output", required_argument, NULL, 'o'},
-                                              {"map", required_argument, NULL, CLI_OWN + 1},
+                                              CLI_EVENT_MAP_OPTIONS,
                                               {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cli_parser p;
@@ -54,8 +54,9 @@ static int import_parse(int argc, char **argv, import_args *a)
         case 'o':
             a->output = optarg;
             break;
-        case CLI_OWN + 1:
-            a->map = optarg;
+        case CLI_EVENT_MAP:
+        case CLI_EVENT_MAP_OLD:
+            a->map = cli_event_map(&p, c);
             break;
         case CLI_OWN:
             if ((a->format = wfb_format_parse(optarg)) == WFB_FORMAT_UNKNOWN ||

@@ -23,7 +23,7 @@ const char snetmon_summary_metrics[] = "throughput, latency, jitter, activity an
 static void metrics_usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon metrics INPUT [--json|--csv] [--from FORMAT] [--map FILE] [--partial]\n"
+            "usage: snetmon metrics INPUT [--json|--csv] [--from FORMAT] [--event-map FILE] [--partial]\n"
             "                       [--compare OTHER [--subgraph RE]] [--timeout-pct P]\n"
             "                       [--inputs N] [-o FILE]\n\n"
             "INPUT is an event file (jsonl, wfcommons or bp, detected from its content)\n"
@@ -35,7 +35,7 @@ static void metrics_usage(FILE *out)
             "  -o, --output FILE  write the report to FILE instead of standard output\n"
             "                   (it appears only when the command succeeded)\n"
             "  --from FORMAT    jsonl | wfcommons | bp | lpel (skip detection)\n"
-            "  --map FILE       NetLogger event mapping (default: Pegasus stampede)\n"
+            CLI_EVENT_MAP_HELP
             "  --compare OTHER  speedup of INPUT over run OTHER on their common activities\n"
             "                   (event files; for LPEL traces use `snetmon compare`)\n"
             "  --subgraph RE    only the common activities whose id matches RE (pcre2)\n"
@@ -57,15 +57,12 @@ typedef struct metrics_args {
     bool partial;
 } metrics_args;
 
-enum { OPT_FROM = CLI_OWN, OPT_MAP, OPT_COMPARE, OPT_SUBGRAPH, OPT_INPUTS, OPT_TIMEOUT_PCT };
+enum { OPT_FROM = CLI_OWN, OPT_COMPARE, OPT_SUBGRAPH, OPT_INPUTS, OPT_TIMEOUT_PCT };
 
 static int metrics_value(cli_parser *p, metrics_args *a, int opt, const char *val)
 {
     char *end;
     switch (opt) {
-    case OPT_MAP:
-        a->map = val;
-        return 0;
     case OPT_COMPARE:
         a->compare = val;
         return 0;
@@ -103,7 +100,7 @@ static int metrics_parse(int argc, char **argv, metrics_args *a)
         {"partial", no_argument, NULL, CLI_PARTIAL},
         {"output", required_argument, NULL, 'o'},
         {"from", required_argument, NULL, OPT_FROM},
-        {"map", required_argument, NULL, OPT_MAP},
+        CLI_EVENT_MAP_OPTIONS,
         {"compare", required_argument, NULL, OPT_COMPARE},
         {"subgraph", required_argument, NULL, OPT_SUBGRAPH},
         {"inputs", required_argument, NULL, OPT_INPUTS},
@@ -131,8 +128,11 @@ static int metrics_parse(int argc, char **argv, metrics_args *a)
         case 'o':
             a->output_path = optarg;
             break;
+        case CLI_EVENT_MAP:
+        case CLI_EVENT_MAP_OLD:
+            a->map = cli_event_map(&p, c);
+            break;
         case OPT_FROM:
-        case OPT_MAP:
         case OPT_COMPARE:
         case OPT_SUBGRAPH:
         case OPT_INPUTS:

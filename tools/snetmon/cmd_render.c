@@ -4,13 +4,12 @@
  *
  * The pictures themselves are the viz library's; this file only reads
  * options, picks the input reader and reports errors in one line. Inputs:
- * a trace directory (through the monitor's reader, when it is built), the
+ * a trace directory (through the monitor's reader), the
  * visualiser's text timeline format (--input-format timeline; documented in
  * --help and viz/timeline_text.c) and, for --dag, the small DAG text format.
  */
 #include "cli.h"
 #include "out_file.h"
-#include "timeline_input.h"
 #include "trace_input.h"
 #include "viz.h"
 
@@ -223,38 +222,6 @@ static int parse_options(int argc, char **argv, render_options *o, bool *done)
     return 0;
 }
 
-/* ---- trace directories: one monitor event -> one viz call ---- */
-
-static int feed_net(viz_net *net, const mon_event *ev)
-{
-    uint64_t task = timeline_run_key(ev, ev->task), stream = timeline_run_key(ev, ev->stream);
-    switch (ev->kind) {
-    case MON_EV_TASK_MAP:
-        return viz_net_add_task(net, task, ev->name && *ev->name ? ev->name : "?",
-                                (int)ev->worker_mapped);
-    case MON_EV_TASK_DISPATCH:
-        return viz_net_task_ran_on(net, task, (int)ev->worker);
-    case MON_EV_STREAM_OPEN:
-        return viz_net_add_stream(net, stream, ev->write_end ? task : VIZ_NO_TASK,
-                                  ev->write_end ? VIZ_NO_TASK : task, 0);
-    case MON_EV_STREAM_WRITE: /* the writing task is the writer end, opened or not */
-        return viz_net_add_stream(net, stream, task, VIZ_NO_TASK, 0) != VIZ_OK
-                   ? VIZ_ENOMEM
-                   : viz_net_count_traffic(net, stream, 1, 0);
-    case MON_EV_STREAM_READ:
-        return viz_net_add_stream(net, stream, VIZ_NO_TASK, task, 0) != VIZ_OK
-                   ? VIZ_ENOMEM
-                   : viz_net_count_traffic(net, stream, 0, 1);
-    case MON_EV_CHANNEL_OPEN: { /* a stream between ranks: its two ends' tasks */
-        uint64_t channel = UINT64_C(1) << 63 | mon_run_key(ev, ev->channel);
-        return viz_net_add_stream(net, channel, ev->write_end ? task : VIZ_NO_TASK,
-                                  ev->write_end ? VIZ_NO_TASK : task, 0);
-    }
-    default:
-        return VIZ_OK;
-    }
-}
-
 /* "partial trace: N events and M bytes lost (worker 0 truncated, ...)" */
 static void loss_note(const wfb_input_loss *loss, char *buf, size_t len)
 {
@@ -277,20 +244,28 @@ static int read_trace_dir(const render_options *o, viz_timeline *tl, viz_net *ne
     if (!in)
         return 1;
     mon_event ev;
-    int r, rc = 0;
-    timeline_feeder feeder = timeline_feeder_make(tl);
+    int r = 0, rc = 0;
+    viz_trace_feeder *feeder = tl ? viz_trace_feeder_new(tl) : NULL;
+    if (tl && !feeder) {
+        fprintf(stderr, "snetmon render: out of memory\n");
+        rc = 1;
+    }
     while (rc == 0 && (r = trace_input_next(in, &ev)) == 1) {
-        if (tl && timeline_feed(&feeder, &ev) != VIZ_OK) {
+        if (tl && viz_trace_feed(feeder, &ev) != VIZ_OK) {
             fprintf(stderr, "snetmon render: %s: %s\n", o->input, viz_timeline_error(tl));
             rc = 1;
-        } else if (net && feed_net(net, &ev) != VIZ_OK) {
+        } else if (net && viz_trace_feed_net(net, &ev) != VIZ_OK) {
             fprintf(stderr, "snetmon render: %s: %s\n", o->input, viz_net_error(net));
             rc = 1;
         }
     }
-    timeline_feeder_free(&feeder);
     if (rc == 0 && r != 0)
         rc = 1;
+    if (rc == 0 && feeder && viz_trace_finish(feeder) != VIZ_OK) {
+        fprintf(stderr, "snetmon render: %s: %s\n", o->input, viz_timeline_error(tl));
+        rc = 1;
+    }
+    viz_trace_feeder_free(feeder);
     note[0] = '\0';
     if (rc == 0 && trace_input_loss(in))
         loss_note(trace_input_loss(in), note, notelen);

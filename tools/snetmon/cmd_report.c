@@ -14,7 +14,6 @@
  * report's advice section, which is left out without it.
  */
 #include <inttypes.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +23,7 @@
 
 #include "cli.h"
 #include "out_file.h"
-#include "run_record.h"
-#include "timeline_input.h"
+#include "repo.h"
 #include "trace_input.h"
 #include "viz.h"
 #include "viz_wfb.h"
@@ -154,49 +152,38 @@ static void meta(viz_report *r, const char *key, const char *value, int *rc)
 static int add_run_facts(viz_report *r, const char *trace, int rc)
 {
     char buf[2048];
-    json_t *run = rr_run_json_load(trace, buf, sizeof buf);
-    if (!run)
+    mon_run_json *run;
+    if (mon_run_json_read_trace(trace, &run, buf, sizeof buf) != 0)
         return rc;
-    json_t *args = json_object_get(run, "command_line");
-    size_t i, used = 0;
-    json_t *arg;
+    size_t used = 0;
     buf[0] = '\0';
-    json_array_foreach(args, i, arg)
-    {
-        if (json_is_string(arg) && used < sizeof buf)
-            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "",
-                                     json_string_value(arg));
-    }
+    for (int i = 0; i < run->argc && used < sizeof buf; i++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "",
+                                 run->argv[i]);
     meta(r, "command line", buf, &rc);
-    json_t *ranks = json_object_get(run, "ranks");
-    if (json_integer_value(ranks) > 1) {
+    if (run->ranks > 1) {
         snprintf(buf, sizeof buf,
-                 "%" JSON_INTEGER_FORMAT " (a trace per rank, merged on rank 0's clock; "
+                 "%" PRId64 " (a trace per rank, merged on rank 0's clock; "
                  "host and clock below are rank 0's)",
-                 json_integer_value(ranks));
+                 run->ranks);
         meta(r, "MPI ranks", buf, &rc);
     }
-    meta(r, "host", json_string_value(json_object_get(run, "host")), &rc);
-    meta(r, "monitoring flags", json_string_value(json_object_get(run, "flags")), &rc);
-    json_t *start = json_object_get(run, "wall_clock_start_ns");
-    if (json_is_integer(start)) {
-        time_t secs = (time_t)(json_integer_value(start) / 1000000000);
+    meta(r, "host", run->host, &rc);
+    meta(r, "monitoring flags", run->flags, &rc);
+    if (run->wall_clock_start_ns) {
+        time_t secs = (time_t)(run->wall_clock_start_ns / 1000000000);
         struct tm tm;
         if (gmtime_r(&secs, &tm) && strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm))
             meta(r, "started", buf, &rc);
     }
-    json_t *clock = json_object_get(run, "clock");
-    if (json_is_object(clock)) {
-        const char *source = json_string_value(json_object_get(clock, "source"));
-        snprintf(buf, sizeof buf, "%s, %" JSON_INTEGER_FORMAT " ticks/s", source ? source : "?",
-                 json_integer_value(json_object_get(clock, "frequency_hz")));
+    if (run->clock_source || run->clock_frequency_hz) {
+        snprintf(buf, sizeof buf, "%s, %" PRIu64 " ticks/s",
+                 run->clock_source ? run->clock_source : "?", run->clock_frequency_hz);
         meta(r, "trace clock", buf, &rc);
     }
-    meta(r, "run finished",
-         json_is_true(json_object_get(run, "complete")) ? "yes (run.json complete)"
-                                                        : "no: run.json is not complete",
+    meta(r, "run finished", run->complete ? "yes (run.json complete)" : "no: run.json is not complete",
          &rc);
-    json_decref(run);
+    mon_run_json_free(run);
     return rc;
 }
 
@@ -257,11 +244,15 @@ static viz_timeline *load_timeline(const report_args *a, const wfb_graph *g)
     }
     trace_input_no_warning(in); /* the graph's reading has warned */
     mon_event ev;
-    int more, rc = VIZ_OK;
-    timeline_feeder feeder = timeline_feeder_make(tl);
+    int more = 0, rc = VIZ_OK;
+    viz_trace_feeder *feeder = viz_trace_feeder_new(tl);
+    if (!feeder)
+        rc = VIZ_ENOMEM;
     while (rc == VIZ_OK && (more = trace_input_next(in, &ev)) == 1)
-        rc = timeline_feed(&feeder, &ev);
-    timeline_feeder_free(&feeder);
+        rc = viz_trace_feed(feeder, &ev);
+    if (rc == VIZ_OK && more == 0)
+        rc = viz_trace_finish(feeder);
+    viz_trace_feeder_free(feeder);
     if (rc != VIZ_OK)
         fprintf(stderr, "snetmon report: %s: %s\n", a->trace, viz_timeline_error(tl));
     trace_input_close(in);

@@ -6,7 +6,6 @@
 #include "cli.h"
 #include "out_file.h"
 #include "repo.h"
-#include "run_record.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -99,7 +98,7 @@ static int runs_parse(int argc, char **argv, runs_args *a)
     return 0;
 }
 
-static double run_wait(const run_record *r)
+static double run_wait(const repo_run *r)
 {
     double s = NAN;
     for (size_t i = 0; i < r->n_workers; i++)
@@ -111,10 +110,10 @@ static double run_wait(const run_record *r)
 static json_t *num(double v) { return isnan(v) || isinf(v) ? json_null() : json_real(v); }
 static json_t *str(const char *s) { return s ? json_string(s) : json_null(); }
 
-static json_t *run_json(const run_record *r)
+static json_t *run_json(const repo_run *r)
 {
-    const rr_meta *m = &r->meta;
-    const rr_figures *f = rr_figures_of(r, 0);
+    const repo_meta *m = &r->meta;
+    const repo_figures *f = repo_figures_of(r, 0);
     json_t *o = json_object();
     json_object_set_new(o, "id", json_integer(m->id));
     json_object_set_new(o, "stored_at", str(m->stored_at));
@@ -146,7 +145,7 @@ static json_t *run_json(const run_record *r)
     return o;
 }
 
-static int write_json(const run_record *recs, size_t n, FILE *out)
+static int write_json(const repo_run *recs, size_t n, FILE *out)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < n; i++)
@@ -164,7 +163,7 @@ static void csv_num(double v, FILE *out)
 }
 
 /* Labels as "k=v;k=v". */
-static void labels_text(const rr_meta *m, char *buf, size_t len)
+static void labels_text(const repo_meta *m, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -173,14 +172,14 @@ static void labels_text(const rr_meta *m, char *buf, size_t len)
                                  m->labels[i].key, m->labels[i].value);
 }
 
-static void write_csv(const run_record *recs, size_t n, FILE *out)
+static void write_csv(const repo_run *recs, size_t n, FILE *out)
 {
     fputs("id,stored_at,source,format,program,workers,flags,host,start_time,git_revision,labels,"
          "inputs,span_s,throughput_per_s,latency_median_s,latency_p95_s,latency_p99_s,jitter_s,"
          "wait_s\n", out);
     for (size_t i = 0; i < n; i++) {
-        const rr_meta *m = &recs[i].meta;
-        const rr_figures *f = rr_figures_of(&recs[i], 0);
+        const repo_meta *m = &recs[i].meta;
+        const repo_figures *f = repo_figures_of(&recs[i], 0);
         char labels[2048];
         labels_text(m, labels, sizeof labels);
         fprintf(out, "%lld,", (long long)m->id);
@@ -221,7 +220,7 @@ static void text_num(double v, int width, FILE *out)
         fprintf(out, " %*.4g", width, v);
 }
 
-static void write_text(const run_record *recs, size_t n, const char *repo_name, FILE *out)
+static void write_text(const repo_run *recs, size_t n, const char *repo_name, FILE *out)
 {
     if (n == 0) {
         fprintf(out, "no runs in %s\n", repo_name);
@@ -231,8 +230,8 @@ static void write_text(const run_record *recs, size_t n, const char *repo_name, 
            "program", "workers", "host", "git", "inputs", "throughput/s", "latency p50",
            "wait [s]", "labels / source");
     for (size_t i = 0; i < n; i++) {
-        const rr_meta *m = &recs[i].meta;
-        const rr_figures *f = rr_figures_of(&recs[i], 0);
+        const repo_meta *m = &recs[i].meta;
+        const repo_figures *f = repo_figures_of(&recs[i], 0);
         char workers[24] = "-", labels[2048], git[11];
         if (m->workers >= 0)
             snprintf(workers, sizeof workers, "%lld", (long long)m->workers);
@@ -267,7 +266,7 @@ int snetmon_cmd_runs(int argc, char **argv)
         free(a.where);
         return 1;
     }
-    run_record *recs;
+    repo_run *recs;
     size_t n;
     rc = repo_list(r, a.where, a.n_where, &recs, &n, err, sizeof err);
     if (rc) {

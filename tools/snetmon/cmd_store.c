@@ -6,11 +6,10 @@
  *
  * The input is read through the shared loader (trace_input.h: same errors,
  * same --partial as every other subcommand); the record is made from the
- * bridge's analyses (run_record.h); the store is one transaction.
+ * bridge's analyses (repo_run.h); the store is one transaction.
  */
 #include "cli.h"
 #include "repo.h"
-#include "run_record.h"
 #include "trace_input.h"
 
 #include <jansson.h>
@@ -24,7 +23,7 @@ static void store_usage(FILE *out)
 {
     fprintf(out,
             "usage: snetmon store INPUT [--db URL] [--label KEY=VALUE ...] [--git REV]\n"
-            "                     [--from FORMAT] [--map FILE] [--partial] [--json]\n\n"
+            "                     [--from FORMAT] [--event-map FILE] [--partial] [--json]\n\n"
             "Stores the run INPUT (an LPEL trace directory, or a workflow event file) in\n"
             "the repository: how it was made (run.json: command line, program, workers,\n"
             "monitoring flags, host, start time), its labels, and its figures (docs/METRICS.md):\n"
@@ -35,7 +34,7 @@ static void store_usage(FILE *out)
             "                   `runs --where K=V` and `compare --series K` select by it\n"
             "  --git REV        the git revision the program was built from\n"
             "  --from FORMAT    jsonl | wfcommons | bp | lpel (skip detection)\n"
-            "  --map FILE       NetLogger event mapping (default: Pegasus stampede)\n"
+            CLI_EVENT_MAP_HELP
             "  --json           print {\"id\": N, \"repository\": ...}\n" TRACE_INPUT_HELP
             "  -h, --help       this text\n"
             "  --version        the version and git revision\n");
@@ -45,7 +44,7 @@ typedef struct store_args {
     const char *input, *db, *git, *map;
     wfb_format format;
     bool partial, json;
-    rr_label *labels;
+    repo_label *labels;
     size_t n_labels;
 } store_args;
 
@@ -58,7 +57,7 @@ static int add_label(store_args *a, char *arg)
         return -1;
     }
     *eq = '\0';
-    if (rr_is_field(arg)) {
+    if (repo_is_field(arg)) {
         fprintf(stderr, "snetmon store: '%s' is a field of every run (workers, git, program, "
                         "host, format, flags), not a label; %s\n",
                 arg, !strcmp(arg, "git") ? "use --git" : "choose another name");
@@ -69,25 +68,25 @@ static int add_label(store_args *a, char *arg)
             fprintf(stderr, "snetmon store: label '%s' given twice\n", arg);
             return -1;
         }
-    rr_label *grown = realloc(a->labels, (a->n_labels + 1) * sizeof *grown);
+    repo_label *grown = realloc(a->labels, (a->n_labels + 1) * sizeof *grown);
     if (!grown) {
         fprintf(stderr, "snetmon store: out of memory\n");
         return -1;
     }
     a->labels = grown;
-    a->labels[a->n_labels++] = (rr_label){arg, eq + 1};
+    a->labels[a->n_labels++] = (repo_label){arg, eq + 1};
     return 0;
 }
 
 /* 0 go on, 1 done (--help, --version), 2 usage error (printed). */
 static int store_parse(int argc, char **argv, store_args *a)
 {
-    enum { OPT_DB = CLI_OWN, OPT_LABEL, OPT_GIT, OPT_FROM, OPT_MAP };
+    enum { OPT_DB = CLI_OWN, OPT_LABEL, OPT_GIT, OPT_FROM };
     static const struct option longopts[] = {
         CLI_STANDARD_OPTIONS,
         {"db", required_argument, NULL, OPT_DB},   {"label", required_argument, NULL, OPT_LABEL},
         {"git", required_argument, NULL, OPT_GIT}, {"from", required_argument, NULL, OPT_FROM},
-        {"map", required_argument, NULL, OPT_MAP}, {"partial", no_argument, NULL, CLI_PARTIAL},
+        CLI_EVENT_MAP_OPTIONS, {"partial", no_argument, NULL, CLI_PARTIAL},
         {"json", no_argument, NULL, CLI_JSON},     {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cli_parser p;
@@ -96,7 +95,8 @@ static int store_parse(int argc, char **argv, store_args *a)
         switch (c) {
         case OPT_DB: a->db = optarg; break;
         case OPT_GIT: a->git = optarg; break;
-        case OPT_MAP: a->map = optarg; break;
+        case CLI_EVENT_MAP:
+        case CLI_EVENT_MAP_OLD: a->map = cli_event_map(&p, c); break;
         case CLI_PARTIAL: a->partial = true; break;
         case CLI_JSON: a->json = true; break;
         case 'h': store_usage(stdout); return 1;
@@ -123,9 +123,9 @@ static int store_parse(int argc, char **argv, store_args *a)
 static int store_run(const store_args *a, const wfb_graph *g)
 {
     char err[1024] = "";
-    run_record rec;
-    rr_options opt = {a->input, a->format, a->git, a->n_labels, a->labels};
-    if (run_record_from_graph(&rec, g, &opt, err, sizeof err)) {
+    repo_run rec;
+    repo_options opt = {a->input, a->format, a->git, a->n_labels, a->labels};
+    if (repo_run_from_graph(&rec, g, &opt, err, sizeof err)) {
         fprintf(stderr, "snetmon store: %s\n", err);
         return 1;
     }
@@ -149,7 +149,7 @@ static int store_run(const store_args *a, const wfb_graph *g)
     }
     if (rc)
         fprintf(stderr, "snetmon store: %s\n", err);
-    run_record_free(&rec);
+    repo_run_free(&rec);
     return rc;
 }
 

@@ -8,7 +8,7 @@
  * refresh) and shows per worker the busy, waiting and unaccounted share of
  * the last interval, the waits so far (the paper's WE/WT), the tasks with
  * the most execution time, the inputs so far and the throughput so far.
- * The figures come from top_acc.c; their definitions are docs/METRICS.md
+ * The figures come from live_acc.c; their definitions are docs/METRICS.md
  * section 8. The screen is redrawn with two ANSI sequences (cursor home,
  * clear to the end): that is all a refreshing table needs, and a
  * non-terminal gets plain snapshots one after another instead.
@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "top_acc.h"
+#include "live.h"
 #include "cli.h"
 #include "trace_input.h"
 
@@ -36,7 +36,7 @@ const char snetmon_summary_top[] = "live view of a run from its trace, while it 
 static void top_usage(FILE *out)
 {
     fprintf(out,
-            "usage: snetmon top [-d SECONDS] [--once] [--json] [-n COUNT] [--tasks N]\n"
+            "usage: snetmon top [-d SECONDS] [--once] [--json] [-n COUNT] [--top N]\n"
             "                   [--partial] TRACE\n\n"
             "Follows the LPEL monitor trace TRACE while its run writes it (run with\n"
             "--mon-flush MS, default 200) and redraws every interval: per worker the busy,\n"
@@ -52,7 +52,7 @@ static void top_usage(FILE *out)
             "      --once        print one snapshot of what is readable now and exit\n"
             "      --json        snapshots as JSON objects, one per line\n"
             "  -n, --iterations N  exit after N snapshots\n"
-            "  -t, --tasks N     tasks to list (default 10; 0: all)\n"
+            "  -t, --top N       tasks to list (default 10; 0: all)\n"
             TRACE_INPUT_HELP
             "  -h, --help        this text\n"
             "\nEvery figure is defined in docs/METRICS.md (section 8 for this view).\n");
@@ -89,14 +89,15 @@ static int parse_count(const char *val, unsigned long *out)
  * printed). The conventions are those of every subcommand (cli.h). */
 static int parse_args(int argc, char **argv, top_args *a)
 {
-    enum { OPT_ONCE = CLI_OWN, OPT_TASKS };
+    enum { OPT_ONCE = CLI_OWN, OPT_TASKS_OLD };
     static const struct option longopts[] = {
         CLI_STANDARD_OPTIONS,
         {"interval", required_argument, NULL, 'd'},
         {"once", no_argument, NULL, OPT_ONCE},
         {"json", no_argument, NULL, CLI_JSON},
         {"iterations", required_argument, NULL, 'n'},
-        {"tasks", required_argument, NULL, 't'},
+        {"top", required_argument, NULL, 't'},
+        {"tasks", required_argument, NULL, OPT_TASKS_OLD},
         {"partial", no_argument, NULL, CLI_PARTIAL},
         {NULL, 0, NULL, 0}};
     *a = (top_args){.interval_s = 1.0, .tasks = 10};
@@ -120,9 +121,12 @@ static int parse_args(int argc, char **argv, top_args *a)
             if (parse_count(optarg, &a->iterations) || a->iterations == 0)
                 return bad_arg("-n/--iterations needs a positive whole number", optarg);
             break;
+        case OPT_TASKS_OLD:
+            cli_deprecated(&p, "--tasks N", "--top N");
+            /* fall through */
         case 't':
             if (parse_count(optarg, &a->tasks))
-                return bad_arg("-t/--tasks needs a whole number", optarg);
+                return bad_arg("-t/--top needs a whole number", optarg);
             break;
         default: return 2; /* CLI_ERROR: the message is printed */
         }
@@ -161,7 +165,7 @@ typedef enum { READ_AGAIN, READ_END, READ_BUDGET, READ_ERROR } read_result;
 /* Feed what is readable now; stop at the end of what is published, at the
  * end of the trace, or when budget_s is spent (a run that writes faster
  * than this reads: the view then lags, and says so). */
-static read_result read_available(trace_input *in, top_acc *acc, double budget_s)
+static read_result read_available(trace_input *in, live_acc *acc, double budget_s)
 {
     double until = now_s() + budget_s;
     mon_event ev;
@@ -173,7 +177,7 @@ static read_result read_available(trace_input *in, top_acc *acc, double budget_s
             return READ_END;
         if (rc < 0)
             return READ_ERROR;
-        if (top_acc_feed(acc, &ev) != 0) {
+        if (live_acc_feed(acc, &ev) != 0) {
             fprintf(stderr, "snetmon top: out of memory\n");
             return READ_ERROR;
         }
@@ -187,7 +191,7 @@ static read_result read_available(trace_input *in, top_acc *acc, double budget_s
 typedef struct view {
     const top_args *args;
     const mon_trace *trace;
-    top_snapshot snap;
+    live_snapshot snap;
     read_result read;
     bool live;
 } view;
@@ -216,7 +220,7 @@ static double data_age_s(const view *v)
     return now > v->snap.time_ns ? (double)(now - v->snap.time_ns) * NS : 0.0;
 }
 
-static uint64_t window_ns(const top_snapshot *s) { return s->time_ns - s->window_start_ns; }
+static uint64_t window_ns(const live_snapshot *s) { return s->time_ns - s->window_start_ns; }
 
 static size_t tasks_shown(const view *v)
 {
@@ -237,7 +241,7 @@ static void print_log_states(FILE *out, const mon_trace *t)
     }
 }
 
-static void print_throughput(FILE *out, const top_snapshot *s)
+static void print_throughput(FILE *out, const live_snapshot *s)
 {
     fprintf(out, "events %llu   inputs %llu   ", (unsigned long long)s->events,
             (unsigned long long)s->inputs);
@@ -249,12 +253,12 @@ static void print_throughput(FILE *out, const top_snapshot *s)
         fprintf(out, "throughput so far n/a (no worker_start: recorded without the W flag)\n");
 }
 
-static void print_workers(FILE *out, const top_snapshot *s)
+static void print_workers(FILE *out, const live_snapshot *s)
 {
     fprintf(out, "\nworker state        busy%%  wait%%  unacc%%  waits |     WE     WT [s]   busy [s]"
                  "   span [s]\n");
     for (size_t i = 0; i < s->n_workers; i++) {
-        const top_worker *w = &s->workers[i];
+        const live_worker *w = &s->workers[i];
         if (!strcmp(w->state, "not started") && !w->waits && !w->busy_ns)
             continue;
         fprintf(out, "%6u %-11s %6.1f %6.1f", w->worker, w->state,
@@ -275,12 +279,12 @@ static void print_workers(FILE *out, const top_snapshot *s)
 
 static void print_tasks(FILE *out, const view *v)
 {
-    const top_snapshot *s = &v->snap;
+    const live_snapshot *s = &v->snap;
     size_t n = tasks_shown(v);
     fprintf(out, "\ntasks by execution time in the last interval (%zu of %zu):\n", n, s->n_tasks);
     fprintf(out, " exec%% exec [s]  total [s] dispatches worker task\n");
     for (size_t i = 0; i < n; i++) {
-        const top_task *t = &s->tasks[i];
+        const live_task *t = &s->tasks[i];
         fprintf(out, "%6.1f %8.4f %10.4f %10llu %6u %s%s (run %u, task %llu)\n",
                 100 * share(t->win_exec_ns, window_ns(s)), (double)t->win_exec_ns * NS,
                 (double)t->exec_ns * NS, (unsigned long long)t->dispatches, t->worker,
@@ -291,7 +295,7 @@ static void print_tasks(FILE *out, const view *v)
 
 static void print_text(FILE *out, const view *v)
 {
-    const top_snapshot *s = &v->snap;
+    const live_snapshot *s = &v->snap;
     fprintf(out, "snetmon top %s: run %s", v->args->trace, run_state(v));
     if (v->read != READ_END && s->events)
         fprintf(out, ", latest event %.2f s ago", data_age_s(v));
@@ -312,7 +316,7 @@ static json_t *num_or_null(double x) { return isfinite(x) ? json_real(x) : json_
 static json_t *secs(uint64_t ns) { return json_real((double)ns * NS); }
 static json_t *secs_signed(int64_t ns) { return json_real((double)ns * NS); }
 
-static json_t *worker_json(const top_worker *w, const mon_trace *t)
+static json_t *worker_json(const live_worker *w, const mon_trace *t)
 {
     const char *log = "none";
     for (unsigned i = 0; i < mon_trace_num_workers(t); i++) {
@@ -336,7 +340,7 @@ static json_t *worker_json(const top_worker *w, const mon_trace *t)
                      w->has_span ? secs_signed(w->unaccounted_ns) : json_null(), "window", win);
 }
 
-static json_t *task_json(const top_task *t, uint64_t window)
+static json_t *task_json(const live_task *t, uint64_t window)
 {
     return json_pack("{s:i, s:I, s:s, s:i, s:o, s:o, s:o, s:I, s:b}", "run", (int)t->run, "task",
                      (json_int_t)t->task, "name", t->name, "worker", (int)t->worker, "exec_s",
@@ -362,7 +366,7 @@ static json_t *logs_json(const mon_trace *t)
 
 static json_t *snapshot_json(const view *v)
 {
-    const top_snapshot *s = &v->snap;
+    const live_snapshot *s = &v->snap;
     bool tp = s->has_span && s->span_max_ns;
     json_t *o = json_pack(
         "{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:I, s:I, s:i, s:o, s:o, s:o, s:o}", "trace",
@@ -427,9 +431,9 @@ static void catch_stop_signals(void)
 }
 
 /* Show one snapshot; -1 on failure. */
-static int show(view *v, top_acc *acc, bool redraw)
+static int show(view *v, live_acc *acc, bool redraw)
 {
-    if (top_acc_snapshot(acc, &v->snap) != 0) {
+    if (live_acc_snapshot(acc, &v->snap) != 0) {
         fprintf(stderr, "snetmon top: out of memory\n");
         return -1;
     }
@@ -443,7 +447,7 @@ static int show(view *v, top_acc *acc, bool redraw)
     return fflush(stdout) == 0 ? 0 : -1;
 }
 
-static int run_top(const top_args *a, trace_input *in, top_acc *acc)
+static int run_top(const top_args *a, trace_input *in, live_acc *acc)
 {
     view v = {.args = a, .trace = trace_input_trace(in)};
     bool redraw = !a->once && !a->json && isatty(STDOUT_FILENO);
@@ -474,7 +478,7 @@ int snetmon_cmd_top(int argc, char **argv)
     trace_input *in = trace_input_open_follow("top", a.trace, a.partial);
     if (!in)
         return 1;
-    top_acc *acc = top_acc_new((uint64_t)(a.interval_s * 1e9));
+    live_acc *acc = live_acc_new((uint64_t)(a.interval_s * 1e9));
     if (!acc) {
         fprintf(stderr, "snetmon top: out of memory\n");
         trace_input_close(in);
@@ -483,7 +487,7 @@ int snetmon_cmd_top(int argc, char **argv)
     stop_requested = 0;
     catch_stop_signals();
     rc = run_top(&a, in, acc);
-    top_acc_free(acc);
+    live_acc_free(acc);
     trace_input_close(in);
     return rc;
 }

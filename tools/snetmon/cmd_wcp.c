@@ -21,7 +21,7 @@ static void wcp_usage(FILE *out)
 {
     fprintf(out,
             "usage: snetmon wcp INPUT [--from FORMAT] [--json] [--dot FILE] [--render FILE]\n"
-            "                   [--no-collapse] [--map FILE] [--nested] [--partial] [-o FILE]\n\n"
+            "                   [--no-collapse] [--event-map FILE] [--nested] [--partial] [-o FILE]\n\n"
             "Computes the workflow critical path of INPUT exactly, in O(V+E):\n"
             "  longest path   the path with the largest sum of durations and costs\n"
             "  as-executed    from the last-finishing sink back through the predecessor\n"
@@ -39,7 +39,7 @@ static void wcp_usage(FILE *out)
             "                 one, else the longest path); repeated structure collapses\n"
             "                 into 'label xN' nodes so large graphs stay readable\n"
             "  --no-collapse  with --render: draw every vertex\n"
-            "  --map FILE     NetLogger event mapping (default: Pegasus stampede)\n"
+            CLI_EVENT_MAP_HELP
             "  --nested       also analyse the LPEL traces of activities on the paths\n"
             "                 (the activity's \"trace\"; relative to INPUT's directory)\n"
             TRACE_INPUT_HELP
@@ -55,7 +55,7 @@ typedef struct wcp_args {
     int nested, no_collapse, partial;
 } wcp_args;
 
-enum { OPT_FROM = CLI_OWN, OPT_DOT, OPT_RENDER, OPT_MAP, OPT_NESTED, OPT_NO_COLLAPSE };
+enum { OPT_FROM = CLI_OWN, OPT_DOT, OPT_RENDER, OPT_NESTED, OPT_NO_COLLAPSE };
 
 /* Returns 0 to run, 1 when help or the version was printed, 2 on a usage
  * error. */
@@ -69,7 +69,7 @@ static int wcp_parse(int argc, char **argv, wcp_args *a)
         {"from", required_argument, NULL, OPT_FROM},
         {"dot", required_argument, NULL, OPT_DOT},
         {"render", required_argument, NULL, OPT_RENDER},
-        {"map", required_argument, NULL, OPT_MAP},
+        CLI_EVENT_MAP_OPTIONS,
         {"nested", no_argument, NULL, OPT_NESTED},
         {"no-collapse", no_argument, NULL, OPT_NO_COLLAPSE},
         {NULL, 0, NULL, 0}};
@@ -104,8 +104,9 @@ static int wcp_parse(int argc, char **argv, wcp_args *a)
         case OPT_RENDER:
             a->render = optarg;
             break;
-        case OPT_MAP:
-            a->map = optarg;
+        case CLI_EVENT_MAP:
+        case CLI_EVENT_MAP_OLD:
+            a->map = cli_event_map(&p, c);
             break;
         case OPT_NESTED:
             a->nested = 1;

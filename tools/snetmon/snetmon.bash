@@ -35,12 +35,13 @@ _snetmon()
             COMPREPLY=($(compgen -W "trace timeline" -- "$cur"))
             return
             ;;
-        -o | --output | --dot | --render | --map | --compare | --advice | --db)
+        -o | --output | --dot | --render | --event-map | --map | --compare | --advice | --db)
             _filedir
             return
             ;;
         --start | --end | --tasks | --width | --height | --title | --subgraph | --inputs | \
-            --timeout-pct | --label | --git | --where | --series | --depth | --top)
+            --timeout-pct | --label | --git | --where | --series | --depth | --top | -t | \
+            --interval | -d | --iterations | -n | --message-cost | --min-gain | --cores)
             return
             ;;
     esac

@@ -8,6 +8,8 @@
  */
 #include "trace_input.h"
 
+#include "export.h"
+
 #include "progress_bar.h"
 
 #include <stdarg.h>
@@ -201,6 +203,27 @@ int trace_input_rewind(trace_input *in)
         return -1;
     }
     return 0;
+}
+
+static int source_next(void *ctx, mon_event *ev)
+{
+    int rc = trace_input_next(ctx, ev);
+    return rc == TRACE_INPUT_AGAIN ? 0 : rc;
+}
+
+static int source_rewind(void *ctx) { return trace_input_rewind(ctx); }
+
+static const wfb_input_loss *source_loss(void *ctx) { return trace_input_loss(ctx); }
+
+static const mon_trace *source_trace(void *ctx) { return trace_input_trace(ctx); }
+
+void trace_input_source(trace_input *in, struct export_source *src)
+{
+    *src = (export_source){.ctx = in,
+                           .next = source_next,
+                           .rewind = source_rewind,
+                           .loss = source_loss,
+                           .trace = source_trace};
 }
 
 /* ---- graphs for the analysing commands ---- */

@@ -67,6 +67,11 @@ void trace_input_close(trace_input *in);
  * message printed (the trace changed under us); close it either way. */
 int trace_input_rewind(trace_input *in);
 
+/* in as the export library's source of events (export/export.h): its
+ * next, rewind and loss, with this file's policy and messages. */
+struct export_source;
+void trace_input_source(trace_input *in, struct export_source *src);
+
 /* For a second reading of a trace another trace_input (or input_load_graph)
  * has read already: its --partial warning has been printed; not again. */
 void trace_input_no_warning(trace_input *in);

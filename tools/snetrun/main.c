@@ -30,8 +30,8 @@
 
 typedef struct options {
     const char *snet_file, *input, *output, *net, *map;
-    const char **boxes, **dirs;
-    size_t nboxes, ndirs;
+    const char **boxes, **dirs, **with;
+    size_t nboxes, ndirs, nwith;
     char **box_lists; /* copies of the --boxes values, cut at their commas */
     size_t nbox_lists;
     char **app_argv; /* options for the box library's application, app_argv[0] = program */
@@ -51,13 +51,17 @@ static void usage(FILE *out)
             "\n"
             "  --parse-only     check the file, print the network with its record types, exit\n"
             "  --net NAME       the net to run (default: the one named like the file, else\n"
-            "                   the last one defined)\n"
+            "                   the last one with a network)\n"
             "  --boxes LIB.so[,LIB.so...]  box libraries (repeatable; they replace the\n"
             "                   libraries the metadata names); box B is its C function B,\n"
             "                   a C4SNet box unless the metadata says <interface value=\"native\"/>\n"
             "  -L DIR           where to look for libraries the metadata names (repeatable;\n"
             "                   also $SNET_BOX_PATH, the .snet file's directory, the build\n"
             "                   tree and the system's library path)\n"
+            "  --with FILE      a .snet file with external nets (repeatable): a net that\n"
+            "                   NET.snet uses but does not define, or only declares, is the\n"
+            "                   top-level net of that name in FILE; else a box library\n"
+            "                   function of that name, called with its declared signature\n"
             "  -i FILE          input records (the same as INPUT; - is standard input)\n"
             "  -O FILE          output records to FILE (written only if the run succeeds)\n"
             "  --text           records as text (docs/RECORDS.md) instead of XML\n"
@@ -109,7 +113,7 @@ static int push_box_list(options *o, const char *v)
     return 0;
 }
 
-enum { OPT_PARSE_ONLY = PROG_OPT_OWN, OPT_TEXT, OPT_NET, OPT_BOXES, OPT_MAP };
+enum { OPT_PARSE_ONLY = PROG_OPT_OWN, OPT_TEXT, OPT_NET, OPT_BOXES, OPT_MAP, OPT_WITH };
 
 /* One of snetrun's own options: 0, or the exit status 2. */
 static int take_option(options *o, int c, const char *v)
@@ -128,8 +132,11 @@ static int take_option(options *o, int c, const char *v)
         o->map = v;
         return 0;
     case OPT_BOXES:
+    case OPT_WITH:
     case 'L':
-        if (c == 'L' ? push_arg(&o->dirs, &o->ndirs, v) : push_box_list(o, v))
+        if (c == 'L'         ? push_arg(&o->dirs, &o->ndirs, v)
+            : c == OPT_WITH ? push_arg(&o->with, &o->nwith, v)
+                            : push_box_list(o, v))
             return usage_error("%s", "out of memory");
         return 0;
     case 'i':
@@ -161,6 +168,7 @@ static int parse_options(int argc, char **argv, options *o)
                                               {"net", required_argument, NULL, OPT_NET},
                                               {"boxes", required_argument, NULL, OPT_BOXES},
                                               {"map", required_argument, NULL, OPT_MAP},
+                                              {"with", required_argument, NULL, OPT_WITH},
                                               {"workers", required_argument, NULL, 'w'},
                                               {NULL, 0, NULL, 0}};
     o->app_argv = calloc((size_t)argc + 1, sizeof *o->app_argv);
@@ -232,6 +240,8 @@ static void write_xml_record(void *arg, snet_record *rec)
 typedef struct session {
     options o;
     snet_lang_program *prog;
+    snet_lang_program **with; /* --with programs, linked to prog */
+    size_t nwith;
     boxlibs *libs;
     const snet_boxlib_app *app;
     void *app_state;
@@ -246,6 +256,27 @@ static char *directory_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+}
+
+/* The --with programs, each loaded and checked like NET.snet and linked
+ * to it: 0, or 1 after their diagnostics. */
+static int load_with(session *s)
+{
+    s->with = calloc(s->o.nwith ? s->o.nwith : 1, sizeof *s->with);
+    if (!s->with) {
+        fprintf(stderr, "snetrun: out of memory\n");
+        return 1;
+    }
+    for (; s->nwith < s->o.nwith; s->nwith++) {
+        snet_lang_program **q = &s->with[s->nwith];
+        if (snet_lang_load_file(s->o.with[s->nwith], NULL, stderr, q) != SNET_LANG_OK)
+            return 1;
+        if (snet_lang_link(s->prog, *q) != SNET_LANG_OK) {
+            fprintf(stderr, "snetrun: out of memory\n");
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* The box libraries; 0, or 1 after saying why (when `say`). */
@@ -446,12 +477,16 @@ static void session_free(session *s)
     snet_mapping_free(s->mapping);
     snet_net_free(s->net);
     snet_lang_free(s->prog);
+    for (size_t i = 0; i < s->nwith; i++)
+        snet_lang_free(s->with[i]);
+    free(s->with);
     boxlibs_free(s->libs);
     free(s->o.boxes);
     for (size_t i = 0; i < s->o.nbox_lists; i++)
         free(s->o.box_lists[i]);
     free(s->o.box_lists);
     free(s->o.dirs);
+    free(s->o.with);
     free(s->o.app_argv);
 }
 
@@ -470,7 +505,7 @@ static int run_session(session *s, int argc, char **argv)
     if (s->o.help)
         return help_with_app(s);
     rc = snet_lang_load_file(s->o.snet_file, &lo, stderr, &s->prog);
-    if (rc != SNET_LANG_OK)
+    if (rc != SNET_LANG_OK || load_with(s) != 0)
         return 1;
     if (s->o.parse_only)
         return snet_lang_print_tree(s->prog, stdout) == 0 && fflush(stdout) == 0 ? 0 : 1;

@@ -4,7 +4,13 @@
  * would write it. Filters, patterns and signatures are handed over as
  * S-Net text printed from the checked tree (type names expanded), which
  * the builder parses with the same grammar; nets are expanded where they
- * are used, so every use is its own instance.
+ * are used, so every use is its own instance. Each branch of a parallel
+ * composition gets the routing type the checker inferred (snet_routed).
+ *
+ * An external net (a name defined nowhere in the file, or a net that is
+ * only declared) is the net of that name in a program linked with
+ * snet_lang_link, built from that program, or else a function of a box
+ * library called as a box with the net's declared signature.
  */
 #include "lang_internal.h"
 
@@ -14,13 +20,27 @@
 #include <string.h>
 #include <strings.h>
 
+/* The external nets being expanded, innermost first (a cycle of them
+ * through several files is an error, not a recursion without end). */
+typedef struct expansion {
+    const snet_ast_def *def;
+    const struct expansion *up;
+} expansion;
+
 typedef struct builder {
-    const snet_lang_program *p;
+    const snet_lang_program *p;    /* the program whose nets are built */
+    const snet_lang_program *root; /* the one snet_lang_build got: its links */
     snet_lang_resolve_fn resolve;
     void *ctx;
     char *err;
     size_t errlen;
     bool failed;
+    const char *context; /* said before the message of a failure */
+    const expansion *expanding;
+    /* Building the head of a parallel branch that attracts no record: a
+     * box without input type there is an initialiser (fires once); the
+     * first box built clears it. */
+    bool initialiser_head;
 } builder;
 
 static void fail(builder *b, snet_src at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -30,8 +50,10 @@ static void fail(builder *b, snet_src at, const char *fmt, ...)
     if (b->failed)
         return;
     b->failed = true;
-    int n = at.line > 0 ? snprintf(b->err, b->errlen, "%s:%d:%d: ", b->p->file, at.line, at.column)
-                        : snprintf(b->err, b->errlen, "%s: ", b->p->file);
+    const char *ctx = b->context ? b->context : "";
+    int n = at.line > 0 ? snprintf(b->err, b->errlen, "%s:%d:%d: %s", b->p->file, at.line,
+                                   at.column, ctx)
+                        : snprintf(b->err, b->errlen, "%s: %s", b->p->file, ctx);
     if (n < 0 || (size_t)n >= b->errlen)
         return;
     va_list ap;
@@ -81,8 +103,15 @@ static snet_net *build_box(builder *b, const snet_ast_def *box)
              "and boxes of its own API (native)", box->name, m.interface);
         return NULL;
     }
+    /* Without an input type: an initialiser at the head of a branch no
+     * record reaches, elsewhere a box taking any record whole, called
+     * without arguments (infer.c, infer_initialiser). */
+    bool takes_any = d->box_in.count == 0 && !b->initialiser_head;
+    b->initialiser_head = false;
     text_buf sig;
     if (text_open(&sig)) {
+        if (takes_any)
+            fputs("{}", sig.f);
         snet_ast_print_type(sig.f, &d->box_in, " | ");
         fputs(" -> ", sig.f);
         snet_ast_print_type(sig.f, &d->box_out, " | ");
@@ -122,6 +151,87 @@ static char *patterns_text(builder *b, const snet_ast_type *t, snet_src at)
     return text_close(b, &buf, at);
 }
 
+/* The top-level net called name in q, NULL if none. */
+static const snet_ast_def *top_net(const snet_lang_program *q, const char *name)
+{
+    for (size_t i = 0; i < q->top->ndefs; i++) {
+        const snet_ast_def *d = q->top->defs[i];
+        if (d->kind == SNET_D_NET && !strcmp(d->name, name))
+            return d;
+    }
+    return NULL;
+}
+
+/* The .snet files linked to the root, for messages ("" if none). */
+static void linked_files(const builder *b, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < b->root->nlinked && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                                 b->root->linked[i]->file);
+}
+
+/* Net def of program q, built for an external net used in b. */
+static snet_net *build_linked(builder *b, const snet_lang_program *q, const snet_ast_def *def,
+                              snet_src at)
+{
+    for (const expansion *e = b->expanding; e; e = e->up)
+        if (e->def == def) {
+            fail(b, at, "external net '%s' of %s uses itself", def->name, q->file);
+            return NULL;
+        }
+    expansion here = {def, b->expanding};
+    builder sub = *b;
+    sub.p = q;
+    sub.expanding = &here;
+    snet_net *net = build(&sub, def->body);
+    if (sub.failed) { /* the message is in the shared buffer */
+        b->failed = true;
+        snet_net_free(net);
+        return NULL;
+    }
+    return net;
+}
+
+/*
+ * An external net: the net of that name in a linked program, else a box
+ * with its declared signature (its own declaration, or one in a linked
+ * program). One message says where it was looked for if it is nowhere.
+ */
+static snet_net *build_external(builder *b, const snet_ast_def *d, snet_src at)
+{
+    const snet_lang_program *decl_prog = lang_def(d)->boxable ? b->p : NULL;
+    const snet_ast_def *decl = decl_prog ? d : NULL;
+    for (size_t i = 0; i < b->root->nlinked; i++) {
+        const snet_lang_program *q = b->root->linked[i];
+        const snet_ast_def *def = top_net(q, d->name);
+        if (def && def->body)
+            return build_linked(b, q, def, at);
+        if (def && !decl && lang_def(def)->boxable) {
+            decl = def;
+            decl_prog = q;
+        }
+    }
+    char files[512], context[768];
+    linked_files(b, files, sizeof files);
+    snprintf(context, sizeof context, "external net '%s' has a network in no other .snet file "
+             "given (%s)%s", d->name, files[0] ? files : "none was", decl ? "; as a box: " : "");
+    if (!decl) {
+        builder at_use = *b;
+        at_use.context = context;
+        fail(&at_use, at, "; without a signature it cannot be a function of a box library");
+        b->failed = true;
+        return NULL;
+    }
+    builder as_box = *b;
+    as_box.p = decl_prog;
+    as_box.context = context;
+    snet_net *net = build_box(&as_box, decl);
+    b->failed |= as_box.failed;
+    return net;
+}
+
 static snet_net *build_ref(builder *b, const snet_ast_net *n)
 {
     const node_info *ni = n->info;
@@ -132,12 +242,29 @@ static snet_net *build_ref(builder *b, const snet_ast_net *n)
     }
     if (d->kind == SNET_D_BOX)
         return build_box(b, d);
-    if (!d->body) {
-        fail(b, d->at, "net '%s' is only declared (a signature without a network); nets "
-             "compiled elsewhere are not supported", d->name);
+    if (!d->body)
+        return build_external(b, d, n->at);
+    return build(b, d->body);
+}
+
+/* A branch of a parallel composition, with the routing type the checker
+ * inferred for it ("" when it attracts no record: initialisers). */
+static snet_net *route(builder *b, const snet_ast_net *n, snet_net *net)
+{
+    const node_info *ni = n->info;
+    if (!net || !ni || !ni->routed)
+        return net;
+    text_buf buf;
+    if (text_open(&buf) && ni->route.n)
+        lang_print_tset(b->p, &ni->route, buf.f);
+    char *text = text_close(b, &buf, n->at);
+    if (!text) {
+        snet_net_free(net);
         return NULL;
     }
-    return build(b, d->body);
+    net = snet_routed(net, text);
+    free(text);
+    return net;
 }
 
 /* Build both operands; on failure free what was built. */
@@ -157,8 +284,11 @@ static snet_net *build(builder *b, const snet_ast_net *n)
     snet_net *x, *y;
     char *text = NULL;
     snet_net *result = NULL;
+    const node_info *ni = n->info;
+    if (ni && ni->routed)
+        b->initialiser_head = ni->route.n == 0;
     switch (n->kind) {
-    case SNET_N_REF: return build_ref(b, n);
+    case SNET_N_REF: result = build_ref(b, n); break;
     case SNET_N_FILTER: {
         text_buf buf;
         if (text_open(&buf))
@@ -171,9 +301,14 @@ static snet_net *build(builder *b, const snet_ast_net *n)
         if ((text = patterns_text(b, &n->patterns, n->at)) != NULL)
             result = snet_sync(text);
         break;
-    case SNET_N_SERIAL:
-        if (operands(b, n, &x, &y))
-            result = snet_serial(x, y);
+    case SNET_N_SERIAL: /* only the first operand is at the head */
+        if ((x = build(b, n->a)) != NULL) {
+            b->initialiser_head = false;
+            if ((y = build(b, n->b)) != NULL)
+                result = snet_serial(x, y);
+            else
+                snet_net_free(x);
+        }
         break;
     case SNET_N_PARALLEL:
         if (operands(b, n, &x, &y))
@@ -213,22 +348,27 @@ static snet_net *build(builder *b, const snet_ast_net *n)
         break;
     }
     free(text);
-    return result;
+    return route(b, n, result);
+}
+
+int snet_lang_link(snet_lang_program *p, const snet_lang_program *other)
+{
+    if (!p || !other)
+        return SNET_LANG_ERROR;
+    return lang_push(p, (void **)&p->linked, &p->nlinked, sizeof other, &other) ? SNET_LANG_OK
+                                                                              : SNET_LANG_NOMEM;
 }
 
 snet_net *snet_lang_build(const snet_lang_program *p, snet_lang_resolve_fn resolve, void *ctx,
                           char *err, size_t errlen)
 {
     char scratch[8];
-    builder b = {p, resolve, ctx, err ? err : scratch, err ? errlen : sizeof scratch, false};
+    builder b = {p, p, resolve, ctx, err ? err : scratch, err ? errlen : sizeof scratch,
+                 false, NULL, NULL, false};
     if (errlen && err)
         err[0] = '\0';
-    if (!p->main->body) {
-        fail(&b, p->main->at, "net '%s' is only declared; there is no network to run",
-             p->main->name);
-        return NULL;
-    }
-    snet_net *net = build(&b, p->main->body);
+    snet_net *net = p->main->body ? build(&b, p->main->body)
+                                  : build_external(&b, p->main, p->main->at);
     if (!net)
         return NULL;
     const char *problem = snet_net_check(net);

@@ -272,11 +272,31 @@ static void resolve_sig(snet_lang_program *p, scope *s, const snet_ast_def *self
                           &named->maps[j]);
             continue;
         }
-        snet_ast_mapping r = {{0}, {0}, NULL, m->at};
+        snet_ast_mapping r = {{0}, {0}, NULL, m->open_out, m->at};
         resolve_type(p, s, self, &m->in, &r.in);
         resolve_type(p, s, self, &m->out, &r.out);
         lang_push(p, (void **)&out->maps, &out->count, sizeof r, &r);
     }
+}
+
+/* An external net with a signature whose outputs are all declared can be a
+ * box of a box library: its box type is every input variant -> every output
+ * variant. Otherwise box_in stays empty and box_out NULL-free (not a box). */
+static void external_box_type(snet_lang_program *p, def_info *info)
+{
+    for (size_t i = 0; i < info->sig.count; i++)
+        if (info->sig.maps[i].open_out || info->sig.maps[i].in.count == 0)
+            return;
+    for (size_t i = 0; i < info->sig.count; i++) {
+        const snet_ast_mapping *m = &info->sig.maps[i];
+        for (size_t v = 0; v < m->in.count; v++)
+            lang_push(p, (void **)&info->box_in.variants, &info->box_in.count,
+                      sizeof m->in.variants[v], &m->in.variants[v]);
+        for (size_t v = 0; v < m->out.count; v++)
+            lang_push(p, (void **)&info->box_out.variants, &info->box_out.count,
+                      sizeof m->out.variants[v], &m->out.variants[v]);
+    }
+    info->boxable = info->sig.count > 0;
 }
 
 static void resolve_def(snet_lang_program *p, snet_ast_def *d)
@@ -302,6 +322,8 @@ static void resolve_def(snet_lang_program *p, snet_ast_def *d)
     case SNET_D_NET:
         resolve_sig(p, info->where, d, &d->sig, &info->sig);
         info->has_sig = d->sig.count > 0;
+        if (!d->body)
+            external_box_type(p, info);
         break;
     default: break;
     }
@@ -347,15 +369,36 @@ static void check_patterns(snet_lang_program *p, const snet_ast_type *t)
     }
 }
 
+/* The external net a name defined nowhere stands for (one per name,
+ * made at its first use, which it is noted at). Like the original
+ * compiler, the program treats it as a net compiled elsewhere. */
+static snet_ast_def *external_net(snet_lang_program *p, const snet_ast_net *n)
+{
+    for (size_t i = 0; i < p->nexternals; i++)
+        if (!strcmp(p->externals[i]->name, n->name))
+            return p->externals[i];
+    snet_ast_def *d = lang_alloc(p, sizeof *d);
+    def_info *info = lang_alloc(p, sizeof *info);
+    if (!d || !info || !lang_push(p, (void **)&p->externals, &p->nexternals, sizeof d, &d))
+        return NULL;
+    *d = (snet_ast_def){.kind = SNET_D_NET, .name = n->name, .at = n->at, .info = info};
+    info->where = p->top;
+    info->state = 2;
+    info->external = true;
+    lang_note(p, n->at, "'%s' is defined nowhere in this file: an external net, of any "
+              "record type here (at run time a net of another .snet file, or a box)", n->name);
+    return d;
+}
+
 static void resolve_net(snet_lang_program *p, scope *s, snet_ast_net *n)
 {
     switch (n->kind) {
     case SNET_N_REF: {
         snet_ast_def *d = lookup(s, n->name, SNET_D_NET, NULL);
-        if (!d) {
-            lang_error(p, n->at, "unknown box or net '%s'", n->name);
+        if (!d)
+            d = external_net(p, n);
+        if (!d)
             return;
-        }
         node_info *ni = lang_node(p, n);
         if (ni)
             ni->def = d;
@@ -438,6 +481,8 @@ static void check_cycles(snet_lang_program *p, scope *s)
 
 /* ---- the main net ------------------------------------------------------------------------- */
 
+/* The net named like the file, else the last top-level net; nets with a
+ * network before nets that are only declared (external nets). */
 static snet_ast_def *choose_main(snet_lang_program *p, const char *wanted)
 {
     snet_ast_def *last = NULL, *same = NULL;
@@ -452,7 +497,8 @@ static snet_ast_def *choose_main(snet_lang_program *p, const char *wanted)
             return d;
         if (strlen(d->name) == blen && !strncmp(d->name, base, blen))
             same = d;
-        last = d;
+        if (!last || !last->body || d->body)
+            last = d;
     }
     if (wanted) {
         lang_error(p, (snet_src){0, 0}, "there is no top-level net '%s'", wanted);
@@ -460,7 +506,7 @@ static snet_ast_def *choose_main(snet_lang_program *p, const char *wanted)
     }
     if (!last)
         lang_error(p, (snet_src){0, 0}, "no net is defined at the top level");
-    return same ? same : last;
+    return same && (same->body || !last->body) ? same : last;
 }
 
 /* ---- loading ------------------------------------------------------------------------------------ */

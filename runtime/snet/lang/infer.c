@@ -28,10 +28,12 @@
 
 #define TYPE_BUDGET 20000 /* record types the inference may create */
 #define MAX_STAGES 64     /* star stages followed before assuming a fixpoint */
-#define MAX_MERGES 64     /* synchro-cell merge combinations enumerated */
 
+/* What a net's body made of an input set. Trial runs record nothing along
+ * the way, so the real run must not skip a body on a trial's entry. */
 struct memo_entry {
     tset in, out;
+    bool trial;
 };
 
 typedef enum match { NO_MATCH, MAY_MATCH, MATCHES } match;
@@ -58,9 +60,9 @@ static int compare_ids(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* A record type from ids (sorted and deduplicated here); NULL when the
- * budget or memory runs out. */
-static rtype *rt_make(snet_lang_program *p, int *ids, size_t n)
+/* A record type from ids (sorted and deduplicated here), open or not;
+ * NULL when the budget or memory runs out. */
+static rtype *rt_make_as(snet_lang_program *p, int *ids, size_t n, bool open)
 {
     if (p->budget == 0) {
         p->gave_up = true;
@@ -76,8 +78,14 @@ static rtype *rt_make(snet_lang_program *p, int *ids, size_t n)
     if (!t)
         return NULL;
     t->n = k;
+    t->open = open;
     memcpy(t->ids, ids, k * sizeof(int));
     return t;
+}
+
+static rtype *rt_make(snet_lang_program *p, int *ids, size_t n)
+{
+    return rt_make_as(p, ids, n, false);
 }
 
 static bool rt_has(const rtype *t, int id)
@@ -97,7 +105,7 @@ static bool rt_has(const rtype *t, int id)
 
 static bool rt_equal(const rtype *a, const rtype *b)
 {
-    return a->n == b->n && !memcmp(a->ids, b->ids, a->n * sizeof(int));
+    return a->n == b->n && a->open == b->open && !memcmp(a->ids, b->ids, a->n * sizeof(int));
 }
 
 static bool rt_subset(const rtype *a, const rtype *b)
@@ -108,7 +116,8 @@ static bool rt_subset(const rtype *a, const rtype *b)
     return true;
 }
 
-/* (a \ minus) + plus: an output plus what it inherits. */
+/* (a \ minus) + plus: an output plus what it inherits (open if a or plus
+ * is: an open record may carry labels to inherit). */
 static rtype *rt_inherit(snet_lang_program *p, const rtype *plus, const rtype *a,
                          const rtype *minus)
 {
@@ -123,16 +132,19 @@ static rtype *rt_inherit(snet_lang_program *p, const rtype *plus, const rtype *a
     for (size_t i = 0; i < a->n; i++)
         if (!minus || !rt_has(minus, a->ids[i]))
             ids[n++] = a->ids[i];
-    rtype *t = rt_make(p, ids, n);
+    rtype *t = rt_make_as(p, ids, n, plus->open || a->open);
     free(ids);
     return t;
 }
 
 static bool is_btag(const snet_lang_program *p, int id) { return p->label_kinds[id] == SNET_AST_BTAG; }
 
-/* Score of variant v against record type r, -1 when it does not match. */
+/* Score of variant v against record type r, -1 when it does not match. An
+ * open record may have every label: it matches, as well as it can. */
 static long rt_match(const snet_lang_program *p, const rtype *v, const rtype *r)
 {
+    if (r->open)
+        return (long)v->n;
     if (!rt_subset(v, r))
         return -1;
     for (size_t i = 0; i < r->n; i++)
@@ -186,7 +198,7 @@ static void print_rtype(const snet_lang_program *p, const rtype *t, FILE *out)
         fprintf(out, "%s%s%s%s", i ? ", " : "", k == SNET_AST_FIELD ? "" : k == SNET_AST_TAG ? "<" : "<#",
                 p->label_names[id], k == SNET_AST_FIELD ? "" : ">");
     }
-    fputc('}', out);
+    fputs(t->open ? (t->n ? ", ...}" : "...}") : "}", out);
 }
 
 void lang_print_tset(const snet_lang_program *p, const tset *t, FILE *out)
@@ -200,18 +212,30 @@ void lang_print_tset(const snet_lang_program *p, const tset *t, FILE *out)
     }
 }
 
-/* Record types and types as text for messages (a static buffer per call site
- * would not do: messages print two). */
-static char *tset_text(const snet_lang_program *p, const tset *t)
+/* Record types, types and signatures as text for messages (malloc'ed;
+ * NULL when out of memory: a static buffer would not do, messages print
+ * two at once). */
+typedef enum text_of { TEXT_TSET, TEXT_TYPE, TEXT_SIG } text_of;
+
+static char *text(const snet_lang_program *p, text_of kind, const void *what)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    lang_print_tset(p, t, f);
+    switch (kind) {
+    case TEXT_TSET: lang_print_tset(p, what, f); break;
+    case TEXT_TYPE: snet_ast_print_type(f, what, " | "); break;
+    case TEXT_SIG: snet_ast_print_sig(f, what); break;
+    }
     fclose(f);
     return buf;
+}
+
+static char *tset_text(const snet_lang_program *p, const tset *t)
+{
+    return text(p, TEXT_TSET, t);
 }
 
 static char *rtype_text(const snet_lang_program *p, const rtype *r)
@@ -220,17 +244,7 @@ static char *rtype_text(const snet_lang_program *p, const rtype *r)
     return tset_text(p, &one);
 }
 
-static char *type_text(const snet_ast_type *t)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    snet_ast_print_type(f, t, " | ");
-    fclose(f);
-    return buf;
-}
+static char *type_text(const snet_ast_type *t) { return text(NULL, TEXT_TYPE, t); }
 
 /* ---- variants --------------------------------------------------------------------------- */
 
@@ -314,9 +328,9 @@ static match patterns_match(snet_lang_program *p, const snet_ast_type *pats, con
         rtype *v = variant_rtype(p, &pats->variants[i]);
         if (!v || rt_match(p, v, r) < 0)
             continue;
-        if (!pats->variants[i].guard)
+        if (!pats->variants[i].guard && (!r->open || rt_subset(v, r)))
             return MATCHES;
-        m = MAY_MATCH;
+        m = MAY_MATCH; /* a guard, or an open record that may lack labels */
     }
     return m;
 }
@@ -353,9 +367,17 @@ void lang_accepts(snet_lang_program *p, const snet_ast_net *n, vlist *out)
     lang_accepts_ex(p, n, out, true);
 }
 
+/* The empty variant: what takes every record ([], an external net of
+ * unknown type). */
+static const snet_ast_variant anything = {0};
+
+static void append_variant(snet_lang_program *p, vlist *out, const snet_ast_variant *v)
+{
+    lang_push(p, (void **)&out->v, &out->n, sizeof v, &v);
+}
+
 void lang_accepts_ex(snet_lang_program *p, const snet_ast_net *n, vlist *out, bool exits)
 {
-    static const snet_ast_variant anything = {0}; /* [] takes every record */
     switch (n->kind) {
     case SNET_N_REF: {
         const node_info *ni = n->info;
@@ -363,19 +385,19 @@ void lang_accepts_ex(snet_lang_program *p, const snet_ast_net *n, vlist *out, bo
             return;
         def_info *d = lang_def(ni->def);
         if (ni->def->kind == SNET_D_BOX)
-            append_type(p, out, &d->box_in);
+            append_type(p, out, &d->box_in); /* none for an initialiser */
         else if (d->has_sig)
             for (size_t i = 0; i < d->sig.count; i++)
                 append_type(p, out, &d->sig.maps[i].in);
-        else if (ni->def->body && !d->visiting)
+        else if (!ni->def->body)
+            append_variant(p, out, &anything);
+        else if (!d->visiting)
             lang_accepts_ex(p, ni->def->body, out, exits);
         return;
     }
-    case SNET_N_FILTER: {
-        const snet_ast_variant *v = n->filter.identity ? &anything : &n->filter.pattern;
-        lang_push(p, (void **)&out->v, &out->n, sizeof v, &v);
+    case SNET_N_FILTER:
+        append_variant(p, out, n->filter.identity ? &anything : &n->filter.pattern);
         return;
-    }
     case SNET_N_SYNC: append_type(p, out, &n->patterns); return;
     case SNET_N_PARALLEL:
         lang_accepts_ex(p, n->a, out, exits);
@@ -390,73 +412,76 @@ void lang_accepts_ex(snet_lang_program *p, const snet_ast_net *n, vlist *out, bo
     }
 }
 
-/* The best of the variants for r (first of equals), -1 if none. */
-static long best_of(snet_lang_program *p, const vlist *l, const rtype *r, long *score)
+/* The best score of the record types of t for r, -1 if none matches. */
+static long ts_best(const snet_lang_program *p, const tset *t, const rtype *r)
 {
-    long best = -1, best_score = -1;
-    for (size_t i = 0; i < l->n; i++) {
-        rtype *v = variant_rtype(p, l->v[i]);
-        long s = v ? rt_match(p, v, r) : -1;
-        if (s > best_score) {
-            best = (long)i;
-            best_score = s;
-        }
+    long best = -1;
+    for (size_t i = 0; i < t->n; i++) {
+        long s = rt_match(p, t->items[i], r);
+        if (s > best)
+            best = s;
     }
-    if (score)
-        *score = best_score;
     return best;
 }
 
-static char *vlist_text(const vlist *l)
+/* Note the labels of v that r lacks as one way to complete r. */
+static void note_missing(snet_lang_program *p, const rtype *v, const rtype *r)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    for (size_t i = 0; i < l->n; i++) {
-        if (i)
-            fputs(" | ", f);
-        snet_ast_print_variant(f, l->v[i]);
-    }
-    fclose(f);
-    return buf;
-}
-
-/* In a trial run: note the labels r lacks for the closest of vs. */
-static void suggest(snet_lang_program *p, const vlist *vs, const rtype *r)
-{
-    if (p->missing)
-        return;
-    /* The closest variant: the most labels in common, then the fewest missing. */
-    size_t best_n = (size_t)-1, best_common = 0;
-    const rtype *best = NULL;
-    for (size_t i = 0; i < vs->n; i++) {
-        rtype *v = variant_rtype(p, vs->v[i]);
-        size_t lacking = 0;
-        for (size_t k = 0; v && k < v->n; k++)
-            lacking += !rt_has(r, v->ids[k]);
-        size_t common = v ? v->n - lacking : 0;
-        if (v && lacking > 0 &&
-            (!best || common > best_common || (common == best_common && lacking < best_n))) {
-            best_n = lacking;
-            best_common = common;
-            best = v;
-        }
-    }
-    if (!best)
-        return;
-    int *ids = malloc(best->n * sizeof *ids);
+    int *ids = malloc((v->n + 1) * sizeof *ids);
     size_t n = 0;
     if (!ids) {
         p->nomem = true;
         return;
     }
-    for (size_t k = 0; k < best->n; k++)
-        if (!rt_has(r, best->ids[k]))
-            ids[n++] = best->ids[k];
-    p->missing = rt_make(p, ids, n);
+    for (size_t k = 0; k < v->n; k++)
+        if (!rt_has(r, v->ids[k]))
+            ids[n++] = v->ids[k];
+    ts_add(p, &p->missing, rt_make(p, ids, n));
     free(ids);
+}
+
+/* In a trial run: note the labels r lacks for the closest of the types
+ * vs, one set for each type equally close (the first refusal of a run is
+ * the one noted). Closest: the most labels in common, then the fewest
+ * missing. */
+static void suggest_types(snet_lang_program *p, const tset *vs, const rtype *r)
+{
+    if (p->missing.n)
+        return;
+    size_t best_n = (size_t)-1, best_common = 0;
+    for (int pass = 0; pass < 2; pass++) /* find the closest, then note them */
+        for (size_t i = 0; i < vs->n; i++) {
+            const rtype *v = vs->items[i];
+            size_t lacking = 0;
+            for (size_t k = 0; k < v->n; k++)
+                lacking += !rt_has(r, v->ids[k]);
+            size_t common = v->n - lacking;
+            if (lacking == 0)
+                continue;
+            if (pass == 0 && (best_n == (size_t)-1 || common > best_common ||
+                              (common == best_common && lacking < best_n))) {
+                best_n = lacking;
+                best_common = common;
+            }
+            if (pass == 1 && common == best_common && lacking == best_n)
+                note_missing(p, v, r);
+        }
+}
+
+/* The record types of declared variants. */
+static tset types_of(snet_lang_program *p, const vlist *l)
+{
+    tset types = {0};
+    for (size_t i = 0; i < l->n; i++)
+        ts_add(p, &types, variant_rtype(p, l->v[i]));
+    return types;
+}
+
+/* suggest_types for declared variants. */
+static void suggest(snet_lang_program *p, const vlist *vs, const rtype *r)
+{
+    tset types = types_of(p, vs);
+    suggest_types(p, &types, r);
 }
 
 static vlist type_list(snet_lang_program *p, const snet_ast_type *t)
@@ -506,8 +531,44 @@ static void infer_box(snet_lang_program *p, snet_ast_net *n, const snet_ast_def 
     }
 }
 
-/* A net used through its signature. */
-static void infer_signature(snet_lang_program *p, snet_ast_net *n, const snet_ast_def *net,
+/* A box without an input type. At the head of a parallel branch that
+ * attracts no record it is an initialiser, as in the original runtime: it
+ * fires once when the network starts, with nothing to inherit (in is
+ * empty there). Records that do reach it (elsewhere) are taken whole, as
+ * the original's generated box wrapper takes them: the box is called
+ * without arguments and every label of the record is inherited, the
+ * meaning of an empty input variant "()" (build.c builds it so). */
+static void infer_initialiser(snet_lang_program *p, const snet_ast_def *box, const tset *in,
+                              tset *out)
+{
+    def_info *d = lang_def(box);
+    int none[1];
+    rtype *consumed = in->n ? rt_make_as(p, none, 0, false) : NULL;
+    for (size_t j = 0; j < d->box_out.count; j++) {
+        rtype *o = variant_rtype(p, &d->box_out.variants[j]);
+        if (!o)
+            continue;
+        if (!in->n)
+            ts_add(p, out, o);
+        for (size_t i = 0; i < in->n && consumed; i++)
+            ts_add(p, out, rt_inherit(p, o, in->items[i], consumed));
+    }
+}
+
+/* The open record type with no known label: what an external net of
+ * unknown type makes. */
+static rtype *open_record(snet_lang_program *p)
+{
+    int none[1];
+    return rt_make_as(p, none, 0, true);
+}
+
+static tset infer_net_body(snet_lang_program *p, snet_ast_def *net, const tset *in);
+
+/* A net used through its signature. A mapping "-> ..." gives what the
+ * net's network makes of the record, or, for an external net, an open
+ * record with the labels the record keeps. */
+static void infer_signature(snet_lang_program *p, snet_ast_net *n, snet_ast_def *net,
                             const rtype *r, tset *out)
 {
     def_info *d = lang_def(net);
@@ -524,17 +585,14 @@ static void infer_signature(snet_lang_program *p, snet_ast_net *n, const snet_as
         }
     }
     if (!best) {
-        if (p->quiet) {
-            vlist accepts = {0};
-            for (size_t i = 0; i < d->sig.count; i++)
-                append_type(p, &accepts, &d->sig.maps[i].in);
-            suggest(p, &accepts, r);
-        }
+        tset accepts = {0};
+        for (size_t i = 0; i < d->sig.count; i++)
+            for (size_t v = 0; v < d->sig.maps[i].in.count; v++)
+                ts_add(p, &accepts, variant_rtype(p, &d->sig.maps[i].in.variants[v]));
+        if (p->quiet)
+            suggest_types(p, &accepts, r);
         if (first_error(p, n)) {
-            vlist accepts = {0};
-            for (size_t i = 0; i < d->sig.count; i++)
-                append_type(p, &accepts, &d->sig.maps[i].in);
-            char *rt = rtype_text(p, r), *tt = vlist_text(&accepts);
+            char *rt = rtype_text(p, r), *tt = tset_text(p, &accepts);
             lang_error(p, n->at, "records %s reach net '%s', whose signature takes %s",
                        rt ? rt : "?", net->name, tt ? tt : "?");
             free(rt);
@@ -543,6 +601,15 @@ static void infer_signature(snet_lang_program *p, snet_ast_net *n, const snet_as
         return;
     }
     rtype *consumed = variant_rtype(p, best_in);
+    if (best->open_out && net->body) {
+        tset one = {(rtype **)&r, 1};
+        tset made = infer_net_body(p, net, &one);
+        ts_add_all(p, out, &made);
+    } else if (best->open_out && consumed) {
+        rtype *o = open_record(p);
+        if (o)
+            ts_add(p, out, rt_inherit(p, o, r, consumed));
+    }
     for (size_t j = 0; j < best->out.count && consumed; j++) {
         rtype *o = variant_rtype(p, &best->out.variants[j]);
         if (o)
@@ -555,14 +622,16 @@ static tset infer_net_body(snet_lang_program *p, snet_ast_def *net, const tset *
     def_info *d = lang_def(net);
     tset out = {0};
     for (size_t i = 0; i < d->nmemo; i++)
-        if (ts_same(&d->memo[i].in, in))
+        if (d->memo[i].trial == p->quiet && ts_same(&d->memo[i].in, in))
             return d->memo[i].out;
     if (d->visiting || !net->body)
         return out; /* a cycle (reported by check.c) or only declared */
     d->visiting = 1;
     out = infer(p, net->body, in);
     d->visiting = 0;
-    struct memo_entry m = {{0}, out};
+    if (p->gave_up)
+        return out; /* not all of it: not worth remembering */
+    struct memo_entry m = {{0}, out, p->quiet};
     ts_add_all(p, &m.in, in);
     lang_push(p, (void **)&d->memo, &d->nmemo, sizeof m, &m);
     return out;
@@ -577,18 +646,24 @@ static tset infer_ref(snet_lang_program *p, snet_ast_net *n, const tset *in)
     snet_ast_def *def = ni->def;
     def_info *d = lang_def(def);
     if (def->kind == SNET_D_BOX) {
-        for (size_t i = 0; i < in->n; i++)
+        if (d->box_in.count == 0)
+            infer_initialiser(p, def, in, &out);
+        for (size_t i = 0; i < in->n && d->box_in.count > 0; i++)
             infer_box(p, n, def, in->items[i], &out);
         return out;
     }
-    ts_add_all(p, &d->in, in);
+    if (!p->quiet)
+        ts_add_all(p, &d->in, in);
     if (d->has_sig) {
         for (size_t i = 0; i < in->n; i++)
             infer_signature(p, n, def, in->items[i], &out);
-    } else {
+    } else if (def->body) {
         out = infer_net_body(p, def, in);
+    } else if (in->n > 0) { /* an external net of unknown type */
+        ts_add(p, &out, open_record(p));
     }
-    ts_add_all(p, &d->out, &out);
+    if (!p->quiet)
+        ts_add_all(p, &d->out, &out);
     return out;
 }
 
@@ -637,91 +712,54 @@ static void infer_filter(snet_lang_program *p, snet_ast_net *n, const rtype *r, 
         }
 }
 
-/* The merged record types of a synchro-cell: one record per pattern. */
-static void infer_merges(snet_lang_program *p, snet_ast_net *n, const tset *matching,
-                         size_t npat, tset *out)
+/* The labels of a synchro-cell's later patterns (fields and tags: what the
+ * merge takes from the records stored for them). */
+static rtype *later_pattern_labels(snet_lang_program *p, const snet_ast_type *pats)
 {
-    size_t combos = 1;
-    for (size_t i = 0; i < npat && combos <= MAX_MERGES; i++)
-        combos *= matching[i].n;
-    if (combos > MAX_MERGES) {
-        /* Too many combinations: what every record of each pattern has. */
-        rtype *merged = NULL;
-        for (size_t i = 0; i < npat; i++) {
-            rtype *common = matching[i].items[0];
-            for (size_t k = 1; k < matching[i].n && common; k++) {
-                int *ids = malloc((common->n + 1) * sizeof *ids);
-                size_t m = 0;
-                if (!ids) {
-                    p->nomem = true;
-                    return;
-                }
-                for (size_t j = 0; j < common->n; j++)
-                    if (rt_has(matching[i].items[k], common->ids[j]))
-                        ids[m++] = common->ids[j];
-                common = rt_make(p, ids, m);
-                free(ids);
-            }
-            if (common)
-                merged = merged ? rt_inherit(p, merged, common, NULL) : common;
-        }
-        ts_add(p, out, merged);
-        return;
-    }
-    size_t *pick = calloc(npat, sizeof *pick);
-    if (!pick) {
+    size_t total = 0;
+    for (size_t i = 1; i < pats->count; i++)
+        total += pats->variants[i].count;
+    int *ids = malloc((total + 1) * sizeof *ids);
+    if (!ids) {
         p->nomem = true;
-        return;
+        return NULL;
     }
-    for (size_t c = 0; c < combos; c++) {
-        rtype *merged = matching[0].items[pick[0]];
-        for (size_t i = 1; i < npat && merged; i++)
-            merged = rt_inherit(p, merged, matching[i].items[pick[i]], NULL);
-        ts_add(p, out, merged);
-        for (size_t i = 0; i < npat; i++) { /* next combination */
-            if (++pick[i] < matching[i].n)
-                break;
-            pick[i] = 0;
-        }
-    }
-    free(pick);
-    (void)n;
+    size_t n = 0;
+    for (size_t i = 1; i < pats->count; i++)
+        for (size_t k = 0; k < pats->variants[i].count; k++)
+            if (pats->variants[i].labels[k].kind != SNET_AST_BTAG)
+                ids[n++] = label_id(p, pats->variants[i].labels[k].name,
+                                    pats->variants[i].labels[k].kind);
+    rtype *t = rt_make(p, ids, n);
+    free(ids);
+    return t;
 }
 
+/* A synchro-cell that fires emits the record stored for its first pattern
+ * with the labels the later patterns name, taken from theirs (as the
+ * original runtime merges: only the first record flow-inherits). One
+ * record type per type that can fill the first pattern. */
 static tset infer_sync(snet_lang_program *p, snet_ast_net *n, const tset *in)
 {
-    tset out = {0};
+    tset out = {0}, first = {0};
     ts_add_all(p, &out, in); /* records pass through before a match or after firing */
-    size_t npat = n->patterns.count;
-    tset *matching = calloc(npat, sizeof *matching);
-    if (!matching) {
-        p->nomem = true;
-        return out;
-    }
-    bool fires = true;
-    for (size_t i = 0; i < npat; i++) {
-        rtype *v = variant_rtype(p, &n->patterns.variants[i]);
-        for (size_t k = 0; k < in->n && v; k++)
-            if (rt_match(p, v, in->items[k]) >= 0)
-                ts_add(p, &matching[i], in->items[k]);
-        if (matching[i].n == 0 && fires) {
-            fires = false;
-            node_info *ni = lang_node(p, n);
-            if (ni && !ni->reported && !p->gave_up) {
-                ni->reported = true;
-                snet_ast_type one = {&n->patterns.variants[i], 1, n->at};
-                char *tt = type_text(&one), *rt = tset_text(p, in);
-                lang_note(p, n->patterns.variants[i].at,
-                          "no record reaching this synchro-cell matches its pattern %s (%s reach "
-                          "it): it never fires", tt ? tt : "?", rt ? rt : "?");
-                free(tt);
-                free(rt);
-            }
+    const snet_ast_type *pats = &n->patterns;
+    bool fires = pats->count > 0;
+    for (size_t i = 0; i < pats->count && fires; i++) {
+        rtype *v = variant_rtype(p, &pats->variants[i]);
+        bool filled = false;
+        for (size_t k = 0; k < in->n && v; k++) {
+            if (rt_match(p, v, in->items[k]) < 0)
+                continue;
+            filled = true;
+            if (i == 0)
+                ts_add(p, &first, in->items[k]);
         }
+        fires = filled;
     }
-    if (fires && npat > 0)
-        infer_merges(p, n, matching, npat, &out);
-    free(matching);
+    rtype *later = fires ? later_pattern_labels(p, pats) : NULL;
+    for (size_t k = 0; k < first.n && later; k++)
+        ts_add(p, &out, rt_inherit(p, first.items[k], later, NULL));
     return out;
 }
 
@@ -738,6 +776,122 @@ static void branches(snet_lang_program *p, snet_ast_net *n, bool det, snet_ast_n
     lang_push(p, (void **)list, count, sizeof n, &n);
 }
 
+/* What a trial run changes, saved while it runs. */
+typedef struct trial {
+    bool quiet, gave_up;
+    tset missing;
+    size_t budget;
+} trial;
+
+static trial trial_begin(snet_lang_program *p)
+{
+    trial saved = {p->quiet, p->gave_up, p->missing, p->budget};
+    p->missing = (tset){0};
+    p->quiet = true;
+    p->gave_up = false;
+    p->budget = TYPE_BUDGET;
+    return saved;
+}
+
+static void trial_end(snet_lang_program *p, trial saved)
+{
+    p->quiet = saved.quiet;
+    p->gave_up = saved.gave_up;
+    p->missing = saved.missing;
+    p->budget = saved.budget;
+}
+
+/*
+ * The record types n needs, from the types start it takes at its entry:
+ * each is run through n in a trial (nothing reported, nothing recorded);
+ * if a record of it lacks labels further in (a box, filter, split, net or
+ * parallel composition downstream refuses it), the labels it lacks for the
+ * closest type taken there are added - they can only come from the input,
+ * flow-inherited to where they are used - and the trial runs again, until
+ * nothing is missing. Where several types are equally close, each gives a
+ * type of its own. This is what the whole of n needs, not only its first
+ * entity.
+ */
+#define MAX_COMPLETIONS 64 /* trial runs per entry type */
+
+static tset complete_inputs(snet_lang_program *p, snet_ast_net *n, const tset *start)
+{
+    trial saved = trial_begin(p);
+    tset done = {0};
+    for (size_t i = 0; i < start->n && !p->nomem; i++) {
+        tset work = {0}, seen = {0};
+        ts_add(p, &work, start->items[i]);
+        ts_add_all(p, &seen, &work);
+        for (size_t next = 0, runs = 0; next < work.n; next++) {
+            rtype *t = work.items[next];
+            p->missing = (tset){0};
+            tset one = {&t, 1};
+            if (runs++ < MAX_COMPLETIONS)
+                infer(p, n, &one);
+            bool completable = false;
+            for (size_t k = 0; k < p->missing.n; k++) {
+                rtype *more = rt_inherit(p, p->missing.items[k], t, NULL);
+                if (!more || rt_equal(more, t))
+                    continue; /* the input cannot give it: a real error, reported later */
+                completable = true;
+                if (ts_add(p, &seen, more))
+                    ts_add(p, &work, more);
+            }
+            if (!completable)
+                ts_add(p, &done, t); /* complete, or as complete as it gets */
+        }
+    }
+    trial_end(p, saved);
+    return done;
+}
+
+/*
+ * The routing type of each branch: the record types the branch is chosen
+ * for, as the original compiler's route inference gives a branch the input
+ * type of its whole signature. A branch whose first entity is a box taking
+ * {D} followed by one taking {B} attracts {B, D}. An initialiser branch
+ * attracts nothing.
+ */
+static void ensure_routes(snet_lang_program *p, snet_ast_net **list, size_t count)
+{
+    for (size_t b = 0; b < count; b++) {
+        node_info *ni = lang_node(p, list[b]);
+        if (!ni || ni->routed)
+            continue;
+        ni->routed = true; /* (a branch never contains itself; this guards anyway) */
+        vlist accepts = {0};
+        lang_accepts(p, list[b], &accepts);
+        tset start = types_of(p, &accepts);
+        tset route = complete_inputs(p, list[b], &start);
+        ni = lang_node(p, list[b]);
+        ni->route = route;
+    }
+}
+
+static const tset *route_of(snet_lang_program *p, snet_ast_net *branch)
+{
+    static const tset none = {0};
+    node_info *ni = lang_node(p, branch);
+    return ni ? &ni->route : &none;
+}
+
+static void no_branch(snet_lang_program *p, snet_ast_net *n, snet_ast_net **list, size_t count,
+                      const rtype *r)
+{
+    tset all = {0};
+    for (size_t b = 0; b < count; b++)
+        ts_add_all(p, &all, route_of(p, list[b]));
+    if (p->quiet)
+        suggest_types(p, &all, r);
+    if (!first_error(p, n))
+        return;
+    char *rt = rtype_text(p, r), *tt = tset_text(p, &all);
+    lang_error(p, n->at, "records %s match no branch of this parallel composition (the branches "
+               "take %s)", rt ? rt : "?", tt ? tt : "?");
+    free(rt);
+    free(tt);
+}
+
 static tset infer_parallel(snet_lang_program *p, snet_ast_net *n, const tset *in)
 {
     tset out = {0};
@@ -745,47 +899,27 @@ static tset infer_parallel(snet_lang_program *p, snet_ast_net *n, const tset *in
     size_t count = 0;
     branches(p, n->a, n->det, &list, &count);
     branches(p, n->b, n->det, &list, &count);
-    vlist *accepts = lang_alloc(p, count * sizeof *accepts);
+    ensure_routes(p, list, count);
     tset *routed = lang_alloc(p, count * sizeof *routed);
-    if (!accepts || !routed)
+    long *scores = lang_alloc(p, count * sizeof *scores);
+    if (!routed || !scores)
         return out;
-    for (size_t b = 0; b < count; b++)
-        lang_accepts(p, list[b], &accepts[b]);
     for (size_t i = 0; i < in->n; i++) {
-        long scores[count > 0 ? count : 1], best = -1;
+        long best = -1;
         for (size_t b = 0; b < count; b++) {
-            best_of(p, &accepts[b], in->items[i], &scores[b]);
+            scores[b] = ts_best(p, route_of(p, list[b]), in->items[i]);
             if (scores[b] > best)
                 best = scores[b];
         }
         if (best < 0) {
-            if (p->quiet) {
-                vlist all = {0};
-                for (size_t b = 0; b < count; b++)
-                    for (size_t k = 0; k < accepts[b].n; k++)
-                        lang_push(p, (void **)&all.v, &all.n, sizeof all.v[0], &accepts[b].v[k]);
-                suggest(p, &all, in->items[i]);
-            }
-            if (first_error(p, n)) {
-                vlist all = {0};
-                for (size_t b = 0; b < count; b++)
-                    for (size_t k = 0; k < accepts[b].n; k++)
-                        lang_push(p, (void **)&all.v, &all.n, sizeof all.v[0], &accepts[b].v[k]);
-                char *rt = rtype_text(p, in->items[i]), *tt = vlist_text(&all);
-                lang_error(p, n->at, "records %s match no branch of this parallel composition "
-                           "(the branches take %s)", rt ? rt : "?", tt ? tt : "?");
-                free(rt);
-                free(tt);
-            }
+            no_branch(p, n, list, count, in->items[i]);
             continue;
         }
         for (size_t b = 0; b < count; b++) /* every branch of the best score: ties are random */
             if (scores[b] == best)
                 ts_add(p, &routed[b], in->items[i]);
     }
-    for (size_t b = 0; b < count; b++) {
-        if (routed[b].n == 0)
-            continue;
+    for (size_t b = 0; b < count; b++) { /* all of them: initialisers fire anyway */
         tset o = infer(p, list[b], &routed[b]);
         ts_add_all(p, &out, &o);
     }
@@ -852,8 +986,8 @@ static tset infer_split(snet_lang_program *p, snet_ast_net *n, const tset *in)
         if (tag >= 0 && rt_has(in->items[i], tag)) {
             ts_add(p, &with, in->items[i]);
         } else if (p->quiet) {
-            if (!p->missing && tag >= 0)
-                p->missing = rt_make(p, &tag, 1);
+            if (!p->missing.n && tag >= 0)
+                ts_add(p, &p->missing, rt_make(p, &tag, 1));
         } else if (first_error(p, n)) {
             char *rt = rtype_text(p, in->items[i]);
             lang_error(p, n->at, "records %s reach a split on <%s> without that tag",
@@ -870,7 +1004,8 @@ static tset infer(snet_lang_program *p, snet_ast_net *n, const tset *in)
     node_info *ni = lang_node(p, n);
     if (!ni || p->nomem)
         return out;
-    ts_add_all(p, &ni->in, in);
+    if (!p->quiet) /* trial runs leave no trace */
+        ts_add_all(p, &ni->in, in);
     switch (n->kind) {
     case SNET_N_REF: out = infer_ref(p, n, in); break;
     case SNET_N_FILTER:
@@ -889,41 +1024,79 @@ static tset infer(snet_lang_program *p, snet_ast_net *n, const tset *in)
     case SNET_N_SPLIT: out = infer_split(p, n, in); break;
     case SNET_N_AT: out = infer(p, n->a, in); break;
     }
-    ts_add_all(p, &ni->out, &out);
+    if (!p->quiet)
+        ts_add_all(p, &ni->out, &out);
     return out;
 }
 
 /* ---- signatures ------------------------------------------------------------------------------ */
 
-/* A net with a signature and a body: each declared input variant, run
- * through the body, must give only records some declared output accepts. */
+/* One declared input variant run through net's body; outputs no mapping
+ * of it accepts are errors. What comes out is added to *made. */
+static void check_variant(snet_lang_program *p, snet_ast_def *net, const snet_ast_mapping *map,
+                          const snet_ast_variant *variant, tset *made)
+{
+    def_info *d = lang_def(net);
+    tset in = {0};
+    ts_add(p, &in, variant_rtype(p, variant));
+    ts_add_all(p, &d->in, &in);
+    d->visiting = 1;
+    tset out = infer(p, net->body, &in);
+    d->visiting = 0;
+    ts_add_all(p, &d->out, &out);
+    ts_add_all(p, made, &out);
+    for (size_t i = 0; i < out.n && !map->open_out; i++) {
+        if (best_variant(p, &map->out, out.items[i], NULL) >= 0 || p->gave_up)
+            continue;
+        snet_ast_type one = {(snet_ast_variant *)variant, 1, map->at};
+        char *it = type_text(&one), *ot = type_text(&map->out), *rt = rtype_text(p, out.items[i]);
+        lang_error(p, map->at, "net '%s' declares %s -> %s, but its network can turn %s into %s",
+                   net->name, it ? it : "?", ot ? ot : "?", it ? it : "?", rt ? rt : "?");
+        free(it);
+        free(ot);
+        free(rt);
+    }
+}
+
+/* Is r an output some mapping of sig declares (or may make: "-> ...")? */
+static bool declared_output(snet_lang_program *p, const snet_ast_sig *sig, const rtype *r)
+{
+    for (size_t m = 0; m < sig->count; m++)
+        if (sig->maps[m].open_out || best_variant(p, &sig->maps[m].out, r, NULL) >= 0)
+            return true;
+    return false;
+}
+
+/*
+ * A net with a signature and a body: each declared input variant, run
+ * through the body on its own, must give only records its mapping
+ * declares. Then all input variants together (records of different types
+ * share the stream: a synchro-cell joins them), and what only they make
+ * together must be declared by some mapping.
+ */
 static void check_signature(snet_lang_program *p, snet_ast_def *net)
 {
     def_info *d = lang_def(net);
-    for (size_t m = 0; m < d->sig.count; m++) {
-        const snet_ast_mapping *map = &d->sig.maps[m];
-        for (size_t v = 0; v < map->in.count; v++) {
-            tset in = {0};
-            ts_add(p, &in, variant_rtype(p, &map->in.variants[v]));
-            ts_add_all(p, &d->in, &in);
-            d->visiting = 1;
-            tset out = infer(p, net->body, &in);
-            d->visiting = 0;
-            ts_add_all(p, &d->out, &out);
-            for (size_t i = 0; i < out.n; i++) {
-                if (best_variant(p, &map->out, out.items[i], NULL) >= 0 || p->gave_up)
-                    continue;
-                snet_ast_type one = {(snet_ast_variant *)&map->in.variants[v], 1, map->at};
-                char *it = type_text(&one), *ot = type_text(&map->out),
-                     *rt = rtype_text(p, out.items[i]);
-                lang_error(p, map->at, "net '%s' declares %s -> %s, but its network can turn %s "
-                           "into %s", net->name, it ? it : "?", ot ? ot : "?", it ? it : "?",
-                           rt ? rt : "?");
-                free(it);
-                free(ot);
-                free(rt);
-            }
+    tset alone = {0}, all = {0};
+    for (size_t m = 0; m < d->sig.count; m++)
+        for (size_t v = 0; v < d->sig.maps[m].in.count; v++) {
+            check_variant(p, net, &d->sig.maps[m], &d->sig.maps[m].in.variants[v], &alone);
+            ts_add(p, &all, variant_rtype(p, &d->sig.maps[m].in.variants[v]));
         }
+    if (all.n < 2)
+        return;
+    d->visiting = 1;
+    tset out = infer(p, net->body, &all);
+    d->visiting = 0;
+    ts_add_all(p, &d->out, &out);
+    for (size_t i = 0; i < out.n && !p->gave_up; i++) {
+        if (ts_contains(&alone, out.items[i]) || declared_output(p, &d->sig, out.items[i]))
+            continue;
+        char *st = text(p, TEXT_SIG, &d->sig), *rt = rtype_text(p, out.items[i]);
+        lang_error(p, net->at, "net '%s' declares %s, but its network can turn records of its "
+                   "input types together into %s", net->name, st ? st : "?", rt ? rt : "?");
+        free(st);
+        free(rt);
     }
 }
 
@@ -939,33 +1112,7 @@ static void check_signatures(snet_lang_program *p, scope *s)
     }
 }
 
-/* Forget what a previous run of the inference found. */
-static void reset_net(snet_ast_net *n)
-{
-    node_info *ni = n->info;
-    if (ni)
-        *ni = (node_info){.def = ni->def};
-    if (n->a)
-        reset_net(n->a);
-    if (n->b)
-        reset_net(n->b);
-}
-
-static void reset_scope(scope *s)
-{
-    for (size_t i = 0; i < s->ndefs; i++) {
-        snet_ast_def *d = s->defs[i];
-        if (d->kind != SNET_D_NET)
-            continue;
-        def_info *info = lang_def(d);
-        info->in = info->out = (tset){0};
-        info->memo = NULL;
-        info->nmemo = 0;
-        if (d->body)
-            reset_net(d->body);
-        reset_scope(info->body);
-    }
-}
+/* ---- the main net ------------------------------------------------------------------------------ */
 
 static tset main_run(snet_lang_program *p, const tset *in)
 {
@@ -980,37 +1127,123 @@ static tset main_run(snet_lang_program *p, const tset *in)
     return out;
 }
 
-/* The input types of a main net without a signature: what its first
- * entity takes, plus the labels trial runs find missing further on. */
-static tset main_inputs(snet_lang_program *p)
+/* How well n's first entities take r (-1: not at all). */
+static long takes(snet_lang_program *p, const snet_ast_net *n, const rtype *r)
 {
     vlist accepts = {0};
-    lang_accepts_ex(p, p->main->body, &accepts, false);
-    tset in = {0};
-    for (size_t i = 0; i < accepts.n; i++)
-        ts_add(p, &in, variant_rtype(p, accepts.v[i]));
-    p->quiet = true;
-    for (int round = 0; round < 16 && !p->nomem; round++) {
-        p->missing = NULL;
-        main_run(p, &in);
-        reset_scope(p->top);
-        if (!p->missing)
-            break;
-        tset more = {0};
-        bool grew = false;
-        for (size_t i = 0; i < in.n; i++) {
-            rtype *t = rt_inherit(p, p->missing, in.items[i], NULL);
-            grew |= t && !rt_equal(t, in.items[i]);
-            ts_add(p, &more, t);
-        }
-        if (!grew)
-            break;
-        in = more;
+    lang_accepts(p, n, &accepts);
+    tset types = types_of(p, &accepts);
+    return ts_best(p, &types, r);
+}
+
+/* Can records of type r go through n unchanged (so that they may enter a
+ * serial composition to be taken by a later entity)? A synchro-cell passes
+ * what matches none of its patterns, [] everything, a star what leaves at
+ * once; boxes and other filters change what they take. */
+static bool passes(snet_lang_program *p, const snet_ast_net *n, const rtype *r)
+{
+    switch (n->kind) {
+    case SNET_N_FILTER: return n->filter.identity;
+    case SNET_N_SYNC:
+        return patterns_match(p, &n->patterns, r) == NO_MATCH;
+    case SNET_N_SERIAL: return passes(p, n->a, r) && passes(p, n->b, r);
+    case SNET_N_PARALLEL: {
+        long sa = takes(p, n->a, r), sb = takes(p, n->b, r);
+        return (sa >= 0 && sa >= sb && passes(p, n->a, r)) ||
+               (sb >= 0 && sb >= sa && passes(p, n->b, r));
     }
-    p->quiet = false;
-    p->missing = NULL;
-    p->gave_up = false;
+    case SNET_N_STAR: return patterns_match(p, &n->patterns, r) == MATCHES;
+    case SNET_N_AT: return passes(p, n->a, r);
+    case SNET_N_REF: {
+        const node_info *ni = n->info;
+        const snet_ast_def *d = ni ? ni->def : NULL;
+        return d && d->kind == SNET_D_NET && d->body && !lang_def(d)->has_sig &&
+               !lang_def(d)->visiting && passes(p, d->body, r);
+    }
+    default: return false;
+    }
+}
+
+/* The record types that may enter a net without a signature: what its
+ * first entities take, and what a later entity of a serial composition
+ * takes that passes the ones before it unchanged ([| {A}, {B} |] ..
+ * [| {C}, {D} |] takes {C} too). */
+static void entry_types(snet_lang_program *p, const snet_ast_net *n, tset *out)
+{
+    if (n->kind == SNET_N_SERIAL) {
+        entry_types(p, n->a, out);
+        tset later = {0};
+        entry_types(p, n->b, &later);
+        for (size_t i = 0; i < later.n; i++)
+            if (passes(p, n->a, later.items[i]))
+                ts_add(p, out, later.items[i]);
+        return;
+    }
+    if (n->kind == SNET_N_PARALLEL) {
+        entry_types(p, n->a, out);
+        entry_types(p, n->b, out);
+        return;
+    }
+    vlist accepts = {0};
+    lang_accepts_ex(p, n, &accepts, false);
+    tset types = types_of(p, &accepts);
+    ts_add_all(p, out, &types);
+}
+
+/* The input types of a main net without a signature: its entry types,
+ * each with the labels trial runs find it needs further on. */
+static tset main_inputs(snet_lang_program *p)
+{
+    tset entry = {0};
+    entry_types(p, p->main->body, &entry);
+    def_info *d = lang_def(p->main);
+    d->visiting = 1;
+    tset in = complete_inputs(p, p->main->body, &entry);
+    d->visiting = 0;
     return in;
+}
+
+/* ---- notes ------------------------------------------------------------------------------------------ */
+
+/* A synchro-cell some records reach, but none of them (over the whole
+ * check: every use, every input type, all of a signature's inputs
+ * together) can fill one of its patterns, never fires. */
+static void note_silent_syncs(snet_lang_program *p, snet_ast_net *n)
+{
+    if (n->a)
+        note_silent_syncs(p, n->a);
+    if (n->b)
+        note_silent_syncs(p, n->b);
+    const node_info *ni = n->info;
+    if (n->kind != SNET_N_SYNC || !ni || ni->in.n == 0)
+        return;
+    for (size_t i = 0; i < n->patterns.count; i++) {
+        rtype *v = variant_rtype(p, &n->patterns.variants[i]);
+        bool filled = false;
+        for (size_t k = 0; k < ni->in.n && v && !filled; k++)
+            filled = rt_match(p, v, ni->in.items[k]) >= 0;
+        if (filled || !v)
+            continue;
+        snet_ast_type one = {&n->patterns.variants[i], 1, n->at};
+        char *tt = type_text(&one), *rt = tset_text(p, &ni->in);
+        lang_note(p, n->patterns.variants[i].at, "no record reaching this synchro-cell matches its "
+                  "pattern %s (%s reach it): it never fires", tt ? tt : "?", rt ? rt : "?");
+        free(tt);
+        free(rt);
+        return;
+    }
+}
+
+static void note_scope(snet_lang_program *p, scope *s)
+{
+    for (size_t i = 0; i < s->ndefs; i++) {
+        snet_ast_def *d = s->defs[i];
+        if (d->kind != SNET_D_NET)
+            continue;
+        note_scope(p, lang_def(d)->body);
+        if (d->body)
+            note_silent_syncs(p, d->body);
+    }
 }
 
 void lang_infer(snet_lang_program *p)
@@ -1027,4 +1260,6 @@ void lang_infer(snet_lang_program *p)
     if (p->gave_up)
         lang_note(p, main->at, "the type check stopped after %d record types; the network is "
                   "only partly checked", TYPE_BUDGET);
+    else
+        note_scope(p, p->top);
 }

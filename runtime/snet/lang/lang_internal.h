@@ -19,9 +19,12 @@
 /* ---- record types of the inference ------------------------------------------ */
 
 /* A record type: the set of its labels, as ids of the program's label
- * table, ascending. */
+ * table, ascending. An open record type ({a, ...}) comes out of an
+ * external net of unknown type: it has these labels and perhaps any
+ * others, so it matches every variant and is never a type error. */
 typedef struct rtype {
     size_t n;
+    bool open;
     int ids[];
 } rtype;
 
@@ -61,6 +64,9 @@ typedef struct def_info {
     snet_ast_type type;    /* types: expanded */
     bool has_sig;
     bool used;
+    bool external;  /* a name defined nowhere in the file (check.c makes the def) */
+    bool boxable;   /* a net without a network whose box_in -> box_out is its
+                       signature: it may run as a box of a box library */
     int visiting; /* cycle search and inference recursion guard */
     bool in_cycle; /* on a reported cycle of nets */
     /* memo of the body's inference (nets without a signature) */
@@ -74,6 +80,10 @@ typedef struct node_info {
     snet_ast_def *def; /* SNET_N_REF: the box or net */
     tset in, out;      /* record types seen reaching it and leaving it */
     bool reported;     /* one type error per node is enough */
+    /* A branch of a parallel composition: the record types it is chosen
+     * for (its routing type), what the whole branch needs (infer.c). */
+    bool routed;
+    tset route;
 } node_info;
 
 /* ---- the program ---------------------------------------------------------------------- */
@@ -87,6 +97,10 @@ struct snet_lang_program {
     bool nomem;
     scope *top;
     snet_ast_def *main;
+    snet_ast_def **externals; /* names defined nowhere, in order of first use */
+    size_t nexternals;
+    const snet_lang_program **linked; /* snet_lang_link: where external nets are */
+    size_t nlinked;
     const char **libraries;
     size_t nlibraries;
     /* label table of the inference */
@@ -95,12 +109,12 @@ struct snet_lang_program {
     size_t nlabels;
     size_t budget; /* record types the inference may still create */
     bool gave_up;
-    /* The main net without a signature: which labels its input records must
-     * carry beyond what its first entity takes (flow-inherited to where
-     * they are used) is found by trial runs that do not report errors but
-     * note the labels the first rejected record type lacked. */
+    /* Trial runs (infer.c) report no errors and record nothing; at the
+     * first record type an entity refuses they note the labels it lacks
+     * for the closest of the types the entity takes (one set per equally
+     * close type). */
     bool quiet;
-    rtype *missing;
+    tset missing;
     /* the record type of each declared variant, by address (infer.c) */
     struct variant_slot *vcache; /* in the arena */
     size_t vcache_used;
@@ -138,8 +152,10 @@ typedef struct vlist {
     size_t n;
 } vlist;
 
-/* The variants a net accepts (for routing in parallel composition): like
- * the runtime's input types (net.c). */
+/* The variants a net's first entities take, like the runtime's input types
+ * (net.c): where a branch's routing type starts from (infer.c completes it
+ * with what the rest of the branch needs). None for an initialiser box, the
+ * empty variant for [] and for an external net of unknown type. */
 void lang_accepts(snet_lang_program *p, const snet_ast_net *n, vlist *out);
 /* The same, leaving out the exit patterns of stars if exits is false (the
  * records a network is meant for, rather than all it lets through). */

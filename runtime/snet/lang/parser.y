@@ -6,8 +6,10 @@
  * tree it builds is in snet_syntax.h. Nodes live in the parse's arena, so
  * the actions only check for exhaustion (NEED).
  *
- * Precedence of the network combinators, loosest first:
- *     |  ||          parallel composition
+ * Precedence of the network combinators, loosest first (as the original
+ * compiler's grammar has them):
+ *     |              parallel composition
+ *     ||             deterministic parallel composition
  *     ..             serial composition
  *     * ** ! !! !@ !!@ \ \\ @    the postfix combinators
  * so "a .. b | c .. d * {x}" is "(a .. b) | (c .. (d * {x}))".
@@ -147,13 +149,14 @@ static snet_ast_expr *call(snet_parse_state *ps, const char *name, snet_ast_expr
 %token IF "if" THEN "then" ELSE "else"
 %token <str> NAME "name" METADATA "<metadata> block" CODE "box code <<< >>>"
 %token <num> NUMBER "number"
-%token ARROW "->" DOTDOT ".." PARDET "||" STARDET "**"
+%token ARROW "->" ELLIPSIS "..." DOTDOT ".." PARDET "||" STARDET "**"
 %token SPLITDET "!!" SPLITPLACE "!@" SPLITDETPLACE "!!@" FEEDBACKDET "\\\\"
 %token SYNC_OPEN "[|" SYNC_CLOSE "|]"
 %token ANDAND "&&" EQ "==" NE "!=" LE "<=" GE ">=" GT "'>' (greater than)"
 
 %right '?' ':'
-%left '|' PARDET
+%left '|'
+%left PARDET
 %left DOTDOT ANDAND
 %left EQ NE
 %precedence '!' SPLITDET SPLITPLACE SPLITDETPLACE '\\' FEEDBACKDET '@' STARDET
@@ -219,15 +222,11 @@ box_def
           else $$->code = $7; }
     ;
 
-/* "-> (X)" (no input type, as in some of the original runtime's examples)
- * is "() -> (X)": the box takes any record. */
+/* "-> (X)" (no input type) is an initialiser box: it takes no records and
+ * is fired once when it starts. "() -> (X)" takes every record. */
 box_sig
-    : type "->" type             { $$ = (snet_ast_mapping){*$1, *$3, NULL, AT(@1)}; }
-    | "->" type
-        { snet_ast_type *any; NEED(any = snet_ast_new_type(ps, AT(@1)));
-          snet_ast_variant *none; NEED(none = snet_ast_new_variant(ps, AT(@1)));
-          NEED(snet_ast_type_add(ps, any, none));
-          $$ = (snet_ast_mapping){*any, *$2, NULL, AT(@1)}; }
+    : type "->" type             { $$ = (snet_ast_mapping){*$1, *$3, NULL, false, AT(@1)}; }
+    | "->" type                  { $$ = (snet_ast_mapping){{0}, *$2, NULL, false, AT(@1)}; }
     ;
 
 net_def
@@ -251,9 +250,11 @@ sig
     | sig ',' mapping            { $$ = $1; NEED(snet_ast_sig_add(ps, $$, &$3)); }
     ;
 
+/* "T -> ..." leaves the output open: whatever the network makes. */
 mapping
-    : type "->" type             { $$ = (snet_ast_mapping){*$1, *$3, NULL, AT(@1)}; }
-    | NAME                       { $$ = (snet_ast_mapping){{0}, {0}, $1, AT(@1)}; }
+    : type "->" type             { $$ = (snet_ast_mapping){*$1, *$3, NULL, false, AT(@1)}; }
+    | type "->" "..."            { $$ = (snet_ast_mapping){*$1, {0}, NULL, true, AT(@1)}; }
+    | NAME                       { $$ = (snet_ast_mapping){{0}, {0}, $1, false, AT(@1)}; }
     ;
 
 type_def

@@ -41,7 +41,7 @@ typedef struct snet_lang_program snet_lang_program;
 
 typedef struct snet_lang_options {
     const char *net; /* the net to run; NULL: the top-level net named like the file,
-                        else the last top-level net */
+                        else the last top-level net (nets with a network first) */
     int max_errors;  /* stop reporting after this many (0: 20) */
 } snet_lang_options;
 
@@ -86,10 +86,21 @@ typedef struct snet_lang_box_query {
 typedef int (*snet_lang_resolve_fn)(void *ctx, const snet_lang_box_query *box, snet_box_fn *fn,
                                     void **user, char *err, size_t errlen);
 
+/* External nets: a name a program uses but defines nowhere, or a net it
+ * only declares (net N ({a} -> {b});), is checked by its declared
+ * signature (any record type without one). When the program is built,
+ * such a net is the top-level net of that name in a program linked here
+ * (the first that has one with a network), built from that program; else
+ * a box: the resolver's function of that name, called with the net's
+ * declared signature. other must outlive p. SNET_LANG_OK or _NOMEM. */
+int snet_lang_link(snet_lang_program *p, const snet_lang_program *other);
+
 /* Build the main net with the builder API (snet.h). Boxes get the task
  * name NET.BOX (the net they are declared in, as the C applications name
- * theirs). NULL with a message on failure (a box the resolver cannot
- * find, a net that is only declared, inline box code). */
+ * theirs); each branch of a parallel composition gets the routing type
+ * the checker inferred for it (snet_routed). NULL with a message on
+ * failure (a box the resolver cannot find, an external net that is
+ * nowhere, inline box code). */
 snet_net *snet_lang_build(const snet_lang_program *p, snet_lang_resolve_fn resolve, void *ctx,
                           char *err, size_t errlen);
 

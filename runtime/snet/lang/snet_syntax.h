@@ -172,10 +172,13 @@ struct snet_ast_net {
 
 /* ---- definitions ------------------------------------------------------------------------- */
 
-/* in -> out, or the name of a typesig. */
+/* in -> out, or the name of a typesig. open_out: "in -> ..." (out is empty:
+ * the output is whatever the network makes). A box signature "-> out" has
+ * no input variants: an initialiser box. */
 typedef struct snet_ast_mapping {
     snet_ast_type in, out;
     char *typesig;
+    bool open_out;
     snet_src at;
 } snet_ast_mapping;
 
@@ -254,6 +257,10 @@ int snet_ast_print_label(FILE *out, const snet_ast_label *l);
 int snet_ast_print_variant(FILE *out, const snet_ast_variant *v);
 /* Variants separated by sep (" | " or ", "). */
 int snet_ast_print_type(FILE *out, const snet_ast_type *t, const char *sep);
+/* "in -> out" ("in -> ...", "-> out" for an initialiser), or a typesig's
+ * name; a signature's mappings separated by ", ". */
+int snet_ast_print_mapping(FILE *out, const snet_ast_mapping *m);
+int snet_ast_print_sig(FILE *out, const snet_ast_sig *s);
 int snet_ast_print_expr(FILE *out, const snet_ast_expr *e);
 int snet_ast_print_filter(FILE *out, const snet_ast_filter *f);
 /* The expression on one line, fully parenthesised where needed. */

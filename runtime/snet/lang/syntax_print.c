@@ -53,6 +53,29 @@ int snet_ast_print_type(FILE *out, const snet_ast_type *t, const char *sep)
     return 0;
 }
 
+int snet_ast_print_mapping(FILE *out, const snet_ast_mapping *m)
+{
+    if (m->typesig) {
+        OUT("%s", m->typesig);
+        return 0;
+    }
+    TRY(snet_ast_print_type(out, &m->in, " | "));
+    OUT(m->in.count ? " -> " : "-> ");
+    if (m->open_out)
+        OUT("...");
+    return snet_ast_print_type(out, &m->out, " | ");
+}
+
+int snet_ast_print_sig(FILE *out, const snet_ast_sig *s)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        if (i)
+            OUT(", ");
+        TRY(snet_ast_print_mapping(out, &s->maps[i]));
+    }
+    return 0;
+}
+
 static const char *binary_op(snet_ast_op op)
 {
     switch (op) {

@@ -1,8 +1,10 @@
 /*
  * tree.c - snet_lang_print_tree: the main net as an indented tree, nets
  * expanded in place, each node with the record types the inference saw
- * reaching it ("in") and leaving it ("out"). Chains of the same serial or
- * parallel combinator are shown as one node with several children.
+ * reaching it ("in") and leaving it ("out"), and the branches of parallel
+ * compositions with the record types they are chosen for ("route"). Chains
+ * of the same serial or parallel combinator are shown as one node with
+ * several children.
  *
  *   net mc  {paths, batch} -> ...                          [mc.snet:12:5]
  *     serial ..
@@ -26,9 +28,23 @@ static void where(tree_out *t, snet_src at)
     fputc('\n', t->out);
 }
 
+/* A branch of a parallel composition: the record types it is chosen for. */
+static void route(tree_out *t, int depth, const node_info *ni)
+{
+    if (!ni || !ni->routed)
+        return;
+    fprintf(t->out, "%*s  route ", depth * 2, "");
+    if (ni->route.n)
+        lang_print_tset(t->p, &ni->route, t->out);
+    else
+        fputs("(none: it is never chosen)", t->out);
+    fputc('\n', t->out);
+}
+
 static void types(tree_out *t, int depth, const snet_ast_net *n)
 {
     const node_info *ni = n->info;
+    route(t, depth, ni);
     if (!ni || (ni->in.n == 0 && ni->out.n == 0)) {
         fprintf(t->out, "%*s  (no record reaches it)\n", depth * 2, "");
         return;
@@ -42,14 +58,11 @@ static void types(tree_out *t, int depth, const snet_ast_net *n)
 
 static void print_sig(tree_out *t, const def_info *d)
 {
-    for (size_t i = 0; i < d->sig.count; i++) {
-        fputs(i ? ", " : " (", t->out);
-        snet_ast_print_type(t->out, &d->sig.maps[i].in, " | ");
-        fputs(" -> ", t->out);
-        snet_ast_print_type(t->out, &d->sig.maps[i].out, " | ");
-    }
-    if (d->sig.count)
-        fputc(')', t->out);
+    if (!d->sig.count)
+        return;
+    fputs(" (", t->out);
+    snet_ast_print_sig(t->out, &d->sig);
+    fputc(')', t->out);
 }
 
 static void node(tree_out *t, int depth, const snet_ast_net *n);
@@ -70,7 +83,7 @@ static void net_body(tree_out *t, int depth, const snet_ast_def *net)
     if (net->body)
         node(t, depth, net->body);
     else
-        fprintf(t->out, "%*s(declared only: no network to run)\n", depth * 2, "");
+        fprintf(t->out, "%*s(an external net: its network is elsewhere)\n", depth * 2, "");
 }
 
 static void node(tree_out *t, int depth, const snet_ast_net *n)
@@ -85,9 +98,7 @@ static void node(tree_out *t, int depth, const snet_ast_net *n)
             const def_info *di = lang_def(d);
             const snet_ast_def *net = lang_box_net(d);
             fprintf(o, "box %s%s%s (", net ? net->name : "", net ? "." : "", d->name);
-            snet_ast_print_type(o, &di->box_in, " | ");
-            fputs(" -> ", o);
-            snet_ast_print_type(o, &di->box_out, " | ");
+            snet_ast_print_mapping(o, &(snet_ast_mapping){.in = di->box_in, .out = di->box_out});
             fputc(')', o);
             if (d->code)
                 fputs(" with inline code", o);

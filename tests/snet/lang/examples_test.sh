@@ -3,11 +3,14 @@
 # written the way the original S-Net runtime's examples are (DIR/*.snet,
 # our own networks modelled on them, one per example: nested nets,
 # signatures over many lines, XML declarations and namespaced metadata,
-# inline box code, guards with > inside, long else-if filters, placement).
+# inline box code, guards with > inside, long else-if filters, placement,
+# open signatures "-> ...", external nets, initialisers, synchro-cells
+# joining a net's input variants, routing by a whole branch).
 # Each must pass `snetrun --parse-only` with exit 0, print its tree (which
-# starts with "net NAME"), and say nothing on stderr but notes; metadata
-# that means nothing here is noted; inline box code parses but running it
-# is refused with one line.
+# starts with "net NAME"), and say nothing on stderr but notes - and no
+# note that a synchro-cell never fires: each of these fires; metadata
+# that means nothing here is noted, names defined nowhere too (external
+# nets); inline box code parses but running it is refused with one line.
 set -u
 snetrun=$1
 dir=$2
@@ -27,7 +30,9 @@ for f in *.snet; do
     if grep -v "^$f:[0-9]*:[0-9]*: note: " "$tmp/err" | grep -q .; then
         fail "$f: more than notes on stderr:"; sed 's/^/    /' "$tmp/err"
     fi
+    grep "never fires" "$tmp/err" && fail "$f: a false note that a synchro-cell never fires"
     cp "$tmp/err" "$tmp/$name.notes"
+    cp "$tmp/tree" "$tmp/$name.tree"
 done
 grep -q "metadata <SACmodule> means nothing to this runtime; ignored" "$tmp/puzzle.notes" ||
     fail "puzzle.snet: no note on the ignored <SACmodule>"
@@ -40,6 +45,10 @@ rc=$?
 [ $rc -eq 1 ] || fail "inline.snet: running it exited $rc, not 1"
 grep -q "^snetrun: inline.snet:[0-9]*:[0-9]*: box 'hello' has inline code" "$tmp/err" ||
     { fail "inline.snet: no message on the inline code"; cat "$tmp/err"; }
+grep -q "linked.snet:22:10: note: 'decode' is defined nowhere in this file: an external net" \
+    "$tmp/linked.notes" || fail "linked.snet: no note on the external net decode"
+grep -q "route {part, <even>}" "$tmp/phases.tree" && grep -q "route (none: it is never chosen)" \
+    "$tmp/phases.tree" || fail "phases.snet: a branch is not routed by what it needs"
 [ $count -ge 12 ] || fail "only $count example networks"
 [ $failed -eq 0 ] && echo "examples_test: $count networks in the original examples' style accepted"
 exit $failed

@@ -176,6 +176,52 @@ run types && expect types <<'EOF'
 {d=(double)3, s=(string)"a&lt;b&amp;c!", c=(int)65}
 EOF
 
+# Routing by what a whole branch needs (the original's determ test): B goes
+# left (+1000), C right (+2000), A through show_a twice, in input order.
+run routed -w 2 && {
+    i=0; while [ $i -lt 12 ]; do
+        if [ $((i % 3)) -eq 2 ]; then other="C=(int)$((i + 2000))"; else other="B=(int)$((i + 1000))"; fi
+        echo "{A=(int)$((i + 2)), $other, D=(int)$((i * 5 % 11))}"; i=$((i + 1))
+    done | expect routed
+}
+
+# Initialisers fire once at the start and take no records in a parallel.
+run initialisers -w 2 && expect initialisers sorted <<'EOF'
+{x=(int)3}
+{x=(int)4}
+{x=(int)101}
+{x=(int)201}
+EOF
+
+# State joined with each value in turn: running sums, in a feedback loop, a
+# deterministic star, and with a second state store released by a trigger.
+for net in state state_det multistate; do
+    run $net -w 2 && expect $net sorted <<'EOF'
+{outval=(int)11}
+{outval=(int)13}
+{outval=(int)16}
+EOF
+done
+[ "$(tr '\n' ' ' < "$tmp/state_det")" = "{outval=(int)11} {outval=(int)13} {outval=(int)16} " ] ||
+    fail "state_det: ** did not keep the order: $(cat "$tmp/state_det")"
+
+# A record filling both patterns fires the cell at once; [{} -> {}; {}] doubles.
+printf '{<C>=0}\n' > "$tmp/c.txt"
+out=$("$snetrun" "$dir/duplicate.snet" --text "$tmp/c.txt") || fail "duplicate: exit $?"
+[ "$(echo "$out" | grep -c '^{<D>=0}$')" -eq 8 ] && [ "$(echo "$out" | wc -l)" -eq 8 ] ||
+    fail "duplicate printed: $out"
+
+# External nets: one from another .snet file (--with), one only declared
+# and run as a box of the box library; without --with, one line names it.
+run external --with "$dir/external_nets.snet" && expect external <<'EOF'
+{x=(int)16}
+{x=(int)24}
+EOF
+"$snetrun" "$dir/external.snet" --boxes "$boxes" "$dir/external.xml" > "$tmp/ext.out" 2> "$tmp/ext.err"
+[ $? -eq 1 ] && [ ! -s "$tmp/ext.out" ] &&
+    grep -q "^snetrun: .*external.snet:14:18: external net 'twice' has a network in no other .snet file given (none was)" "$tmp/ext.err" ||
+    fail "external net nowhere: $(cat "$tmp/ext.err")"
+
 # Text records in and out (docs/RECORDS.md).
 printf '{x=1}\n{x=2, <t>=7}\n' > "$tmp/in.txt"
 out=$("$snetrun" "$dir/serial.snet" --boxes "$boxes" --text "$tmp/in.txt") || fail "--text: exit $?"
@@ -212,7 +258,7 @@ printf '<record type="data"><field label="x">(int)1</field>\n' > "$tmp/cut.xml"
     fail "truncated XML: $(cat "$tmp/cut.err")"
 
 # Monitoring works as for compiled programs.
-"$snetrun" "$dir/nested.snet" --boxes "$boxes" -m A -o "$tmp/trace" "$dir/nested.xml" > /dev/null ||
+"$snetrun" "$dir/nested.snet" --boxes "$boxes" -m A --mon-dir "$tmp/trace" "$dir/nested.xml" > /dev/null ||
     fail "-m A: exit $?"
 [ -f "$tmp/trace/run.json" ] && ls "$tmp/trace" | grep -q . || fail "-m A wrote no trace"
 
@@ -230,6 +276,7 @@ printf 'net lost { box nobody ((x) -> (x)); } connect nobody;\n' > "$tmp/lost.sn
 for f in "$dir"/*.snet; do
     "$snetrun" --parse-only "$f" > /dev/null 2> "$tmp/parse.err" ||
         { fail "--parse-only $f"; cat "$tmp/parse.err"; }
+    grep "never fires" "$tmp/parse.err" && fail "$f: a false note that a synchro-cell never fires"
 done
 
 [ $failed -eq 0 ] && echo "lang_run_test: ok"

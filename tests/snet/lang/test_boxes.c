@@ -115,3 +115,67 @@ int broken(snet_handle *h, snet_record *in)
     snet_record_set_int(out, "x", x);
     return snet_out(h, out);
 }
+
+/* The boxes of determ-like routing (routed.snet): A, B and C marked by the
+ * box they went through, D passed on after a delay that lets records
+ * overtake each other. */
+
+/* show_a ((A) -> (A)): A + 1 */
+int show_a(snet_handle *h, snet_record *in)
+{
+    snet_record *out = snet_record_new();
+    snet_record_set_int(out, "A", snet_record_int(in, "A") + 1);
+    return snet_out(h, out);
+}
+
+/* show_b ((B) -> (B)): B + 1000 */
+int show_b(snet_handle *h, snet_record *in)
+{
+    snet_record *out = snet_record_new();
+    snet_record_set_int(out, "B", snet_record_int(in, "B") + 1000);
+    return snet_out(h, out);
+}
+
+/* show_c ((C) -> (C)): C + 2000 */
+int show_c(snet_handle *h, snet_record *in)
+{
+    snet_record *out = snet_record_new();
+    snet_record_set_int(out, "C", snet_record_int(in, "C") + 2000);
+    return snet_out(h, out);
+}
+
+/* delay ((D) -> (D)): D, after yielding the worker D % 7 * 50 times */
+int delay(snet_handle *h, snet_record *in)
+{
+    long d = snet_record_int(in, "D");
+    for (long i = 0; i < d % 7 * 50; i++)
+        lpel_task_yield();
+    snet_record *out = snet_record_new();
+    snet_record_set_int(out, "D", d);
+    return snet_out(h, out);
+}
+
+/* seed (-> (x)): an initialiser: x = 100 and x = 200, once */
+int seed(snet_handle *h, snet_record *in)
+{
+    if (snet_record_label_count(in) != 0) /* the trigger is an empty record */
+        return 1;
+    for (long x = 100; x <= 200; x += 100) {
+        snet_record *out = snet_record_new();
+        snet_record_set_int(out, "x", x);
+        if (snet_out(h, out) != SNET_OK)
+            return -1;
+    }
+    return 0;
+}
+
+/* accumulate ((state, inval) -> (outval) | (state)): the sum state + inval
+ * as the output and as the new state */
+int accumulate(snet_handle *h, snet_record *in)
+{
+    long sum = snet_record_int(in, "state") + snet_record_int(in, "inval");
+    snet_record *out = snet_record_new(), *state = snet_record_new();
+    snet_record_set_int(out, "outval", sum);
+    snet_record_set_int(state, "state", sum);
+    return snet_out(h, out) == SNET_OK && snet_out(h, state) == SNET_OK ? 0 : -1;
+}

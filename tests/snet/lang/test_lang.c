@@ -141,9 +141,12 @@ START_TEST(test_diagnostics)
         "} connect f .. [{q} -> {y=q}] .. nothing;\n";
     snet_lang_program *p;
     char *diag;
+    /* A name defined nowhere is an external net, noted where it is used. */
     ck_assert_int_eq(load(text, &p, &diag), SNET_LANG_ERROR);
     ck_assert_ptr_null(p);
-    ck_assert_msg(strstr(diag, "t.snet:3:34: error: unknown box or net 'nothing'"), "%s", diag);
+    ck_assert_msg(strstr(diag, "t.snet:3:34: note: 'nothing' is defined nowhere in this file: an "
+                               "external net"), "%s", diag);
+    ck_assert_msg(strstr(diag, "t.snet:3:16: error: records {z} reach a filter"), "%s", diag);
     free(diag);
 
     text = "net bad ({x} -> {y}) {\n"
@@ -173,6 +176,115 @@ START_TEST(test_metadata)
     ck_assert_str_eq(snet_lang_library(p, 1), "other");
     free(diag);
     snet_lang_free(p);
+}
+END_TEST
+
+/* ---- the language of the original compiler ------------------------------------------------ */
+
+/* text loads (SNET_LANG_OK), its diagnostics and tree contain every string
+ * of want (NULL-terminated) and none of avoid. */
+static void expect_loads(const char *text, const char *const *want, const char *const *avoid)
+{
+    snet_lang_program *p;
+    char *diag;
+    ck_assert_msg(load(text, &p, &diag) == SNET_LANG_OK, "%s", diag);
+    char *t = tree(p), *all = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&all, &len);
+    fprintf(f, "%s%s", diag, t);
+    fclose(f);
+    for (; want && *want; want++)
+        ck_assert_msg(strstr(all, *want), "no '%s' in:\n%s", *want, all);
+    for (; avoid && *avoid; avoid++)
+        ck_assert_msg(!strstr(all, *avoid), "'%s' in:\n%s", *avoid, all);
+    free(all);
+    free(t);
+    free(diag);
+    snet_lang_free(p);
+}
+
+/* text is refused with the error want. */
+static void expect_error(const char *text, const char *want)
+{
+    snet_lang_program *p;
+    char *diag;
+    ck_assert_int_eq(load(text, &p, &diag), SNET_LANG_ERROR);
+    ck_assert_msg(strstr(diag, want), "no '%s' in:\n%s", want, diag);
+    free(diag);
+}
+
+/* A synchro-cell joins records of different input variants of its net:
+ * they arrive together, so it fires; no note says otherwise. A cell that
+ * no arriving record can fill does get the note. */
+START_TEST(test_sync_joins_variants)
+{
+    const char *quiet[] = {"never fires", NULL};
+    expect_loads("net s2 ({a} | {b} -> {a, b}) connect [| {a}, {b} |] * {a, b};\n",
+                 (const char *[]){"  out {a, b}\n", NULL}, quiet);
+    expect_loads("net s ({a} -> {a}) connect [| {a}, {b} |];\n",
+                 (const char *[]){"t.snet:1:36: note: no record reaching this synchro-cell "
+                                  "matches its pattern {b} ({a} reach it): it never fires",
+                                  NULL},
+                 NULL);
+    /* what only the variants together make must be declared too */
+    expect_error("net j ({a} | {b} -> {c}) connect [| {a}, {b} |] * {a, b};\n",
+                 "t.snet:1:5: error: net 'j' declares {a} | {b} -> {c}, but its network can "
+                 "turn records of its input types together into {a, b}");
+}
+END_TEST
+
+/* A branch is chosen by what all of it needs: both start with delay
+ * ({D}); the one whose later box needs B takes {B, D}. */
+START_TEST(test_routing_types)
+{
+    expect_loads("net r ({A, B, D} | {A, C, D} -> {A, B, D} | {A, C, D}) {\n"
+                 "  box delay ((D) -> (D)); box sb ((B) -> (B)); box sc ((C) -> (C));\n"
+                 "} connect (delay .. sb) | (delay .. sc);\n",
+                 (const char *[]){"route {B, D}", "route {D, C}", NULL},
+                 (const char *[]){"error", NULL});
+    /* equally close alternatives are each a routing type of the branch */
+    expect_loads("net r2 {\n"
+                 "  box a ((A) -> (A)); box sb ((B) -> (B)); box sc ((C) -> (C));\n"
+                 "} connect [] || (a .. (sb | sc));\n",
+                 (const char *[]){"route {A, B} | {A, C}", "route {}", NULL}, NULL);
+}
+END_TEST
+
+/* A box without an input type is an initialiser: never chosen in a
+ * parallel composition, its outputs appear anyway; a record reaching one
+ * is an error. */
+START_TEST(test_initialisers)
+{
+    expect_loads("net i { box seed (-> (x)); box inc ((x) -> (x)); } connect (seed | inc) .. inc;\n",
+                 (const char *[]){"box i.seed (-> {x})", "route (none: it is never chosen)",
+                                  "  in  {x}\n  out {x}\n", NULL},
+                 NULL);
+    expect_loads("net any { box b (() -> (x)); } connect b;\n",
+                 (const char *[]){"box any.b ({} -> {x})", "  in  {}\n", NULL}, NULL);
+    /* Elsewhere than at the head of a branch no record reaches, such a box
+     * takes records whole, as the original's generated wrapper did: called
+     * without arguments, every label inherited. */
+    expect_loads("net j { box seed (-> (x)); } connect [{y} -> {y}] .. seed;\n",
+                 (const char *[]){"  out {y, x}\n", NULL}, (const char *[]){"error", NULL});
+}
+END_TEST
+
+/* Open outputs ("-> ...") and external nets: typed by their signature, or
+ * of any record type (then nothing after them is a type error). */
+START_TEST(test_open_and_external)
+{
+    expect_loads("net e ({a} -> ...) connect [{a} -> {b=a}] .. ext .. [{q} -> {c=q}];\n",
+                 (const char *[]){"net e ({a} -> ...)", "t.snet:1:46: note: 'ext' is defined "
+                                  "nowhere in this file: an external net",
+                                  "net ext", "out {...}", NULL},
+                 (const char *[]){"error", NULL});
+    expect_loads("net d ({a} -> {b});\nnet m connect d .. [{b} -> {c=b}];\n",
+                 (const char *[]){"net m", "  out {c}\n", NULL}, NULL);
+    expect_error("net d ({a} -> {b});\nnet m ({a} -> {c}) connect d .. [{x} -> {c=x}];\n",
+                 "t.snet:2:33: error: records {b} reach a filter whose pattern is {x}");
+    /* a net only declared is not the one that runs when another has a network */
+    expect_loads("net m connect d;\nnet d ({a} -> {b});\n",
+                 (const char *[]){"net m   [", NULL}, NULL);
 }
 END_TEST
 
@@ -312,7 +424,7 @@ static snet_record *gen_pairs(void *user)
 
 START_TEST(test_keyed_sync)
 {
-    snet_net *net = snet_serial(snet_sync("[| {a, <#job>}, {b, <#job>} |]"),
+    snet_net *net = snet_serial(snet_sync("[| {a, <#job>}, {b, <vb>, <#job>} |]"),
                                 snet_filter("[{<va>, <vb>, <#job>} -> {<ok=(va == job) && (vb == job)>}]"));
     long n = test_records(50000);
     gen_input g = {0, n, 0, NULL, NULL};
@@ -402,6 +514,10 @@ int main(void)
     tcase_add_test(tc, test_inferred_types);
     tcase_add_test(tc, test_diagnostics);
     tcase_add_test(tc, test_metadata);
+    tcase_add_test(tc, test_sync_joins_variants);
+    tcase_add_test(tc, test_routing_types);
+    tcase_add_test(tc, test_initialisers);
+    tcase_add_test(tc, test_open_and_external);
     tcase_add_test(tc, test_build_and_run);
     tcase_add_test(tc, test_feedback_terminates);
     tcase_add_test(tc, test_feedback_det_keeps_order);
