@@ -343,6 +343,7 @@ struct lpel_runtime {
     lpel_idle_poll_fn idle_poll;
     void *idle_poll_arg;
     long idle_poll_ns;
+    atomic_int idle_polling; /* 1 while a worker polls */
 
     char error[256];
 };
