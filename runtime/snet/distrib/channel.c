@@ -223,10 +223,16 @@ static void sender_task(void *arg)
         take_credit(e, true);
         uint32_t count = frame_add(e, m, r);
         size_t taken = 1, capacity = e->dist->run->stream_capacity;
+        /* At most half the window a frame: the sender asks for credits back
+         * at half its window (SNET_FRAME_ASK), so with smaller frames the
+         * next one travels while the receiver delivers this one. A frame of
+         * the whole window was a stop-and-wait: 1000 records, then a round
+         * trip. */
+        size_t most = e->dist->window / 2 ? e->dist->window / 2 : 1;
         for (;;) {
             /* Whatever is already there, while credits and the frame allow. */
-            while (m->body.len < SNET_FRAME_BYTES && lpel_stream_peek(e->stream) &&
-                   take_credit(e, false)) {
+            while (m->body.len < SNET_FRAME_BYTES && count < most &&
+                   lpel_stream_peek(e->stream) && take_credit(e, false)) {
                 count += frame_add(e, m, lpel_stream_read(e->stream));
                 taken++;
             }
@@ -234,7 +240,8 @@ static void sender_task(void *arg)
              * has now: let it refill before sending, so that a fast stream
              * travels in large frames (per-frame costs are tens of
              * microseconds). A stream that was not full goes at once. */
-            if (taken < capacity || m->body.len >= SNET_FRAME_BYTES || lpel_unwinding())
+            if (taken < capacity || m->body.len >= SNET_FRAME_BYTES || count >= most ||
+                lpel_unwinding())
                 break;
             taken = 0;
             lpel_task_yield();

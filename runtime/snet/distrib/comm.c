@@ -89,25 +89,26 @@ void snet_msg_free(snet_msg *m)
  * that saw it raised may leave the thread asleep. */
 static void bell_wake(snet_bell *b)
 {
-    if (atomic_load_explicit(&b->sleeping, memory_order_relaxed) == 1 &&
-        atomic_exchange(&b->sleeping, 0) == 1)
+    if (atomic_load(&b->sleeping) == 1 && atomic_exchange(&b->sleeping, 0) == 1)
         syscall(SYS_futex, &b->sleeping, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 /* Work for whoever watches MPI on b's rank: the communication thread, if
- * no worker polls there now. */
+ * no worker polls there now. The read of `watchers` is a read-modify-write:
+ * the full barrier after the work was published (ThreadSanitizer does not
+ * take a lone atomic_thread_fence). */
 static void bell_ring(snet_bell *b)
 {
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&b->watchers, memory_order_relaxed) == 0)
+    if (atomic_fetch_add(&b->watchers, 0) == 0)
         bell_wake(b);
 }
 
-/* Work only the communication thread can do: wake it whoever polls. */
+/* Work only the communication thread can do: wake it whoever polls (the
+ * exchange is the barrier). */
 static void bell_summon(snet_bell *b)
 {
-    atomic_thread_fence(memory_order_seq_cst);
-    bell_wake(b);
+    if (atomic_exchange(&b->sleeping, 0) == 1)
+        syscall(SYS_futex, &b->sleeping, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 /* Shared (not FUTEX_PRIVATE): the ringer may be another process. */
