@@ -8,10 +8,11 @@
  *   - a task sending a frame or credits (snet_comm_post) takes it only if
  *     it is free and sends at once; otherwise it queues the message for
  *     whoever holds the lock next, so a worker never waits for MPI;
- *   - a worker with nothing to run polls (lpel_runtime_set_idle_poll): if
- *     the lock is free, it sends what is queued and takes in frames,
- *     credits and spawn requests, and a receiver task it wakes runs next on
- *     that worker (no second thread is woken for a record);
+ *   - a worker with nothing to run polls (lpel_runtime_set_idle_poll; one
+ *     worker of the rank at a time): if the lock is free, it sends what is
+ *     queued and takes in frames, credits and spawn requests, and a
+ *     receiver task of its own it wakes runs next (no second thread is
+ *     woken for a record);
  *   - the communication thread does all of that and what only it may do:
  *     the detection of the end of the run (detect.c), whose verdict may
  *     wait for the workers to be idle.
@@ -213,7 +214,10 @@ static void track(snet_dist *d, MPI_Request req, snet_msg *m)
         snet_msg **ms = cap ? realloc(d->req_msgs, cap * sizeof *ms) : NULL;
         if (ms)
             d->req_msgs = ms;
-        if (!r || !ms)
+        int *done = cap ? realloc(d->req_done, cap * sizeof *done) : NULL;
+        if (done)
+            d->req_done = done;
+        if (!r || !ms || !done)
             snet_fatal_oom("the communication thread");
         d->capreqs = cap;
     }
@@ -277,10 +281,7 @@ static bool complete_sends(snet_dist *d)
 {
     if (d->nreqs == 0)
         return false;
-    int done = 0;
-    int *idx = malloc(d->nreqs * sizeof *idx);
-    if (!idx)
-        snet_fatal_oom("the communication thread");
+    int done = 0, *idx = d->req_done;
     MPI_Testsome((int)d->nreqs, d->reqs, &done, idx, MPI_STATUSES_IGNORE);
     if (done == MPI_UNDEFINED)
         done = 0;
@@ -291,7 +292,6 @@ static bool complete_sends(snet_dist *d)
         snet_msg_free(d->req_msgs[idx[i]]);
         d->req_msgs[idx[i]] = NULL;
     }
-    free(idx);
     size_t kept = 0;
     for (size_t i = 0; i < d->nreqs; i++)
         if (d->req_msgs[i]) {

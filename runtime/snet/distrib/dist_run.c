@@ -382,6 +382,7 @@ void snet_dist_free(snet_dist *d)
     }
     free(d->reqs);
     free(d->req_msgs);
+    free(d->req_done);
     for (snet_spawn_req *r = d->spawns, *next; r; r = next) {
         next = r->next;
         free(r->prefix);

@@ -191,6 +191,7 @@ typedef struct snet_dist {
     uint64_t sent, received; /* counted messages */
     MPI_Request *reqs;       /* sends in flight, and their buffers */
     snet_msg **req_msgs;
+    int *req_done;           /* MPI_Testsome's answer (capreqs long) */
     size_t nreqs, capreqs;
     bool done;               /* FINISH or DEADLOCK handled */
     /* detection, rank 0 only */
