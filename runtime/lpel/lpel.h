@@ -390,7 +390,7 @@ LPEL_API void lpel_event_raise(lpel_event *e);
 
 /* Idle polling: how the outside party gets a worker's attention without a
  * thread of its own waking one. A worker that has nothing to run calls
- * poll(arg, false) over and over, in bursts of ~10 us between which it
+ * poll(arg, false) over and over, in bursts of ~1 us between which it
  * yields its core, until window_ns have passed since it last ran a task or
  * a poll last returned true, or until it finds that it lost its core (the
  * machine has none to spare). Whenever it stops polling, to run what it

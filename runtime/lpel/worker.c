@@ -139,8 +139,13 @@ static long monotonic_ns(void)
 
 /* A look that comes this long after the one before lost the core. */
 #define IDLE_POLL_PREEMPTED_NS 50000L
-/* Polls in a burst, between two yields of the core. */
-#define IDLE_POLL_BURST_NS 10000L
+/* Polls in a burst, between two yields of the core. Measured with S-Net
+ * across 2 ranks on 2 cores (mpi-bench, docs/BENCHMARKS.md): with 10 us
+ * bursts a stream between ranks of 2 workers each ran at 3.5e5 records/s,
+ * with 1 us at 5.6e5 (as without the poll); with a yield after every poll
+ * a record's latency with 2 workers a rank was 38 us, with 1 us bursts
+ * 14 us (1.1-1.5 us with 1 worker either way). */
+#define IDLE_POLL_BURST_NS 1000L
 
 /* One burst of polls (lpel_runtime_set_idle_poll) without giving up the
  * core, until *now passes burst_end: true as soon as the worker has
@@ -198,30 +203,35 @@ static bool poll_while_idle(lpel_worker *w)
  * 3 ranks of 2 workers beside 2 busy processes on 2 cores: 2.3-3.5 s with
  * every idle worker polling, 1.2-1.9 s with the communication thread
  * alone polling, as before the idle poll). */
-static bool poll_if_nobody_does(lpel_worker *w)
+static bool poll_if_nobody_does(lpel_worker *w, bool *found)
 {
     lpel_runtime *rt = w->rt;
     int none = 0;
-    if (!atomic_compare_exchange_strong(&rt->idle_polling, &none, 1))
+    if (!rt->idle_poll || !atomic_compare_exchange_strong(&rt->idle_polling, &none, 1))
         return false;
-    bool found = poll_while_idle(w);
+    *found = poll_while_idle(w);
     atomic_store(&rt->idle_polling, 0);
-    return found;
+    return true;
+}
+
+/* Without the poll, a few looks at the mailbox first: a wake-up that comes
+ * now costs the waker no system call, and this worker no sleep. */
+static bool mail_soon(lpel_worker *w)
+{
+    for (unsigned i = 0; i < w->rt->config.idle_spin; i++) {
+        if (has_mail(w))
+            return true;
+        lpel_cpu_relax();
+    }
+    return false;
 }
 
 static void sleep_until_mail(lpel_worker *w)
 {
     lpel_runtime *rt = w->rt;
-    if (rt->idle_poll) {
-        if (poll_if_nobody_does(w))
-            return;
-    } else {
-        for (unsigned i = 0; i < rt->config.idle_spin; i++) {
-            if (has_mail(w))
-                return;
-            lpel_cpu_relax();
-        }
-    }
+    bool found = false;
+    if (poll_if_nobody_does(w, &found) ? found : mail_soon(w))
+        return;
     LPEL_HOOK0(w, worker_wait);
     if (enter_idle(w))
         lpel_runtime_terminate(rt);

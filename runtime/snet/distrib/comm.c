@@ -43,6 +43,13 @@
 #include <unistd.h>
 
 #define SNET_COMM_MIN_SLEEP_NS 2000L
+/* The shortest sleep when every message to this rank rings its bell: the
+ * thread wakes for them anyway. Starting at 2 us, a thread that had
+ * something to do every ~100 us (a stream's frames while its workers are
+ * busy) never slept longer than a few microseconds and spent a third of a
+ * core in futex calls (2 workers a rank: a stream ran at 1e5 records/s,
+ * 3.5e5 with this). */
+#define SNET_COMM_MIN_QUIET_SLEEP_NS 100000L
 /* The longest sleep while a message may come unannounced: a rank on
  * another host has none of our bells, and a send not finished yet needs
  * MPI's progress. */
@@ -481,9 +488,9 @@ static void idle_sleep(snet_dist *d, unsigned sleeps)
     pthread_mutex_lock(&d->mpi_lock);
     bool sends_unfinished = d->nreqs > 0;
     pthread_mutex_unlock(&d->mpi_lock);
-    long max = !sends_unfinished && all_peers_ring(d) ? SNET_COMM_MAX_QUIET_SLEEP_NS
-                                                      : SNET_COMM_MAX_SLEEP_NS;
-    long ns = SNET_COMM_MIN_SLEEP_NS;
+    bool quiet = !sends_unfinished && all_peers_ring(d);
+    long max = quiet ? SNET_COMM_MAX_QUIET_SLEEP_NS : SNET_COMM_MAX_SLEEP_NS;
+    long ns = quiet ? SNET_COMM_MIN_QUIET_SLEEP_NS : SNET_COMM_MIN_SLEEP_NS;
     while (sleeps-- && ns < max)
         ns *= 2;
     if (ns > max)
