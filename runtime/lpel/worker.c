@@ -142,7 +142,8 @@ static long monotonic_ns(void)
 /* Polls in a burst, between two yields of the core. Measured with S-Net
  * across 2 ranks on 2 cores (mpi-bench, docs/BENCHMARKS.md): with 10 us
  * bursts a stream between ranks of 2 workers each ran at 3.5e5 records/s,
- * with 1 us at 5.6e5 (as without the poll); with a yield after every poll
+ * with 1 us at 5.6e5 (6e5 when the communication thread polled instead of
+ * a worker); with a yield after every poll
  * a record's latency with 2 workers a rank was 38 us, with 1 us bursts
  * 14 us (1.1-1.5 us with 1 worker either way). */
 #define IDLE_POLL_BURST_NS 1000L
@@ -199,10 +200,9 @@ static bool poll_while_idle(lpel_worker *w)
 }
 
 /* One idle worker of the runtime polls at a time: every poller spins, and
- * a machine without spare cores runs slower for each one (a pipeline over
- * 3 ranks of 2 workers beside 2 busy processes on 2 cores: 2.3-3.5 s with
- * every idle worker polling, 1.2-1.9 s with the communication thread
- * alone polling, as before the idle poll). */
+ * on a machine without spare cores each one takes time from the threads
+ * that have work (S-Net's MPI transport had one poller a rank, its
+ * communication thread, before idle workers polled). */
 static bool poll_if_nobody_does(lpel_worker *w, bool *found)
 {
     lpel_runtime *rt = w->rt;
