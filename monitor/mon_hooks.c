@@ -1024,7 +1024,7 @@ static int append_arg(mon *m, const char *arg)
 /* The command line for run.json as the process was given it: the kernel's
  * copy, since by now mon_parse_args has cut the monitoring options out of
  * argv and the program's getopt has reordered what is left ("-m A" came
- * back as "-m mtWTSML" at the end). 0, 1 when it cannot be read (then
+ * back as "-m mtWTSMLC" at the end). 0, 1 when it cannot be read (then
  * copy_args rebuilds it), -1 when memory runs out. */
 static int read_cmdline(mon *m)
 {

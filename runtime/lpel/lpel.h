@@ -143,7 +143,9 @@ typedef struct lpel_hooks {
      * tasks, wake-ups by another worker) into its ready queue: they are
      * ready from now on, which may be after the last task's period ended
      * (an idle worker polls its mailbox before it sleeps), so a task
-     * dispatched after this did not necessarily wait at that end. */
+     * dispatched after this did not necessarily wait at that end. Also
+     * when an idle poll (lpel_runtime_set_idle_poll) found work: a task
+     * it woke is ready from then on. */
     void (*worker_mail)(void *wctx);
 
     /* Mapping (MMO): task `task`, named `name` (valid during the call), has

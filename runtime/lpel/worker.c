@@ -231,8 +231,15 @@ static void sleep_until_mail(lpel_worker *w)
 {
     lpel_runtime *rt = w->rt;
     bool found = false;
-    if (poll_if_nobody_does(w, &found) ? found : mail_soon(w))
+    bool polled = poll_if_nobody_does(w, &found);
+    if (polled ? found : mail_soon(w)) {
+        /* A task the poll woke is ready from now on, after the period
+         * before it, as a posted one is (the mailbox's own hook comes
+         * when the loop drains it). */
+        if (polled)
+            LPEL_HOOK0(w, worker_mail);
         return;
+    }
     LPEL_HOOK0(w, worker_wait);
     if (enter_idle(w))
         lpel_runtime_terminate(rt);

@@ -123,6 +123,18 @@ static void count_wake(void *wctx, void **slot, uint64_t waker, uint64_t stream,
     if (!local)
         atomic_fetch_add(&c->remote_wakes, 1);
 }
+
+/* A runtime of `workers` unpinned workers with the counting hooks. */
+static lpel_runtime *hooked_runtime(unsigned workers, const lpel_hooks *hooks)
+{
+    lpel_config cfg = lpel_config_default();
+    cfg.num_workers = workers;
+    cfg.pin_workers = false;
+    cfg.hooks = hooks;
+    lpel_runtime *rt;
+    ck_assert_int_eq(lpel_runtime_create(&rt, &cfg, NULL, 0), LPEL_OK);
+    return rt;
+}
 #endif
 
 START_TEST(test_blocking_both_directions)
@@ -131,12 +143,7 @@ START_TEST(test_blocking_both_directions)
     block_counts counts = {0};
     lpel_hooks hooks = {.ctx = &counts, .worker_start = count_worker_start,
                         .task_block = count_block, .stream_wake = count_wake};
-    lpel_config cfg = lpel_config_default();
-    cfg.num_workers = 1;
-    cfg.pin_workers = false;
-    cfg.hooks = &hooks;
-    lpel_runtime *rt;
-    ck_assert_int_eq(lpel_runtime_create(&rt, &cfg, NULL, 0), LPEL_OK);
+    lpel_runtime *rt = hooked_runtime(1, &hooks);
     pipe_args a = {.s = lpel_stream_create(rt, 2), .count = 100};
     spawn(rt, "consumer", 0, consumer, &a);
     spawn(rt, "producer", 0, producer, &a);
@@ -211,12 +218,7 @@ START_TEST(test_wakes_across_workers_are_not_local)
     block_counts counts = {0};
     lpel_hooks hooks = {.ctx = &counts, .worker_start = count_worker_start,
                         .stream_wake = count_wake};
-    lpel_config cfg = lpel_config_default();
-    cfg.num_workers = 2;
-    cfg.pin_workers = false;
-    cfg.hooks = &hooks;
-    lpel_runtime *rt;
-    ck_assert_int_eq(lpel_runtime_create(&rt, &cfg, NULL, 0), LPEL_OK);
+    lpel_runtime *rt = hooked_runtime(2, &hooks);
     pingpong p = {.to_pong = lpel_stream_create(rt, 1), .to_ping = lpel_stream_create(rt, 1),
                   .rounds = 2000};
     spawn(rt, "ping", 0, ping, &p);
