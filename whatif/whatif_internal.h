@@ -55,6 +55,8 @@ typedef struct wi_task {
     uint32_t worker;     /* where it ran in the recorded run */
     double work_s;       /* the scalable work of its units */
     double exec_s;       /* all of its units' work */
+    bool pinned;         /* the last task, of executions of no known task: stays
+                            on its worker, unscaled, in every scenario */
 } wi_task;
 
 typedef struct wi_stream {

@@ -207,7 +207,10 @@ void whatif_model_free(whatif_model *m)
     free(m);
 }
 
-size_t whatif_model_task_count(const whatif_model *m) { return m->n_tasks; }
+size_t whatif_model_task_count(const whatif_model *m)
+{
+    return m->n_tasks - (m->n_tasks && m->tasks[m->n_tasks - 1].pinned);
+}
 const char *whatif_model_task_name(const whatif_model *m, size_t t) { return m->tasks[t].name; }
 uint64_t whatif_model_task_id(const whatif_model *m, size_t t) { return m->tasks[t].id; }
 uint32_t whatif_model_task_worker(const whatif_model *m, size_t t) { return m->tasks[t].worker; }

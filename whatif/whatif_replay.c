@@ -160,7 +160,9 @@ static int ensure_state(whatif_model *m, unsigned cores)
 
 static uint32_t task_worker(const whatif_model *m, const wi_replay_state *r, uint32_t task)
 {
-    return r->s && r->s->where ? r->s->where[task] : m->tasks[task].worker;
+    if (r->s && r->s->where && !m->tasks[task].pinned)
+        return r->s->where[task];
+    return m->tasks[task].worker;
 }
 
 static uint32_t unit_worker(const whatif_model *m, const wi_replay_state *r, uint32_t unit)
@@ -171,7 +173,8 @@ static uint32_t unit_worker(const whatif_model *m, const wi_replay_state *r, uin
 static double step_work(const whatif_model *m, const wi_replay_state *r, uint32_t step)
 {
     const wi_step *s = &m->steps[step];
-    double f = r->s && r->s->factor ? r->s->factor[m->units[s->unit].task] : 1.0;
+    uint32_t task = m->units[s->unit].task;
+    double f = r->s && r->s->factor && !m->tasks[task].pinned ? r->s->factor[task] : 1.0;
     return s->fixed_s + f * s->scaled_s;
 }
 

@@ -490,6 +490,9 @@ typedef struct wfb_run_figures {
 typedef struct wfb_message_options {
     double timeout_percentile; /* (0,100]; 0 selects 99 */
     size_t inputs;             /* N_input of eq. 1 for each run; 0 = count them */
+    /* Per component execution (wfb_exec_at), a factor on its execution time
+     * in eq. 2 (the what-if profile's "X % faster"); NULL: 1 for all. */
+    const double *exec_scale;
 } wfb_message_options;
 
 typedef struct wfb_message_report {

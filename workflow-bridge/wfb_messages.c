@@ -31,6 +31,7 @@ typedef struct walk {
     uint32_t *share;    /* per execution key: inputs whose walks reach it */
     size_t n_exec_ids;  /* keys below: execution groups; above: single edges */
     bool shared;        /* some execution is reached from two inputs or more */
+    const double *scale;/* per execution: a factor on its cost (NULL: 1) */
 } walk;
 
 static bool is_input(const wfb_graph *g, uint32_t v)
@@ -52,6 +53,14 @@ static size_t exec_key(const wfb_graph *g, const walk *w, uint32_t e)
 {
     uint32_t x = g->e_exec ? g->e_exec[e] : WFB_NONE;
     return x != WFB_NONE ? x : w->n_exec_ids + e;
+}
+
+/* The cost of edge e in eq. 2: its execution's, scaled as asked. */
+static double edge_cost(const wfb_graph *g, const walk *w, uint32_t e)
+{
+    uint32_t x = g->e_exec ? g->e_exec[e] : WFB_NONE;
+    return w->scale && x != WFB_NONE && x < g->n_execs ? g->e_cost[e] * w->scale[x]
+                                                       : g->e_cost[e];
 }
 
 /* One walk from l->input. The first (counting) notes for each execution
@@ -80,7 +89,7 @@ static void walk_lifeline(const wfb_graph *g, walk *w, uint32_t stamp, bool coun
                 w->seen_x[k] = stamp;
                 if (counting && w->share[k]++)
                     w->shared = true;
-                lat += counting ? g->e_cost[e] : g->e_cost[e] / (double)w->share[k];
+                lat += counting ? edge_cost(g, w, e) : edge_cost(g, w, e) / (double)w->share[k];
             }
             if (w->seen_v[d] != stamp) {
                 w->seen_v[d] = stamp;
@@ -290,7 +299,7 @@ int wfb_message_metrics_compute(const wfb_graph *g, const wfb_message_options *o
     size_t nv = g->ids.count, n = 0;
     for (uint32_t v = 0; v < nv; v++)
         n += is_input(g, v);
-    walk w = {0};
+    walk w = {.scale = opt ? opt->exec_scale : NULL};
     r->lifelines = calloc(n ? n : 1, sizeof *r->lifelines);
     r->runs = calloc(g->n_runs ? g->n_runs : 1, sizeof *r->runs);
     double *scratch = malloc((n ? n : 1) * sizeof *scratch);
