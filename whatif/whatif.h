@@ -131,7 +131,8 @@ double whatif_replay(whatif_model *m, const whatif_scenario *s);
 /* ---- the causal profile ---------------------------------------------------- */
 
 #define WHATIF_MAX_FACTORS 16
-#define WHATIF_TOP 10
+#define WHATIF_TOP 10   /* net paths listed */
+#define WHATIF_KINDS 32 /* kinds listed at least */
 
 typedef struct whatif_options {
     double faster_pct[WHATIF_MAX_FACTORS]; /* X: executions take X % less time
@@ -174,7 +175,9 @@ typedef struct whatif_profile {
     double faster_pct[WHATIF_MAX_FACTORS];
     /* the run as recorded */
     size_t inputs;              /* N_input (eq. 1); 0 for a DAG */
-    double span_s;              /* measured span (eq. 1's denominator; a DAG's makespan) */
+    double span_s;              /* measured span (eq. 1's denominator; a DAG's makespan);
+                                   the replay's when unknown: */
+    const char *span_unknown_why;
     double throughput_per_s;    /* eq. 1; NAN unknown */
     double latency_mean_s, latency_p95_s; /* eq. 2; NAN unknown */
     const char *throughput_unknown_why, *latency_unknown_why;
@@ -185,11 +188,12 @@ typedef struct whatif_profile {
     size_t tasks;               /* tasks in the model */
     double exec_s;              /* all their execution time */
     size_t replays;             /* replays run */
-    /* one question (tasks_pattern): rows[0]; else the kinds, then the top
-       net paths, each part by predicted speedup at the largest X */
+    /* one question (tasks_pattern): rows[0]; else the kinds (n_kinds), then
+       the top net paths, each part by the predicted effect at the largest X
+       (a DAG whose activities have names of their own: its activities only) */
     size_t n_rows, n_kinds;
     whatif_row *rows;
-    size_t paths_skipped;       /* net paths not listed */
+    size_t kinds_skipped, paths_skipped; /* groups not listed */
 } whatif_profile;
 
 /* The profile of the model m, with the eq. 2 latencies from g (the same

@@ -127,6 +127,8 @@ static int recorded_figures(prof_ctx *c)
         p->throughput_unknown_why = p->latency_unknown_why = "no message graph to count inputs";
         return 0;
     }
+    if (c->m->source != WHATIF_SOURCE_STREAMS && c->m->source != WHATIF_SOURCE_EXECUTIONS)
+        return 0;
     wfb_message_report r;
     if (wfb_message_metrics_compute(c->g, NULL, &r, c->err))
         return -1;
@@ -170,7 +172,9 @@ static int calibrate(prof_ctx *c)
     p->stretch = 1;
     if (isnan(p->span_s)) {
         p->span_s = replay; /* predictions relative to the replay */
-        p->throughput_unknown_why = why;
+        p->span_unknown_why = why;
+        if (!p->throughput_unknown_why)
+            p->throughput_unknown_why = why;
     } else if (replay > p->span_s && p->span_s > 0) {
         p->stretch = p->span_s / replay;
     } else {
@@ -363,11 +367,6 @@ static size_t rank_factor(const whatif_profile *p)
     return best;
 }
 
-static double effect(const whatif_row *r, size_t f)
-{
-    return r->at ? fabs(r->at[f].speedup - 1.0) : 0;
-}
-
 /* A row for the group: every X replayed, eq. 2 predicted. `known` holds the
  * prediction at rank factor rf already (NULL: none). */
 static int make_row(prof_ctx *c, const group *g, const whatif_prediction *known, size_t rf,
@@ -388,23 +387,6 @@ static int make_row(prof_ctx *c, const group *g, const whatif_prediction *known,
     if (c->n_lat && !c->p->latency_unknown_why)
         return predict_latency(c, g, row);
     return 0;
-}
-
-/* Rows by their effect at factor rf, largest first (insertion: the kinds
- * are few). */
-static void sort_rows(whatif_row *rows, size_t n, size_t rf)
-{
-    for (size_t i = 1; i < n; i++) {
-        whatif_row r = rows[i];
-        size_t j = i;
-        for (; j > 0; j--) {
-            double e = effect(&rows[j - 1], rf), er = effect(&r, rf);
-            if (e > er || (e == er && strcmp(rows[j - 1].label, r.label) <= 0))
-                break;
-            rows[j] = rows[j - 1];
-        }
-        rows[j] = r;
-    }
 }
 
 static int by_work_desc(const void *x, const void *y)
@@ -430,12 +412,14 @@ static int by_candidate(const void *x, const void *y)
     return (a->group > b->group) - (a->group < b->group);
 }
 
-/* The net paths, heaviest work first, replayed at the rank factor until
- * the work left could not enter the top; the top ones in full. */
-static int path_rows(prof_ctx *c, group *gs, size_t ng, size_t top)
+/* A section of the profile: the groups, heaviest work first, replayed at
+ * the rank factor; when there are more than `limit`, only until the work
+ * left could not enter the first `limit`. Those listed get every X, in
+ * the order of their effect. *skipped: the groups not listed. */
+static int section_rows(prof_ctx *c, group *gs, size_t ng, size_t limit, size_t *skipped)
 {
     whatif_profile *p = c->p;
-    size_t rf = rank_factor(p);
+    size_t rf = rank_factor(p), top = ng < limit ? ng : limit;
     double x = fabs(p->faster_pct[rf]) / 100.0;
     qsort(gs, ng, sizeof *gs, by_work_desc);
     candidate *cand = calloc(top + 1, sizeof *cand);
@@ -445,7 +429,7 @@ static int path_rows(prof_ctx *c, group *gs, size_t ng, size_t top)
     for (size_t i = 0; i < ng; i++) {
         double bound = x * gs[i].work_s; /* about the most it can move the span */
         double floor_s = nc == top ? fabs(p->span_s - cand[top - 1].at.span_s) : 0;
-        if (bound <= floor_s || bound <= 1e-6 * p->span_s)
+        if (ng > limit && (bound <= floor_s || bound <= 1e-6 * p->span_s))
             break;
         candidate k = {.group = i};
         if (predict(c, &gs[i], p->faster_pct[rf], &k.at)) {
@@ -461,28 +445,31 @@ static int path_rows(prof_ctx *c, group *gs, size_t ng, size_t top)
             free(cand);
             return -1;
         }
-    p->paths_skipped = ng - nc;
+    *skipped = ng - nc;
     free(cand);
     return 0;
 }
 
+/* Kinds (names of activities) and net paths (activities); a DAG whose
+ * activities all have names of their own has the one section. */
 static int profile_rows(prof_ctx *c, const whatif_options *opt)
 {
     whatif_profile *p = c->p;
     group *kinds = NULL, *paths = NULL;
     size_t nk = 0, np = 0, top = opt && opt->top ? opt->top : WHATIF_TOP;
+    size_t klimit = top > WHATIF_KINDS ? top : WHATIF_KINDS;
     int rc = -1;
     if (group_by(c, WHATIF_GROUP_KIND, &kinds, &nk) || group_by(c, WHATIF_GROUP_PATH, &paths, &np) ||
-        !(p->rows = calloc(nk + (top < np ? top : np) + 1, sizeof *p->rows))) {
+        !(p->rows = calloc(nk + np + 1, sizeof *p->rows))) {
         wi_error(c->err, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < nk; i++)
-        if (make_row(c, &kinds[i], NULL, 0, &p->rows[p->n_rows++]))
-            goto out;
-    sort_rows(p->rows, p->n_rows, rank_factor(p));
+    if (section_rows(c, kinds, nk, klimit, &p->kinds_skipped))
+        goto out;
     p->n_kinds = p->n_rows;
-    rc = path_rows(c, paths, np, top < np ? top : np);
+    rc = c->m->source == WHATIF_SOURCE_ACTIVITIES && nk == np
+             ? 0
+             : section_rows(c, paths, np, top, &p->paths_skipped);
 out:
     groups_free(kinds, nk);
     groups_free(paths, np);

@@ -36,23 +36,14 @@ static const char *fig(double x, char *buf, size_t len)
     return buf;
 }
 
-static void text_now(const whatif_profile *p, const char *source, FILE *out)
+static void text_model(const whatif_profile *p, FILE *out)
 {
     char a[32], b[32], c[32];
-    fprintf(out, "What-if profile of %s: %zu tasks, %s s of execution time\n", source, p->tasks,
-            fig(p->exec_s, a, sizeof a));
-    if (p->throughput_unknown_why)
-        fprintf(out, "  now: throughput (eq. 1) n/a (%s); span %s s\n", p->throughput_unknown_why,
-                fig(p->span_s, a, sizeof a));
-    else
-        fprintf(out, "  now: throughput (eq. 1) %s inputs/s = %zu inputs / %s s span\n",
-                fig(p->throughput_per_s, a, sizeof a), p->inputs, fig(p->span_s, b, sizeof b));
-    if (p->latency_unknown_why)
-        fprintf(out, "       latency (eq. 2) n/a (%s)\n", p->latency_unknown_why);
-    else
-        fprintf(out, "       latency (eq. 2) mean %s s, p95 %s s\n",
-                fig(p->latency_mean_s, a, sizeof a), fig(p->latency_p95_s, b, sizeof b));
-    if (p->stretch < 1)
+    if (p->span_unknown_why)
+        fprintf(out, "  model: the replay of the run as recorded takes %s s; the span is not known "
+                     "(%s):\n         predictions are relative to the replay\n",
+                fig(p->replay_s, a, sizeof a), p->span_unknown_why);
+    else if (p->stretch < 1)
         fprintf(out, "  model: the replay of the run as recorded takes %s s, more than the %s s "
                      "span\n         (times stretched by other load): predictions scaled by %s\n",
                 fig(p->replay_s, a, sizeof a), fig(p->span_s, b, sizeof b),
@@ -61,6 +52,29 @@ static void text_now(const whatif_profile *p, const char *source, FILE *out)
         fprintf(out, "  model: the replay of the run as recorded takes %s s; the other %s s of "
                      "the span,\n         which it does not see, is added to every prediction\n",
                 fig(p->replay_s, a, sizeof a), fig(p->unexplained_s, b, sizeof b));
+}
+
+static void text_now(const whatif_profile *p, const char *source, FILE *out)
+{
+    char a[32], b[32];
+    bool dag = p->source == WHATIF_SOURCE_ACTIVITIES;
+    fprintf(out, "What-if profile of %s: %zu %s, %s s of execution time\n", source, p->tasks,
+            dag ? "activities" : "tasks", fig(p->exec_s, a, sizeof a));
+    if (dag)
+        fprintf(out, "  now: makespan %s s%s\n", fig(p->span_s, a, sizeof a),
+                p->span_unknown_why ? " (the replay's)" : " (latest end - earliest start)");
+    else if (p->throughput_unknown_why)
+        fprintf(out, "  now: throughput (eq. 1) n/a (%s); span %s s\n", p->throughput_unknown_why,
+                fig(p->span_s, a, sizeof a));
+    else
+        fprintf(out, "  now: throughput (eq. 1) %s inputs/s = %zu inputs / %s s span\n",
+                fig(p->throughput_per_s, a, sizeof a), p->inputs, fig(p->span_s, b, sizeof b));
+    if (!dag && p->latency_unknown_why)
+        fprintf(out, "       latency (eq. 2) n/a (%s)\n", p->latency_unknown_why);
+    else if (!dag)
+        fprintf(out, "       latency (eq. 2) mean %s s, p95 %s s\n",
+                fig(p->latency_mean_s, a, sizeof a), fig(p->latency_p95_s, b, sizeof b));
+    text_model(p, out);
 }
 
 static int label_width(const whatif_profile *p)
@@ -103,15 +117,32 @@ static void text_row(const whatif_profile *p, const whatif_row *r, int lw, bool 
     fputc('\n', out);
 }
 
+/* One section's title: "by kind (3 of 12)". */
+static const char *section_title(const char *what, size_t listed, size_t skipped, char *buf,
+                                 size_t len)
+{
+    if (skipped)
+        snprintf(buf, len, "by %s (%zu of %zu)", what, listed, listed + skipped);
+    else
+        snprintf(buf, len, "by %s", what);
+    return buf;
+}
+
 static void text_table(const whatif_profile *p, bool latency, int lw, FILE *out)
 {
-    text_header(p, "by kind", lw, latency, out);
+    bool dag = p->source == WHATIF_SOURCE_ACTIVITIES;
+    bool one = dag && p->n_rows == p->n_kinds; /* activities with names of their own */
+    char title[96];
+    text_header(p, section_title(one ? "activity" : dag ? "name" : "kind", p->n_kinds,
+                                 p->kinds_skipped, title, sizeof title),
+                lw, latency, out);
     for (size_t i = 0; i < p->n_kinds; i++)
         text_row(p, &p->rows[i], lw, latency, out);
-    char title[64];
-    snprintf(title, sizeof title, "by net path (%zu of %zu)", p->n_rows - p->n_kinds,
-             p->n_rows - p->n_kinds + p->paths_skipped);
-    text_header(p, title, lw, latency, out);
+    if (one)
+        return;
+    text_header(p, section_title(dag ? "activity" : "net path", p->n_rows - p->n_kinds,
+                                 p->paths_skipped, title, sizeof title),
+                lw, latency, out);
     for (size_t i = p->n_kinds; i < p->n_rows; i++)
         text_row(p, &p->rows[i], lw, latency, out);
 }
@@ -153,12 +184,16 @@ static void print_text(const whatif_profile *p, const char *source, FILE *out)
     }
     int lw = label_width(p);
     char a[32];
-    fprintf(out, "\nPredicted throughput (eq. 1), as a speedup over the %s inputs/s now, if a "
-                 "group's\nexecutions took X %% less time (work: the part of its execution time "
-                 "that would shrink):\n",
-            fig(p->throughput_per_s, a, sizeof a));
+    if (p->source == WHATIF_SOURCE_ACTIVITIES)
+        fprintf(out, "\nPredicted speedup of the makespan if a group's activities took X %% "
+                     "less time:\n");
+    else
+        fprintf(out, "\nPredicted throughput (eq. 1), as a speedup over the %s inputs/s now, if "
+                     "a group's\nexecutions took X %% less time (work: the part of its execution "
+                     "time that would shrink):\n",
+                fig(p->throughput_per_s, a, sizeof a));
     text_table(p, false, lw, out);
-    if (!p->latency_unknown_why) {
+    if (!p->latency_unknown_why && p->source != WHATIF_SOURCE_ACTIVITIES) {
         fprintf(out, "\nPredicted latency (eq. 2) [s], mean and p95 at each X:\n");
         text_table(p, true, lw, out);
     }
