@@ -126,12 +126,12 @@ static lp_stream *stream_get(builder *b, uint64_t id)
         b->oom = true;
         return NULL;
     }
-    if (e->value != SIZE_MAX && e->value < b->n_streams)
-        return &b->streams[e->value];
-    e->value = b->n_streams;
+    if (e->value) /* index + 1 */
+        return &b->streams[e->value - 1];
     b->streams[b->n_streams] = (lp_stream){.close_w = UINT32_MAX, .close_r = UINT32_MAX,
                                            .full_at = -1};
-    return &b->streams[b->n_streams++];
+    e->value = ++b->n_streams;
+    return &b->streams[b->n_streams - 1];
 }
 
 static lp_worker *worker_get(builder *b, unsigned w)
