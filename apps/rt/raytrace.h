@@ -53,6 +53,8 @@ void rt_image_free(rt_image *img);
 
 /* Render the whole scene into img (sized already). */
 void rt_render(const rt_scene *s, rt_image *img);
+/* Render only its first `rows` rows (the others stay as they are). */
+void rt_render_rows(const rt_scene *s, rt_image *img, unsigned rows);
 
 /* FNV-1a 64 over the dimensions and pixels. */
 uint64_t rt_image_checksum(const rt_image *img);
