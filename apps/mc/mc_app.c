@@ -367,9 +367,11 @@ static int mc_report(void *arg, const app_ctx *ctx, int run)
             hi = fmax(hi, mc_sum_mean(&app->results[i]));
         }
         mc_option o0 = request_option(0);
-        printf("mc: %ld option requests, %ld paths each in batches of %ld: prices %.4f to "
+        printf("mc: %ld option requests, %ld paths each in batches of %ld%s: prices %.4f to "
                "%.4f; request 0 (K=%g T=%g): %.6f +- %.6f (Black-Scholes %.6f)\n",
-               app->inputs, app->paths, app->batch, lo, hi, o0.strike, o0.maturity,
+               app->inputs, app->paths, app->batch,
+               app->vcall_share < 1 ? " (--scale: fewer priced)" : "", lo, hi, o0.strike,
+               o0.maturity,
                mc_sum_mean(&app->results[0]), mc_sum_stderr(&app->results[0]),
                black_scholes_call(&o0));
         if (ctx->check)
