@@ -12,9 +12,10 @@
 # time and its CPU time (user + system) are beside it. Medians of RUNS
 # rounds, each round one run of every configuration of the app; the load
 # average before and after. No raised priority: the timed runs compete with
-# whatever else the machine runs, as a user's would. The predictions come
-# from the median (by span) of three -m A runs, so that one run hit by a
-# burst of other load does not make them.
+# whatever else the machine runs, as a user's would. Each prediction is the
+# median of the predictions from three -m A runs, so that one run hit by a
+# burst of other load does not make it; every timed run's figures go to the
+# log (standard error) too.
 #
 # About 4 minutes with the defaults on a quiet 2-core machine (12 monitored
 # runs, 80 timed runs of 0.3-1 s); far longer under load.
@@ -78,24 +79,28 @@ span() {
     "$SNETMON" metrics --json "$1" | sed -n 's/^ *"span_s": \([0-9.e+-]*\),*$/\1/p' | sort -g | tail -1
 }
 
-# traced DIR APP: three -m A runs; the one with the median span becomes DIR.
+# traced DIR APP: three -m A runs into DIR.1, DIR.2, DIR.3.
 traced() {
-    local dir=$1 name=$2 k spans=""
+    local k
     for k in 1 2 3; do
-        rm -rf "$dir.$k"
-        run "$name" -m A --mon-dir "$dir.$k" >/dev/null
-        spans="$spans$(span "$dir.$k") $k
-"
+        rm -rf "$1.$k"
+        run "$2" -m A --mon-dir "$1.$k" >/dev/null
     done
-    k=$(printf '%s' "$spans" | sort -g | sed -n 2p | cut -d' ' -f2)
-    mv "$dir.$k" "$dir"
-    rm -rf "$dir".[123]
 }
 
-# predicted TRACE RE X: the profile's speedup for the tasks RE X % faster.
+# predicted DIR RE X: the median over the three traces of the profile's
+# speedup for the tasks RE X % faster (one trace may be hit by a burst of
+# the machine's other load; the median is not). The profile's replay and
+# unexplained time of each go to the log.
 predicted() {
-    "$SNETMON" whatif "$1" --tasks "$2" --faster "$3" --json |
-        sed -n 's/^  "speedup": \([0-9.e+-]*\),*$/\1/p' | awk '{printf "%.3f", $1}'
+    local k
+    for k in 1 2 3; do
+        "$SNETMON" whatif "$1.$k" --tasks "$2" --faster "$3" --json >"$work/q.json"
+        sed -n 's/^    "\(replay_s\|unexplained_s\)": \([0-9.e+-]*\),*$/\1 \2/p' "$work/q.json" |
+            tr '\n' ' ' | sed "s|^|whatif: $1.$k $2 $3: |" >&2
+        echo >&2
+        sed -n 's/^  "speedup": \([0-9.e+-]*\),*$/\1/p' "$work/q.json"
+    done | median | awk '{printf "%.3f", $1}'
 }
 
 # timed_span FILE APP ARGS...: one run recorded with -m tW; appends
@@ -106,6 +111,7 @@ timed_span() {
     rm -rf "$work/run.trace" "$work/.t"
     timed "$work/.t" run "$name" -m tW --mon-dir "$work/run.trace" "$@"
     echo "$(cat "$work/.t") $(span "$work/run.trace")" >>"$file"
+    log "  $name $* : wall cpu span $(tail -n 1 "$file")"
 }
 
 ratio() { echo "$1 $2" | awk '{printf "%.3f", $1 / $2}'; }
@@ -116,7 +122,7 @@ rows="$work/rows.md"
 for name in $APPS; do
     cases=$(printf '%s\n' "$CASES" | awk -v a="$name" '$1 == a')
     [ -n "$cases" ] || continue
-    log "$name: three monitored runs for the prediction"
+    log "$name: three monitored runs for the predictions"
     traced "$work/$name.trace" "$name"
     # the configurations: base, then box@F per case and X
     configs="base"

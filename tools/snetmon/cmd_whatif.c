@@ -176,33 +176,17 @@ static bool is_trace(const whatif_args *a)
            (a->format == WFB_FORMAT_UNKNOWN && stat(a->input, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-static int next_event(void *ctx, mon_event *ev)
-{
-    int rc = trace_input_next(ctx, ev);
-    return rc == 1 ? 1 : rc == 0 ? 0 : -1;
-}
-
-/* The replay model: the trace read once more (the loader has read it into
- * g and said what --partial lost), or the DAG in g. NULL after the
- * message. */
+/* The replay model: the trace read once more, or the DAG in g. NULL after
+ * the message. */
 static whatif_model *load_model(const whatif_args *a, const wfb_graph *g)
 {
+    if (is_trace(a))
+        return input_load_whatif("whatif", a->input, a->partial, NULL, 0);
     whatif_model *m = NULL;
     wfb_error err;
-    int rc;
-    if (is_trace(a)) {
-        trace_input *in = trace_input_open("whatif", a->input, a->partial);
-        if (!in)
-            return NULL;
-        trace_input_no_warning(in);
-        rc = whatif_model_from_trace(next_event, in, &m, &err);
-        trace_input_close(in);
-    } else {
-        rc = whatif_model_from_activities(g, &m, &err);
-    }
-    if (rc && err.msg[0])
+    if (whatif_model_from_activities(g, &m, &err) != 0)
         fprintf(stderr, "snetmon whatif: %s: %s\n", a->input, err.msg);
-    return rc ? NULL : m;
+    return m;
 }
 
 int snetmon_cmd_whatif(int argc, char **argv)
