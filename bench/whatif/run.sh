@@ -6,6 +6,12 @@
 # measured speedup goes beside the predicted one in docs/BENCHMARKS.md
 # (between the markers <!-- whatif:begin --> and <!-- whatif:end -->).
 #
+# --scale BOX=F asks for X = 100 (1 - F) % less work; what the box's
+# executions really lost ("X done") is measured in a monitored run of the
+# scaled program (its tasks' work, docs/METRICS.md section 11, against the
+# recorded run's), since a box's fixed costs (its records, its set-up) do not
+# shrink with F; the prediction at that X is the one to compare.
+#
 # The speedup measured is of eq. 1's span (the longest worker span, as
 # `snetmon metrics` gives it from a run recorded with -m tW only, which costs
 # next to nothing), the figure the prediction is about; the process's wall
@@ -17,8 +23,13 @@
 # burst of other load does not make it; every timed run's figures go to the
 # log (standard error) too.
 #
-# About 4 minutes with the defaults on a quiet 2-core machine (12 monitored
-# runs, 80 timed runs of 0.3-1 s); far longer under load.
+# About 2-3 minutes with the defaults on a 2-core machine at a load average
+# of 5 (48 monitored runs, 80 timed runs of 0.1-1.5 s); longer under more
+# load. Columns: the X asked (--scale's 1 - F) and the X the box's work
+# really lost, the predictions at both, the span's speedup measured, the
+# errors (predicted / measured - 1), and beside it the speedups of the
+# process's wall time and of its CPU time (user + system), and the medians
+# themselves.
 #
 # usage: bash bench/whatif/run.sh [BUILD_DIR]      (default build/release; built if missing)
 # Environment:
@@ -103,6 +114,26 @@ predicted() {
     done | median | awk '{printf "%.3f", $1}'
 }
 
+# work TRACE RE: the scalable work (work_s) of the tasks RE in TRACE.
+work() {
+    "$SNETMON" whatif "$1" --tasks "$2" --faster 0 --json |
+        sed -n 's/^  "work_s": \([0-9.e+-]*\),*$/\1/p'
+}
+
+# effective APP BOX F RE: the X by which --scale BOX=F actually shortened the
+# tasks RE's work: 100 (1 - work scaled / work as recorded), each the median
+# over three -m A runs.
+effective() {
+    local base k scaled
+    base=$(for k in 1 2 3; do work "$work/$1.trace.$k" "$4"; done | median)
+    scaled=$(for k in 1 2 3; do
+        rm -rf "$work/scaled.trace"
+        run "$1" --scale "$2=$3" -m A --mon-dir "$work/scaled.trace" >/dev/null
+        work "$work/scaled.trace" "$4"
+    done | median)
+    echo "$base $scaled" | awk '{printf "%.1f", 100 * (1 - $2 / $1)}'
+}
+
 # timed_span FILE APP ARGS...: one run recorded with -m tW; appends
 # "WALL_S CPU_S SPAN_S" to FILE.
 timed_span() {
@@ -130,7 +161,9 @@ for name in $APPS; do
         for x in $x1 $x2; do
             f=$(echo "$x" | awk '{printf "%g", 1 - $1 / 100}')
             configs="$configs $box@$f"
-            echo "$box@$f $(predicted "$work/$name.trace" "$re" "$x") $re $x" >>"$work/$name.pred"
+            xe=$(effective "$name" "$box" "$f" "$re")
+            echo "$box@$f $(predicted "$work/$name.trace" "$re" "$x") $re $x $xe" \
+                "$(predicted "$work/$name.trace" "$re" "$xe")" >>"$work/$name.pred"
         done
     done <<EOF
 $cases
@@ -148,13 +181,15 @@ EOF
     base_span=$(column 3 "$work/$name.base")
     base_wall=$(column 1 "$work/$name.base")
     base_cpu=$(column 2 "$work/$name.base")
-    while read -r c pred re x; do
+    while read -r c pred re x xe pred_e; do
         s=$(column 3 "$work/$name.$c")
         measured=$(ratio "$base_span" "$s")
-        printf '| %s | `%s` (%s) | %s %% | %s | %s | %s | %s | %.3f -> %.3f s | %.3f -> %.3f s |\n' \
-            "$name" "${re%\$}" "--scale ${c%@*}=${c#*@}" "$x" "$pred" "$measured" \
-            "$(error "$pred" "$measured")" "$(ratio "$base_wall" "$(column 1 "$work/$name.$c")")" \
-            "$base_span" "$s" "$base_cpu" "$(column 2 "$work/$name.$c")" >>"$rows"
+        cpu_s=$(column 2 "$work/$name.$c")
+        printf '| %s | `%s` | %s | %s %% | %s %% | %s | %s | **%s** | %s | **%s** | %s | %s | %.3f -> %.3f s | %.3f -> %.3f s |\n' \
+            "$name" "${re%\$}" "${c%@*}=${c#*@}" "$x" "$xe" "$pred" "$pred_e" "$measured" \
+            "$(error "$pred" "$measured")" "$(error "$pred_e" "$measured")" \
+            "$(ratio "$base_wall" "$(column 1 "$work/$name.$c")")" "$(ratio "$base_cpu" "$cpu_s")" \
+            "$base_span" "$s" "$base_cpu" "$cpu_s" >>"$rows"
     done <"$work/$name.pred"
 done
 
@@ -166,8 +201,8 @@ took=$(( $(date +%s) - started ))
     echo "$RUNS interleaved rounds; load average $load_before before, $load_after after; $took s."
     echo "Sizes: mc \`$ARGS_mc\`, des \`$ARGS_des\`, ant \`$ARGS_ant\`, rt \`$ARGS_rt\`."
     echo
-    echo "| app | tasks (real run) | X | predicted | measured | error | wall | span | CPU time |"
-    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| app | tasks | --scale | X asked | X done | predicted at X asked | at X done | measured | error (asked) | error (done) | wall | CPU | span | CPU time |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     cat "$rows"
     echo "<!-- whatif:end -->"
 } >"$work/section.md"
