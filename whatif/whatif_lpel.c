@@ -80,25 +80,36 @@ static double secs(uint64_t ns) { return (double)ns * 1e-9; }
 
 /* ---- tasks, streams, workers ---------------------------------------------- */
 
+/* Where id is in map: its index, or n when it is new (then *is_new, and
+ * the map has it at n from now on); SIZE_MAX when out of memory. */
+static size_t index_of(builder *b, kit_id_map *map, uint64_t id, size_t n, bool *is_new)
+{
+    kit_id_entry *e = kit_id_map_find_or_add(map, id);
+    if (!e) {
+        b->oom = true;
+        return SIZE_MAX;
+    }
+    *is_new = !e->value; /* values are index + 1 */
+    if (*is_new)
+        e->value = n + 1;
+    return e->value - 1;
+}
+
 /* The task of id, made at first sight (its START comes later: started). */
 static lp_task *task_get(builder *b, uint64_t id)
 {
-    kit_id_entry *e = kit_id_map_find_or_add(&b->task_ids, id);
-    if (!e || KIT_GROW(b->tasks, b->cap_tasks, b->n_tasks + 1)) {
-        b->oom = true;
-        return NULL;
-    }
-    if (e->value) /* index + 1 */
-        return &b->tasks[e->value - 1];
+    bool is_new;
+    if (KIT_GROW(b->tasks, b->cap_tasks, b->n_tasks + 1))
+        return b->oom = true, NULL;
+    size_t i = index_of(b, &b->task_ids, id, b->n_tasks, &is_new);
+    if (i == SIZE_MAX || !is_new)
+        return i == SIZE_MAX ? NULL : &b->tasks[i];
     uint32_t task = wi_add_task(b->m, NULL, id, 0);
     uint32_t unit = task == UINT32_MAX ? UINT32_MAX : wi_add_unit(b->m, task);
-    if (unit == UINT32_MAX) {
-        b->oom = true;
-        return NULL;
-    }
+    if (unit == UINT32_MAX)
+        return b->oom = true, NULL;
     b->tasks[b->n_tasks] = (lp_task){.task = task, .unit = unit, .start = UINT32_MAX};
-    e->value = ++b->n_tasks;
-    return &b->tasks[b->n_tasks - 1];
+    return &b->tasks[b->n_tasks++];
 }
 
 /* Its START, at its creation or else at the first thing it does. */
@@ -121,17 +132,15 @@ static lp_task *task_at(builder *b, uint64_t id, double now)
 
 static lp_stream *stream_get(builder *b, uint64_t id)
 {
-    kit_id_entry *e = kit_id_map_find_or_add(&b->stream_ids, id);
-    if (!e || KIT_GROW(b->streams, b->cap_streams, b->n_streams + 1)) {
-        b->oom = true;
-        return NULL;
-    }
-    if (e->value) /* index + 1 */
-        return &b->streams[e->value - 1];
+    bool is_new;
+    if (KIT_GROW(b->streams, b->cap_streams, b->n_streams + 1))
+        return b->oom = true, NULL;
+    size_t i = index_of(b, &b->stream_ids, id, b->n_streams, &is_new);
+    if (i == SIZE_MAX || !is_new)
+        return i == SIZE_MAX ? NULL : &b->streams[i];
     b->streams[b->n_streams] = (lp_stream){.close_w = UINT32_MAX, .close_r = UINT32_MAX,
                                            .full_at = -1};
-    e->value = ++b->n_streams;
-    return &b->streams[b->n_streams - 1];
+    return &b->streams[b->n_streams++];
 }
 
 static lp_worker *worker_get(builder *b, unsigned w)

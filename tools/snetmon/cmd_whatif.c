@@ -204,15 +204,13 @@ int snetmon_cmd_whatif(int argc, char **argv)
     rc = 1;
     if (m && whatif_profile_compute(m, g, &a.opt, &p, &err) != 0) {
         fprintf(stderr, "snetmon whatif: %s: %s\n", a.input, err.msg);
-    } else if (m) {
-        out_file of = {0};
-        FILE *out = a.output ? out_file_open(&of, "whatif", a.output) : stdout;
+    } else if (m) { /* the report whole or not at all (out_file: "-" is standard output) */
+        out_file of;
+        FILE *out = out_file_open(&of, "whatif", a.output ? a.output : "-");
         bool ok = out && whatif_profile_print(&p, a.input, a.fmt, out) == 0;
-        if (out && !a.output && (fflush(out) || ferror(out)))
+        if (out && out_file_finish(&of, ok) != 0)
             ok = false;
-        if (a.output && out && out_file_finish(&of, ok) != 0)
-            ok = false;
-        if (out && !ok)
+        if (out && !ok && !a.output)
             fprintf(stderr, "snetmon whatif: error writing the report\n");
         rc = ok ? 0 : 1;
         whatif_profile_free(&p);
