@@ -147,7 +147,8 @@ static int recorded_figures(prof_ctx *c)
         p->latency_mean_s = r.total.latency.mean;
         p->latency_p95_s = r.total.latency.p95;
     } else if (!p->latency_unknown_why) {
-        p->latency_unknown_why = "no input reaches a component execution";
+        p->latency_unknown_why = p->inputs ? "no input reaches a component execution"
+                                           : "no inputs (messages without a parent: flag M)";
     }
     wfb_message_report_free(&r);
     if (!p->inputs)

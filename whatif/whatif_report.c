@@ -187,6 +187,10 @@ static void print_text(const whatif_profile *p, const char *source, FILE *out)
     if (p->source == WHATIF_SOURCE_ACTIVITIES)
         fprintf(out, "\nPredicted speedup of the makespan if a group's activities took X %% "
                      "less time:\n");
+    else if (p->throughput_unknown_why)
+        fprintf(out, "\nPredicted speedup of the run (eq. 1's span) if a group's executions "
+                     "took X %% less time\n(work: the part of its execution time that would "
+                     "shrink):\n");
     else
         fprintf(out, "\nPredicted throughput (eq. 1), as a speedup over the %s inputs/s now, if "
                      "a group's\nexecutions took X %% less time (work: the part of its execution "
