@@ -43,7 +43,8 @@ static const mon_event_kind expected_kinds[] = {
     MON_EV_STREAM_OPEN,    MON_EV_STREAM_OPEN,     MON_EV_STREAM_READ,     MON_EV_COMPONENT_BEGIN, MON_EV_MESSAGE_READ,
     MON_EV_MESSAGE_WRITTEN, MON_EV_COMPONENT_END,  MON_EV_STREAM_WRITE,    MON_EV_STREAM_WAKE,
     MON_EV_CHANNEL_OPEN,   MON_EV_MESSAGE_SENT,    MON_EV_MESSAGE_RECEIVED, MON_EV_CHANNEL_BLOCK,
-    MON_EV_STREAM_BLOCK,   MON_EV_TASK_BLOCK,      MON_EV_WORKER_WAIT,     MON_EV_WORKER_RESUME,
+    MON_EV_STREAM_BLOCK,   MON_EV_CPU_TIME,        MON_EV_TASK_BLOCK,      MON_EV_WORKER_WAIT,
+    MON_EV_WORKER_RESUME,
     MON_EV_TASK_DISPATCH,  MON_EV_TASK_YIELD,      MON_EV_STREAM_CLOSE,    MON_EV_TASK_LOAD,
     MON_EV_TASK_DESTROY,   MON_EV_WORKER_LOAD,     MON_EV_WORKER_END,
 };
@@ -120,6 +121,12 @@ static void check_worker_events(const mon_event *all, size_t n, unsigned w)
             break;
         case MON_EV_TASK_BLOCK:
             ck_assert_uint_eq(e->cause, MON_BLOCK_INPUT);
+            break;
+        case MON_EV_CPU_TIME:
+            ck_assert_uint_eq(e->cpu_ns, 5000 + o);
+            ck_assert_uint_eq(e->preemptions, 2 + w);
+            ck_assert_uint_eq(e->time, prev->time); /* the block's time, as the monitor writes it */
+            ck_assert_uint_eq(e->task, 0);
             break;
         case MON_EV_WORKER_RESUME:
             ck_assert_uint_eq(e->time - prev->time, 5000000000u);
@@ -440,7 +447,7 @@ START_TEST(flags_parse_and_format)
     ck_assert_int_eq(mon_flags_parse("A", &f, err, sizeof err), 0);
     ck_assert_uint_eq(f, MON_FLAG_ALL);
     mon_flags_format(f, buf, sizeof buf);
-    ck_assert_str_eq(buf, "mtWTSML");
+    ck_assert_str_eq(buf, "mtWTSMLC");
     ck_assert_int_eq(mon_flags_parse("tT", &f, err, sizeof err), 0);
     ck_assert_uint_eq(f, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK);
     ck_assert_int_eq(mon_flags_parse("tX", &f, err, sizeof err), -1);
@@ -613,6 +620,9 @@ static int ref_format(const mon_event *e, char *buf, size_t len)
                         e->waits, e->wait_ns, e->busy_ns);
     case MON_EV_RUN_START:
         return snprintf(buf, len, "%s run=%" PRIu32, head, e->run);
+    case MON_EV_CPU_TIME:
+        return snprintf(buf, len, "%s cpu_ns=%" PRIu64 " preemptions=%" PRIu32, head, e->cpu_ns,
+                        e->preemptions);
     default:
         return snprintf(buf, len, "%s", head);
     }
@@ -651,6 +661,8 @@ START_TEST(event_format_matches_printf)
                        .exec_ns = v[9],
                        .wait_ns = v[10],
                        .busy_ns = v[11],
+                       .cpu_ns = v[10] ^ v[3],
+                       .preemptions = (uint32_t)v[2],
                        .name = i % 7 ? name : NULL,
                        .channel = v[4] ^ v[6],
                        .peer_rank = (uint32_t)v[5],
@@ -858,13 +870,40 @@ START_TEST(older_format_is_refused_by_name)
     metadata_set_line(dir, "format_version", "\tformat_version = \"3.0\";");
     mon_trace *t;
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "metadata: trace format 3.0, but this reader reads format 3.1 only") &&
+    ck_assert_msg(strstr(err, "metadata: trace format 3.0, but this reader reads formats 3.1 and "
+                              "3.2 only") &&
                       strstr(err, "babeltrace2"),
                   "message: %s", err);
     /* Format 1.0 metadata had no format_version. */
     metadata_set_line(dir, "format_version", "");
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "trace format before 2.0"), "message: %s", err);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+/* Format 3.1 is 3.2 without cpu_time: such a trace reads, and event id
+ * 27 in it is damage, as it was for a 3.1 reader. */
+START_TEST(format_3_1_reads_without_cpu_time)
+{
+    char dir[4096], msg[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_many(dir, 2, 10, 0), 0);
+    metadata_set_line(dir, "format_version", "\tformat_version = \"3.1\";");
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, msg, sizeof msg);
+    ck_assert_int_eq(rc, MON_TRACE_END);
+    ck_assert_uint_eq(n, 20);
+    free(evs);
+    fixture_rmdir(dir);
+    ck_assert_int_eq(fixture_write_all_kinds(dir, 0), 0);
+    metadata_set_line(dir, "format_version", "\tformat_version = \"3.1\";");
+    evs = read_all(dir, &n, &rc, msg, sizeof msg);
+    ck_assert_int_eq(rc, MON_TRACE_ERROR);
+    ck_assert_msg(strstr(msg, "worker-0: byte ") && strstr(msg, "unknown event id 27"), "message: %s",
+                  msg);
+    free(evs);
     fixture_rmdir(dir);
 }
 END_TEST
@@ -1170,6 +1209,7 @@ static Suite *suite(void)
     tcase_add_test(tc, tsc_ticks_read_back_as_exact_ns);
     tcase_add_test(tc, unsupported_clock_frequency_is_rejected);
     tcase_add_test(tc, older_format_is_refused_by_name);
+    tcase_add_test(tc, format_3_1_reads_without_cpu_time);
     tcase_add_test(tc, small_integers_round_trip_at_every_length);
     tcase_add_test(tc, out_of_range_values_are_corruption);
     tcase_add_test(tc, clock_choice_and_calibration);
