@@ -19,7 +19,9 @@
 # rounds, each round one run of every configuration of the app; the load
 # average before and after. No raised priority: the timed runs compete with
 # whatever else the machine runs, as a user's would. Each prediction is the
-# median of the predictions from three -m A runs, so that one run hit by a
+# median of the predictions from three runs recorded with $FLAGS (-m A
+# without flag C, whose readings move the OS's time off a loaded worker's
+# core between periods: docs/METRICS.md section 11), so that one run hit by a
 # burst of other load does not make it; every timed run's figures go to the
 # log (standard error) too.
 #
@@ -37,6 +39,7 @@
 #   WORKERS=2     -w of every run
 #   OUT=docs/BENCHMARKS.md   the file whose whatif section is replaced ('-': stdout only)
 #   APPS="mc des ant rt"     the apps measured
+#   FLAGS=mtWTSML            -m of the monitored runs
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -45,6 +48,7 @@ RUNS=${RUNS:-5}
 WORKERS=${WORKERS:-2}
 OUT=${OUT:-$SRC/docs/BENCHMARKS.md}
 APPS=${APPS:-"mc des ant rt"}
+FLAGS=${FLAGS:-mtWTSML}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=../monitor/timing.sh
@@ -90,12 +94,12 @@ span() {
     "$SNETMON" metrics --json "$1" | sed -n 's/^ *"span_s": \([0-9.e+-]*\),*$/\1/p' | sort -g | tail -1
 }
 
-# traced DIR APP: three -m A runs into DIR.1, DIR.2, DIR.3.
+# traced DIR APP: three $FLAGS runs into DIR.1, DIR.2, DIR.3.
 traced() {
     local k
     for k in 1 2 3; do
         rm -rf "$1.$k"
-        run "$2" -m A --mon-dir "$1.$k" >/dev/null
+        run "$2" -m "$FLAGS" --mon-dir "$1.$k" >/dev/null
     done
 }
 
@@ -122,13 +126,13 @@ work() {
 
 # effective APP BOX F RE: the X by which --scale BOX=F actually shortened the
 # tasks RE's work: 100 (1 - work scaled / work as recorded), each the median
-# over three -m A runs.
+# over three $FLAGS runs.
 effective() {
     local base k scaled
     base=$(for k in 1 2 3; do work "$work/$1.trace.$k" "$4"; done | median)
     scaled=$(for k in 1 2 3; do
         rm -rf "$work/scaled.trace"
-        run "$1" --scale "$2=$3" -m A --mon-dir "$work/scaled.trace" >/dev/null
+        run "$1" --scale "$2=$3" -m "$FLAGS" --mon-dir "$work/scaled.trace" >/dev/null
         work "$work/scaled.trace" "$4"
     done | median)
     echo "$base $scaled" | awk '{printf "%.1f", 100 * (1 - $2 / $1)}'
