@@ -55,6 +55,7 @@
  *   --map FILE           a task placement: net-path patterns to workers,
  *                        docs/MAPPING.md (the programs; advise writes one)
  *   --tasks RE           a pcre2 pattern selecting tasks by name (render;
+ *                        whatif: the tasks of one question, --task too;
  *                        ctl: the tasks monitored from now on)
  *   --mon-tasks RE       ... the tasks to monitor (the programs)
  *   --mon-dir DIR        the trace directory (the programs)
@@ -70,7 +71,10 @@
  *   --check              verify every result, exit 1 if one is wrong (the
  *                        apps, snetrun)
  *   --paper              the paper's sizes (the apps)
- *   --top N              how many rows of a ranking to list (compare, top)
+ *   --scale BOX=F        box BOX does the fraction F of its work, to time
+ *                        what a faster box gains (the apps, snetrun's)
+ *   --top N              how many rows of a ranking to list (compare, top,
+ *                        whatif)
  *   -n, --iterations N   snapshots before exiting (top)
  *   --rounds N           rounds of a program's loop: laps of the token
  *                        (lpel-bench ring), iterations of the colony (ant)

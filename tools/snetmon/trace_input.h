@@ -96,4 +96,12 @@ int trace_input_report_alignment(const trace_input *in, FILE *out, const char *p
 wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format,
                             const char *bp_map, bool partial, char *errbuf, size_t errlen);
 
+/* The what-if replay model (whatif.h) of trace directory dir, read once
+ * more (the loader of its graph has said what --partial lost: not again).
+ * NULL on failure after one line "snetmon CMD: DIR: ..." on stderr, or,
+ * when errbuf is not NULL, with the line there (the report shows it). */
+struct whatif_model;
+struct whatif_model *input_load_whatif(const char *cmd, const char *dir, bool partial,
+                                       char *errbuf, size_t errlen);
+
 #endif
