@@ -202,6 +202,7 @@ typedef struct view {
     live_snapshot snap;
     read_result read;
     bool live;
+    bool followed_ranks; /* a multi-rank run was followed while it went on */
     char flags[16]; /* the run's monitoring flags (run.json), "" when unknown */
 } view;
 
@@ -370,9 +371,17 @@ static const char *clock_method(const mon_clock_alignment *a)
     return a->provisional ? "start offsets" : "full";
 }
 
-static void print_clocks(FILE *out, const mon_trace *t)
+/* The alignment in use, for a multi-rank run followed while it went on:
+ * provisional, then full for the last snapshot. (A multi-rank trace that
+ * had finished when top opened it is aligned as for every command.) */
+static const mon_clock_alignment *clocks_to_show(const view *v)
 {
-    const mon_clock_alignment *a = mon_trace_clock_alignment(t);
+    return v->followed_ranks ? mon_trace_clock_alignment(v->trace) : NULL;
+}
+
+static void print_clocks(FILE *out, const view *v)
+{
+    const mon_clock_alignment *a = clocks_to_show(v);
     if (!a)
         return;
     if (a->provisional)
@@ -399,7 +408,7 @@ static void print_text(FILE *out, const view *v)
     if (!s->has_periods)
         fprintf(out, "; %s: busy is 0", missing_why(v, 'T', "task_dispatch"));
     fputc('\n', out);
-    print_clocks(out, v->trace);
+    print_clocks(out, v);
     print_log_states(out, v->trace);
     print_workers(out, s);
     print_tasks(out, v);
@@ -472,12 +481,9 @@ static json_t *logs_json(const mon_trace *t)
     return logs;
 }
 
-/* null for the trace of one process. */
-static json_t *clocks_json(const mon_trace *t)
+/* The member "clocks" (clocks_to_show). */
+static json_t *clocks_json(const mon_clock_alignment *a)
 {
-    const mon_clock_alignment *a = mon_trace_clock_alignment(t);
-    if (!a)
-        return json_null();
     return json_pack("{s:s, s:i, s:i, s:o}", "method", clock_method(a), "ranks", (int)a->ranks,
                      "merged", (int)a->joined, "uncertainty_s",
                      json_real(clock_uncertainty_ns(a) * NS));
@@ -512,7 +518,9 @@ static json_t *snapshot_json(const view *v)
         json_object_set_new(o, "tasks", tasks);
         json_object_set_new(o, "tasks_total", json_integer((json_int_t)s->n_tasks));
         json_object_set_new(o, "logs", logs_json(v->trace));
-        json_object_set_new(o, "clocks", clocks_json(v->trace));
+        const mon_clock_alignment *clocks = clocks_to_show(v);
+        if (clocks)
+            json_object_set_new(o, "clocks", clocks_json(clocks));
     }
     return o;
 }
@@ -588,10 +596,14 @@ static int read_again_aligned(view *v, trace_input *in, live_acc **acc, double b
     return 0;
 }
 
-static bool provisional_end(const view *v)
+/* Notes a provisional alignment; true when its trace has ended. */
+static bool provisional_end(view *v)
 {
     const mon_clock_alignment *c = mon_trace_clock_alignment(v->trace);
-    return v->read == READ_END && c && c->provisional;
+    if (!c || !c->provisional)
+        return false;
+    v->followed_ranks = true;
+    return v->read == READ_END;
 }
 
 static int run_top(const top_args *a, trace_input *in, live_acc **acc)
