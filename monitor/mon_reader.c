@@ -1658,14 +1658,14 @@ static bool deliverable(const mon_trace *t)
  * time has been published (mon_ranks.c merges ranks by this). */
 uint64_t mon_trace_follow_floor_ns(const mon_trace *t)
 {
-    uint64_t floor = UINT64_MAX;
+    uint64_t lowest = UINT64_MAX;
     if (t->n_waiting)
-        floor = t->wait_min;
-    if (t->nheap && t->heap[0]->clock < floor)
-        floor = t->heap[0]->clock;
-    if (floor == UINT64_MAX || floor < t->settled)
-        floor = t->settled;
-    return mon_ticks_to_ns(floor, t->clock_freq);
+        lowest = t->wait_min;
+    if (t->nheap && t->heap[0]->clock < lowest)
+        lowest = t->heap[0]->clock;
+    if (lowest == UINT64_MAX || lowest < t->settled)
+        lowest = t->settled;
+    return mon_ticks_to_ns(lowest, t->clock_freq);
 }
 
 static void heap_push(mon_trace *t, log_reader *r)

@@ -574,17 +574,25 @@ static int show(view *v, live_acc *acc, bool redraw)
     return fflush(stdout) == 0 ? 0 : -1;
 }
 
+/* The figures' accumulator for an interval of a->interval_s; NULL when out
+ * of memory (said). */
+static live_acc *new_acc(const top_args *a)
+{
+    live_acc *acc = live_acc_new((uint64_t)(a->interval_s * 1e9));
+    if (!acc)
+        fprintf(stderr, "snetmon top: out of memory\n");
+    return acc;
+}
+
 /* A followed run across MPI ranks has ended: what was read is on the
  * start offsets alone (mon_clock_alignment.provisional). The trace is read
  * again from its start into a new accumulator, now aligned in full as for
  * every command that reads a finished trace. -1 on failure (said). */
 static int read_again_aligned(view *v, trace_input *in, live_acc **acc, double budget)
 {
-    live_acc *fresh = live_acc_new((uint64_t)(v->args->interval_s * 1e9));
-    if (!fresh) {
-        fprintf(stderr, "snetmon top: out of memory\n");
+    live_acc *fresh = new_acc(v->args);
+    if (!fresh)
         return -1;
-    }
     if (trace_input_rewind(in) != 0) {
         live_acc_free(fresh);
         return -1;
@@ -641,9 +649,8 @@ int snetmon_cmd_top(int argc, char **argv)
     trace_input *in = trace_input_open_follow("top", a.trace, a.partial);
     if (!in)
         return 1;
-    live_acc *acc = live_acc_new((uint64_t)(a.interval_s * 1e9));
+    live_acc *acc = new_acc(&a);
     if (!acc) {
-        fprintf(stderr, "snetmon top: out of memory\n");
         trace_input_close(in);
         return 1;
     }
