@@ -505,6 +505,15 @@ static int pseudo_log(mon_ranks *m, rank_state *r, mon_log_state st, const char 
     return 0;
 }
 
+/* A rank the top-level run.json promises that wrote nothing. */
+static int missing_rank(mon_ranks *m, rank_state *r)
+{
+    char what[96];
+    snprintf(what, sizeof what, "the trace says it has %u ranks, but rank %u wrote nothing", m->n,
+             r->rank);
+    return pseudo_log(m, r, MON_LOG_MISSING, what);
+}
+
 /* One more than the highest worker number of rank r's logs. */
 static unsigned log_span(const rank_state *r)
 {
@@ -518,12 +527,8 @@ static unsigned log_span(const rank_state *r)
 static int open_rank(mon_ranks *m, rank_state *r, const mon_trace_options *opt, char *err,
                      size_t errlen)
 {
-    if (!exists(r->dir)) {
-        char what[96];
-        snprintf(what, sizeof what, "the trace says it has %u ranks, but rank %u wrote nothing",
-                 m->n, r->rank);
-        return pseudo_log(m, r, MON_LOG_MISSING, what);
-    }
+    if (!exists(r->dir))
+        return missing_rank(m, r);
     char msg[4608];
     if (mon_trace_open_with(&r->trace, r->dir, opt, msg, sizeof msg) != 0) {
         r->trace = NULL;
@@ -672,15 +677,22 @@ static void run_facts(const rank_state *r, bool *complete, bool *timed)
     mon_run_json_free(run);
 }
 
-static bool every_run_finished(const mon_ranks *m)
+/* Is the run still going on: some rank's run.json not complete, or no
+ * rank's directory there yet? (The ranks start together: a rank without a
+ * directory when the others have finished wrote nothing and never will.) */
+static bool still_running(const mon_ranks *m)
 {
+    bool any = false;
     for (unsigned i = 0; i < m->n; i++) {
         bool complete, timed;
+        if (!exists(m->r[i].dir))
+            continue;
+        any = true;
         run_facts(&m->r[i], &complete, &timed);
         if (!complete)
-            return false;
+            return true;
     }
-    return true;
+    return !any;
 }
 
 /* Rank r is merged from now on: it gets its worker numbers and its clock. */
@@ -716,8 +728,16 @@ static int try_join(mon_ranks *m, rank_state *r, char *err, size_t errlen)
     if (prev && prev->trace && mon_trace_live(prev->trace) &&
         mon_trace_num_workers(prev->trace) == 0)
         return 0;
-    if (!exists(r->dir))
-        return 0;
+    if (!exists(r->dir)) {
+        if (still_running(m))
+            return 0;
+        if (missing_rank(m, r) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        join(m, r);
+        return 1;
+    }
     bool complete, timed;
     run_facts(r, &complete, &timed);
     char msg[4608];
@@ -876,8 +896,8 @@ int mon_ranks_open(mon_ranks **out, const char *dir, unsigned ranks,
             return -1;
         }
     }
-    int rc = opt && opt->follow && !every_run_finished(m) ? open_following(m, opt, err, errlen)
-                                                          : open_finished(m, opt, err, errlen);
+    int rc = opt && opt->follow && still_running(m) ? open_following(m, opt, err, errlen)
+                                                    : open_finished(m, opt, err, errlen);
     if (rc != 0) {
         mon_ranks_close(m);
         return -1;
