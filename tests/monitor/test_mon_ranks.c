@@ -12,7 +12,8 @@
  *   - a rank the trace lacks is reported as missing, the others are read;
  *   - followed while "running" (run.json not complete): the merge waits for
  *     a rank that is not there yet, then merges it on its start offset
- *     alone, and reads in full once every run is complete.
+ *     alone, numbers a worker that starts late without renumbering, and
+ *     reads in full once every run is complete.
  */
 #include <check.h>
 #include <math.h>
@@ -387,6 +388,27 @@ START_TEST(follow_live_alignment)
     ck_assert_str_eq(mon_trace_worker_label(t, 2, label, sizeof label), "r1.w1");
     free(all);
 
+    /* A worker of rank 0 that starts after rank 1 joined keeps the numbers
+     * given out: it gets one of its own, after rank 1's. */
+    char ctf0[4300];
+    snprintf(ctf0, sizeof ctf0, "%s/rank-0/ctf", top);
+    mon_writer *wr = open_log(ctf0, 1);
+    mon_emit_task(wr, MON_ID_RUN_START, T0 + 3000000, 1);
+    mon_emit_bare(wr, MON_ID_WORKER_START, T0 + 3000000);
+    mon_emit_bare(wr, MON_ID_WORKER_END, T0 + 3000010);
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+    all = read_all(t, &n, &end);
+    ck_assert_int_eq(end, MON_TRACE_AGAIN);
+    ck_assert_uint_eq(n, 3);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_eq(all[i].worker, 3);
+        ck_assert_uint_eq(all[i].rank, 0);
+        ck_assert_uint_eq(all[i].rank_worker, 1);
+    }
+    ck_assert_str_eq(mon_trace_worker_label(t, 3, label, sizeof label), "r0.w1");
+    ck_assert_str_eq(mon_trace_worker_label(t, 2, label, sizeof label), "r1.w1");
+    free(all);
+
     /* Both runs end: the merge ends, still on the provisional alignment. */
     snprintf(dir, sizeof dir, "%s/rank-0", top);
     mark_complete(dir);
@@ -406,7 +428,8 @@ START_TEST(follow_live_alignment)
     ck_assert_uint_eq(a->messages, MESSAGES);
     all = read_all(t, &n, &end);
     ck_assert_int_eq(end, MON_TRACE_END);
-    ck_assert_uint_eq(n, 15 + 2 * MESSAGES);
+    ck_assert_uint_eq(n, 18 + 2 * MESSAGES);
+    ck_assert_str_eq(mon_trace_worker_label(t, 1, label, sizeof label), "r0.w1");
     free(all);
     mon_trace_close(t);
     fixture_rmdir(top);
