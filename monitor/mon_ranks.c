@@ -27,10 +27,10 @@
  * the send/receive events only (kept in memory: 40 bytes each), once to
  * deliver. What was found is reported (mon_trace_clock_alignment).
  *
- * Following a run in progress (mon_trace_options.follow) that cannot be
- * done: each rank is merged live on step 1's offset at the start samples
- * alone (no drift, no fix-up: the alignment is "provisional"), read once,
- * by the same merge. A rank joins once its trace and its start samples are
+ * A run in progress (mon_trace_options.follow) cannot give pass 1 or the
+ * end samples: each rank is merged live on step 1's offset at the start
+ * samples alone (no drift, no fix-up: the alignment is "provisional"),
+ * read once, by the same merge. A rank joins once its trace and its start samples are
  * there (in rank order: its workers are numbered after the ones before
  * it); until then, and while a rank's reader holds back what it may still
  * precede (MON_TRACE_AGAIN), the merge holds back every later event. The
