@@ -862,8 +862,11 @@ void mon_component_begin(lpel_task *t)
 
 /* The events that end user code (a box's output, its return) read the
  * clock: a box call lies between them and the reading before, which is
- * what the message latencies measure. Those before the call
- * (component_begin, message_read) follow runtime code only. */
+ * what the message latencies measure. component_begin follows runtime
+ * code only. message_read reads the clock too: a task can read a message
+ * written on another worker after its own period began (the stream was
+ * not empty), and stamped with the period's reading the read would come
+ * before its write in the merged trace, which no analysis can pair. */
 void mon_component_end(lpel_task *t)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
@@ -875,7 +878,7 @@ void mon_message_read(lpel_task *t, uint64_t msg_id)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_message(r->w, MON_ID_MESSAGE_READ, mon_writer_reading(r->w), r->id, msg_id);
+        mon_emit_message(r->w, MON_ID_MESSAGE_READ, take_reading(r->mw), r->id, msg_id);
 }
 
 void mon_message_written(lpel_task *t, uint64_t msg_id)
