@@ -571,6 +571,12 @@ typedef struct wfb_input_loss {
     int events_lost_known;     /* 0: some log's loss is unknown, events_lost is
                                   then a lower bound */
     uint64_t bytes_lost;
+    const char *run;           /* the run did not finish, or nothing says it did:
+                                  why, in one line (docs/LOGFORMAT.md section 6);
+                                  NULL when it finished */
+    size_t files_passed;       /* files of the trace directory passed over: not of
+                                  the run, duplicates, special files */
+    const char *files_first;   /* the first of them, in one line; NULL when none */
 } wfb_input_loss;
 
 /* Attach a copy of loss to g (NULL: the input is complete); the reports of
@@ -582,7 +588,8 @@ const wfb_input_loss *wfb_graph_input_loss(const wfb_graph *g);
  * CSV table (log,worker,state,...). */
 int wfb_report_input_loss(const wfb_input_loss *loss, wfb_output fmt, FILE *out);
 /* "N events and M bytes lost" ("at least N events", "an unknown number of
- * events" when some log cannot tell) into buf. */
+ * events" when some log cannot tell; "; the run is not known to have
+ * finished", "; K files passed over" when so) into buf. */
 void wfb_input_loss_summary(const wfb_input_loss *loss, char *buf, size_t len);
 
 /* How the clocks of a multi-rank LPEL trace were aligned (the trace

@@ -17,14 +17,14 @@
 typedef struct wfb_loss_copy {
     wfb_input_loss loss;
     wfb_log_loss *logs;
-    char **strings; /* 3 per log: file, state, message */
+    char **strings; /* 3 per log: file, state, message; then run, files_first */
 } wfb_loss_copy;
 
 void wfb_loss_free(wfb_loss_copy *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < 3 * c->loss.n_logs; i++)
+    for (size_t i = 0; i < 3 * c->loss.n_logs + 2; i++)
         free(c->strings[i]);
     free(c->strings);
     free(c->logs);
@@ -49,7 +49,7 @@ int wfb_graph_set_input_loss(wfb_graph *g, const wfb_input_loss *loss)
     size_t n = loss->n_logs;
     if (c) {
         c->logs = calloc(n ? n : 1, sizeof *c->logs);
-        c->strings = calloc(3 * n + 1, sizeof *c->strings);
+        c->strings = calloc(3 * n + 2, sizeof *c->strings);
     }
     if (!c || !c->logs || !c->strings) {
         if (c) {
@@ -68,6 +68,10 @@ int wfb_graph_set_input_loss(wfb_graph *g, const wfb_input_loss *loss)
         c->logs[i].message = c->strings[3 * i + 2] = dup_or_empty(loss->logs[i].message, &oom);
     }
     c->loss.logs = c->logs;
+    if (loss->run)
+        c->loss.run = c->strings[3 * n] = dup_or_empty(loss->run, &oom);
+    if (loss->files_first)
+        c->loss.files_first = c->strings[3 * n + 1] = dup_or_empty(loss->files_first, &oom);
     g->loss = c;
     return oom ? -1 : 0;
 }
@@ -105,17 +109,29 @@ json_t *wfb_input_loss_json(const wfb_input_loss *loss)
         json_array_append_new(logs, lj);
     }
     json_object_set_new(o, "logs", logs);
+    json_object_set_new(o, "run", loss->run ? json_string(loss->run) : json_null());
+    json_object_set_new(o, "files_passed", json_integer((json_int_t)loss->files_passed));
+    json_object_set_new(o, "files_first",
+                        loss->files_first ? json_string(loss->files_first) : json_null());
     return o;
 }
 
 void wfb_input_loss_summary(const wfb_input_loss *loss, char *buf, size_t len)
 {
+    int n;
     if (loss->events_lost_known || loss->events_lost)
-        snprintf(buf, len, "%s%" PRIu64 " events and %" PRIu64 " bytes lost",
-                 loss->events_lost_known ? "" : "at least ", loss->events_lost, loss->bytes_lost);
+        n = snprintf(buf, len, "%s%" PRIu64 " events and %" PRIu64 " bytes lost",
+                     loss->events_lost_known ? "" : "at least ", loss->events_lost,
+                     loss->bytes_lost);
     else
-        snprintf(buf, len, "an unknown number of events and %" PRIu64 " bytes lost",
-                 loss->bytes_lost);
+        n = snprintf(buf, len, "an unknown number of events and %" PRIu64 " bytes lost",
+                     loss->bytes_lost);
+    size_t used = n > 0 && (size_t)n < len ? (size_t)n : len;
+    if (loss->run && used < len)
+        used += (size_t)snprintf(buf + used, len - used, "; the run is not known to have finished");
+    if (loss->files_passed && used < len)
+        snprintf(buf + used, len - used, "; %zu file%s passed over", loss->files_passed,
+                 loss->files_passed == 1 ? "" : "s");
 }
 
 static void loss_text(const wfb_input_loss *loss, FILE *out)
@@ -136,6 +152,11 @@ static void loss_text(const wfb_input_loss *loss, FILE *out)
         fprintf(out, " and %" PRIu64 " bytes lost, %" PRIu64 " events read (%s)\n", l->bytes_lost,
                 l->events_read, l->file);
     }
+    if (loss->run)
+        fprintf(out, "  run: %s\n", loss->run);
+    if (loss->files_passed)
+        fprintf(out, "  files passed over: %zu (first: %s)\n", loss->files_passed,
+                loss->files_first ? loss->files_first : "?");
 }
 
 static void loss_csv(const wfb_input_loss *loss, FILE *out)
@@ -152,6 +173,14 @@ static void loss_csv(const wfb_input_loss *loss, FILE *out)
         fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", l->events_discarded, l->bytes_read,
                 l->bytes_lost);
     }
+    /* What is not one log's: a row whose state says what it is about, the
+     * line in the first column. */
+    const char *rows[2][2] = {{loss->run, "run"}, {loss->files_first, "files"}};
+    for (int i = 0; i < 2; i++)
+        if (rows[i][0]) {
+            wfb_csv_field(out, rows[i][0]);
+            fprintf(out, ",,%s,,,,,,\n", rows[i][1]);
+        }
 }
 
 int wfb_report_input_loss(const wfb_input_loss *loss, wfb_output fmt, FILE *out)

@@ -186,6 +186,7 @@ static int write_trace(const char *dir, const scenario *s, unsigned runs)
     char ctf[4200], err[512];
     if (fixture_trace_dir(dir, 2, MON_FLAG_ALL, ctf, sizeof ctf) != 0)
         return -1;
+    fixture_run run = {0};
     for (unsigned wk = 0; wk < 2; wk++) {
         mon_writer *w = mon_writer_open(ctf, wk, 0, err, sizeof err);
         if (!w) {
@@ -194,10 +195,10 @@ static int write_trace(const char *dir, const scenario *s, unsigned runs)
         }
         for (unsigned r = 0; r < runs; r++)
             emit_worker(w, s, wk, r + 1, (uint64_t)r * 10000000u);
-        if (mon_writer_close(w) != 0)
+        if (fixture_close_log(&run, w) != 0)
             return -1;
     }
-    return 0;
+    return fixture_finish(dir, MON_FLAG_ALL, &run);
 }
 
 int advise_fixture_write(const char *name, const char *dir)

@@ -168,6 +168,7 @@ int oracle_trace_write(const char *dir)
     if (fixture_trace_dir(dir, 2, MON_FLAG_ALL, ctf, sizeof ctf) != 0)
         return -1;
     void (*const writers[2])(mon_writer *) = {worker0, worker1};
+    fixture_run run = {0};
     for (unsigned i = 0; i < 2; i++) {
         mon_writer *w = mon_writer_open(ctf, i, 0, err, sizeof err);
         if (!w) {
@@ -175,8 +176,8 @@ int oracle_trace_write(const char *dir)
             return -1;
         }
         writers[i](w);
-        if (mon_writer_close(w) != 0)
+        if (fixture_close_log(&run, w) != 0)
             return -1;
     }
-    return 0;
+    return fixture_finish(dir, MON_FLAG_ALL, &run);
 }

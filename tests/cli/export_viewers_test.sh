@@ -63,7 +63,7 @@ grep -q "exists and is not empty" "$work/again.err" || fail "export into a full 
 "$otf2_print" "$work/otf2/traces.otf2" >/dev/null 2>&1 || fail "the refused export damaged the earlier archive"
 # A damaged trace: one line, exit 1, no directory.
 cp -r "$work/trace" "$work/bad"
-printf '\036' | dd of="$work/bad/ctf/worker-0" bs=1 seek=60 conv=notrunc 2>/dev/null
+printf '\036' | dd of="$work/bad/ctf/worker-0" bs=1 seek=68 conv=notrunc 2>/dev/null
 "$snetmon" export --otf2 "$work/bad" -o "$work/bad-otf2" 2>"$work/bad.err"
 [ $? -eq 1 ] || fail "damaged trace: not exit 1"
 [ "$(wc -l <"$work/bad.err")" -eq 1 ] || fail "damaged trace: $(cat "$work/bad.err")"

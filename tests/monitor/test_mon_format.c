@@ -416,8 +416,8 @@ START_TEST(crash_flush_writes_a_readable_packet)
 {
     char dir[4096], ctf[4200], err[4608];
     fixture_tmpdir(dir, sizeof dir);
-    ck_assert_int_eq(fixture_write_many(dir, 1, 2, 0), 0);
-    snprintf(ctf, sizeof ctf, "%s/%s", dir, MON_CTF_SUBDIR);
+    ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf),
+                     0);
     mon_writer *w = mon_writer_open(ctf, 0, 0, err, sizeof err);
     for (unsigned i = 0; i < 7; i++)
         mon_emit_task(w, MON_ID_TASK_YIELD, 100 + i, i);
@@ -858,7 +858,8 @@ START_TEST(older_format_is_refused_by_name)
     metadata_set_line(dir, "format_version", "\tformat_version = \"3.0\";");
     mon_trace *t;
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "metadata: trace format 3.0, but this reader reads format 3.1 only") &&
+    ck_assert_msg(strstr(err, "metadata: trace format 3.0, but this reader reads formats 3.1 and "
+                              "3.2 only") &&
                       strstr(err, "babeltrace2"),
                   "message: %s", err);
     /* Format 1.0 metadata had no format_version. */
@@ -991,29 +992,34 @@ START_TEST(out_of_range_values_are_corruption)
     fixture_tmpdir(dir, sizeof dir);
     ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf), 0);
     mon_writer *wr = mon_writer_open(ctf, 0, 0, err, sizeof err);
-    /* task_block of task 1 with cause 3 (none such): header 2 bytes at 60,
-     * then the small integer with the cause in its 2 flag bits. */
+    /* task_block of task 1 with cause 3 (none such): a 2-byte header after
+     * the preamble, then the small integer with the cause in its 2 flag
+     * bits. */
     mon_emit_task_block(wr, 1000, 1, 3);
     ck_assert_int_eq(mon_writer_close(wr), 0);
     mon_trace *t;
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "worker-0: byte 62: task_block cause value 3 out of range"),
-                  "message: %s", err);
+    char want[128];
+    snprintf(want, sizeof want, "worker-0: byte %d: task_block cause value 3 out of range",
+             MON_PACKET_PREAMBLE_BYTES + 2);
+    ck_assert_msg(strstr(err, want), "message: %s", err);
     fixture_rmdir(dir);
     /* The parts of the cross-rank events: a message node of 2^24 (rank
-     * 4096), a channel index of 2^32, a peer rank of 2^32. Each event:
-     * 2-byte header at 60, task 1 in one byte at 62, then the field. */
+     * 4096), a channel index of 2^32, a peer rank of 2^32. Each event: a
+     * 2-byte header after the preamble, task 1 in one byte, then the
+     * fields; `at` is the bad field's offset after the preamble. */
     static const struct {
         mon_event_id id;
         uint64_t node_or_rank, seq_or_index, peer;
+        int at;
         const char *want;
     } bad[] = {
-        {MON_ID_MESSAGE_SENT, UINT64_C(1) << 24, 1, 0, "byte 63: message node value 16777216"},
-        {MON_ID_MESSAGE_RECEIVED, 1, UINT64_C(1) << 40, 0,
-         "byte 64: message sequence number value 1099511627776"},
-        {MON_ID_MESSAGE_SENT, 1, 1, UINT64_C(1) << 32, "byte 65: rank value 4294967296"},
-        {MON_ID_CHANNEL_OPEN, UINT64_C(1) << 32, 1, 0, "byte 63: channel rank value 4294967296"},
-        {MON_ID_CHANNEL_BLOCK, 1, UINT64_C(1) << 32, 0, "byte 64: channel index value 4294967296"},
+        {MON_ID_MESSAGE_SENT, UINT64_C(1) << 24, 1, 0, 3, "message node value 16777216"},
+        {MON_ID_MESSAGE_RECEIVED, 1, UINT64_C(1) << 40, 0, 4,
+         "message sequence number value 1099511627776"},
+        {MON_ID_MESSAGE_SENT, 1, 1, UINT64_C(1) << 32, 5, "rank value 4294967296"},
+        {MON_ID_CHANNEL_OPEN, UINT64_C(1) << 32, 1, 0, 3, "channel rank value 4294967296"},
+        {MON_ID_CHANNEL_BLOCK, 1, UINT64_C(1) << 32, 0, 4, "channel index value 4294967296"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         fixture_tmpdir(dir, sizeof dir);
@@ -1030,8 +1036,10 @@ START_TEST(out_of_range_values_are_corruption)
         mon_ev_end(wr, e);
         ck_assert_int_eq(mon_writer_close(wr), 0);
         ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
-        ck_assert_msg(strstr(err, bad[i].want) && strstr(err, "out of range"), "%s: message: %s",
-                      bad[i].want, err);
+        snprintf(want, sizeof want, "byte %d: %s", MON_PACKET_PREAMBLE_BYTES + bad[i].at,
+                 bad[i].want);
+        ck_assert_msg(strstr(err, want) && strstr(err, "out of range"), "%s: message: %s", want,
+                      err);
         fixture_rmdir(dir);
     }
 }
