@@ -478,7 +478,7 @@ uint64_t mon_writer_bytes(const mon_writer *w)
     if (!w->have_packet)
         return 0;
     if (!w->in_file)
-        return w->packet_off;
+        return w->file_end; /* the last packet in the file was full: it ends there */
     return w->packet_off + (w->write_failed ? w->published : pos_of((mon_writer *)w));
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "trace_input.h"
 
 const char snetmon_summary_dump[] = "print every event of a trace directory, one line each";
@@ -186,7 +187,7 @@ int snetmon_cmd_dump(int argc, char **argv)
         return 1;
     int rc = dump_trace(in, count_only);
     trace_input_close(in);
-    if (fflush(stdout) != 0)
+    if (out_stream_check("dump", stdout, "-") != 0)
         return 1;
     return rc;
 }

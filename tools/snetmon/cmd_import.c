@@ -93,10 +93,11 @@ int snetmon_cmd_import(int argc, char **argv)
         return 1;
     }
     rc = wfb_write_jsonl(g, out);
-    if (rc)
-        fprintf(stderr, "snetmon import: error writing %s\n", a.output);
+    /* A write that failed is reported by out_file_finish. */
     if (out_file_finish(&of, rc == 0) != 0)
         rc = -1;
+    else if (rc)
+        fprintf(stderr, "snetmon import: error writing %s\n", a.output);
     wfb_graph_free(g);
     return rc ? 1 : 0;
 }

@@ -289,10 +289,12 @@ static int write_report(const report_args *a, viz_report *r)
     if (!out)
         return 1;
     int rc = viz_report_write(r, out) == VIZ_OK ? 0 : 1;
-    if (rc)
-        fprintf(stderr, "snetmon report: %s: %s\n", a->output, viz_report_error(r));
+    /* A write that failed is said by out_file_finish. */
+    bool write_failed = ferror(out) != 0;
     if (out_file_finish(&of, rc == 0) != 0)
         rc = 1;
+    else if (rc && !write_failed)
+        fprintf(stderr, "snetmon report: %s: %s\n", a->output, viz_report_error(r));
     return rc;
 }
 
