@@ -281,6 +281,8 @@ typedef struct wfb_import_options {
     wfb_progress_fn progress;
     void *progress_ctx;
     const struct wfb_bp_mapping *bp_mapping; /* NULL = built-in Pegasus mapping */
+    bool partial; /* a text input whose last line is cut short: leave the line
+                     out and attach the loss to the graph, instead of an error */
 } wfb_import_options;
 
 /* Each importer adds to g (graph must not be finished yet) and finishes it. */
@@ -547,12 +549,14 @@ void wfb_csv_field(FILE *out, const char *s);
 
 /* ----------------------------------------------------------- input loss */
 
-/* What could not be read of one log of an LPEL trace that was analysed
- * anyway (snetmon --partial). Figures computed from such a graph cover the
- * events that were read; every report of the graph says what was lost. */
+/* What could not be read of one log of an LPEL trace, or of a text input
+ * (a last line cut short), that was analysed anyway (snetmon --partial).
+ * Figures computed from such a graph cover the events that were read;
+ * every report of the graph says what was lost. */
+#define WFB_LOSS_NO_WORKER UINT32_MAX /* worker of a text input's loss */
 typedef struct wfb_log_loss {
     const char *file;
-    uint32_t worker;
+    uint32_t worker;           /* WFB_LOSS_NO_WORKER: a text input, not a worker's log */
     const char *state;         /* truncated, damaged, unfinished, missing, discarded */
     uint64_t offset;           /* byte offset of the problem in the file */
     uint64_t events_read;
@@ -661,8 +665,9 @@ int wfb_report_metrics(const wfb_graph *g, const wfb_metrics_input *in, wfb_outp
 
 /* Everything a command needs to get a finished graph: detects the format
  * (unless given), loads the BP mapping file (NULL = Pegasus), reports
- * progress to `progress` (may be NULL) with ctx. *out is NULL on error. */
-int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path,
+ * progress to `progress` (may be NULL) with ctx; partial as in
+ * wfb_import_options. *out is NULL on error. */
+int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path, bool partial,
                    wfb_progress_fn progress, void *progress_ctx, wfb_graph **out,
                    wfb_error *err);
 

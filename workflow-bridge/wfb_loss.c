@@ -81,6 +81,41 @@ const wfb_input_loss *wfb_graph_input_loss(const wfb_graph *g)
     return g->loss ? &g->loss->loss : NULL;
 }
 
+int wfb_text_cut_short(wfb_graph *g, const wfb_text_pos *at, size_t len, bool partial,
+                       wfb_error *err)
+{
+    char what[160];
+    snprintf(what, sizeof what,
+             "the last line is cut short (%zu bytes without a newline at the end of the file)",
+             len);
+    if (!partial) {
+        wfb_set_error(err, at->file, at->line, "%s; --partial reads the lines before it", what);
+        return -1;
+    }
+    char msg[sizeof err->file + 256];
+    snprintf(msg, sizeof msg, "%s:%ld: %s: left out", at->file ? at->file : "", at->line, what);
+    wfb_log_loss l = {.file = at->file,
+                      .worker = WFB_LOSS_NO_WORKER,
+                      .state = "truncated",
+                      .offset = at->offset,
+                      .events_read = at->lines_read,
+                      .events_lost = 1,
+                      .bytes_read = at->offset,
+                      .bytes_lost = len,
+                      .message = msg};
+    wfb_input_loss loss = {.n_logs = 1,
+                           .logs = &l,
+                           .events_read = at->lines_read,
+                           .events_lost = 1,
+                           .events_lost_known = 1,
+                           .bytes_lost = len};
+    if (wfb_graph_set_input_loss(g, &loss) != 0) {
+        wfb_set_error(err, at->file, at->line, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- reports ---- */
 
 json_t *wfb_input_loss_json(const wfb_input_loss *loss)
@@ -96,7 +131,9 @@ json_t *wfb_input_loss_json(const wfb_input_loss *loss)
         const wfb_log_loss *l = &loss->logs[i];
         json_t *lj = json_object();
         json_object_set_new(lj, "file", json_string(l->file));
-        json_object_set_new(lj, "worker", json_integer(l->worker));
+        json_object_set_new(lj, "worker", l->worker == WFB_LOSS_NO_WORKER
+                                              ? json_null()
+                                              : json_integer(l->worker));
         json_object_set_new(lj, "state", json_string(l->state));
         json_object_set_new(lj, "offset", json_integer((json_int_t)l->offset));
         json_object_set_new(lj, "events_read", json_integer((json_int_t)l->events_read));
@@ -142,7 +179,11 @@ static void loss_text(const wfb_input_loss *loss, FILE *out)
             summary, loss->events_read);
     for (size_t i = 0; i < loss->n_logs; i++) {
         const wfb_log_loss *l = &loss->logs[i];
-        fprintf(out, "  worker %" PRIu32 " %s at byte %" PRIu64 ": ", l->worker, l->state, l->offset);
+        if (l->worker == WFB_LOSS_NO_WORKER)
+            fprintf(out, "  %s at byte %" PRIu64 ": ", l->state, l->offset);
+        else
+            fprintf(out, "  worker %" PRIu32 " %s at byte %" PRIu64 ": ", l->worker, l->state,
+                    l->offset);
         if (l->events_lost >= 0)
             fprintf(out, "%" PRId64 " events", l->events_lost + (int64_t)l->events_discarded);
         else if (l->events_discarded)
@@ -166,8 +207,11 @@ static void loss_csv(const wfb_input_loss *loss, FILE *out)
     for (size_t i = 0; i < loss->n_logs; i++) {
         const wfb_log_loss *l = &loss->logs[i];
         wfb_csv_field(out, l->file);
-        fprintf(out, ",%" PRIu32 ",%s,%" PRIu64 ",%" PRIu64 ",", l->worker, l->state, l->offset,
-                l->events_read);
+        if (l->worker == WFB_LOSS_NO_WORKER)
+            fputc(',', out);
+        else
+            fprintf(out, ",%" PRIu32, l->worker);
+        fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",", l->state, l->offset, l->events_read);
         if (l->events_lost >= 0)
             fprintf(out, "%" PRId64, l->events_lost);
         fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", l->events_discarded, l->bytes_read,

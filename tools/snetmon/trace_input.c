@@ -372,7 +372,7 @@ wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format
     wfb_error err;
     progress_bar bar;
     progress_bar_init(&bar, stderr);
-    int rc = wfb_load_input(path, format, bp_map, progress_bar_update, &bar, &g, &err);
+    int rc = wfb_load_input(path, format, bp_map, partial, progress_bar_update, &bar, &g, &err);
     progress_bar_end(&bar);
     if (rc != 0) {
         print_error(cmd, &err, errbuf, errlen);
