@@ -42,7 +42,9 @@
  *                        records)
  *   --json, --csv        machine-readable output instead of text; giving
  *                        both is a usage error (snetmon, the benches)
- *   --partial            analyse a damaged trace as far as it can be read
+ *   --partial            analyse a damaged, truncated or unfinished trace,
+ *                        or an event file whose last line is cut short, as
+ *                        far as it can be read, and say what was lost
  *                        (trace_input.h) (snetmon)
  *   --from FORMAT        the input's format, never a time (snetmon; render
  *                        still says --input-format until its old --from T

@@ -83,7 +83,8 @@ int trace_input_report_alignment(const trace_input *in, FILE *out, const char *p
 
 /* The option every trace-reading subcommand takes, for its --help. */
 #define TRACE_INPUT_HELP                                                                      \
-    "  --partial        analyse a damaged or truncated trace as far as it can be read,\n"      \
+    "  --partial        analyse a damaged, truncated or unfinished trace (or an event\n"       \
+    "                   file whose last line is cut short) as far as it can be read,\n"       \
     "                   and report what was lost (events, bytes, workers) in the output\n"
 
 /* A finished analysis graph of path: a trace directory read through
