@@ -1,0 +1,22 @@
+#!/bin/sh
+# exit_status_test.sh CTEST BUILD_DIR - every test of the build decides by
+# its exit status (issue 24): none has PASS_REGULAR_EXPRESSION, with which
+# CTest would take the output for the verdict and pass a command that
+# printed what was expected and then crashed (snet_add_cli_test in
+# cmake/Testing.cmake checks both). The test list comes from CTest itself,
+# so a test added anywhere is checked unasked.
+set -u
+ctest=$1 build=$2
+list=$(cd "$build" && "$ctest" --show-only=json-v1) || { echo "FAIL: $ctest --show-only failed"; exit 1; }
+echo "$list" | grep -q '"kind" : "ctestInfo"' ||
+    { echo "FAIL: $ctest --show-only=json-v1 gave no test list"; exit 1; }
+bad=$(echo "$list" | awk '
+    /"name" : "/ && !in_props { sub(/.*"name" : "/, ""); sub(/".*/, ""); test = $0 }
+    /"properties"/ { in_props = 1 }
+    in_props && /"name" : "PASS_REGULAR_EXPRESSION"/ { print test }
+    /^      \]/ { in_props = 0 }')
+if [ -n "$bad" ]; then
+    echo "FAIL: tests that pass on their output whatever their exit status:" $bad
+    exit 1
+fi
+echo "ok: $(echo "$list" | grep -c '"command" :') tests, none decides by PASS_REGULAR_EXPRESSION"
