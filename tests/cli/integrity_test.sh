@@ -38,7 +38,7 @@ record() {
 refused() {
     what=$1
     shift
-    timeout 60 "$snetmon" "$@" >"$work/out" 2>"$work/err"
+    timeout 60 "$snetmon" "$@" >"$work/stdout" 2>"$work/err"
     rc=$?
     [ $rc -eq 1 ] || fail "snetmon $*: exit $rc, not 1 ($(head -c 300 "$work/err"))"
     [ "$(wc -l <"$work/err")" -eq 1 ] || fail "snetmon $*: not one line: $(cat "$work/err")"
@@ -186,10 +186,10 @@ case_7() {
 }
 
 case_8() {
-    record "$work/out" 300 2
+    record "$work/lost" 300 2
     for sub in wcp metrics dump "top --once" "export --chrome -o -"; do
         # shellcheck disable=SC2086
-        "$snetmon" $sub "$work/out" >/dev/full 2>"$work/err"
+        "$snetmon" $sub "$work/lost" >/dev/full 2>"$work/err"
         rc=$?
         [ $rc -eq 1 ] || fail "snetmon $sub >/dev/full: exit $rc"
         [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "standard output: cannot write: " "$work/err" ||
