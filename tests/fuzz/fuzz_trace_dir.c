@@ -41,6 +41,7 @@
 #include "fuzz_files.h"
 #include "mon.h"
 #include "mon_files_internal.h"
+#include "mon_fixture.h"
 #include "mon_reader.h"
 #include "mon_writer_internal.h"
 
@@ -165,23 +166,10 @@ static void make_run_json(unsigned flags)
     if (flags & 8)
         info.clock.freq *= 2;
     char err[512];
-    const char *dir = fuzz_temp_dir();
-    if (info.complete) {
-        (void)mon_run_json_write(dir, &info, err, sizeof err);
-        return;
-    }
-    char *head, end[128];
-    size_t len;
-    if (mon_run_json_crash_text(&info, &head, &len) != 0)
-        return;
-    size_t n = mon_run_json_crash_end(end, SIGTERM);
-    char *text = malloc(len + n);
-    FUZZ_CHECK(text != NULL);
-    memcpy(text, head, len);
-    memcpy(text + len, end, n);
-    fuzz_write_file("run.json", text, len + n);
-    free(text);
-    free(head);
+    if (info.complete)
+        (void)mon_run_json_write(fuzz_temp_dir(), &info, err, sizeof err);
+    else
+        (void)fixture_run_json_ended(fuzz_temp_dir(), &info, SIGTERM);
 }
 
 static void step(program *pr)

@@ -9,6 +9,7 @@
 #include "mon_writer_internal.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,22 @@ int fixture_trace_dir(const char *dir, unsigned workers, unsigned flags, char *c
         return -1;
     }
     return 0;
+}
+
+int fixture_run_json_ended(const char *dir, const mon_run_info *info, int sig)
+{
+    char *head, end[128], path[4300];
+    size_t len;
+    if (mon_run_json_crash_text(info, &head, &len) != 0)
+        return -1;
+    size_t n = mon_run_json_crash_end(end, sig);
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    FILE *f = fopen(path, "w");
+    bool ok = f && fwrite(head, 1, len, f) == len && fwrite(end, 1, n, f) == n;
+    if (f && fclose(f) != 0)
+        ok = false;
+    free(head);
+    return ok ? 0 : -1;
 }
 
 int fixture_close_log(fixture_run *run, mon_writer *w)

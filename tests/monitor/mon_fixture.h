@@ -50,6 +50,11 @@ int fixture_close_log(fixture_run *run, mon_writer *w);
 /* The final run.json of the trace in dir, recorded with flags. 0 or -1. */
 int fixture_finish(const char *dir, unsigned flags, const fixture_run *run);
 
+/* dir/run.json as the crash handler writes it when signal sig ends the run
+ * (mon_run_json_crash_text and _end): unfinished, "ended_by" naming sig.
+ * 0 or -1. */
+int fixture_run_json_ended(const char *dir, const mon_run_info *info, int sig);
+
 /* Path of worker w's log inside trace dir. */
 void fixture_log_path(const char *dir, unsigned w, char *buf, size_t len);
 

@@ -122,21 +122,12 @@ START_TEST(crash_text_names_the_signal)
     mon_run_info info = {.run_id = 77, .argc = 1, .argv = argv, .flags = MON_FLAG_ALL,
                          .host = "h"};
     mon_run_info_clock(&info);
-    char *head;
-    size_t len;
-    ck_assert_int_eq(mon_run_json_crash_text(&info, &head, &len), 0);
     static const struct {
         int sig;
         const char *name;
     } sigs[] = {{SIGTERM, "SIGTERM"}, {SIGSEGV, "SIGSEGV"}, {99, "signal 99"}};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        char end[128], path[4300];
-        size_t n = mon_run_json_crash_end(end, sigs[i].sig);
-        snprintf(path, sizeof path, "%s/run.json", dir);
-        FILE *f = fopen(path, "w");
-        fwrite(head, 1, len, f);
-        fwrite(end, 1, n, f);
-        fclose(f);
+        ck_assert_int_eq(fixture_run_json_ended(dir, &info, sigs[i].sig), 0);
         mon_run_json *r;
         char err[4400];
         ck_assert_msg(mon_run_json_read(dir, &r, err, sizeof err) == 0, "%s", err);
@@ -145,7 +136,6 @@ START_TEST(crash_text_names_the_signal)
         ck_assert_uint_eq(r->run_id, 77);
         mon_run_json_free(r);
     }
-    free(head);
 }
 END_TEST
 
