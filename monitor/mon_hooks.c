@@ -267,7 +267,8 @@ static void crash_write_run_json(mon *m, int sig)
     int saved = errno;
     char end[128];
     size_t n = mon_run_json_crash_end(end, sig);
-    int fd = open(m->run_json_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    unlink(m->run_json_tmp); /* made anew: a FIFO of that name must not block the handler */
+    int fd = open(m->run_json_tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0) {
         bool ok = write_all(fd, c->text, c->len) && write_all(fd, end, n);
         if (close(fd) == 0 && ok)

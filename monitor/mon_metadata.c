@@ -223,14 +223,20 @@ static void write_tsdl(FILE *f, const mon_run_info *info)
 }
 
 /* Open DIR/name.tmp for writing; the caller renames it into place, so a
- * reader never sees half a file. */
+ * reader never sees half a file. Made anew (whatever had the name is
+ * removed first, and O_EXCL): opening a FIFO or a link left there would
+ * block or write elsewhere. */
 static FILE *open_tmp(const char *dir, const char *name, char *tmp, size_t tmplen, char *err,
                       size_t errlen)
 {
     snprintf(tmp, tmplen, "%s/%s.tmp", dir, name);
-    FILE *f = fopen(tmp, "w");
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f && err)
         snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+    if (!f && fd >= 0)
+        close(fd);
     return f;
 }
 
