@@ -2234,6 +2234,13 @@ void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out)
     if (out->state != MON_LOG_IN_PROGRESS)
         out->message = r->message;
     bool whole = r->state == MON_LOG_COMPLETE || r->state == MON_LOG_DISCARDED;
+    if (r->state == MON_LOG_FOREIGN) {
+        /* Its bytes and events are another run's: this run lost only what
+         * run.json says its own log of that worker held. */
+        out->events_lost = r->expected_events > 0 ? r->expected_events : 0;
+        out->bytes_lost = r->expected_bytes > 0 ? (uint64_t)r->expected_bytes : 0;
+        return;
+    }
     if (r->expected_events >= 0)
         out->events_lost = r->expected_events > (int64_t)r->events_read
                                ? r->expected_events - (int64_t)r->events_read

@@ -261,6 +261,10 @@ START_TEST(logs_of_another_run_are_refused)
     mon_trace_log_status(t, 1, &st);
     ck_assert_int_eq(st.state, MON_LOG_FOREIGN);
     ck_assert_str_eq(mon_log_state_name(st.state), "foreign");
+    /* Lost: what run.json says this run's log held; the file's bytes are
+     * the other run's. */
+    ck_assert_int_eq(st.events_lost, 1);
+    ck_assert_uint_eq(st.bytes_lost, (uint64_t)st.bytes_expected);
     mon_trace_close(t);
 }
 END_TEST
