@@ -181,7 +181,12 @@ static int add_run_facts(viz_report *r, const char *trace, int rc)
                  run->clock_source ? run->clock_source : "?", run->clock_frequency_hz);
         meta(r, "trace clock", buf, &rc);
     }
-    meta(r, "run finished", run->complete ? "yes (run.json complete)" : "no: run.json is not complete",
+    if (!run->complete && run->ended_by)
+        snprintf(buf, sizeof buf, "no: it ended on %s (run.json)", run->ended_by);
+    meta(r, "run finished",
+         run->complete ? "yes (run.json complete)"
+         : run->ended_by ? buf
+                         : "no: run.json is not complete",
          &rc);
     mon_run_json_free(run);
     return rc;
