@@ -2,12 +2,16 @@
  * trace_input.h - the one way every snetmon subcommand reads its input.
  *
  * An LPEL trace directory is opened, iterated and reported here, so that
- * dump, convert, export, metrics, wcp and render behave alike: a damaged or
- * truncated trace is one line naming the file and byte offset and exit
- * status 1; with --partial the readable events are used and the loss (how
- * many events and bytes, from which workers) goes into the output, in its
- * format. Event files (JSONL, WfCommons, NetLogger) come through the same
- * door for the commands that analyse graphs (input_load_graph).
+ * every subcommand behaves alike: a damaged or truncated trace is one line
+ * naming the file and byte offset and exit status 1, and so is a trace
+ * directory holding files the run did not write and a run that did not
+ * finish or of which nothing says it did (refused before anything is
+ * printed: docs/LOGFORMAT.md section 1.1); with --partial the readable
+ * events are used and the loss (how many events and bytes, from which
+ * workers, the run's end, the files passed over) goes into the output, in
+ * its format. Event files (JSONL, WfCommons, NetLogger) come through the
+ * same door for the commands that analyse graphs (input_load_graph), with
+ * --partial for a last line cut short.
  *
  * A trace still being written (packets flushed during a run) is read in
  * follow mode (trace_input_open_follow): the same calls, and
