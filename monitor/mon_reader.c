@@ -1413,12 +1413,13 @@ static int by_worker(const void *a, const void *b)
     return (x->worker > y->worker) - (x->worker < y->worker);
 }
 
-/* The trace's first problem for mon_trace_error, when it has none yet. */
+/* The trace's first problem for mon_trace_error, when it has none yet (a
+ * line longer than the buffer is cut). */
 static void note_truncated(mon_trace *t, const char *msg)
 {
     if (!t->truncated && !t->error_pending) {
         t->truncated = true;
-        snprintf(t->msg, sizeof t->msg, "%s", msg);
+        snprintf(t->msg, sizeof t->msg, "%.*s", (int)sizeof t->msg - 1, msg);
     }
 }
 
