@@ -251,11 +251,12 @@ static void header(const advice_result *a, const char *source, FILE *out, size_t
             "# The model of docs/METRICS.md (\"Mapping advice\") predicts a span of %.6g s\n"
             "# with this mapping, %.6g s with the trace's. Format: docs/MAPPING.md; run the same\n"
             "# program with -w %u --map FILE. Tasks the trace did not have keep their\n"
-            "# default placement unless a line with a wildcard matches them.\n",
+            "# default placement unless a line with a wildcard matches them.\n"
+            "workers %u      # the workers it is for: a run with another number warns\n",
             source ? source : "(unnamed)", (unsigned)a->run, a->workers,
             a->change ? advice_span_advised(a) : advice_span_now(a),
             advice_span_now(a),
-            a->workers);
+            a->workers, a->workers);
     if (skipped)
         fprintf(out, "# %zu task name(s) with an empty path component cannot be written as a\n"
                      "# pattern; those tasks keep their default placement.\n",

@@ -53,24 +53,26 @@ typedef struct export_message_counts {
     uint64_t repeated;       /* writes or reads beyond the first of an id */
 } export_message_counts;
 
+/* What an export wrote, for the line that says so. */
+typedef struct export_summary {
+    unsigned locations;   /* one per worker log: OTF2 locations, Chrome tracks */
+    uint64_t regions;     /* OTF2: task kinds, plus "waiting" (Chrome: 0) */
+    uint64_t periods;     /* task execution periods: Enter/Leave pairs, slices */
+    uint64_t waits;       /* worker waiting periods */
+    export_message_counts messages;
+} export_summary;
+
 /* The trace as Chrome Trace Event Format JSON on out: a track per worker,
  * a slice per execution period named by the task's kind, the workers'
  * waits, a flow arrow from each message's write to its read; the message
  * counts and what was lost in "otherData". */
-int export_chrome(const export_source *src, FILE *out, char *err, size_t errlen);
-
-typedef struct export_otf2_summary {
-    unsigned locations;   /* one per worker log */
-    uint64_t regions;     /* task kinds, plus "waiting" */
-    uint64_t periods;     /* task execution periods: Enter/Leave pairs */
-    uint64_t waits;       /* worker waiting periods: Enter/Leave of "waiting" */
-    export_message_counts messages;
-} export_otf2_summary;
+int export_chrome(const export_source *src, FILE *out, export_summary *summary, char *err,
+                  size_t errlen);
 
 /* The archive dir/traces.otf2 (with traces.def and traces/); dir must
  * exist and be empty. */
-int export_otf2(const export_source *src, const char *dir, export_otf2_summary *summary,
-                char *err, size_t errlen);
+int export_otf2(const export_source *src, const char *dir, export_summary *summary, char *err,
+                size_t errlen);
 
 /* The LOGFORMAT 2.2 files in directory dir (which must exist):
  * mon_n00_tasks.map, mon_n00_worker<NN>.log per worker, and partial.txt

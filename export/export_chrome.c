@@ -37,6 +37,7 @@ typedef struct chrome {
     uint64_t t0;      /* time of the first event: the JSON starts at 0 */
     bool have_t0;
     bool first;       /* no comma before the first JSON event */
+    export_summary *sum;
 } chrome;
 
 static void json_string(FILE *f, const char *s)
@@ -96,6 +97,7 @@ static void task_slice(chrome *x, const mon_interval *iv)
     json_string(x->out, name);
     fprintf(x->out, ",\"run\":%" PRIu32 ",\"ended_by\":\"%s\"}}", iv->run,
             mon_interval_end_name(iv->how));
+    x->sum->periods++;
 }
 
 static void wait_slice(chrome *x, const mon_interval *iv)
@@ -105,6 +107,7 @@ static void wait_slice(chrome *x, const mon_interval *iv)
             "{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"cat\":\"worker\","
             "\"name\":\"wait\",\"cname\":\"grey\"}",
             iv->worker, us(x, iv->start), (double)(iv->end - iv->start) / 1000.0);
+    x->sum->waits++;
 }
 
 static int on_interval(void *ctx, const mon_interval *iv)
@@ -163,6 +166,7 @@ static void track_names(chrome *x, const mon_trace *t)
 {
     begin_event(x);
     fputs("{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"LPEL\"}}", x->out);
+    x->sum->locations = mon_trace_num_workers(t);
     for (unsigned i = 0; i < mon_trace_num_workers(t); i++) {
         unsigned w = mon_trace_worker_id(t, i);
         char label[32], name[64];
@@ -189,6 +193,7 @@ static void other_data(chrome *x, const export_source *src)
         fputc(',', x->out);
     }
     const export_message_counts *c = export_pairs_counts(x->pairs);
+    x->sum->messages = *c;
     fprintf(x->out,
             "\"messages\":{\"flows\":%" PRIu64 ",\"written_unread\":%" PRIu64
             ",\"read_unwritten\":%" PRIu64 ",\"repeated\":%" PRIu64 "}",
@@ -227,9 +232,11 @@ static int write_trace(chrome *x, const export_source *src, char *err, size_t er
 
 static void free_name(void *value) { free(*(char **)value); }
 
-int export_chrome(const export_source *src, FILE *out, char *err, size_t errlen)
+int export_chrome(const export_source *src, FILE *out, export_summary *summary, char *err,
+                  size_t errlen)
 {
-    chrome x = {.out = out, .first = true};
+    chrome x = {.out = out, .first = true, .sum = summary};
+    memset(summary, 0, sizeof *summary);
     mon_key_table_init(&x.names, sizeof(char *));
     mon_period_sink sink = {.ctx = &x, .close = on_interval};
     int rc = -1;

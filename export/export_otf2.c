@@ -91,7 +91,7 @@ typedef struct otf2_export {
     bool any_event;
     bool failed;             /* err says why (or the source has) */
     char otf2_error[256];    /* the OTF2 library's last complaint */
-    export_otf2_summary *sum;
+    export_summary *sum;
 } otf2_export;
 
 static otf2_export *current; /* for the OTF2 error callback */
@@ -545,8 +545,8 @@ static void write_events(otf2_export *x, const export_source *src, export_pairs 
         x->failed = true; /* the source has said why */
 }
 
-int export_otf2(const export_source *src, const char *dir, export_otf2_summary *summary,
-                char *err, size_t errlen)
+int export_otf2(const export_source *src, const char *dir, export_summary *summary, char *err,
+                size_t errlen)
 {
     otf2_export x = {.dir = dir, .err = err, .errlen = errlen, .sum = summary};
     mon_key_table_init(&x.tasks, sizeof(task_node));

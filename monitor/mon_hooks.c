@@ -828,11 +828,55 @@ static int append_arg(mon *m, const char *arg)
     return 0;
 }
 
-/* The command line for run.json. mon_parse_args has already cut the
- * monitoring options out of argv, so they are appended again from the
- * options: the recorded line then reproduces the run. */
+/* The command line for run.json as the process was given it: the kernel's
+ * copy, since by now mon_parse_args has cut the monitoring options out of
+ * argv and the program's getopt has reordered what is left ("-m A" came
+ * back as "-m mtWTSML" at the end). 0, 1 when it cannot be read (then
+ * copy_args rebuilds it), -1 when memory runs out. */
+static int read_cmdline(mon *m)
+{
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (!f)
+        return 1;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            char *more = realloc(buf, cap = cap ? 2 * cap : 4096);
+            if (!more) {
+                free(buf);
+                fclose(f);
+                return -1;
+            }
+            buf = more;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    bool bad = ferror(f) || len == 0 || buf[len - 1] != '\0';
+    fclose(f);
+    size_t n = 0;
+    for (size_t i = 0; !bad && i < len; i++)
+        n += buf[i] == '\0';
+    int rc = bad ? 1 : (m->argv = calloc(n + 1, sizeof *m->argv)) ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < len; i += strlen(buf + i) + 1)
+        if (append_arg(m, buf + i) != 0)
+            rc = -1;
+    free(buf);
+    return rc;
+}
+
+/* The command line rebuilt from argv where the kernel's copy cannot be
+ * read: mon_parse_args has cut the monitoring options out of argv, so they
+ * are appended again from the options and the recorded line reproduces
+ * the run. */
 static int copy_args(mon *m, const mon_options *opt, int argc, char *const *argv)
 {
+    int given = read_cmdline(m);
+    if (given <= 0)
+        return given;
     m->argv = calloc((size_t)argc + 9, sizeof *m->argv);
     if (!m->argv)
         return -1;

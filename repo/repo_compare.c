@@ -462,15 +462,20 @@ static void subgraph_speedup_row(repo_report *r, const char *pattern, double s, 
     }
 }
 
-static const char *const worker_cols[] = {"worker", "WE A",   "WE B",  "busy A", "busy B",
-                                          "WT A",   "WT B",   "waits A", "waits B"};
+/* span, busy, wait, waits as section 3 of docs/METRICS.md names them: the
+ * paper's WT is wait and its WE (waiting events) waits, so no column is
+ * called WE, which once meant the span here and a count in top. */
+static const char *const worker_cols[] = {"worker", "span A", "span B", "busy A",  "busy B",
+                                          "wait A", "wait B", "waits A", "waits B"};
 
 static void workers_table(repo_report *r, const worker_sum *w, size_t n)
 {
-    repo_table *t = repo_table_add(r, "workers",
-                          repo_xprintf("Workers (WE: execution time, worker_start to worker_end; "
-                                  "WT: waiting time; seconds, summed over the runs of a trace)"),
-                          worker_cols, 9);
+    repo_table *t = repo_table_add(
+        r, "workers",
+        repo_xprintf("Workers (span: execution time, worker_start to worker_end; wait: waiting "
+                     "time, the paper's WT; waits: their number, its WE; seconds, summed over "
+                     "the runs of a trace)"),
+        worker_cols, 9);
     for (size_t i = 0; i < n; i++) {
         repo_cell *row = repo_table_row(r, t);
         if (!row)

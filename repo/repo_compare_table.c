@@ -150,7 +150,7 @@ static void csv_table(const repo_table *t, FILE *out)
 
 static json_t *json_num(double v) { return isnan(v) || isinf(v) ? json_null() : json_real(v); }
 
-/* A column name as a JSON member: "WE A" -> "we_a", "B/A" -> "b_over_a",
+/* A column name as a JSON member: "span A" -> "span_a", "B/A" -> "b_over_a",
  * "B-A" -> "b_minus_a". */
 static void json_key(const char *col, char *buf, size_t len)
 {

@@ -150,8 +150,11 @@ static void path_text(const wfb_graph *g, const char *title, const wfb_path *p, 
         if (i > 0) {
             uint32_t e = p->edges[i - 1];
             fprintf(out, "      | %s", wfb_edge_kind_name(wfb_edge_kind_of(g, e)));
+            /* A cost is a difference of absolute times in seconds, whose
+             * last of nine digits are rounding noise (5.40800011e-06 for
+             * 5408 ns): six digits, as metrics prints (JSON has them all). */
             if (wfb_edge_cost(g, e) > 0)
-                fprintf(out, " %.9g s", wfb_edge_cost(g, e));
+                fprintf(out, " %g s", wfb_edge_cost(g, e));
             if (wfb_edge_label(g, e))
                 fprintf(out, " (%s)", wfb_edge_label(g, e));
             fputc('\n', out);

@@ -177,13 +177,23 @@ int snet_prog_load_mapping(const char *prog, const char *path, const snet_net *n
 {
     char err[1024];
     *out = NULL;
+    unsigned run_workers = workers ? workers : lpel_core_count();
     if (snet_mapping_load(path, out, err, sizeof err) != SNET_OK ||
-        snet_mapping_check(*out, net, workers ? workers : lpel_core_count(), err, sizeof err) !=
-            SNET_OK) {
+        snet_mapping_check(*out, net, run_workers, err, sizeof err) != SNET_OK) {
         fprintf(stderr, "%s: %s\n", prog, err);
         snet_mapping_free(*out);
         *out = NULL;
         return -1;
     }
+    /* A mapping made for fewer workers leaves the others nearly idle, one
+     * for more cannot have been checked against them: say so, run anyway. */
+    long line;
+    unsigned written_for = snet_mapping_workers(*out, &line);
+    if (written_for && written_for != run_workers)
+        fprintf(stderr,
+                "%s: warning: %s:%ld: the mapping is for %u worker%s, this run has %u%s; give"
+                " -w %u\n",
+                prog, path, line, written_for, written_for == 1 ? "" : "s", run_workers,
+                workers ? "" : " (one per core)", written_for);
     return 0;
 }

@@ -53,7 +53,8 @@ int snet_prog_main_types(int argc, char **argv, snet_net *net,
 
 /* Load the mapping file path and check it against net for `workers` (0 =
  * one per core): 0, or -1 after printing "PROG: FILE:LINE: ..." (a usage
- * error: nothing has run yet). *out is NULL on error. */
+ * error: nothing has run yet). *out is NULL on error. A mapping written for
+ * another number of workers (its "workers N" line) gets a warning. */
 int snet_prog_load_mapping(const char *prog, const char *path, const snet_net *net,
                            unsigned workers, snet_mapping **out);
 

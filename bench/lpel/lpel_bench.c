@@ -12,12 +12,19 @@
  *
  * The timed part runs inside the tasks (first task start to last task end),
  * so starting and joining the worker threads is not counted.
+ *
+ * Sizes: the defaults finish in seconds, pthreads program included, so a
+ * first try never looks hung (a kernel-thread switch costs 10-35 us on a
+ * shared VM, a thousand times an LPEL switch); --full takes the sizes of
+ * the figures in docs/BENCHMARKS.md. On a terminal a progress bar counts
+ * the runs.
  */
 #include "bench.h"
 
 #include <lpel.h>
 #include <mon.h>
 #include <prog_opt.h>
+#include <progress_bar.h>
 
 #include <errno.h>
 #include <math.h>
@@ -36,10 +43,48 @@ typedef struct options {
     place_mode place;
     unsigned workers; /* 0: the benchmark's own default */
     int repeat;
-    bool baseline, json;
+    bool baseline, json, full;
     lpel_hooks hooks;
     bool has_hooks;
+    progress_bar bar; /* runs done of runs to do, on a terminal */
+    char bar_label[64];
+    int runs_done, runs_total;
 } options;
+
+/* The sizes not given on the command line (0): the quick defaults, or with
+ * --full those of docs/BENCHMARKS.md. */
+static void default_sizes(options *o)
+{
+    if (!o->tasks)
+        o->tasks = o->full ? 1000 : 100;
+    if (!o->rounds)
+        o->rounds = 1000;
+    if (!o->depth)
+        o->depth = 100;
+    if (!o->messages)
+        o->messages = o->full ? 100000 : 10000;
+    if (!o->switches)
+        o->switches = o->full ? 10000000 : 1000000;
+    if (!o->count)
+        o->count = o->full ? 1000000 : 100000;
+}
+
+/* The pthreads program's ctx switches: a hundredth of LPEL's, since each
+ * costs a thousand times as much (the figure is per switch either way),
+ * but never fewer than 10^4 (or all of them), so that starting the two
+ * threads stays a small part of it. */
+static long baseline_switches(const options *o)
+{
+    if (o->switches <= 10000)
+        return o->switches;
+    return o->switches / 100 > 10000 ? o->switches / 100 : 10000;
+}
+
+/* One more run done (the bar appears after the first second). */
+static void run_done(options *o)
+{
+    progress_bar_update(&o->bar, (uint64_t)++o->runs_done, (uint64_t)o->runs_total);
+}
 
 /* Times recorded by the tasks themselves: wall clock and process CPU. */
 typedef struct timing {
@@ -331,7 +376,7 @@ static double median_of(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static stats measure(sample (*fn)(const options *), const options *o, double units)
+static stats measure(sample (*fn)(const options *), options *o, double units)
 {
     double *wall = calloc((size_t)o->repeat, sizeof *wall);
     double *cpu = calloc((size_t)o->repeat, sizeof *cpu);
@@ -339,6 +384,7 @@ static stats measure(sample (*fn)(const options *), const options *o, double uni
         sample x = fn(o);
         wall[i] = x.wall / units;
         cpu[i] = x.cpu / units;
+        run_done(o);
     }
     stats s;
     s.median = median_of(wall, o->repeat);
@@ -350,17 +396,19 @@ static stats measure(sample (*fn)(const options *), const options *o, double uni
     return s;
 }
 
-static double baseline_median(double (*fn)(const options *), const options *o, double units)
+static double baseline_median(double (*fn)(const options *), options *o, double units)
 {
     double *v = calloc((size_t)o->repeat, sizeof *v);
-    for (int i = 0; i < o->repeat; i++)
+    for (int i = 0; i < o->repeat; i++) {
         v[i] = fn(o) / units;
+        run_done(o);
+    }
     double m = median_of(v, o->repeat);
     free(v);
     return m;
 }
 
-static double pt_ctx(const options *o) { return bench_pthreads_ctx(o->switches); }
+static double pt_ctx(const options *o) { return bench_pthreads_ctx(baseline_switches(o)); }
 static double pt_ring(const options *o) { return bench_pthreads_ring(o->tasks, o->rounds); }
 static double pt_pipe(const options *o) { return bench_pthreads_pipe(o->depth, o->messages, o->capacity); }
 static double pt_create(const options *o) { return bench_pthreads_create(o->count / 10); }
@@ -400,14 +448,20 @@ static void report(const options *o, const char *unit_name, const char *rate_nam
                baseline / s.median);
 }
 
-static void run_bench(const options *o)
+static void run_bench(options *o)
 {
     char pj[256], pt[256];
+    o->runs_total = o->repeat * (o->baseline ? 2 : 1);
+    snprintf(o->bar_label, sizeof o->bar_label, "lpel-bench %s", o->bench);
+    progress_bar_init_labelled(&o->bar, stderr, o->bar_label);
     if (!strcmp(o->bench, "ctx")) {
         stats s = measure(lpel_ctx, o, (double)o->switches);
-        double b = o->baseline ? baseline_median(pt_ctx, o, (double)o->switches) : 0;
-        snprintf(pj, sizeof pj, "\"switches\":%ld", o->switches);
-        snprintf(pt, sizeof pt, "%ld switches", o->switches);
+        double b = o->baseline ? baseline_median(pt_ctx, o, (double)baseline_switches(o)) : 0;
+        progress_bar_end(&o->bar);
+        snprintf(pj, sizeof pj, "\"switches\":%ld,\"baseline_switches\":%ld", o->switches,
+                 o->baseline ? baseline_switches(o) : 0);
+        snprintf(pt, sizeof pt, "%ld switches, pthreads %ld", o->switches,
+                 o->baseline ? baseline_switches(o) : 0);
         report(o, "ns_per_switch", "switches_per_s", s, b, pj, pt);
     } else if (!strcmp(o->bench, "ring")) {
         /* Timed from the end of the first lap to the start of the last
@@ -415,6 +469,7 @@ static void run_bench(const options *o)
         double hops = (double)o->tasks * (double)(o->rounds - 2);
         stats s = measure(lpel_ring, o, hops);
         double b = o->baseline ? baseline_median(pt_ring, o, hops) : 0;
+        progress_bar_end(&o->bar);
         snprintf(pj, sizeof pj, "\"tasks\":%ld,\"rounds\":%ld,\"hops\":%.0f", o->tasks, o->rounds, hops);
         snprintf(pt, sizeof pt, "%ld tasks, %ld rounds", o->tasks, o->rounds);
         report(o, "ns_per_hop", "hops_per_s", s, b, pj, pt);
@@ -422,6 +477,7 @@ static void run_bench(const options *o)
         double hops = (double)o->messages * (double)(o->depth - 1);
         stats s = measure(lpel_pipe, o, hops);
         double b = o->baseline ? baseline_median(pt_pipe, o, hops) : 0;
+        progress_bar_end(&o->bar);
         snprintf(pj, sizeof pj,
                  "\"depth\":%ld,\"messages\":%ld,\"capacity\":%zu,\"place\":\"%s\",\"hops\":%.0f",
                  o->depth, o->messages, o->capacity, place_name(o->place), hops);
@@ -431,6 +487,7 @@ static void run_bench(const options *o)
     } else {
         stats s = measure(lpel_create, o, (double)o->count);
         double b = o->baseline ? baseline_median(pt_create, o, (double)(o->count / 10)) : 0;
+        progress_bar_end(&o->bar);
         snprintf(pj, sizeof pj, "\"count\":%ld", o->count);
         snprintf(pt, sizeof pt, "%ld tasks", o->count);
         report(o, "ns_per_task", "tasks_per_s", s, b, pj, pt);
@@ -445,7 +502,10 @@ static void usage(FILE *out)
             "usage: lpel-bench ctx|ring|pipe|create [options]\n"
             "\n"
             "Micro-benchmarks of the LPEL runtime, each beside a pthreads program of\n"
-            "the same shape measured in the same invocation.\n"
+            "the same shape measured in the same invocation. The default sizes finish in\n"
+            "seconds; --full takes those of docs/BENCHMARKS.md (seconds per --repeat; ring\n"
+            "with its 1000-thread pthreads program half a minute).\n"
+            "On a terminal a progress bar counts the runs.\n"
             "\n"
             "  ctx      two tasks on one worker yield to each other (ns per switch)\n"
             "  ring     K tasks on one worker pass a token M times round (ns per hop,\n"
@@ -455,21 +515,28 @@ static void usage(FILE *out)
             "  create   one task creates N tasks on its worker (ns per create+destroy)\n"
             "\n"
             "options:\n"
-            "  --ring-size K    ring size (default 1000)\n"
+            "  --full           the full sizes (below in brackets) for every size not given\n"
+            "  --ring-size K    ring size (default 100; --full 1000)\n"
             "  --rounds M       ring rounds (default 1000)\n"
             "  --stages K       pipe stages including source and sink (default 100)\n"
-            "  --messages M     pipe messages (default 100000)\n"
+            "  --messages M     pipe messages (default 10000; --full 100000)\n"
             "  --capacity N     stream slots (default 16)\n"
             "  --place P        pipe relays: const (all on worker 0), rr (alternating),\n"
             "                   parts (two contiguous halves; default)\n"
-            "  --switches N     ctx switches (default 10000000)\n"
-            "  --creates N      create: tasks (default 1000000; the baseline uses N/10)\n"
+            "  --switches N     ctx switches (default 1000000; --full 10000000; the\n"
+            "                   pthreads program takes N/100, at least 10000)\n"
+            "  --creates N      create: tasks (default 100000; --full 1000000; the\n"
+            "                   pthreads program takes N/10)\n"
             "  --workers N      pipe workers (default 2)\n"
             "  --repeat R       runs to take the median of (default 1)\n"
             "  --no-baseline    skip the pthreads program (a 1000-thread ring takes ~30 s)\n"
             "  --json           print one JSON object\n"
             MON_OPTIONS_HELP
-            "  -h, --help, --version\n");
+            "  -h, --help, --version\n"
+            "\n"
+            "examples:\n"
+            "  lpel-bench ctx --repeat 5          median of 5 runs of each, a few seconds\n"
+            "  lpel-bench ring --full --no-baseline --json\n");
 }
 
 static long parse_count(const char *flag, const char *value, long min)
@@ -488,6 +555,7 @@ static long parse_count(const char *flag, const char *value, long min)
 enum {
     OPT_NO_BASELINE = PROG_OPT_OWN,
     OPT_JSON,
+    OPT_FULL,
     OPT_RING_SIZE,
     OPT_ROUNDS,
     OPT_STAGES,
@@ -537,6 +605,7 @@ static void parse_options(int argc, char **argv, options *o)
         PROG_OPT_STANDARD,
         {"no-baseline", no_argument, NULL, OPT_NO_BASELINE},
         {"json", no_argument, NULL, OPT_JSON},
+        {"full", no_argument, NULL, OPT_FULL},
         {"ring-size", required_argument, NULL, OPT_RING_SIZE},
         {"rounds", required_argument, NULL, OPT_ROUNDS},
         {"stages", required_argument, NULL, OPT_STAGES},
@@ -567,6 +636,8 @@ static void parse_options(int argc, char **argv, options *o)
             o->baseline = false;
         } else if (c == OPT_JSON) {
             o->json = true;
+        } else if (c == OPT_FULL) {
+            o->full = true;
         } else if (c >= OPT_RING_SIZE && c <= OPT_DEPTH_OLD) {
             if (c >= OPT_TASKS_OLD)
                 prog_opt_deprecated(&p, old_spellings[c - OPT_TASKS_OLD][0],
@@ -592,9 +663,7 @@ static void parse_options(int argc, char **argv, options *o)
 
 int main(int argc, char **argv)
 {
-    options o = {.tasks = 1000, .rounds = 1000, .depth = 100, .messages = 100000,
-                 .switches = 10000000, .count = 1000000, .capacity = 16,
-                 .place = PLACE_PARTS, .repeat = 1, .baseline = true};
+    options o = {.capacity = 16, .place = PLACE_PARTS, .repeat = 1, .baseline = true};
     mon_options mo;
     char err[512];
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
@@ -602,6 +671,7 @@ int main(int argc, char **argv)
         return 2;
     }
     parse_options(argc, argv, &o);
+    default_sizes(&o);
     mon *m = NULL;
     if (mon_open(&m, &mo, argc, argv, &o.hooks, err, sizeof err) != 0) {
         fprintf(stderr, "lpel-bench: %s\n", err);

@@ -83,15 +83,15 @@ builds+=(nohooks)
 # program (lpel or snet) and its arguments. A "+" before the program runs
 # the pthreads program of the same shape too (cur only).
 rows=(
-    "ctx, 1e7 switches|ns_per_switch,cpu_ns_per_switch|+lpel ctx"
+    "ctx, 1e7 switches|ns_per_switch,cpu_ns_per_switch|+lpel ctx --full"
     "ring, 10 tasks x 100000 rounds|ns_per_hop,cpu_ns_per_hop|+lpel ring --ring-size 10 --rounds 100000"
     "ring, 100 tasks x 1000 rounds|ns_per_hop,cpu_ns_per_hop|lpel ring --ring-size 100 --rounds 1000"
     "ring, 1000 tasks x 1000 rounds|ns_per_hop,cpu_ns_per_hop|lpel ring --ring-size 1000 --rounds 1000"
     "ring, 10000 tasks x 100 rounds|ns_per_hop,cpu_ns_per_hop|lpel ring --ring-size 10000 --rounds 100"
-    "pipe, depth 100, halves|ns_per_hop,cpu_ns_per_hop|+lpel pipe --stages 100 --place parts"
-    "pipe, depth 100, alternating|ns_per_hop,cpu_ns_per_hop|lpel pipe --stages 100 --place rr"
-    "pipe, depth 100, all on worker 0|ns_per_hop,cpu_ns_per_hop|lpel pipe --stages 100 --place const"
-    "create+destroy, 1e6 tasks|ns_per_task,cpu_ns_per_task|lpel create"
+    "pipe, depth 100, halves|ns_per_hop,cpu_ns_per_hop|+lpel pipe --full --stages 100 --place parts"
+    "pipe, depth 100, alternating|ns_per_hop,cpu_ns_per_hop|lpel pipe --full --stages 100 --place rr"
+    "pipe, depth 100, all on worker 0|ns_per_hop,cpu_ns_per_hop|lpel pipe --full --stages 100 --place const"
+    "create+destroy, 1e6 tasks|ns_per_task,cpu_ns_per_task|lpel create --full"
     "S-Net 10-stage pipeline / raw pipe, 2 workers|raw_per_s,snet_per_s,ratio_pct,cpu_ratio_pct|snet pipeline -w 2 --messages 300000 --repeat 1"
     "S-Net 10-stage pipeline / raw pipe, 1 worker|raw_per_s,snet_per_s,ratio_pct,cpu_ratio_pct|snet pipeline -w 1 --messages 300000 --repeat 1"
 )

@@ -21,12 +21,17 @@
  * around the run (worker start and stop included, on both sides alike).
  * --side raw|snet runs one side of the pipeline only, so that a run under
  * callgrind counts that side's instructions (bench/snet/ir-per-record.sh).
+ *
+ * The default sizes finish in seconds (10^5 records, 10^4 replicas); --full
+ * takes the sizes of docs/benchmarks/snet.md (10^6, 10^5). On a terminal a
+ * progress bar counts the runs.
  */
 #include <c4snet_runtime.h>
 #include <lpel.h>
 #include <snet.h>
 #include <mon.h>
 #include <prog_opt.h>
+#include <progress_bar.h>
 
 #include <errno.h>
 #include <stdint.h>
@@ -44,7 +49,18 @@ typedef struct options {
     bool json;
     const char *side; /* pipeline: "both", "raw" or "snet" (counting instructions per side) */
     const lpel_hooks *hooks;
+    bool full;         /* --full: the sizes not given are those of docs/benchmarks/snet.md */
+    progress_bar *bar; /* runs done of --repeat, on a terminal */
 } options;
+
+/* Run i (from 0) of --repeat is done; after the last the bar's line is
+ * cleared for the results. */
+static void run_done(const options *o, int i)
+{
+    progress_bar_update(o->bar, (uint64_t)i + 1, (uint64_t)o->repeat);
+    if (i + 1 == o->repeat)
+        progress_bar_end(o->bar);
+}
 
 static double now(void)
 {
@@ -238,8 +254,10 @@ static int bench_one_side(const options *o)
 {
     bool raw = !strcmp(o->side, "raw");
     double rates[64];
-    for (int i = 0; i < o->repeat; i++)
+    for (int i = 0; i < o->repeat; i++) {
         rates[i] = raw ? raw_pipe_rate(o).wall : snet_pipe_rate(o).wall;
+        run_done(o, i);
+    }
     printf("pipeline, %s side only: %d stages, %ld records, %d runs (median)\n", o->side, STAGES,
            o->messages, o->repeat);
     printf("  %s %12.0f %s/s\n", raw ? "raw lpel pipe " : "snet pipeline ",
@@ -258,6 +276,7 @@ static int bench_pipeline(const options *o)
         sn[i] = n.wall;
         ratio[i] = n.wall / r.wall;
         cpu_ratio[i] = n.cpu / r.cpu;
+        run_done(o, i);
     }
     if (o->json) {
         printf("{\"bench\":\"pipeline\",\"stages\":%d,\"messages\":%ld,\"workers\":%u,"
@@ -361,6 +380,7 @@ static int bench_c4snet(const options *o)
             rates[k][i] = want[k % 2] ? pipe_rate(o, nets[k], k % 2 == 1) : 1;
         ratio[0][i] = rates[1][i] / rates[0][i];
         ratio[1][i] = rates[3][i] / rates[2][i];
+        run_done(o, i);
     }
     for (int k = 0; k < 4; k++)
         snet_net_free(nets[k]);
@@ -436,6 +456,7 @@ static int bench_star(const options *o)
             return 1;
         }
         rates[i] = (double)o->replicas / t;
+        run_done(o, i);
     }
     snet_net_free(net);
     struct rusage ru;
@@ -462,15 +483,27 @@ static long number(const char *flag, const char *v, long min, long max)
 
 static void usage(FILE *out)
 {
-    fputs("usage: snet-bench pipeline|star|c4snet [-w N] [--messages M] [--replicas N] [--repeat R] [--json]"
-          " [--side both|raw|snet|native|c4snet] [-m FLAGS --mon-dir DIR] [-h|--help] [--version]\n",
+    fputs("usage: snet-bench pipeline|star|c4snet [-w N] [--full] [--messages M] [--replicas N]\n"
+          "                  [--repeat R] [--json] [--side both|raw|snet|native|c4snet]\n"
+          "                  [-m FLAGS --mon-dir DIR] [-h|--help] [--version]\n"
+          "\n"
+          "What the S-Net layer costs on top of LPEL: pipeline (10 identity boxes against a\n"
+          "raw LPEL pipe of the same shape), star (one record unfolding N replicas), c4snet\n"
+          "(the pipeline with C4SNet boxes against native ones); medians of --repeat runs\n"
+          "(default 5). The default sizes finish in seconds: --messages 100000, --replicas\n"
+          "10000; --full takes those of docs/benchmarks/snet.md (1000000, 100000) for the\n"
+          "sizes not given. On a terminal a progress bar counts the runs.\n"
+          "\n"
+          "examples:\n"
+          "  snet-bench pipeline -w 2\n"
+          "  snet-bench star --full --repeat 3\n",
           out);
 }
 
 /* 0 to run, else the exit status + 1 (help and version: 1). */
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { OPT_MESSAGES = PROG_OPT_OWN, OPT_REPLICAS, OPT_REPEAT, OPT_JSON, OPT_SIDE };
+    enum { OPT_MESSAGES = PROG_OPT_OWN, OPT_REPLICAS, OPT_REPEAT, OPT_JSON, OPT_SIDE, OPT_FULL };
     static const struct option longopts[] = {PROG_OPT_STANDARD,
                                               {"workers", required_argument, NULL, 'w'},
                                               {"messages", required_argument, NULL, OPT_MESSAGES},
@@ -478,6 +511,7 @@ static int parse_options(int argc, char **argv, options *o)
                                               {"repeat", required_argument, NULL, OPT_REPEAT},
                                               {"json", no_argument, NULL, OPT_JSON},
                                               {"side", required_argument, NULL, OPT_SIDE},
+                                              {"full", no_argument, NULL, OPT_FULL},
                                               {NULL, 0, NULL, 0}};
     prog_opt p;
     prog_opt_begin(&p, "snet-bench", argc, argv);
@@ -490,6 +524,7 @@ static int parse_options(int argc, char **argv, options *o)
         case OPT_REPLICAS: o->replicas = number("--replicas", optarg, 1, 1L << 30); break;
         case OPT_REPEAT: o->repeat = (int)number("--repeat", optarg, 1, 64); break;
         case OPT_JSON: o->json = true; break;
+        case OPT_FULL: o->full = true; break;
         case OPT_SIDE:
             if (strcmp(optarg, "both") && strcmp(optarg, "raw") && strcmp(optarg, "snet") &&
                 strcmp(optarg, "native") && strcmp(optarg, "c4snet")) {
@@ -509,12 +544,17 @@ static int parse_options(int argc, char **argv, options *o)
         return 3;
     }
     o->bench = args[0];
+    if (!o->messages)
+        o->messages = o->full ? 1000000 : 100000;
+    if (!o->replicas)
+        o->replicas = o->full ? 100000 : 10000;
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    options o = {NULL, 1000000, 100000, 5, 0, false, "both", NULL};
+    progress_bar bar;
+    options o = {.repeat = 5, .side = "both", .bar = &bar};
     mon_options mo;
     char err[512];
     if (mon_parse_args(&argc, argv, &mo, err, sizeof err) != 0) {
@@ -531,6 +571,9 @@ int main(int argc, char **argv)
         return 1;
     }
     o.hooks = mon_lpel_hooks(m);
+    char label[32];
+    snprintf(label, sizeof label, "snet-bench %s", o.bench);
+    progress_bar_init_labelled(&bar, stderr, label);
     if (!o.json)
         printf("workers: %u, monitoring: %s\n", o.workers ? o.workers : lpel_core_count(),
                o.hooks ? "on (mon1)" : "off");

@@ -19,6 +19,10 @@
  * file and line; replica indices (R<i>, I<v>) are families of names, so the
  * check asks whether the glob can match any member of the family.
  *
+ * A line "workers N" says how many workers the mapping was written for
+ * (advise writes it): a program run with another number warns, since the
+ * workers beyond N would get only the tasks no line matches.
+ *
  * The parser takes (buffer, length) and never reads past it, so it can be
  * fuzzed directly; every error names the source and line.
  */
@@ -46,6 +50,8 @@ struct snet_mapping {
     size_t nexact;
     size_t *wild;     /* indices of wildcard rules, in file order */
     size_t nwild;
+    unsigned workers; /* the "workers N" line; 0 when there is none */
+    long workers_line;
 };
 
 /* ---- parsing ----------------------------------------------------------------- */
@@ -138,6 +144,27 @@ static int add_rule(snet_mapping *m, const map_rule *r)
     return 0;
 }
 
+/* The line "workers N" (the pattern word is "workers"); 0, or -1 with err
+ * set. */
+static int parse_workers_line(snet_mapping *m, const char *w, size_t wlen, long line, char *err,
+                              size_t errlen)
+{
+    int n;
+    if (parse_worker(w, wlen, &n) != 0 || n < 1) {
+        snet_set_error(err, errlen, "%s:%ld: 'workers' needs a number of workers >= 1, got '%.*s'",
+                       m->name, line, (int)(wlen > 40 ? 40 : wlen), w);
+        return -1;
+    }
+    if (m->workers) {
+        snet_set_error(err, errlen, "%s:%ld: a second 'workers' line (the first is line %ld)",
+                       m->name, line, m->workers_line);
+        return -1;
+    }
+    m->workers = (unsigned)n;
+    m->workers_line = line;
+    return 0;
+}
+
 /* One line (without its newline); 0, or -1 with err set. */
 static int parse_line(snet_mapping *m, const char *s, size_t len, long line, char *err,
                       size_t errlen)
@@ -176,6 +203,8 @@ static int parse_line(snet_mapping *m, const char *s, size_t len, long line, cha
                        s + pstart);
         return -1;
     }
+    if (plen == 7 && !memcmp(s + pstart, "workers", 7))
+        return parse_workers_line(m, s + wstart, wlen, line, err, errlen);
     map_rule r = {0};
     r.line = line;
     if (parse_worker(s + wstart, wlen, &r.worker) != 0) {
@@ -606,6 +635,13 @@ static void box_examples(const snet_net *n, char *prefix, size_t plen, char *buf
         box_examples(n->children[i], prefix, plen, buf, len, budget);
         prefix[used] = '\0';
     }
+}
+
+unsigned snet_mapping_workers(const snet_mapping *m, long *line)
+{
+    if (line)
+        *line = m ? m->workers_line : 0;
+    return m ? m->workers : 0;
 }
 
 int snet_mapping_check(const snet_mapping *m, const snet_net *net, unsigned workers, char *err,

@@ -399,6 +399,10 @@ SNET_API void snet_mapping_free(snet_mapping *m);
 SNET_API size_t snet_mapping_count(const snet_mapping *m);
 /* The worker the mapping gives the task named path, or -1 if none. */
 SNET_API int snet_mapping_lookup(const snet_mapping *m, const char *path);
+/* The number of workers the mapping was written for (its line "workers N",
+ * *line set to that line's number when line is not NULL), 0 when it has
+ * none. A run with another number works, but its programs warn. */
+SNET_API unsigned snet_mapping_workers(const snet_mapping *m, long *line);
 /* SNET_OK if every worker is below `workers` (0: not checked) and every
  * pattern can match some task of net (NULL: not checked); else SNET_EINVAL
  * and "NAME:LINE: ..." in err. snet_run_create does this check. */

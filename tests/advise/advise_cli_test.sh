@@ -104,6 +104,14 @@ if [ -n "$MC" ]; then
     [ "$(wc -l <mc2.placed)" = "$(awk '/ tasks under / {print $6}' out.txt)" ] ||
         fail "mc: the rerun has another number of tasks"
     "$LOOKUP" mc.map <mc2.placed || fail "the rerun did not place its tasks as mc.map says"
+    # The mapping names its workers; a run with another number warns (and runs).
+    grep -q "^workers 2 " mc.map || fail "mc.map does not say it is for 2 workers"
+    "$MC" -w 1 --inputs 2 --paths 200 --batch 100 --map mc.map >/dev/null 2>mc3.err &&
+        fail "mc -w 1 ran a mapping that places tasks on worker 1"
+    LPEL_OVERSUBSCRIBE=1 "$MC" -w 3 --inputs 2 --paths 200 --batch 100 --map mc.map >/dev/null 2>mc3.err ||
+        fail "mc -w 3 with a 2-worker mapping: $(cat mc3.err)"
+    grep -q "^mc: warning: mc.map:[0-9]*: the mapping is for 2 workers, this run has 3; give -w 2\$" mc3.err ||
+        fail "mc -w 3 with a 2-worker mapping: no warning: $(cat mc3.err)"
     # one worker: nothing to choose
     # shellcheck disable=SC2086
     "$MC" -w 1 --inputs 2 --paths 200 --batch 100 -m A --mon-dir mc1w >/dev/null || fail "mc -w 1"

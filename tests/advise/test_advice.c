@@ -119,9 +119,10 @@ START_TEST(report_names_the_problem)
 }
 END_TEST
 
-/* Every line is PATTERN WORKER; every task name of the trace is matched by
- * a line (exactly or under a "**" pattern). The runtime's matcher checks
- * the workers in the CLI test (map_lookup). */
+/* The file says the workers it is for ("workers 2", once); every other line
+ * is PATTERN WORKER; every task name of the trace is matched by a line
+ * (exactly or under a "**" pattern). The runtime's matcher checks the
+ * workers in the CLI test (map_lookup). */
 START_TEST(mapping_file_covers_every_task)
 {
     wfb_graph *g = fixture_graph("bad");
@@ -134,16 +135,22 @@ START_TEST(mapping_file_covers_every_task)
     ck_assert_int_eq(advice_write_mapping(&a, "bad", f, &lines), 0);
     fclose(f);
     ck_assert(lines >= 2 && lines <= 6);
-    size_t seen = 0;
+    size_t seen = 0, workers_lines = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         if (line[0] == '#')
             continue;
         char pat[256];
         unsigned w;
         ck_assert_msg(sscanf(line, "%255s %u", pat, &w) == 2, "bad line '%s'", line);
+        if (!strcmp(pat, "workers")) {
+            ck_assert_uint_eq(w, 2);
+            workers_lines++;
+            continue;
+        }
         ck_assert_uint_lt(w, 2);
         seen++;
     }
+    ck_assert_uint_eq(workers_lines, 1);
     ck_assert_uint_eq(seen, lines);
     free(text);
     advice_free(&a);

@@ -57,10 +57,20 @@ grep -q "CLOCK_PROPERTIES .*Ticks per Seconds: 1000000000, Global Offset: $first
     fail "otf2: not one location per worker"
 echo "ok: otf2: $enter enter/leave = $dispatches periods + $waits waits, $send send/receive = $paired messages"
 
-# A second export into the same directory is refused, and leaves it as it was.
-"$snetmon" export --otf2 "$work/trace" -o "$work/otf2" >/dev/null 2>"$work/again.err" && fail "export into a full directory"
-grep -q "exists and is not empty" "$work/again.err" || fail "export into a full directory: $(cat "$work/again.err")"
-"$otf2_print" "$work/otf2/traces.otf2" >/dev/null 2>&1 || fail "the refused export damaged the earlier archive"
+# A second export into the same directory replaces the archive whole (the
+# one rule of output directories: an earlier output of the same command is
+# replaced), leaving nothing of the first or of the temporary directory.
+ls "$work/otf2/traces" > "$work/locations.before"
+"$snetmon" export --otf2 "$work/trace" -o "$work/otf2" >/dev/null 2>"$work/again.err" ||
+    fail "export into an earlier archive: $(cat "$work/again.err")"
+"$otf2_print" "$work/otf2/traces.otf2" >/dev/null 2>&1 || fail "the second export's archive does not read"
+ls "$work/otf2/traces" | cmp -s - "$work/locations.before" || fail "the second archive's traces/ differs"
+ls -a "$work" "$work/otf2" | grep -q '\.tmp-\|\.old-' && fail "the second export left a temporary entry"
+# A directory holding something else is refused, and left as it was.
+mkdir "$work/other" && echo keep > "$work/other/notes.txt"
+"$snetmon" export --otf2 "$work/trace" -o "$work/other" >/dev/null 2>"$work/other.err" && fail "export into a foreign directory"
+grep -q "holds no earlier output of snetmon export" "$work/other.err" || fail "export into a foreign directory: $(cat "$work/other.err")"
+[ "$(ls "$work/other")" = notes.txt ] || fail "the refused export changed $work/other"
 # A damaged trace: one line, exit 1, no directory.
 cp -r "$work/trace" "$work/bad"
 printf '\036' | dd of="$work/bad/ctf/worker-0" bs=1 seek=68 conv=notrunc 2>/dev/null
@@ -76,7 +86,9 @@ ls -a "$work" | grep -q '\.bad-otf2\.tmp' && fail "damaged trace: temporary dire
 echo "ok: otf2: refusals"
 
 # ---- Chrome ----
-"$snetmon" export --chrome "$work/trace" -o "$work/trace.json" || fail "export --chrome"
+"$snetmon" export --chrome "$work/trace" -o "$work/trace.json" > "$work/chrome.out" || fail "export --chrome"
+grep -q "^$work/trace.json: [0-9]* tracks, [0-9]* execution periods, " "$work/chrome.out" ||
+    fail "export --chrome: no line saying what it wrote: $(cat "$work/chrome.out")"
 counts=$("$json_check" "$work/trace.json") || fail "chrome: invalid JSON"
 echo "$counts" | grep -q "flows_out=$paired flows_in=$paired unpaired=0" ||
     fail "chrome: $counts; dump: $paired messages written and read"

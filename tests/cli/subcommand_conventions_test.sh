@@ -6,12 +6,14 @@
 #   - -h and --help print the usage and exit 0, --version prints
 #     "snetmon VERSION (git REVISION)", an unknown option is one line in the
 #     shared wording with exit status 2 (the subcommands);
+#   - every subcommand's --help lists --version and ends with one or two
+#     examples ("examples:", then lines "  snetmon NAME ...");
 #   - one meaning per flag: every long flag that the --help texts of two of
 #     them share is a row of cli.h's table of flags;
 #   - every old spelling of the table still works for its subcommands or
 #     programs: one warning line "PROG: warning: OLD is deprecated, use
-#     NEW", exit 0 (tried with --help after it), and no --help lists it as
-#     an option of its own any more.
+#     NEW", exit 0 (tried with --help after it), and no --help lists it
+#     (flag and value) as an option of its own any more.
 # Subcommands come from snetmon itself, so a new one is checked unasked.
 set -u
 snetmon="$1" cli_h="$2"
@@ -39,6 +41,18 @@ done
 # Every --help text, one file per subcommand or program.
 for c in $cmds; do
     "$snetmon" "$c" --help >"$work/help.snetmon-$c" || fail "snetmon $c --help"
+done
+
+# --version listed, and the examples last.
+for c in $cmds; do
+    h="$work/help.snetmon-$c"
+    grep -Eq -- '^ +--version( |$)' "$h" || fail "snetmon $c --help does not list --version"
+    awk '/^examples:$/ { on = 1; next } on' "$h" >"$work/examples"
+    n=$(wc -l <"$work/examples")
+    [ "$n" -ge 1 ] && [ "$n" -le 2 ] ||
+        fail "snetmon $c --help does not end with one or two examples (found $n lines after 'examples:')"
+    grep -v "^  snetmon $c " "$work/examples" >/dev/null &&
+        fail "snetmon $c --help: an example that is not 'snetmon $c ...': $(grep -v "^  snetmon $c " "$work/examples")"
 done
 for p in "$@"; do
     "$p" --help >"$work/help.$(basename "$p")" 2>&1 || fail "$p --help exited $?"
@@ -86,8 +100,10 @@ while IFS= read -r row; do
             *) name=$(basename "$t"); run() { "$t" "$@"; } ;;
             esac
             help="$work/help.$(echo "$name" | sed 's/^snetmon /snetmon-/')"
-            grep -Eq -- "^ +(-[a-zA-Z], )?$old_flag( |,|\$)" "$help" &&
-                fail "$name --help still lists $old_flag as an option"
+            # The old spelling with its value (render's --from FORMAT is an
+            # option again; its --from T is not).
+            grep -Eq -- "^ +(-[a-zA-Z], )?$old( |,|\$)" "$help" &&
+                fail "$name --help still lists $old as an option"
             if [ -n "$value" ]; then
                 run "$old_flag" "$value" --help >/dev/null 2>"$work/err"
             else

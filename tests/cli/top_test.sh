@@ -91,6 +91,24 @@ events=$("$snetmon" dump --count "$done_dir") || fail "dump --count"
     fail "top (loop) on a finished trace: $(cat "$work/loop.txt")"
 echo "ok: finished run: top agrees with metrics and dump --count ($events events)"
 
+# --- why a figure is missing ----------------------------------------------------
+# The first frame of an -m A run before anything is published: nothing read
+# yet, which says nothing about the flags (a copy of the finished trace with
+# its logs emptied and run.json not yet complete stands for that moment).
+cp -r "$done_dir" "$work/early"
+for f in "$work"/early/ctf/worker-*; do : >"$f"; done
+sed 's/"complete": true/"complete": false/' "$done_dir/run.json" >"$work/early/run.json"
+"$snetmon" top --once "$work/early" >"$work/early.txt" 2>"$work/early.err" || fail "top on an early trace: $(cat "$work/early.err")"
+grep -q "throughput so far n/a (no worker_start read yet)" "$work/early.txt" && ! grep -q "recorded without" "$work/early.txt" ||
+    fail "top's first frame of an -m A run: $(cat "$work/early.txt")"
+# A run recorded without W: that is the reason, in text and JSON.
+"$rt" -w 2 --inputs 16 -m mtT --mon-dir "$work/nw" >/dev/null 2>&1 || fail "rt -m mtT"
+"$snetmon" top --once "$work/nw" >"$work/nw.txt" || fail "top on a trace without W"
+grep -q "throughput so far n/a (no worker_start: recorded without the W flag)" "$work/nw.txt" || fail "top without W: $(cat "$work/nw.txt")"
+"$snetmon" top --once --json "$work/nw" | grep -q '"throughput_unknown_why":"no worker_start: recorded without the W flag"' ||
+    fail "top --json without W: no reason"
+echo "ok: a missing figure says why: not read yet, or recorded without the flag"
+
 # --- a damaged trace ------------------------------------------------------------
 cp -r "$done_dir" "$work/cut"
 log="$work/cut/ctf/worker-0"

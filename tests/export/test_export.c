@@ -87,7 +87,8 @@ START_TEST(chrome_slices_are_the_periods)
     char *text = NULL, err[512];
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    ck_assert_int_eq(export_chrome(&src, f, err, sizeof err), 0);
+    export_summary sum;
+    ck_assert_int_eq(export_chrome(&src, f, &sum, err, sizeof err), 0);
     fclose(f);
     mon_trace_close(r.t);
     json_error_t je;
@@ -121,6 +122,11 @@ START_TEST(chrome_slices_are_the_periods)
     }
     ck_assert_uint_eq(slices, 3);
     ck_assert_uint_eq(waits, 1);
+    /* the summary snetmon prints counts what the JSON holds */
+    ck_assert_uint_eq(sum.locations, 1);
+    ck_assert_uint_eq(sum.periods, slices);
+    ck_assert_uint_eq(sum.waits, waits);
+    ck_assert_uint_eq(sum.regions, 0);
     ck_assert_ptr_nonnull(json_object_get(json_object_get(root, "otherData"), "messages"));
     json_decref(root);
     free(text);
@@ -133,7 +139,7 @@ START_TEST(otf2_regions_are_the_periods)
     export_source src = open_source(&r);
     char err[512];
     ck_assert_int_eq(mkdir(out, 0777), 0);
-    export_otf2_summary sum;
+    export_summary sum;
     ck_assert_msg(export_otf2(&src, out, &sum, err, sizeof err) == 0, "%s", err);
     mon_trace_close(r.t);
     ck_assert_uint_eq(sum.locations, 1);

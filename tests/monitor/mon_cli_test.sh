@@ -158,6 +158,20 @@ stops=$(grep -cE ' (task_block|task_yield|task_destroy) ' "$work/dump.txt")
 entries=$(cat "$work"/old/mon_n00_worker*.log | tr '#' '\n' | grep -cE '^[0-9]+[IOARZ][0-9]+ ')
 [ "$stops" -eq "$entries" ] || fail "convert: $stops task stops but $entries task entries"
 echo "ok: convert: $entries task entries"
+# Converted again into the same directory: the earlier conversion is
+# replaced whole (a worker's log the new one lacks goes), other files stay;
+# a directory holding only other files is refused and left alone.
+: >"$work/old/mon_n00_worker99.log"
+echo keep >"$work/old/notes.txt"
+"$snetmon" convert --to snet-logformat "$conv_dir" "$work/old" || fail "convert again into the same directory"
+[ ! -e "$work/old/mon_n00_worker99.log" ] || fail "convert again: the earlier conversion's extra log is still there"
+[ -s "$work/old/mon_n00_tasks.map" ] && [ -e "$work/old/notes.txt" ] || fail "convert again: $(ls "$work/old")"
+mkdir "$work/foreign" && echo x >"$work/foreign/x"
+"$snetmon" convert --to snet-logformat "$conv_dir" "$work/foreign" 2>"$work/foreign.err" &&
+    fail "convert into a directory of other files"
+grep -q "holds no earlier output of snetmon convert" "$work/foreign.err" || fail "convert into a foreign directory: $(cat "$work/foreign.err")"
+[ "$(ls "$work/foreign")" = x ] || fail "the refused convert changed the directory"
+echo "ok: convert again replaces its earlier output; a foreign directory is refused"
 
 # export --chrome: valid JSON, one slice per execution period, one flow
 # (one start, one end) per message both written and read in the trace.

@@ -76,6 +76,25 @@ START_TEST(syntax_errors_name_the_line)
 }
 END_TEST
 
+/* "workers N": the workers the mapping is for, not a placement. */
+START_TEST(workers_line)
+{
+    snet_mapping *m = parse_ok("# advised\nworkers 2   # for -w 2\nS1:a 1\n**  0\n");
+    long line = 0;
+    ck_assert_uint_eq(snet_mapping_workers(m, &line), 2);
+    ck_assert_int_eq(line, 2);
+    ck_assert_uint_eq(snet_mapping_count(m), 2);
+    ck_assert_int_eq(snet_mapping_lookup(m, "workers"), 0); /* matched by **, not line 2 */
+    snet_mapping_free(m);
+    m = parse_ok("S1:a 0\n");
+    ck_assert_uint_eq(snet_mapping_workers(m, NULL), 0);
+    snet_mapping_free(m);
+    parse_fails("workers 0\n", 10, "t.map:1: 'workers' needs a number of workers >= 1");
+    parse_fails("workers two\n", 12, "t.map:1: 'workers' needs a number");
+    parse_fails("workers 2\nworkers 3\n", 20, "t.map:2: a second 'workers' line (the first is line 1)");
+}
+END_TEST
+
 START_TEST(empty_mapping_places_nothing)
 {
     snet_mapping *m = parse_ok("# nothing\n   \n");
@@ -225,6 +244,7 @@ int main(void)
     tcase_add_test(tc, first_match_wins);
     tcase_add_test(tc, exact_line_before_wildcards);
     tcase_add_test(tc, syntax_errors_name_the_line);
+    tcase_add_test(tc, workers_line);
     tcase_add_test(tc, empty_mapping_places_nothing);
     tcase_add_test(tc, check_against_network);
     tcase_add_test(tc, run_places_tasks);

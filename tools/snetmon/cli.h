@@ -39,7 +39,10 @@
  *                        out_file.h (whole or not at all; "-" is standard
  *                        output where it makes sense), or a directory
  *                        (snetmon, viz-bench; snetrun's -O FILE: output
- *                        records)
+ *                        records). A directory is new, empty, or holds an
+ *                        earlier output of the same command, which the new
+ *                        one replaces whole (out_dir, out_file.h); a run
+ *                        again with the same -o works
  *   --json, --csv        machine-readable output instead of text; giving
  *                        both is a usage error (snetmon, the benches)
  *   --partial            analyse a damaged, truncated or unfinished trace,
@@ -47,8 +50,8 @@
  *                        far as it can be read, and say what was lost
  *                        (trace_input.h) (snetmon)
  *   --from FORMAT        the input's format, never a time (snetmon; render
- *                        still says --input-format until its old --from T
- *                        is gone)
+ *                        takes a value that is a time as its old --from T,
+ *                        with the warning, and --input-format as a synonym)
  *   --start T, --end T   a time window (render)
  *   --event-map FILE     a NetLogger event mapping of an input (snetmon)
  *   --map FILE           a task placement: net-path patterns to workers,
@@ -74,6 +77,9 @@
  *   --stages K           pipeline stages (lpel-demo, lpel-bench)
  *   --messages M         messages to pass (lpel-demo, the benches)
  *   --repeat R           runs to take the median of (the benches)
+ *   --full               the sizes of the published figures for the sizes
+ *                        not given; the defaults finish in seconds (the
+ *                        benches)
  *   --db URL, --where K=V  the repository, a condition on its runs (store,
  *                        runs, compare)
  *   --series KEY         runs along one label (compare)

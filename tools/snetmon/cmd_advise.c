@@ -50,10 +50,15 @@ static void advise_usage(FILE *out)
             "  --cores N           the run's workers shared N cores (worker w on core w mod N,\n"
             "                      as LPEL pins them); default: a core per worker\n"
             TRACE_INPUT_HELP
-            "  -h, --help          this text\n\n"
+            "  -h, --help          this text\n"
+            "  --version           the version and git revision\n\n"
             "Exit status: 0 when the advice was given (a change or none), 1 when the trace\n"
             "cannot be used, 2 for a usage error. The model and every figure printed are\n"
-            "defined in docs/METRICS.md, section \"Mapping advice\".\n",
+            "defined in docs/METRICS.md, section \"Mapping advice\".\n"
+            "\n"
+            "examples:\n"
+            "  snetmon advise trace -o mapping.txt   then: PROGRAM -w N --map mapping.txt\n"
+            "  snetmon advise trace --list-tasks\n",
             ADVICE_MESSAGE_COST_S, ADVICE_MIN_GAIN);
 }
 

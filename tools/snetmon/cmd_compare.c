@@ -48,7 +48,11 @@ static void compare_usage(FILE *out)
             "  --from FORMAT    jsonl | wfcommons | bp | lpel for inputs that are files\n"
             CLI_EVENT_MAP_HELP TRACE_INPUT_HELP
             "  -h, --help       this text\n"
-            "  --version        the version and git revision\n");
+            "  --version        the version and git revision\n"
+            "\n"
+            "examples:\n"
+            "  snetmon compare 1 2                 stored runs 1 and 2 (snetmon runs lists them)\n"
+            "  snetmon compare --series mapping -o mapping.svg\n");
 }
 
 typedef struct compare_args {

@@ -28,11 +28,16 @@ static void convert_usage(FILE *out)
             "mon_n00_worker<NN>.log per worker of '#'-terminated entries (see docs/LOGFORMAT.md).\n"
             "The files appear only when the whole conversion succeeded.\n"
             "  --to FORMAT      the output format: snet-logformat\n"
-            "  -o, --output OUT the output directory\n"
+            "  -o, --output OUT the output directory: new, empty, or an earlier\n"
+            "                   conversion's, which is replaced (its files the new one\n"
+            "                   lacks removed; other files are left alone)\n"
             TRACE_INPUT_HELP
             "                   (OUT/partial.txt then says what was lost)\n"
             "  -h, --help       this text\n"
-            "  --version        the version and git revision\n");
+            "  --version        the version and git revision\n"
+            "\n"
+            "examples:\n"
+            "  snetmon convert --to snet-logformat trace -o trace-logformat\n");
 }
 
 static int run_convert(const char *dir, const char *out, bool partial)
@@ -40,8 +45,11 @@ static int run_convert(const char *dir, const char *out, bool partial)
     trace_input *in = trace_input_open("convert", dir, partial);
     if (!in)
         return 1;
+    /* The files export_logformat writes (export.h). */
+    static const char *const own[] = {"mon_n*_tasks.map", "mon_n*_worker*.log", "partial.txt",
+                                      NULL};
     out_dir od;
-    if (out_dir_open(&od, "convert", out) != 0) {
+    if (out_dir_open(&od, "convert", out, own) != 0) {
         trace_input_close(in);
         return 1;
     }

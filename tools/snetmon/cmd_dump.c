@@ -41,7 +41,11 @@ static void dump_usage(FILE *out)
                  "  --count          print only the number of events (reads the whole trace)\n"
                  TRACE_INPUT_HELP
                  "  -h, --help       this text\n"
-                 "  --version        the version and git revision\n");
+                 "  --version        the version and git revision\n"
+                 "\n"
+                 "examples:\n"
+                 "  snetmon dump trace > trace.txt\n"
+                 "  snetmon dump --count trace\n");
 }
 
 /* The reads of one task's open component execution, in a mon_key_table by

@@ -8,7 +8,12 @@
  *       destroy) named by the task's kind, waiting periods of the worker,
  *       and a flow arrow from each message's write to its read.
  *   --otf2 TRACE -o DIR            an OTF2 archive for Vampir and the
- *       Score-P tools.
+ *       Score-P tools. DIR is new, empty, or holds an earlier archive,
+ *       which the new one replaces (out_dir's one rule, out_file.h, as
+ *       for convert's -o DIR).
+ *
+ * On success one line says what was written (on standard error when the
+ * JSON itself goes to standard output).
  *
  * A message written but never read (the network's output) or read but
  * never written (input from outside) has no arrow; how many of each there
@@ -16,11 +21,10 @@
  * --partial, what could not be read goes there too ("otherData":
  * {"input_loss": {...}}, the object of docs/EVENTS.md; OTF2: on stderr).
  */
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "export.h"
@@ -46,13 +50,34 @@ static void export_usage(FILE *out)
                  "reader's; times in ns on the trace clock, with its wall-clock offset.\n"
                  "Messages written but never read (output) or read but never written (input)\n"
                  "have no arrow; their numbers are in the output.\n"
+                 "One line says what was written (tracks or locations, execution periods,\n"
+                 "waits, messages); on standard error when the JSON goes to standard output.\n"
                  "  -o, --output F   output: FILE (--chrome; default standard output) or DIR\n"
-                 "                   (--otf2: created, or empty); it appears only when the\n"
-                 "                   export succeeded\n"
+                 "                   (--otf2: created, empty, or an earlier archive, which is\n"
+                 "                   replaced); it appears only when the export succeeded\n"
                  TRACE_INPUT_HELP
                  "                   (in \"otherData\": {\"input_loss\": ...}; OTF2: on stderr)\n"
                  "  -h, --help       this text\n"
-                 "  --version        the version and git revision\n");
+                 "  --version        the version and git revision\n"
+                 "\n"
+                 "examples:\n"
+                 "  snetmon export --chrome trace -o trace.json     then open it in ui.perfetto.dev\n"
+                 "  snetmon export --otf2 trace -o trace-otf2       Vampir: trace-otf2/traces.otf2\n");
+}
+
+/* "WHAT: 2 tracks, ... ; not exported: ..." - the one line of a success. */
+static void print_summary(FILE *out, const char *what, bool otf2, const export_summary *s)
+{
+    const export_message_counts *c = &s->messages;
+    fprintf(out, "%s: %u %s", what, s->locations, otf2 ? "locations" : "tracks");
+    if (otf2)
+        fprintf(out, ", %" PRIu64 " regions", s->regions);
+    fprintf(out,
+            ", %" PRIu64 " execution periods, %" PRIu64 " waits, %" PRIu64 " messages (%s);"
+            " not exported: %" PRIu64 " written never read, %" PRIu64 " read never written, %"
+            PRIu64 " repeated\n",
+            s->periods, s->waits, c->paired, otf2 ? "send and receive" : "flow arrows",
+            c->written_unread, c->read_unwritten, c->repeated);
 }
 
 static int export_to_chrome(const export_source *src, const char *out_path)
@@ -62,43 +87,27 @@ static int export_to_chrome(const export_source *src, const char *out_path)
     if (!out)
         return 1;
     char err[4400];
-    int rc = export_chrome(src, out, err, sizeof err) == 0 ? 0 : 1;
+    export_summary sum;
+    int rc = export_chrome(src, out, &sum, err, sizeof err) == 0 ? 0 : 1;
     if (rc && err[0])
         fprintf(stderr, "snetmon export: %s\n", err);
     if (out_file_finish(&of, rc == 0) != 0)
         rc = 1;
+    bool to_stdout = !strcmp(out_path, "-");
+    if (rc == 0)
+        print_summary(to_stdout ? stderr : stdout, to_stdout ? "standard output" : out_path,
+                      false, &sum);
     return rc;
-}
-
-/* The archive's directory must be new or empty: an older archive's
- * per-location directory could not be replaced as a whole. */
-static bool usable_dir(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return true;
-    DIR *d = S_ISDIR(st.st_mode) ? opendir(path) : NULL;
-    bool empty = d != NULL;
-    struct dirent *de;
-    while (d && (de = readdir(d)) != NULL)
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-            empty = false;
-    if (d)
-        closedir(d);
-    if (!empty)
-        fprintf(stderr, "snetmon export: %s: %s; give a new or empty directory\n", path,
-                S_ISDIR(st.st_mode) ? "exists and is not empty" : "exists and is not a directory");
-    return empty;
 }
 
 static int export_to_otf2(const export_source *src, const char *path)
 {
-    if (!usable_dir(path))
-        return 1;
+    /* What an OTF2 archive is made of (export.h). */
+    static const char *const own[] = {"traces.otf2", "traces.def", "traces", NULL};
     out_dir od;
-    if (out_dir_open(&od, "export", path) != 0)
+    if (out_dir_open(&od, "export", path, own) != 0)
         return 1;
-    export_otf2_summary sum;
+    export_summary sum;
     char err[4400];
     int rc = export_otf2(src, od.tmp, &sum, err, sizeof err) == 0 ? 0 : 1;
     if (rc && err[0])
@@ -106,13 +115,12 @@ static int export_to_otf2(const export_source *src, const char *path)
     if (out_dir_finish(&od, rc == 0) != 0)
         rc = 1;
     if (rc == 0) {
-        const export_message_counts *c = &sum.messages;
-        printf("%s/traces.otf2: %u locations, %" PRIu64 " regions, %" PRIu64
-               " execution periods, %" PRIu64 " waits, %" PRIu64 " messages (send and receive);"
-               " not exported: %" PRIu64 " written never read, %" PRIu64 " read never written, %"
-               PRIu64 " repeated\n",
-               path, sum.locations, sum.regions, sum.periods, sum.waits, c->paired,
-               c->written_unread, c->read_unwritten, c->repeated);
+        size_t n = strlen(path) + sizeof "/traces.otf2";
+        char *what = malloc(n);
+        if (what)
+            snprintf(what, n, "%s/traces.otf2", path);
+        print_summary(stdout, what ? what : path, true, &sum);
+        free(what);
     }
     return rc;
 }

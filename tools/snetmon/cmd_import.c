@@ -31,7 +31,10 @@ static void import_usage(FILE *out)
             "                 warning naming what was left out (the events written\n"
             "                 cannot say it)\n"
             "  -h, --help     this text\n"
-            "  --version      the version and git revision\n");
+            "  --version      the version and git revision\n"
+            "\n"
+            "examples:\n"
+            "  snetmon import --from wfcommons workflow.json -o events.jsonl\n");
 }
 
 typedef struct import_args {

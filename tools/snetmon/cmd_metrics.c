@@ -45,7 +45,11 @@ static void metrics_usage(FILE *out)
             TRACE_INPUT_HELP
             "  -h, --help       this text\n"
             "  --version        the version and git revision\n"
-            "\nEvery figure is defined in docs/METRICS.md.\n");
+            "\nEvery figure is defined in docs/METRICS.md.\n"
+            "\n"
+            "examples:\n"
+            "  snetmon metrics trace\n"
+            "  snetmon metrics --json trace > metrics.json\n");
 }
 
 typedef struct metrics_args {

@@ -51,10 +51,12 @@ static void usage(FILE *out)
             "clock: one column per (rank, worker), labelled r<rank>.w<worker>.\n"
             "\n"
             "  INPUT                a trace directory, or a text timeline file\n"
-            "  --input-format F     trace | timeline (default: directory = trace, file = timeline)\n"
+            "  --from FORMAT        lpel (a trace; also: trace) | timeline (default: a\n"
+            "                       directory is a trace, a file a timeline); --input-format\n"
+            "                       FORMAT is the same\n"
             "  -o, --output FILE    output; the extension chooses the format\n"
             "  --start T, --end T   zoom into [T, T') from the trace start; T like 12ms, 250us, 3s, 40ns\n"
-            "                       (--from/--to: the older, deprecated spelling)\n"
+            "                       (--from T and --to T: the older, deprecated spelling)\n"
             "  --tasks REGEX        draw only tasks whose name matches (PCRE2); others shown pale\n"
             "  --width W, --height H  image size in pixels (default 1200 x 900)\n"
             "  --title TEXT         title of the image\n"
@@ -74,7 +76,11 @@ static void usage(FILE *out)
             "  stream ID WRITER|- READER|- COUNT\n"
             "A last line without newline counts as truncation: the rest renders, with a warning.\n"
             "\n"
-            "DAG text format: vertex ID DURATION_NS LABEL... | edge FROM TO | path ID ID ...\n");
+            "DAG text format: vertex ID DURATION_NS LABEL... | edge FROM TO | path ID ID ...\n"
+            "\n"
+            "examples:\n"
+            "  snetmon render trace -o utilisation.png --start 10ms --end 20ms\n"
+            "  snetmon render --graph trace -o network.svg\n");
 }
 
 static int fail_usage(const char *message, const char *arg)
@@ -98,7 +104,7 @@ static bool parse_int(const char *s, int *out)
 enum {
     OPT_START = CLI_OWN,
     OPT_END,
-    OPT_FROM_DEPRECATED,
+    OPT_FROM,
     OPT_TO_DEPRECATED,
     OPT_TASKS,
     OPT_WIDTH,
@@ -136,15 +142,26 @@ static int render_value(const cli_parser *p, render_options *o, int c, const cha
         o->timeline.title = value;
         return 0;
     default: /* OPT_INPUT_FORMAT */
-        if (!strcmp(value, "trace"))
+        if (!strcmp(value, "lpel") || !strcmp(value, "trace"))
             o->format = INPUT_TRACE;
         else if (!strcmp(value, "timeline"))
             o->format = INPUT_TIMELINE;
         else
-            return fail_usage("unknown input format (trace|timeline)", value);
+            return fail_usage("unknown input format (lpel, trace or timeline)", value);
         (void)p;
         return 0;
     }
+}
+
+/* --from V: the input's format, as in every subcommand (cli.h); a time
+ * there is the old --from T (= --start T), with its warning. */
+static int render_from(const cli_parser *p, render_options *o, const char *value)
+{
+    viz_time t;
+    if (!viz_parse_duration(value, &t))
+        return render_value(p, o, OPT_INPUT_FORMAT, value);
+    cli_deprecated(p, "--from T", "--start T");
+    return render_value(p, o, OPT_START, value);
 }
 
 /* Returns 0 to go on, or the exit code (help: 0 printed, error: 2). */
@@ -156,7 +173,7 @@ static int parse_options(int argc, char **argv, render_options *o, bool *done)
         {"partial", no_argument, NULL, CLI_PARTIAL},
         {"start", required_argument, NULL, OPT_START},
         {"end", required_argument, NULL, OPT_END},
-        {"from", required_argument, NULL, OPT_FROM_DEPRECATED},
+        {"from", required_argument, NULL, OPT_FROM},
         {"to", required_argument, NULL, OPT_TO_DEPRECATED},
         {"tasks", required_argument, NULL, OPT_TASKS},
         {"width", required_argument, NULL, OPT_WIDTH},
@@ -193,13 +210,15 @@ static int parse_options(int argc, char **argv, render_options *o, bool *done)
         case 'o':
             o->output = optarg;
             break;
-        case OPT_FROM_DEPRECATED:
+        case OPT_FROM:
+            if (render_from(&p, o, optarg))
+                return 2;
+            break;
         case OPT_TO_DEPRECATED:
-            /* --from/--to are input formats elsewhere (metrics, wcp, import,
-             * convert): one meaning per flag name. */
-            cli_deprecated(&p, c == OPT_FROM_DEPRECATED ? "--from T" : "--to T",
-                           c == OPT_FROM_DEPRECATED ? "--start T" : "--end T");
-            if (render_value(&p, o, c == OPT_FROM_DEPRECATED ? OPT_START : OPT_END, optarg))
+            /* --to is the output's format elsewhere (convert): one meaning
+             * per flag name. */
+            cli_deprecated(&p, "--to T", "--end T");
+            if (render_value(&p, o, OPT_END, optarg))
                 return 2;
             break;
         case OPT_START:

@@ -60,7 +60,11 @@ static void report_usage(FILE *out)
             "  --inputs N         the input count N of the throughput (eq. 1) of each run\n"
             TRACE_INPUT_HELP
             "  -h, --help         this text\n"
-            "  --version          the version and git revision\n");
+            "  --version          the version and git revision\n"
+            "\n"
+            "examples:\n"
+            "  snetmon report trace -o report.html\n"
+            "  snetmon report trace -o report.html --advice advice.txt\n");
 }
 
 static int usage_error(const char *what, const char *arg)

@@ -30,7 +30,11 @@ static void runs_usage(FILE *out)
             "  -o, --output FILE  the list (default: standard output); it appears only when\n"
             "                   the command succeeded\n"
             "  -h, --help       this text\n"
-            "  --version        the version and git revision\n");
+            "  --version        the version and git revision\n"
+            "\n"
+            "examples:\n"
+            "  snetmon runs --where mapping=all0\n"
+            "  snetmon runs --csv -o runs.csv\n");
 }
 
 typedef struct runs_args {

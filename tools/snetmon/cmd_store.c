@@ -37,7 +37,11 @@ static void store_usage(FILE *out)
             CLI_EVENT_MAP_HELP
             "  --json           print {\"id\": N, \"repository\": ...}\n" TRACE_INPUT_HELP
             "  -h, --help       this text\n"
-            "  --version        the version and git revision\n");
+            "  --version        the version and git revision\n"
+            "\n"
+            "examples:\n"
+            "  snetmon store trace --label mapping=default\n"
+            "  snetmon store trace --db runs.sqlite --git $(git rev-parse --short HEAD)\n");
 }
 
 typedef struct store_args {

@@ -56,7 +56,12 @@ static void top_usage(FILE *out)
             "  -t, --top N       tasks to list (default 10; 0: all)\n"
             TRACE_INPUT_HELP
             "  -h, --help        this text\n"
-            "\nEvery figure is defined in docs/METRICS.md (section 8 for this view).\n");
+            "  --version         the version and git revision\n"
+            "\nEvery figure is defined in docs/METRICS.md (section 8 for this view).\n"
+            "\n"
+            "examples:\n"
+            "  snetmon top -d 1 trace              while PROGRAM -m A --mon-dir trace runs\n"
+            "  snetmon top --once --json trace\n");
 }
 
 typedef struct top_args {
@@ -195,7 +200,33 @@ typedef struct view {
     live_snapshot snap;
     read_result read;
     bool live;
+    char flags[16]; /* the run's monitoring flags (run.json), "" when unknown */
 } view;
+
+/* The run's monitoring flags from its run.json, "" when it says none. */
+static void read_flags(view *v)
+{
+    mon_run_json *r = NULL;
+    char err[256];
+    if (mon_run_json_read_trace(v->args->trace, &r, err, sizeof err) == 0 && r->flags)
+        snprintf(v->flags, sizeof v->flags, "%s", r->flags);
+    mon_run_json_free(r);
+}
+
+/* Why a figure that needs events of flag letter is missing: the run was
+ * recorded without it, or (with it, early in a run) none has been read
+ * yet. Only the first says anything about the run. */
+static const char *missing_why(const view *v, char letter, const char *event)
+{
+    static char why[96];
+    if (!v->flags[0])
+        snprintf(why, sizeof why, "no %s events read", event);
+    else if (strchr(v->flags, letter))
+        snprintf(why, sizeof why, "no %s read yet", event);
+    else
+        snprintf(why, sizeof why, "no %s: recorded without the %c flag", event, letter);
+    return why;
+}
 
 static double share(uint64_t part, uint64_t whole)
 {
@@ -242,8 +273,9 @@ static void print_log_states(FILE *out, const mon_trace *t)
     }
 }
 
-static void print_throughput(FILE *out, const live_snapshot *s)
+static void print_throughput(FILE *out, const view *v)
 {
+    const live_snapshot *s = &v->snap;
     fprintf(out, "events %llu   inputs %llu   ", (unsigned long long)s->events,
             (unsigned long long)s->inputs);
     if (s->has_span && s->span_max_ns)
@@ -251,7 +283,7 @@ static void print_throughput(FILE *out, const live_snapshot *s)
                 (double)s->inputs / ((double)s->span_max_ns * NS), (unsigned long long)s->inputs,
                 (double)s->span_max_ns * NS, s->span_worker);
     else
-        fprintf(out, "throughput so far n/a (no worker_start: recorded without the W flag)\n");
+        fprintf(out, "throughput so far n/a (%s)\n", missing_why(v, 'W', "worker_start"));
 }
 
 static void print_workers(FILE *out, const live_snapshot *s)
@@ -302,10 +334,12 @@ static void print_text(FILE *out, const view *v)
         fprintf(out, ", latest event %.2f s ago", data_age_s(v));
     fprintf(out, "\n%.3f s since the first worker started (trace clock %.6f s); runs %u\n",
             (double)(s->time_ns - s->first_ns) * NS, (double)s->time_ns * NS, (unsigned)s->runs);
-    print_throughput(out, s);
-    fprintf(out, "last interval: %.3f s (%.6f to %.6f s)%s\n", (double)window_ns(s) * NS,
-            (double)s->window_start_ns * NS, (double)s->time_ns * NS,
-            s->has_periods ? "" : "; no task_dispatch events (recorded without T): busy is 0");
+    print_throughput(out, v);
+    fprintf(out, "last interval: %.3f s (%.6f to %.6f s)", (double)window_ns(s) * NS,
+            (double)s->window_start_ns * NS, (double)s->time_ns * NS);
+    if (!s->has_periods)
+        fprintf(out, "; %s: busy is 0", missing_why(v, 'T', "task_dispatch"));
+    fputc('\n', out);
     print_log_states(out, v->trace);
     print_workers(out, s);
     print_tasks(out, v);
@@ -378,7 +412,7 @@ static json_t *snapshot_json(const view *v)
         (json_int_t)s->inputs, "runs", (int)s->runs, "throughput_per_s",
         tp ? json_real((double)s->inputs / ((double)s->span_max_ns * NS)) : json_null(),
         "throughput_unknown_why",
-        tp ? json_null() : json_string("no worker_start events (recorded without the W flag)"),
+        tp ? json_null() : json_string(missing_why(v, 'W', "worker_start")),
         "span_s", s->has_span ? secs(s->span_max_ns) : json_null(), "span_worker",
         s->has_span ? json_integer(s->span_worker) : json_null());
     json_t *win = json_pack("{s:o, s:o, s:o}", "start_s", secs(s->window_start_ns), "end_s",
@@ -451,6 +485,7 @@ static int show(view *v, live_acc *acc, bool redraw)
 static int run_top(const top_args *a, trace_input *in, live_acc *acc)
 {
     view v = {.args = a, .trace = trace_input_trace(in)};
+    read_flags(&v);
     bool redraw = !a->once && !a->json && isatty(STDOUT_FILENO);
     /* The first read of a long finished trace may take a while; later ones
      * read one interval's worth. */

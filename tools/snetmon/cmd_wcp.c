@@ -45,7 +45,11 @@ static void wcp_usage(FILE *out)
             TRACE_INPUT_HELP
             "  -h, --help     this text\n"
             "  --version      the version and git revision\n"
-            "Files (-o, --dot, --render) appear only when the command succeeded.\n");
+            "Files (-o, --dot, --render) appear only when the command succeeded.\n"
+            "\n"
+            "examples:\n"
+            "  snetmon wcp trace\n"
+            "  snetmon wcp trace --render critical-path.svg\n");
 }
 
 typedef struct wcp_args {

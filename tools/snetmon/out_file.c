@@ -5,7 +5,10 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <ftw.h>
 #include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -179,10 +182,56 @@ int out_file_finish(out_file *o, bool ok)
     return rc;
 }
 
-int out_dir_open(out_dir *o, const char *cmd, const char *path)
+static bool is_own(const out_dir *o, const char *name)
+{
+    for (const char *const *p = o->own; p && *p; p++)
+        if (fnmatch(*p, name, FNM_PERIOD) == 0)
+            return true;
+    return false;
+}
+
+static bool is_dot(const char *name) { return !strcmp(name, ".") || !strcmp(name, ".."); }
+
+/* path is new, empty, or holds an earlier output (an entry of o->own). */
+static bool usable_dir(const out_dir *o)
+{
+    struct stat st;
+    if (stat(o->path, &st) != 0)
+        return true;
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "snetmon %s: %s: exists and is not a directory\n", o->cmd, o->path);
+        return false;
+    }
+    DIR *d = opendir(o->path);
+    if (!d) {
+        fprintf(stderr, "snetmon %s: %s: cannot read: %s\n", o->cmd, o->path, strerror(errno));
+        return false;
+    }
+    bool empty = true, earlier = false;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && !earlier) {
+        if (is_dot(de->d_name))
+            continue;
+        empty = false;
+        earlier = is_own(o, de->d_name);
+    }
+    closedir(d);
+    if (!empty && !earlier)
+        fprintf(stderr,
+                "snetmon %s: %s: exists, is not empty and holds no earlier output of snetmon %s;"
+                " give a new or empty directory, or one it wrote before\n",
+                o->cmd, o->path, o->cmd);
+    return empty || earlier;
+}
+
+int out_dir_open(out_dir *o, const char *cmd, const char *path, const char *const *own)
 {
     o->cmd = cmd;
     o->path = path;
+    o->own = own;
+    o->tmp = NULL;
+    if (!usable_dir(o))
+        return -1;
     int suffix = 0;
     o->tmp = temp_name(path, &suffix);
     if (o->tmp)
@@ -197,6 +246,68 @@ int out_dir_open(out_dir *o, const char *cmd, const char *path)
     return 0;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Removes path and, if it is a directory, everything below it. */
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Puts from in the place of to. A directory at to (an earlier output's,
+ * e.g. an OTF2 archive's traces/) is first moved aside to aside, so that
+ * the new one replaces it whole, and removed afterwards. */
+static int replace_entry(const char *from, const char *to, const char *aside)
+{
+    if (rename(from, to) == 0)
+        return 0;
+    struct stat st;
+    if ((errno != EEXIST && errno != ENOTEMPTY && errno != EISDIR) || lstat(to, &st) != 0 ||
+        !S_ISDIR(st.st_mode))
+        return -1;
+    if (rename(to, aside) != 0)
+        return -1;
+    if (rename(from, to) != 0) {
+        int saved = errno;
+        rename(aside, to);
+        errno = saved;
+        return -1;
+    }
+    remove_tree(aside);
+    return 0;
+}
+
+/* An entry of the earlier output in path that the new one (in o->tmp)
+ * does not have: removed, so that the two never mix. */
+static void remove_stale(const out_dir *o)
+{
+    DIR *d = opendir(o->path);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (is_dot(de->d_name) || !is_own(o, de->d_name))
+            continue;
+        size_t n = strlen(o->tmp) + strlen(o->path) + strlen(de->d_name) + 2;
+        char *mine = malloc(n), *theirs = malloc(n);
+        struct stat st;
+        if (mine && theirs) {
+            snprintf(mine, n, "%s/%s", o->tmp, de->d_name);
+            snprintf(theirs, n, "%s/%s", o->path, de->d_name);
+            if (lstat(mine, &st) != 0)
+                remove_tree(theirs);
+        }
+        free(mine);
+        free(theirs);
+    }
+    closedir(d);
+}
+
 /* Moves (ok) or removes every file of the temporary directory. */
 static int move_files(out_dir *o, bool ok)
 {
@@ -208,24 +319,28 @@ static int move_files(out_dir *o, bool ok)
     while ((de = readdir(d)) != NULL) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
-        size_t n = strlen(o->tmp) + strlen(o->path) + strlen(de->d_name) + 2;
-        char *from = malloc(n), *to = malloc(n);
-        if (from && to) {
+        if (!strncmp(de->d_name, ".old-", 5))
+            continue; /* an entry being replaced (replace_entry) */
+        size_t n = strlen(o->tmp) + strlen(o->path) + strlen(de->d_name) + 8;
+        char *from = malloc(n), *to = malloc(n), *aside = malloc(n);
+        if (from && to && aside) {
             snprintf(from, n, "%s/%s", o->tmp, de->d_name);
             snprintf(to, n, "%s/%s", o->path, de->d_name);
-            if (ok && rename(from, to) != 0) {
+            snprintf(aside, n, "%s/.old-%s", o->tmp, de->d_name);
+            if (ok && replace_entry(from, to, aside) != 0) {
                 fprintf(stderr, "snetmon %s: %s: cannot move into place: %s\n", o->cmd, to,
                         strerror(errno));
                 ok = false;
                 rc = -1;
             }
             if (!ok)
-                unlink(from);
+                remove_tree(from);
         } else {
             rc = -1;
         }
         free(from);
         free(to);
+        free(aside);
     }
     closedir(d);
     return rc;
@@ -236,6 +351,11 @@ int out_dir_finish(out_dir *o, bool ok)
     if (!o->tmp)
         return -1;
     int rc = 0;
+    if (ok) { /* mkdtemp made it 0700: a new directory gets the umask's mode */
+        mode_t mask = umask(0);
+        umask(mask);
+        chmod(o->tmp, 0777 & ~mask);
+    }
     if (ok && rename(o->tmp, o->path) == 0) {
         /* A new directory: renamed as a whole. */
         free(o->tmp);
@@ -247,7 +367,10 @@ int out_dir_finish(out_dir *o, bool ok)
         ok = false;
         rc = -1;
     }
-    /* An existing directory: its files are replaced one by one. */
+    /* An existing directory: the earlier output's entries the new one
+     * lacks go, then its entries are replaced one by one. */
+    if (ok)
+        remove_stale(o);
     if (move_files(o, ok) != 0)
         rc = -1;
     rmdir(o->tmp);

@@ -52,19 +52,29 @@ int out_stream_check(const char *cmd, FILE *f, const char *path);
 int out_stdout_close(const char *cmd);
 
 /* A directory of files written the same way (convert): files are made in a
- * temporary directory next to path and moved into path on success. */
+ * temporary directory next to path and moved into path on success.
+ *
+ * The one rule for output directories: path is new, empty, or holds an
+ * earlier output of the same command (an entry matching one of `own`, the
+ * fnmatch patterns of the names the command writes), which the new output
+ * replaces whole: entries of the same name are replaced (directories as a
+ * whole), and the earlier output's entries the new one lacks (a worker's
+ * log of a run with more workers) are removed. Entries matching none of
+ * `own` are left alone; a directory holding only such entries is refused,
+ * so that an output never mixes with something else. */
 typedef struct out_dir {
     const char *cmd;
     const char *path;
+    const char *const *own; /* NULL-terminated */
     char *tmp;
 } out_dir;
 
-/* Create the temporary directory; its name is o->tmp. 0, or -1 with a
- * message. */
-int out_dir_open(out_dir *o, const char *cmd, const char *path);
+/* Check path as above and create the temporary directory; its name is
+ * o->tmp. 0, or -1 with a message. */
+int out_dir_open(out_dir *o, const char *cmd, const char *path, const char *const *own);
 
-/* ok: move every file into path (created when missing); else remove
- * them. Returns 0 or -1 with a message. */
+/* ok: move the output into path (created when missing) as above; else
+ * remove it. Returns 0 or -1 with a message. */
 int out_dir_finish(out_dir *o, bool ok);
 
 #endif
