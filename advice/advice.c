@@ -203,7 +203,8 @@ static void measured_workers(advise_ctx *c, uint32_t run)
     advice_result *a = c->a;
     a->measured_span_s = NAN;
     for (unsigned w = 0; w < a->workers; w++)
-        a->per_worker[w] = (advice_worker){NAN, NAN, NAN, 0, 0, 0, 0, 0};
+        a->per_worker[w] = (advice_worker){.span_s = NAN, .busy_s = NAN, .wait_s = NAN,
+                                           .cpu_s = NAN, .preempted_s = NAN};
     for (size_t i = 0; i < wfb_worker_stats_count(c->g); i++) {
         const wfb_worker_stats *s = wfb_worker_stats_at(c->g, i);
         if (s->run != run || s->worker >= a->workers)
@@ -213,6 +214,10 @@ static void measured_workers(advise_ctx *c, uint32_t run)
         w->busy_s = s->busy_s;
         w->wait_s = s->wait_s;
         w->waits = s->waits;
+        w->blocked_s = s->blocked_s;
+        w->ready_s = s->ready_s;
+        w->cpu_s = s->cpu_s;
+        w->preempted_s = s->preempted_s;
         if (!isnan(w->span_s) && !(w->span_s <= a->measured_span_s))
             a->measured_span_s = w->span_s;
     }
@@ -237,8 +242,8 @@ static void measured_waits(advise_ctx *c, uint32_t run)
         if (x == WFB_NONE)
             continue;
         advice_wait w = {c->task[x]->name, y == WFB_NONE ? NULL : c->task[y]->name,
-                             c->now[x], y == WFB_NONE ? WFB_NONE : c->now[y], r->on_empty,
-                             r->count, r->total_s};
+                         c->now[x], y == WFB_NONE ? WFB_NONE : c->now[y], r->on_empty,
+                         r->count, r->total_s, r->ready_s};
         if (y == WFB_NONE)
             continue;
         a->waited_s[(size_t)c->now[x] * a->workers + c->now[y]] += r->total_s;

@@ -47,6 +47,8 @@ typedef struct advice_group {
 typedef struct advice_worker {
     double span_s, busy_s, wait_s; /* measured (section 3); NAN unknown */
     uint64_t waits;
+    double blocked_s, ready_s;  /* its tasks' waits: blocked, then ready (waiting for it) */
+    double cpu_s, preempted_s;  /* its CPU time, the time the OS held its core; NAN without C */
     double load_now_s, load_advised_s; /* the model's load of the worker */
     uint64_t cross_now, cross_advised; /* items with exactly one end here */
 } advice_worker;
@@ -57,7 +59,8 @@ typedef struct advice_wait {
     uint32_t waiter_worker, waited_worker;
     int on_empty;
     uint64_t count;
-    double total_s;
+    double total_s;   /* blocked: what a faster B removes */
+    double ready_s;   /* then ready: what a less busy worker for A removes */
 } advice_wait;
 
 #define ADVICE_TOP_WAITS 5

@@ -31,6 +31,12 @@ static void report_workers(const advice_result *a, FILE *out)
                     "in %llu waits\n",
                     w, x->span_s, x->busy_s, pct(x->busy_s, x->span_s), x->wait_s,
                     pct(x->wait_s, x->span_s), (unsigned long long)x->waits);
+        if (!isnan(x->cpu_s))
+            fprintf(out, "            CPU %.4g s; off its core %.4g s (%.1f %% of its span)\n",
+                    x->cpu_s, x->preempted_s, pct(x->preempted_s, x->span_s));
+        fprintf(out, "            its tasks blocked %.4g s, then ready %.4g s waiting for it "
+                     "(summed over tasks)\n",
+                x->blocked_s, x->ready_s);
     }
 }
 
@@ -129,8 +135,10 @@ static void report_traffic(const advice_result *a, FILE *out)
 }
 
 /* W(A,B) summed over the tasks of each pair of workers: task time spent
- * blocked, which overlaps (many tasks block at once), so it is no share of
- * a span; across workers it says which worker's tasks hold up which. */
+ * blocked (block to wake: what a faster B removes; the ready time after
+ * the wake is A's worker's, below), which overlaps (many tasks block at
+ * once), so it is no share of a span; across workers it says which
+ * worker's tasks hold up which. */
 static void report_waits(const advice_result *a, FILE *out)
 {
     double same = 0;
@@ -160,10 +168,11 @@ static void report_waits(const advice_result *a, FILE *out)
     fprintf(out, "  the largest waiting relations W(A,B) across workers, A waits for B:\n");
     for (size_t i = 0; i < a->n_top_waits; i++) {
         const advice_wait *w = &a->top_waits[i];
-        fprintf(out, "    %s (worker %u) for %s (worker %u): %.4g s in %llu blocks on %s stream\n",
+        fprintf(out, "    %s (worker %u) for %s (worker %u): blocked %.4g s in %llu blocks on %s "
+                     "stream, then ready %.4g s\n",
                 w->waiter ? w->waiter : "(unnamed)", w->waiter_worker,
                 w->waited_for ? w->waited_for : "(unnamed)", w->waited_worker, w->total_s,
-                (unsigned long long)w->count, w->on_empty ? "an empty" : "a full");
+                (unsigned long long)w->count, w->on_empty ? "an empty" : "a full", w->ready_s);
     }
 }
 
@@ -182,6 +191,36 @@ static void extremes(const advice_result *a, unsigned *hi, unsigned *lo)
 static double heaviest_exec(const advice_result *a)
 {
     return a->n_top_groups ? a->groups[a->top_groups[0]].exec_s : 0.0;
+}
+
+/* Two rules on the not-running time of docs/METRICS.md section 3: tasks
+ * ready and not dispatched wait for their worker (a mapping that moves work
+ * off it removes that: contention), and a worker whose core the OS held
+ * makes every time measured on it longer than the work (no mapping
+ * removes that). The ready time is summed over the tasks, so it is
+ * compared with the span only as a sign, never as a share. */
+static int report_contention(const advice_result *a, FILE *out)
+{
+    int n = 0;
+    for (unsigned w = 0; w < a->workers; w++) {
+        const advice_worker *x = &a->per_worker[w];
+        if (a->workers > 1 && !isnan(x->span_s) && x->ready_s > a->min_gain * x->span_s) {
+            fprintf(out, "  contention: tasks on worker %u were ready %.4g s (summed over tasks, "
+                         "%.1f times its span) waiting for it: time a mapping that moves work off "
+                         "it removes.\n",
+                    w, x->ready_s, x->ready_s / x->span_s);
+            n++;
+        }
+        if (!isnan(x->preempted_s) && !isnan(x->span_s) &&
+            x->preempted_s > WFB_PREEMPTED_WARN_SHARE * x->span_s) {
+            fprintf(out, "  the machine: the OS held worker %u's core %.4g s (%.1f %% of its "
+                         "span): its execution times, and the model's loads, count that time; no "
+                         "mapping removes it.\n",
+                    w, x->preempted_s, pct(x->preempted_s, x->span_s));
+            n++;
+        }
+    }
+    return n;
 }
 
 /* The rules of docs/METRICS.md, each printed with its evidence. */
@@ -234,6 +273,7 @@ static int report_problems(const advice_result *a, FILE *out)
                 a->replay_now_s, a->replay_now_s / busiest, busiest);
         n++;
     }
+    n += report_contention(a, out);
     if (!isnan(L) && L >= a->predicted_now_s * (1 - a->min_gain)) {
         fprintf(out, "  dependencies: the longest chain of dependent executions (critical path) "
                      "takes %.4g s, %.1f %% of the predicted time: no mapping can go below it.\n",

@@ -95,8 +95,11 @@ static void task_slice(chrome *x, const mon_interval *iv)
     fprintf(x->out, ",\"cname\":\"%s\",\"args\":{\"task\":%" PRIu64 ",\"task_name\":",
             kind_cname(kind), iv->task);
     json_string(x->out, name);
-    fprintf(x->out, ",\"run\":%" PRIu32 ",\"ended_by\":\"%s\"}}", iv->run,
+    fprintf(x->out, ",\"run\":%" PRIu32 ",\"ended_by\":\"%s\"", iv->run,
             mon_interval_end_name(iv->how));
+    if (iv->cpu_known) /* a CPU reading ended it (flag C): the time the OS held the core */
+        fprintf(x->out, ",\"off_core_us\":%.3f", (double)iv->preempted / 1000.0);
+    fputs("}}", x->out);
     x->sum->periods++;
 }
 
@@ -127,11 +130,13 @@ static int on_interval(void *ctx, const mon_interval *iv)
  * repeat. */
 static void message_flow(chrome *x, const export_pair *m)
 {
+    char id[40];
     begin_event(x);
     fprintf(x->out,
             "{\"ph\":\"s\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"cat\":\"msg\",\"name\":\"message\","
-            "\"id\":%" PRIu64 ",\"args\":{\"msg\":\"0x%" PRIx64 "\",\"run\":%" PRIu32 "}}",
-            m->writer, us(x, m->write_time), m->flow, m->msg, m->run);
+            "\"id\":%" PRIu64 ",\"args\":{\"msg\":\"m%s\",\"run\":%" PRIu32 "}}",
+            m->writer, us(x, m->write_time), m->flow, mon_msg_id_format(m->msg, id, sizeof id),
+            m->run);
     begin_event(x);
     fprintf(x->out,
             "{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"cat\":\"msg\","

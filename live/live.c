@@ -37,6 +37,9 @@ typedef struct worker_acc {
     uint64_t spans_before;    /* the finished spans of earlier runs */
     bool had_span;            /* a worker_start in some run */
     uint64_t busy, wait, waits; /* closed periods and waits; worker_wait events */
+    uint64_t blocked, ready;  /* its tasks' closed waits, split at the wake */
+    bool cpu_known;
+    uint64_t cpu, preempted, preemptions; /* closed CPU stretches */
     bins b_busy, b_wait, b_alive, b_waits;
 } worker_acc;
 
@@ -47,6 +50,7 @@ typedef struct task_acc {
     char *name;
     unsigned worker;
     uint64_t exec, dispatches; /* closed periods; task_dispatch events */
+    uint64_t blocked, ready;   /* closed waits, split at the wake */
     /* The component execution, for counting inputs (docs/METRICS.md
      * "Inputs"): explicit (component events) or implicit (a read after a
      * write, or the first read, up to the next block). Its writes are
@@ -55,6 +59,13 @@ typedef struct task_acc {
     uint64_t exec_reads, exec_inputs;
     bins b_exec;
 } task_acc;
+
+/* A run, for eq. 1 of the whole trace: its inputs so far and its
+ * workers' longest finished span. */
+typedef struct run_acc {
+    uint64_t inputs;
+    uint64_t span_max;
+} run_acc;
 
 /* A message written and not read yet, keyed by (run, id). */
 typedef struct msg_slot {
@@ -71,6 +82,8 @@ struct live_acc {
     uint64_t last, first;     /* times: the latest event, the earliest start */
     bool have_first, first_is_start;
     uint32_t runs;
+    run_acc *run_tab;         /* by run - 1, for the runs seen (run numbers count up from 1) */
+    size_t cap_runs;
     bool has_periods;
     worker_acc *workers;
     size_t n_workers, cap_workers;
@@ -172,6 +185,7 @@ void live_acc_free(live_acc *a)
     free(a->tasks);
     mon_key_table_free(&a->task_index, NULL);
     free(a->workers);
+    free(a->run_tab);
     free(a->msgs);
     free(a->out_workers);
     free(a->out_tasks);
@@ -295,6 +309,22 @@ static int on_interval(void *ctx, const mon_interval *iv)
     if (iv->kind == MON_INTERVAL_IDLE) {
         w->wait += d;
         bins_add_period(&w->b_wait, a->bin_ns, iv->start, iv->end);
+    } else if (iv->kind == MON_INTERVAL_CPU) {
+        w->cpu_known = true;
+        w->cpu += iv->cpu;
+        w->preempted += iv->preempted;
+        w->preemptions += iv->preemptions;
+    } else if (iv->kind == MON_INTERVAL_BLOCKED) {
+        if (iv->how != MON_END_DISPATCH) /* as the waiting relations count them */
+            return 0;
+        task_acc *t = task_of(a, iv->run, iv->task, iv->worker);
+        if (!t)
+            return -1;
+        uint64_t blocked = mon_interval_blocked_ns(iv), ready = mon_interval_ready_ns(iv);
+        t->blocked += blocked;
+        t->ready += ready;
+        w->blocked += blocked;
+        w->ready += ready;
     } else if (iv->kind == MON_INTERVAL_EXEC) {
         task_acc *t = task_of(a, iv->run, iv->task, iv->worker);
         if (!t)
@@ -305,6 +335,17 @@ static int on_interval(void *ctx, const mon_interval *iv)
         bins_add_period(&w->b_busy, a->bin_ns, iv->start, iv->end);
     }
     return 0;
+}
+
+/* The run's record; NULL when out of memory or the number is implausible
+ * (run numbers count up from 1, one after another). */
+static run_acc *run_of(live_acc *a, uint32_t run)
+{
+    if (!run || run > 1u << 20)
+        return NULL;
+    if (KIT_GROW_ZEROED(a->run_tab, a->cap_runs, (size_t)run))
+        return NULL;
+    return &a->run_tab[run - 1];
 }
 
 /* A worker's log moved on to another run: its span there is over. */
@@ -332,6 +373,9 @@ static void on_worker_event(live_acc *a, worker_acc *w, const mon_event *ev)
         if (w->started && !w->ended) {
             w->spans_before += t - w->start;
             bins_add_period(&w->b_alive, a->bin_ns, w->start, t);
+            run_acc *r = run_of(a, ev->run);
+            if (r && t - w->start > r->span_max)
+                r->span_max = t - w->start;
         }
         w->ended = true;
         w->end = t;
@@ -353,6 +397,15 @@ static void open_execution(task_acc *t, bool implicit)
     t->exec_reads = t->exec_inputs = 0;
 }
 
+/* Add n (may be negative) to the inputs of the trace and of the run. */
+static void count_inputs(live_acc *a, uint32_t run, int64_t n)
+{
+    a->inputs += (uint64_t)n;
+    run_acc *r = run_of(a, run);
+    if (r)
+        r->inputs += (uint64_t)n;
+}
+
 /* Inputs (docs/METRICS.md): the messages without a parent. A message
  * written outside any component execution, or by one that read nothing
  * (a source box): counted at the write, and taken back should its
@@ -365,14 +418,14 @@ static int on_message(live_acc *a, task_acc *t, const mon_event *ev)
         if (!t->exec_open || (t->implicit && t->wrote))
             open_execution(t, true);
         t->exec_reads++;
-        a->inputs -= t->exec_inputs;
+        count_inputs(a, ev->run, -(int64_t)t->exec_inputs);
         t->exec_inputs = 0;
         if (!msgs_take(a, ev->run, ev->msg))
-            a->inputs++;
+            count_inputs(a, ev->run, 1);
         return 0;
     }
     if (!t->exec_open || t->exec_reads == 0) {
-        a->inputs++;
+        count_inputs(a, ev->run, 1);
         t->exec_inputs += t->exec_open;
     }
     t->wrote |= t->exec_open;
@@ -492,6 +545,12 @@ static void worker_figures(const live_acc *a, size_t i, uint64_t lo, uint64_t k0
     o->wait_ns = w->wait + (waiting ? T - waiting->start : 0);
     o->waits = w->waits;
     o->unaccounted_ns = (int64_t)o->span_ns - (int64_t)o->busy_ns - (int64_t)o->wait_ns;
+    o->blocked_ns = w->blocked;
+    o->ready_ns = w->ready;
+    o->cpu_known = w->cpu_known;
+    o->cpu_ns = w->cpu;
+    o->preempted_ns = w->preempted;
+    o->preemptions = w->preemptions;
     o->win_busy_ns = bins_sum(&w->b_busy, k0, k1) + (cur ? overlap(cur->start, T, lo, hi) : 0);
     o->win_wait_ns =
         bins_sum(&w->b_wait, k0, k1) + (waiting ? overlap(waiting->start, T, lo, hi) : 0);
@@ -501,6 +560,29 @@ static void worker_figures(const live_acc *a, size_t i, uint64_t lo, uint64_t k0
                                   : T - lo;
     o->win_unaccounted_ns =
         (int64_t)o->win_alive_ns - (int64_t)o->win_busy_ns - (int64_t)o->win_wait_ns;
+}
+
+/* Eq. 1's denominator so far: one run: the longest worker span; several:
+ * each run with inputs its longest worker span (the current run's counted
+ * to T), added up (docs/METRICS.md section 2). */
+static void throughput_span(const live_acc *a, live_snapshot *out)
+{
+    if (a->runs <= 1) {
+        out->throughput_span_ns = out->span_max_ns;
+        return;
+    }
+    for (uint32_t r = 1; r <= a->runs && r <= a->cap_runs; r++) {
+        uint64_t span = a->run_tab[r - 1].span_max;
+        for (size_t i = 0; i < a->n_workers; i++) {
+            const worker_acc *w = &a->workers[i];
+            if (w->run == r && w->started && !w->ended && a->last - w->start > span)
+                span = a->last - w->start;
+        }
+        if (a->run_tab[r - 1].inputs)
+            out->throughput_span_ns += span;
+        else
+            out->runs_without_inputs++;
+    }
 }
 
 static int by_window_then_total(const void *x, const void *y)
@@ -550,12 +632,14 @@ int live_acc_snapshot(live_acc *a, live_snapshot *out)
         const task_acc *t = &a->tasks[i];
         const mon_interval *running = mon_periods_running(a->periods, t->run, t->id);
         ts[i] = (live_task){t->run, t->id, t->name ? t->name : "", t->worker, t->exec,
-                           bins_sum(&t->b_exec, k0, k1), t->dispatches, running != NULL};
+                            bins_sum(&t->b_exec, k0, k1), t->dispatches, running != NULL,
+                            t->blocked, t->ready};
         if (running) {
             ts[i].exec_ns += T - running->start;
             ts[i].win_exec_ns += overlap(running->start, T, lo, T + 1);
         }
     }
+    throughput_span(a, out);
     qsort(ts, a->n_tasks, sizeof *ts, by_window_then_total);
     out->n_workers = a->n_workers;
     out->workers = ws;

@@ -45,6 +45,12 @@ typedef struct live_worker {
     uint64_t wait_ns;      /* worker_wait to worker_resume, the current one to T */
     uint64_t waits;        /* worker_wait events (WE) */
     int64_t unaccounted_ns;/* span - busy - wait (has_span) */
+    uint64_t blocked_ns;   /* its tasks' waits ended by a dispatch: blocked (to the wake) */
+    uint64_t ready_ns;     /*   and ready (the wake to the dispatch: waiting for it) */
+    bool cpu_known;        /* CPU readings (flag C), up to the latest: */
+    uint64_t cpu_ns;       /*   its thread's CPU time */
+    uint64_t preempted_ns; /*   the time it was neither idle nor on a core */
+    uint64_t preemptions;  /*   involuntary context switches */
     /* Over the last interval [window_start, T]. */
     uint64_t win_alive_ns; /* the part of the window within its span (the
                               window's length without has_span) */
@@ -62,6 +68,7 @@ typedef struct live_task {
     uint64_t win_exec_ns;  /* ... within the last interval */
     uint64_t dispatches;
     bool running;
+    uint64_t blocked_ns, ready_ns; /* its waits ended by a dispatch, split at the wake */
 } live_task;
 
 typedef struct live_snapshot {
@@ -74,6 +81,10 @@ typedef struct live_snapshot {
     bool has_span;          /* some worker has worker_start */
     uint64_t span_max_ns;   /* the longest worker execution time so far */
     unsigned span_worker;
+    /* Eq. 1's denominator (docs/METRICS.md section 2): the longest worker
+     * span of each run with inputs, added up (span_max_ns when one run). */
+    uint64_t throughput_span_ns;
+    uint32_t runs_without_inputs;
     bool has_periods;       /* some task_dispatch (the T flag) */
     size_t n_workers;
     live_worker *workers;    /* by worker number */

@@ -18,6 +18,10 @@
  *   M  message traces component begin/end, message read/written (TMO)
  *   L  load summary   per task: dispatches and execution time; per worker:
  *                     waits, waiting and busy time
+ *   C  CPU time       the worker thread's CPU time and involuntary context
+ *                     switches, read at task switches at most once per
+ *                     MON_CPU_STEP_NS (mon_cpu.c): how much of a period
+ *                     the worker actually ran
  *   A  all of the above
  *
  * Three modes are comparable: the runtime built with LPEL_HOOKS=OFF (no hook
@@ -74,11 +78,12 @@ enum mon_flag {
     MON_FLAG_STREAM = 1u << 4,     /* S */
     MON_FLAG_MESSAGE = 1u << 5,    /* M */
     MON_FLAG_LOAD = 1u << 6,       /* L */
-    MON_FLAG_ALL = 0x7fu           /* A */
+    MON_FLAG_CPU = 1u << 7,        /* C */
+    MON_FLAG_ALL = 0xffu           /* A */
 };
 
-/* The flag letters in bit order, "mtWTSML". */
-#define MON_FLAG_LETTERS "mtWTSML"
+/* The flag letters in bit order, "mtWTSMLC". */
+#define MON_FLAG_LETTERS "mtWTSMLC"
 
 /* The default trace directory. */
 #define MON_DEFAULT_DIR "./trace"
@@ -146,7 +151,7 @@ MON_API const char *mon_options_warning(const mon_options *o, char *buf, size_t 
 /* The --help lines for the options mon_parse_args takes, for every program
  * that offers them (aligned to a 19-column option field). */
 #define MON_OPTIONS_HELP                                                       \
-    "  -m FLAGS         monitor the run (letters mtWTSML, A = all)\n"           \
+    "  -m FLAGS         monitor the run (letters mtWTSMLC, A = all)\n"          \
     "  --mon-dir DIR    trace directory (default ./trace)\n"                    \
     "  --mon-tasks RE   monitor only tasks whose name matches RE\n"          \
     "  --mon-flush MS   make the trace readable every MS ms (default 200)\n"

@@ -207,6 +207,17 @@ static inline void mon_emit_worker_load(mon_writer *w, uint64_t ts, uint32_t wai
     mon_ev_end(w, e);
 }
 
+/* cpu_time: the worker thread's CPU time (ns) and involuntary context
+ * switches since its worker_start (flag C, mon_cpu.c). */
+static inline void mon_emit_cpu_time(mon_writer *w, uint64_t ts, uint64_t cpu_ns,
+                                     uint64_t preemptions)
+{
+    mon_ev e = mon_ev_begin(w, MON_ID_CPU_TIME, ts, 2 * MON_UINT_MAX_BYTES);
+    e.p = mon_put_uint(e.p, cpu_ns, 0, 0);
+    e.p = mon_put_uint(e.p, preemptions, 0, 0);
+    mon_ev_end(w, e);
+}
+
 /* message_sent / message_received: a message leaving for / arriving from
  * rank `rank`. */
 static inline void mon_emit_transfer(mon_writer *w, mon_event_id id, uint64_t ts, uint64_t task,

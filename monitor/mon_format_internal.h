@@ -38,9 +38,10 @@
 
 /* The format this writer writes (metadata env format_version, run.json
  * format_version). 3.1 is 3.0 with the events of runs across MPI ranks
- * (23-26) and message ids carrying the rank; 3.2 is 3.1 with the run id in
- * every packet context. The reader reads both: a 3.1 packet is the same
- * without its last field (MON_PACKET_PREAMBLE_BYTES_3_1). */
+ * (23-26) and message ids carrying the rank; 3.2 is 3.1 with cpu_time
+ * (27) and the run id in every packet context. The reader reads both: a 3.1
+ * log is a 3.2 log without event 27 whose packets lack their last field
+ * (MON_ID_COUNT_3_1, MON_PACKET_PREAMBLE_BYTES_3_1). */
 #define MON_FORMAT_VERSION "3.2"
 #define MON_FORMAT_VERSION_3_1 "3.1"
 #define MON_CTF_MAGIC UINT32_C(0xC1FC1FC1)
@@ -248,8 +249,15 @@ typedef enum mon_event_id {
                                      1 sending; channel = channel_rank << 32 | channel_index */
     MON_ID_CHANNEL_BLOCK = 26,    /* uint task, uint channel_rank, uint/state channel_index
                                      (state: 1 bit, 0 full, 1 empty) */
-    MON_ID_COUNT = 27
+    /* Since format 3.2: */
+    MON_ID_CPU_TIME = 27,         /* uint cpu_ns, uint preemptions: the worker thread's CPU
+                                     time and involuntary context switches since its
+                                     worker_start (flag C) */
+    MON_ID_COUNT = 28
 } mon_event_id;
+
+/* The event ids a log of format 3.1 may hold. */
+#define MON_ID_COUNT_3_1 MON_ID_CPU_TIME
 
 /* Message ids in the trace: node and sequence number, mon_msg_id.h's
  * layout (mon_msg_id_make_at): node = rank << 12 | worker in the high 24
@@ -334,7 +342,7 @@ static inline size_t mon_event_bytes(const uint8_t *p, size_t avail)
         [MON_ID_COMPONENT_BEGIN] = 1, [MON_ID_COMPONENT_END] = 1,    [MON_ID_MESSAGE_READ] = 3,
         [MON_ID_MESSAGE_WRITTEN] = 3, [MON_ID_TASK_LOAD] = 3,        [MON_ID_WORKER_LOAD] = 3,
         [MON_ID_RUN_START] = 1,       [MON_ID_MESSAGE_SENT] = 4,     [MON_ID_MESSAGE_RECEIVED] = 4,
-        [MON_ID_CHANNEL_OPEN] = 4,    [MON_ID_CHANNEL_BLOCK] = 3,
+        [MON_ID_CHANNEL_OPEN] = 4,    [MON_ID_CHANNEL_BLOCK] = 3,    [MON_ID_CPU_TIME] = 2,
     };
     if (avail == 0)
         return 0;

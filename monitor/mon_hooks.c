@@ -24,6 +24,7 @@
 #include "mon.h"
 
 #include "kit.h"
+#include "mon_cpu_internal.h"
 #include "mon_crash_internal.h"
 #include "mon_writer_internal.h"
 
@@ -78,6 +79,7 @@ struct mon_worker {
     uint32_t waits;
     uint64_t wait_ticks; /* durations in ticks; ns only in worker_load */
     uint64_t busy_ticks;
+    mon_cpu cpu;          /* the thread's CPU time (flag C) */
     uint64_t tasks_seen, tasks_selected; /* for the --mon-tasks warning */
     uint64_t run_starts;                 /* run_start markers written */
     mon_worker *next; /* the monitor's list; set before publishing */
@@ -170,6 +172,29 @@ static inline uint64_t event_time(mon_worker *mw)
 /* The time of an event that shares the reading of the event the runtime
  * reported just before it (same task, only runtime code between). */
 static inline uint64_t shared_time(const mon_worker *mw) { return mw->reading; }
+
+/* The reading itself: two system calls and an event, out of line. */
+static __attribute__((noinline)) void cpu_read_now(mon_worker *mw, uint64_t ts, uint64_t now)
+{
+    uint64_t cpu_ns, switches;
+    if (mon_cpu_read(&mw->cpu, now, &cpu_ns, &switches))
+        mon_emit_cpu_time(mw->w, ts, cpu_ns, switches);
+}
+
+/* A cpu_time event (flag C) before the event at ts that ends a task's
+ * period or the worker: when the step has passed since the last one
+ * (mon_cpu_internal.h), or always (`force`: worker_end, so that the
+ * worker's total is in the trace). Inline: every task switch asks, and
+ * the answer is a subtraction and a comparison. */
+static inline __attribute__((always_inline)) void cpu_reading(mon_worker *mw, uint64_t ts,
+                                                              bool force)
+{
+    if (!(mw->flags & MON_FLAG_CPU))
+        return;
+    uint64_t now = ts ? ts : now_ticks(mw);
+    if (force || mon_cpu_due(&mw->cpu, now))
+        cpu_read_now(mw, ts, now);
+}
 
 /* Load accounting needs a clock even when events carry no time. */
 static inline uint64_t load_time(const mon_worker *mw, uint64_t ev_ts)
@@ -359,6 +384,8 @@ static void begin_run(mon_worker *mw, uint32_t run)
     mw->run_starts++;
     if (mw->flags & MON_FLAG_WORKER)
         mon_emit_bare(mw->w, MON_ID_WORKER_START, ts);
+    if (mw->flags & MON_FLAG_CPU)
+        mon_cpu_start(&mw->cpu, mw->freq, ts ? ts : now_ticks(mw));
 }
 
 static void *hook_worker_start(void *ctx, unsigned worker_id, unsigned num_workers)
@@ -430,6 +457,7 @@ static void hook_worker_wait(void *wctx)
     if (!mw)
         return;
     uint64_t ts = event_time(mw);
+    cpu_reading(mw, ts, false);
     mw->wait_ts = load_time(mw, ts);
     if (mw->flags & MON_FLAG_WORKER)
         mon_emit_bare(mw->w, MON_ID_WORKER_WAIT, ts);
@@ -455,6 +483,7 @@ static void hook_worker_end(void *wctx)
     if (!mw)
         return;
     uint64_t ts = event_time(mw);
+    cpu_reading(mw, ts, true);
     if (mw->flags & MON_FLAG_LOAD)
         mon_emit_worker_load(mw->w, ts, mw->waits, ticks_ns(mw, mw->wait_ticks),
                              ticks_ns(mw, mw->busy_ticks));
@@ -534,9 +563,13 @@ static void hook_task_block(void *wctx, void **slot, uint64_t task, lpel_block_c
     bool after_stream_block = mw->in_block;
     mw->in_block = false;
     mon_task_rec *r = selected_rec(slot);
-    if (!r || !(mw->flags & (MON_FLAG_TASK | MON_FLAG_LOAD)))
+    bool record = r && (mw->flags & (MON_FLAG_TASK | MON_FLAG_LOAD));
+    if (!record && !(mw->flags & MON_FLAG_CPU))
         return;
     uint64_t ts = after_stream_block ? shared_time(mw) : event_time(mw);
+    cpu_reading(mw, ts, false);
+    if (!record)
+        return;
     period_end(mw, r, ts);
     if (mw->flags & MON_FLAG_TASK)
         mon_emit_task_block(mw->w, ts, r->id, (unsigned)cause);
@@ -550,6 +583,7 @@ static void hook_task_yield(void *wctx, void **slot, uint64_t task)
     if (!r)
         return;
     uint64_t ts = event_time(mw);
+    cpu_reading(mw, ts, false);
     period_end(mw, r, ts);
     if (mw->flags & MON_FLAG_TASK)
         mon_emit_task(mw->w, MON_ID_TASK_YIELD, ts, r->id);
@@ -564,6 +598,7 @@ static void hook_task_destroy(void *wctx, void **slot, uint64_t task)
         return;
     if (r->selected) {
         uint64_t ts = event_time(mw);
+        cpu_reading(mw, ts, false);
         period_end(mw, r, ts);
         if (mw->flags & MON_FLAG_LOAD)
             mon_emit_task_load(mw->w, ts, r->id, r->dispatches, ticks_ns(mw, r->exec_ticks));
@@ -776,7 +811,7 @@ static void fill_hooks(mon *m)
     h->ctx = m;
     h->worker_start = hook_worker_start;
     h->worker_end = hook_worker_end;
-    if (f & (MON_FLAG_WORKER | MON_FLAG_LOAD)) {
+    if (f & (MON_FLAG_WORKER | MON_FLAG_LOAD | MON_FLAG_CPU)) {
         h->worker_wait = hook_worker_wait;
         h->worker_resume = hook_worker_resume;
     }
@@ -785,12 +820,13 @@ static void fill_hooks(mon *m)
     if (f & MON_FLAG_TASK)
         h->task_create = hook_task_create;
     /* dispatch also tells the message traces which task runs; task_block
-     * also ends the stream_blocks' shared reading. */
+     * also ends the stream_blocks' shared reading; the ends of periods
+     * take the CPU readings. */
     if (f & (MON_FLAG_TASK | MON_FLAG_LOAD | MON_FLAG_MESSAGE))
         h->task_dispatch = hook_task_dispatch;
-    if (f & (MON_FLAG_TASK | MON_FLAG_LOAD | MON_FLAG_STREAM))
+    if (f & (MON_FLAG_TASK | MON_FLAG_LOAD | MON_FLAG_STREAM | MON_FLAG_CPU))
         h->task_block = hook_task_block;
-    if (f & (MON_FLAG_TASK | MON_FLAG_LOAD))
+    if (f & (MON_FLAG_TASK | MON_FLAG_LOAD | MON_FLAG_CPU))
         h->task_yield = hook_task_yield;
     if (f & MON_FLAG_STREAM) {
         h->stream_open = hook_stream_open;

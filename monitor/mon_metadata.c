@@ -64,6 +64,7 @@ static const char *const event_fields[MON_ID_COUNT][2] = {
                                              "struct uint_end channel_index; struct uint rank;"},
     [MON_ID_CHANNEL_BLOCK] = {"channel_block", "struct uint task; struct uint channel_rank; "
                                                "struct uint_state channel_index;"},
+    [MON_ID_CPU_TIME] = {"cpu_time", "struct uint cpu_ns; struct uint preemptions;"},
 };
 
 /* The small integers: LEN picks the variant (1, 2, 4 or 8 bytes in all,

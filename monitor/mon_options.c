@@ -19,7 +19,7 @@ static const struct {
 } flag_letters[] = {
     {'m', MON_FLAG_MAP},    {'t', MON_FLAG_TIMESTAMPS}, {'W', MON_FLAG_WORKER},
     {'T', MON_FLAG_TASK},   {'S', MON_FLAG_STREAM},     {'M', MON_FLAG_MESSAGE},
-    {'L', MON_FLAG_LOAD},   {'A', MON_FLAG_ALL},
+    {'L', MON_FLAG_LOAD},   {'C', MON_FLAG_CPU},        {'A', MON_FLAG_ALL},
 };
 
 mon_options mon_options_default(void)
@@ -49,7 +49,7 @@ int mon_flags_parse(const char *letters, unsigned *flags, char *err, size_t errl
 {
     unsigned bits = 0;
     if (!letters || !*letters) {
-        snprintf(err, errlen, "-m needs flag letters (from mtWTSMLA)");
+        snprintf(err, errlen, "-m needs flag letters (from mtWTSMLCA)");
         return -1;
     }
     for (const char *p = letters; *p; p++) {
@@ -59,10 +59,10 @@ int mon_flags_parse(const char *letters, unsigned *flags, char *err, size_t errl
             if (c >= 0x20 && c < 0x7f)
                 snprintf(err, errlen,
                          "unknown monitoring flag '%c' in -m %s (letters: m mapping, t timestamps, "
-                         "W worker, T task, S stream, M message, L load, A all)",
+                         "W worker, T task, S stream, M message, L load, C CPU time, A all)",
                          *p, letters);
             else
-                snprintf(err, errlen, "unknown monitoring flag byte 0x%02x in -m (letters: mtWTSMLA)",
+                snprintf(err, errlen, "unknown monitoring flag byte 0x%02x in -m (letters: mtWTSMLCA)",
                          c);
             return -1;
         }
@@ -212,7 +212,8 @@ int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t e
 
 const char *mon_options_warning(const mon_options *o, char *buf, size_t len)
 {
-    const unsigned timed = MON_FLAG_WORKER | MON_FLAG_TASK | MON_FLAG_STREAM | MON_FLAG_MESSAGE;
+    const unsigned timed =
+        MON_FLAG_WORKER | MON_FLAG_TASK | MON_FLAG_STREAM | MON_FLAG_MESSAGE | MON_FLAG_CPU;
     char letters[16];
     mon_flags_format(o->flags, letters, sizeof letters);
     if (!o->flags && (o->dir || o->task_regex))

@@ -1,8 +1,9 @@
 /*
- * mon_periods.c - events into intervals: execution periods, worker waits
- * and tasks blocked on streams (mon_reader.h, "periods"), the one place
- * that pairs a dispatch with its block, a wait with its resume and a block
- * on a stream with the dispatch that ends it.
+ * mon_periods.c - events into intervals: execution periods, worker waits,
+ * tasks blocked on streams and the stretches between CPU-time readings
+ * (mon_reader.h, "periods"), the one place that pairs a dispatch with its
+ * block, a wait with its resume, a block on a stream with the wake and the
+ * dispatch that end it, and a CPU reading with the one before it.
  *
  * State: per worker, the task running there and its open wait; per task
  * with something open, its execution period and its stream wait, in a
@@ -19,6 +20,17 @@
  * next dispatch, bounds the period from above; the time up to there is
  * counted, and the interval says MON_END_LOST so that nobody mistakes it
  * for a measured end.
+ *
+ * Why the time a worker was off its core is charged to the period a
+ * reading ends, and only as much as the rest of the stretch cannot hold:
+ * the monitor reads a worker's CPU time at the end of a period only once
+ * the reading step has passed since the previous reading (mon_cpu.c), so
+ * a stretch between readings is the period that ends it plus less than a
+ * step of other periods and scheduling. The time lost in the stretch (its
+ * length less its idle time less its CPU time) happened somewhere in it;
+ * the period was certainly robbed of what is left after the rest of the
+ * stretch took all it could. That lower bound never blames a period for
+ * another's loss, and misses at most a step of it.
  */
 #include "mon_reader.h"
 
@@ -34,11 +46,17 @@ typedef struct task_slot {
     mon_interval exec, wait;
 } task_slot;
 
-/* A worker: the task running there (by key) and its open wait. */
+/* A worker: the task running there (by key), its open wait, and where its
+ * current CPU stretch began. */
 typedef struct worker_slot {
     bool running, idle;
     uint64_t task_key;
     mon_interval idle_iv;
+    bool cpu_base;          /* a reading (or its start) to measure from, of run cpu_run */
+    uint32_t cpu_run;
+    uint64_t cpu_at;        /* its time */
+    uint64_t cpu_ns, cpu_switches; /* the worker's counts then */
+    uint64_t idle_ns;       /* idle time since then */
 } worker_slot;
 
 struct mon_periods {
@@ -53,8 +71,8 @@ struct mon_periods {
 #define MON_PERIODS_MAX_WORKER (1u << 20)
 
 static const char *const end_names[MON_END_COUNT] = {
-    "open",    "block input", "block output", "block any", "yield",
-    "destroy", "resume",      "dispatch",     "lost",      "end of trace"};
+    "open",     "block input", "block output", "block any", "yield",       "destroy",
+    "resume",   "dispatch",    "reading",      "lost",      "end of trace"};
 
 const char *mon_interval_end_name(mon_interval_end how)
 {
@@ -149,6 +167,16 @@ static int close_exec(mon_periods *p, task_slot *s, uint64_t at, mon_interval_en
     return close_interval(p, &iv, at, how);
 }
 
+/* The worker's wait ends at `at`; its time counts as idle in the CPU
+ * stretch. */
+static int close_idle(mon_periods *p, worker_slot *w, uint64_t at, mon_interval_end how)
+{
+    w->idle = false;
+    int rc = close_interval(p, &w->idle_iv, at, how);
+    w->idle_ns += w->idle_iv.end - w->idle_iv.start;
+    return rc;
+}
+
 /* Whatever worker w is in (a task's period, a wait) ends at `at`. */
 static int close_worker(mon_periods *p, unsigned worker, uint64_t at, mon_interval_end how)
 {
@@ -164,10 +192,8 @@ static int close_worker(mon_periods *p, unsigned worker, uint64_t at, mon_interv
             rc = close_exec(p, s, at, how);
         release_task(p, key);
     }
-    if (rc == 0 && w->idle) {
-        w->idle = false;
-        rc = close_interval(p, &w->idle_iv, at, how);
-    }
+    if (rc == 0 && w->idle)
+        rc = close_idle(p, w, at, how);
     return rc;
 }
 
@@ -204,7 +230,9 @@ static int on_dispatch(mon_periods *p, const mon_event *ev)
     s->running = true;
     s->exec = (mon_interval){.kind = MON_INTERVAL_EXEC, .run = ev->run, .worker = ev->worker,
                              .task = ev->task, .start = ev->time};
-    p->workers[ev->worker] = (worker_slot){.running = true, .task_key = key};
+    worker_slot *w = &p->workers[ev->worker];
+    w->running = true; /* close_worker ended its wait */
+    w->task_key = key;
     return emit(p, true, &s->exec);
 }
 
@@ -252,7 +280,10 @@ static int on_block(mon_periods *p, const mon_event *ev)
     return emit(p, true, &s->wait);
 }
 
-/* stream_wake: `peer` (the woken task) is ready from now on. */
+/* stream_wake: `peer` (the woken task) is ready from now on. The waker
+ * moved data through its end of the stream, so it is the task waited for
+ * (the block may have named none: the other end was not open yet), and
+ * of a poll's streams the one it came through. */
 static void on_wake(mon_periods *p, const mon_event *ev)
 {
     task_slot *s = find_task(p, mon_run_key(ev, ev->peer));
@@ -261,6 +292,74 @@ static void on_wake(mon_periods *p, const mon_event *ev)
     s->wait.woken = true;
     s->wait.wake = ev->time;
     s->wait.waker = ev->task;
+    if (!s->wait.channel) {
+        s->wait.peer = ev->task;
+        s->wait.stream = ev->stream;
+    }
+}
+
+/* The worker's counts start from 0 at its worker_start (cpu_time values
+ * are since then). */
+static void cpu_base(worker_slot *w, const mon_event *ev, uint64_t cpu_ns, uint64_t switches)
+{
+    w->cpu_base = true;
+    w->cpu_run = ev->run;
+    w->cpu_at = ev->time;
+    w->cpu_ns = cpu_ns;
+    w->cpu_switches = switches;
+    w->idle_ns = 0;
+}
+
+/* The time the running period must have lost of a stretch's `lost` ns:
+ * what the rest of the stretch (its non-idle time outside the period)
+ * cannot hold (see the top of this file). */
+static uint64_t period_loss(const task_slot *s, uint64_t at, uint64_t busy, uint64_t lost)
+{
+    uint64_t elapsed = at > s->exec.start ? at - s->exec.start : 0;
+    uint64_t rest = busy > elapsed ? busy - elapsed : 0;
+    if (lost <= rest)
+        return 0;
+    return lost - rest < elapsed ? lost - rest : elapsed;
+}
+
+/* cpu_time: the stretch since the worker's previous reading (or start)
+ * ends; the running period, which this reading ends, gets its share. */
+static int on_cpu(mon_periods *p, const mon_event *ev)
+{
+    worker_slot *w = worker_slot_of(p, ev->worker);
+    if (!w)
+        return -1;
+    bool measured = w->cpu_base && w->cpu_run == ev->run && ev->time >= w->cpu_at &&
+                    ev->cpu_ns >= w->cpu_ns && ev->preemptions >= w->cpu_switches;
+    int rc = 0;
+    if (measured) {
+        uint64_t wall = ev->time - w->cpu_at;
+        uint64_t idle = w->idle_ns < wall ? w->idle_ns : wall;
+        uint64_t busy = wall - idle, cpu = ev->cpu_ns - w->cpu_ns;
+        uint64_t lost = busy > cpu ? busy - cpu : 0;
+        task_slot *s = w->running ? find_task(p, w->task_key) : NULL;
+        if (s && s->running) {
+            s->exec.cpu_known = true;
+            s->exec.preempted += period_loss(s, ev->time, busy, lost);
+        }
+        mon_interval iv = {.kind = MON_INTERVAL_CPU, .run = ev->run, .worker = ev->worker,
+                           .start = w->cpu_at, .cpu = cpu, .preempted = lost, .idle = idle,
+                           .preemptions = ev->preemptions - (uint32_t)w->cpu_switches};
+        rc = close_interval(p, &iv, ev->time, MON_END_READING);
+    }
+    cpu_base(w, ev, ev->cpu_ns, ev->preemptions);
+    return rc;
+}
+
+/* worker_start: the worker's CPU counts start. */
+static int on_worker_start(mon_periods *p, const mon_event *ev)
+{
+    int rc = close_worker(p, ev->worker, ev->time, MON_END_LOST);
+    worker_slot *w = worker_slot_of(p, ev->worker);
+    if (!w)
+        return -1;
+    cpu_base(w, ev, 0, 0);
+    return rc;
 }
 
 static int on_worker_wait(mon_periods *p, const mon_event *ev)
@@ -281,9 +380,7 @@ static int on_worker_resume(mon_periods *p, const mon_event *ev)
 {
     if (ev->worker >= p->n_workers || !p->workers[ev->worker].idle)
         return 0;
-    worker_slot *w = &p->workers[ev->worker];
-    w->idle = false;
-    return close_interval(p, &w->idle_iv, ev->time, MON_END_RESUME);
+    return close_idle(p, &p->workers[ev->worker], ev->time, MON_END_RESUME);
 }
 
 int mon_periods_feed(mon_periods *p, const mon_event *ev)
@@ -306,8 +403,11 @@ int mon_periods_feed(mon_periods *p, const mon_event *ev)
     case MON_EV_WORKER_RESUME:
         return on_worker_resume(p, ev);
     case MON_EV_WORKER_START:
+        return on_worker_start(p, ev);
     case MON_EV_WORKER_END:
         return close_worker(p, ev->worker, ev->time, MON_END_LOST);
+    case MON_EV_CPU_TIME:
+        return on_cpu(p, ev);
     default:
         return 0;
     }
@@ -361,6 +461,21 @@ int mon_periods_finish(mon_periods *p, uint64_t at)
     }
     return finish_blocked(p, at);
 }
+
+/* Where a BLOCKED interval's wake falls, within the interval (the wake is
+ * stamped on the waker's worker: clocks of two workers may disagree by a
+ * few ticks). */
+static uint64_t wake_point(const mon_interval *iv)
+{
+    if (!iv->woken)
+        return iv->end;
+    uint64_t w = iv->wake < iv->start ? iv->start : iv->wake;
+    return w > iv->end ? iv->end : w;
+}
+
+uint64_t mon_interval_blocked_ns(const mon_interval *iv) { return wake_point(iv) - iv->start; }
+
+uint64_t mon_interval_ready_ns(const mon_interval *iv) { return iv->end - wake_point(iv); }
 
 const mon_interval *mon_periods_running(const mon_periods *p, uint32_t run, uint64_t task)
 {

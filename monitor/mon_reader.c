@@ -92,6 +92,7 @@ typedef struct log_reader {
     uint64_t freq_recip; /* floor((2^64 - 1) / freq), for clock_ns */
     uint64_t sec_ticks, sec_ns; /* clock_ns: a whole second, in ticks and in ns */
     uint64_t ts_end;
+    unsigned id_count;   /* event ids of its format: 27 in 3.1, 28 in 3.2 */
     uint64_t pkt_events; /* events decoded from the current packet */
     uint64_t discarded;
     uint64_t discarded_json; /* what run.json says the writer lost */
@@ -135,6 +136,7 @@ struct mon_trace {
     unsigned nheap;
     uint64_t clock_freq;   /* ticks per second, from metadata */
     uint64_t clock_offset; /* wall - trace clock, ns */
+    unsigned id_count;     /* event ids of the metadata's format version */
     bool worker_events;    /* the W flag was on: every log ends with worker_end */
     bool keep_going;       /* mon_trace_options.keep_going */
     bool truncated;
@@ -168,7 +170,7 @@ static const char *const kind_names[MON_EV_KIND_COUNT] = {
     "stream_open",   "stream_close",   "stream_read",     "stream_write",  "stream_block",
     "stream_wake",   "component_begin", "component_end",  "message_read",  "message_written",
     "task_load",     "worker_load",    "run_start",       "message_sent",  "message_received",
-    "channel_open",  "channel_block",
+    "channel_open",  "channel_block",  "cpu_time",
 };
 
 const char *mon_event_kind_name(mon_event_kind k)
@@ -798,6 +800,17 @@ static inline const uint8_t *decode_payload(log_reader *r, unsigned id, const ui
         p += n;
         break;
     }
+    case MON_ID_CPU_TIME:
+        e->cpu_ns = mon_get_uint(&p, 0, &f);
+        field = p;
+        v = mon_get_uint(&p, 0, &f);
+        if (v > UINT32_MAX) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "cpu_time preemptions", v,
+                            msg, len);
+            return NULL;
+        }
+        e->preemptions = (uint32_t)v;
+        break;
     case MON_ID_COUNT:
         break;
     }
@@ -828,7 +841,7 @@ static inline int decode_event(log_reader *r, mon_event *e, char *msg, size_t le
     if (__builtin_expect(r->pos + hdr > end, 0))
         return past_end(r, r->pos + hdr, msg, len);
     uint64_t at = r->pkt_off + r->pos;
-    if (__builtin_expect(id >= MON_ID_COUNT, 0)) {
+    if (__builtin_expect(id >= r->id_count, 0)) {
         corrupt(msg, len, r, at, "unknown event id %u", id);
         return LOG_ERROR;
     }
@@ -900,7 +913,7 @@ static inline uint64_t clock_ns(log_reader *r)
  * it or reports what is wrong. The stream state lives in locals here:
  * this is the loop that decides the reader's speed. Returns the number of
  * events decoded. */
-_Static_assert(sizeof(mon_event) == 144 && offsetof(mon_event, rank_worker) == 140,
+_Static_assert(sizeof(mon_event) == 152 && offsetof(mon_event, cpu_ns) == 144,
                "decode_run sets every field of mon_event: add new fields there");
 
 /* Small integers for decode_run: the length code of the one starting at
@@ -1029,8 +1042,8 @@ static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t
         e->cause = cause;
         e->write_end = write_end;
         e->empty = empty;
-        e->dispatches = e->waits = 0;
-        e->exec_ns = e->wait_ns = e->busy_ns = 0;
+        e->dispatches = e->waits = e->preemptions = 0;
+        e->exec_ns = e->wait_ns = e->busy_ns = e->cpu_ns = 0;
         e->name = NULL;
         e->offset = pkt_off + pos;
         e->channel = 0;
@@ -1477,16 +1490,20 @@ static void scan_metadata(FILE *f, metadata_facts *m)
     }
 }
 
-/* The format named: its packet preamble and whether packets name the run.
- * One layout per format, told apart by the version (section 9). */
+/* The format named: its packet preamble, whether packets name the run and
+ * its event ids. One decoder for both formats: 3.1 is 3.2 without the run
+ * id at the end of the packet context and without its last event id
+ * (cpu_time, 27), which in a 3.1 log is damage (section 9). */
 static int take_version(mon_trace *t, const char *path, const char *version, char *err,
                         size_t errlen)
 {
     if (!strcmp(version, MON_FORMAT_VERSION)) {
         t->preamble = MON_PACKET_PREAMBLE_BYTES;
         t->run_ids = true;
+        t->id_count = MON_ID_COUNT;
     } else if (!strcmp(version, MON_FORMAT_VERSION_3_1)) {
         t->preamble = MON_PACKET_PREAMBLE_BYTES_3_1;
+        t->id_count = MON_ID_COUNT_3_1;
     } else {
         /* Older traces are refused by name (babeltrace2 still reads them
          * with their own metadata). */
@@ -1596,6 +1613,7 @@ static int add_log(mon_trace *t, const char *dir, const char *name, long worker,
     r->worker = (unsigned)worker;
     r->freq = t->clock_freq;
     r->freq_recip = UINT64_MAX / t->clock_freq;
+    r->id_count = t->id_count;
     r->run = 1;
     r->expected_events = r->expected_bytes = -1;
     r->preamble = t->preamble;
@@ -2566,6 +2584,10 @@ int mon_event_format(const mon_event *e, char *buf, size_t len)
         break;
     case MON_EV_RUN_START: /* " run=%u" */
         p = FMT_FIELD(p, " run=", e->run);
+        break;
+    case MON_EV_CPU_TIME: /* " cpu_ns=%llu preemptions=%u" */
+        p = FMT_FIELD(p, " cpu_ns=", e->cpu_ns);
+        p = FMT_FIELD(p, " preemptions=", e->preemptions);
         break;
     default:
         break;

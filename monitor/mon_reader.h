@@ -62,7 +62,8 @@ typedef enum mon_event_kind {
     MON_EV_MESSAGE_RECEIVED = 24,
     MON_EV_CHANNEL_OPEN = 25,
     MON_EV_CHANNEL_BLOCK = 26,
-    MON_EV_KIND_COUNT = 27
+    MON_EV_CPU_TIME = 27,
+    MON_EV_KIND_COUNT = 28
 } mon_event_kind;
 
 /* Why a task blocked (task_block.cause). */
@@ -91,6 +92,9 @@ enum { MON_BLOCK_INPUT = 0, MON_BLOCK_OUTPUT = 1, MON_BLOCK_ANY = 2 };
  *                      for room), peer: the task at the other end, on another
  *                      rank (multi-rank traces only, from the channel_open
  *                      events merged so far; 0 unknown)
+ *   cpu_time           cpu_ns, preemptions: the worker thread's CPU time and
+ *                      involuntary context switches since its worker_start
+ *                      (format 3.2, flag C)
  * Every event has `run`: the runtime instance it belongs to, numbered from
  * 1 in the order the program created them (from the log's last run_start;
  * 1 in traces without run_start events). Task, stream and message ids are
@@ -124,6 +128,7 @@ typedef struct mon_event {
     bool empty;
     uint32_t dispatches;
     uint32_t waits;
+    uint32_t preemptions; /* cpu_time */
     uint64_t exec_ns;
     uint64_t wait_ns;
     uint64_t busy_ns;
@@ -134,6 +139,7 @@ typedef struct mon_event {
     bool ranked;       /* from a multi-rank trace: rank and rank_worker say where */
     unsigned rank;     /* the MPI rank whose log it is in (0 in a trace of one process) */
     unsigned rank_worker; /* the worker's number in its rank (= worker unless ranked) */
+    uint64_t cpu_ns;   /* cpu_time */
 } mon_event;
 
 /* A key unique in the trace for a task or stream id of run `run`: ids
@@ -368,7 +374,7 @@ typedef struct mon_run_json {
     int argc;                /* the program's command line; argv NULL when the */
     char **argv;             /* file has none */
     int flush_ms;            /* --mon-flush on the command line; -1 not given */
-    char *flags;             /* the monitoring flags ("mtWTSML") */
+    char *flags;             /* the monitoring flags ("mtWTSMLC") */
     char *task_filter;       /* --mon-tasks, NULL when none */
     char *host;
     char *git_revision;      /* NULL when not recorded */
@@ -443,8 +449,19 @@ MON_READER_API void mon_key_table_free(mon_key_table *t, void (*release)(void *v
  *                         ranks): its stream_block (channel_block) to its
  *                         next task_dispatch. The stream_wake that made it
  *                         ready is kept where the trace has it, which
- *                         splits the wait into blocked (block to wake) and
- *                         ready (wake to dispatch).
+ *                         splits the wait into blocked (block to wake:
+ *                         the other end is the cause) and ready (wake to
+ *                         dispatch: the task waited for a core), the one
+ *                         split every consumer takes (mon_interval_blocked_ns,
+ *                         mon_interval_ready_ns); the waker, the task at
+ *                         the stream's other end, is its peer from then on;
+ *   MON_INTERVAL_CPU      a worker's stretch between two cpu_time readings
+ *                         (flag C, format 3.2): its CPU time, the time it
+ *                         was neither idle nor on a core ("preempted": the
+ *                         operating system held its core), its involuntary
+ *                         context switches. The part of that stretch a
+ *                         running execution period must have lost is
+ *                         charged to the period the reading ends.
  *
  * An end the trace lacks (a damaged or partial trace, events the writer
  * lost) is taken to be the first event that shows the interval over
@@ -464,7 +481,8 @@ MON_READER_API void mon_key_table_free(mon_key_table *t, void (*release)(void *v
 typedef enum mon_interval_kind {
     MON_INTERVAL_EXEC = 0,
     MON_INTERVAL_IDLE,
-    MON_INTERVAL_BLOCKED
+    MON_INTERVAL_BLOCKED,
+    MON_INTERVAL_CPU
 } mon_interval_kind;
 
 typedef enum mon_interval_end {
@@ -476,13 +494,14 @@ typedef enum mon_interval_end {
     MON_END_DESTROY,      /* EXEC: task_destroy */
     MON_END_RESUME,       /* IDLE: worker_resume */
     MON_END_DISPATCH,     /* BLOCKED: the task's next task_dispatch */
+    MON_END_READING,      /* CPU: the worker's next cpu_time */
     MON_END_LOST,         /* its own end is not in the trace (see above) */
     MON_END_TRACE,        /* still open when the trace ended (mon_periods_finish) */
     MON_END_COUNT
 } mon_interval_end;
 
 /* "open", "block input", "block output", "block any", "yield", "destroy",
- * "resume", "dispatch", "lost", "end of trace". */
+ * "resume", "dispatch", "reading", "lost", "end of trace". */
 MON_READER_API const char *mon_interval_end_name(mon_interval_end how);
 
 typedef struct mon_interval {
@@ -502,8 +521,25 @@ typedef struct mon_interval {
     bool channel;
     bool woken;           /* a stream_wake named it after it blocked: */
     uint64_t wake;        /*   its time (the task is ready from then on) */
-    uint64_t waker;       /*   and the task that woke it */
+    uint64_t waker;       /*   and the task that woke it (then also `peer`,
+                                and `stream` the one it woke it through) */
+    /* EXEC: cpu_known when a cpu_time reading ended the period; `preempted`
+     * is then the time the operating system must have held the worker's
+     * core during it (a lower bound, exact to the reading step: see
+     * docs/METRICS.md section 3). A period without a reading is shorter
+     * than the step. CPU: the stretch's CPU time (`cpu`), the time it was
+     * neither idle nor on a core (`preempted`), its idle time (`idle`) and
+     * involuntary context switches (`preemptions`). */
+    bool cpu_known;
+    uint32_t preemptions;
+    uint64_t cpu, preempted, idle;
 } mon_interval;
+
+/* A BLOCKED interval's two parts, in ns: blocked from the block to the
+ * wake (to its end when the trace has no wake), ready from the wake to
+ * its end (0 without a wake). They add up to the interval's length. */
+MON_READER_API uint64_t mon_interval_blocked_ns(const mon_interval *iv);
+MON_READER_API uint64_t mon_interval_ready_ns(const mon_interval *iv);
 
 /* Where intervals go. open is called when one begins (EXEC at the dispatch,
  * IDLE at worker_wait, BLOCKED at the first block), close when it ends (how

@@ -104,8 +104,23 @@ static const char schema_v1[] =
         SUMMARY_DDL("processing") SUMMARY_DDL("sync_delay") SUMMARY_DDL("load_imbalance")
             SUMMARY_DDL("slowdown_factor") " PRIMARY KEY (run_id));";
 
+/* Version 2: blocked and ready time apart (a wait's total_s is its
+ * blocked time from now on), the workers' CPU time, the reason of an n/a
+ * throughput. */
+static const char schema_v2[] =
+    "ALTER TABLE worker ADD COLUMN blocked_s DOUBLE PRECISION;"
+    "ALTER TABLE worker ADD COLUMN ready_s DOUBLE PRECISION;"
+    "ALTER TABLE worker ADD COLUMN cpu_s DOUBLE PRECISION;"
+    "ALTER TABLE worker ADD COLUMN preempted_s DOUBLE PRECISION;"
+    "ALTER TABLE worker ADD COLUMN preemptions BIGINT;"
+    "ALTER TABLE task ADD COLUMN ready_s DOUBLE PRECISION;"
+    "ALTER TABLE task ADD COLUMN preempted_s DOUBLE PRECISION;"
+    "ALTER TABLE wait_relation ADD COLUMN ready_s DOUBLE PRECISION;"
+    "ALTER TABLE wait_relation ADD COLUMN woken BIGINT;"
+    "ALTER TABLE run_figures ADD COLUMN throughput_unknown_why TEXT;";
+
 /* migrations[v] takes a repository from version v to v + 1. */
-static const char *const migrations[REPO_SCHEMA_VERSION] = {schema_v1};
+static const char *const migrations[REPO_SCHEMA_VERSION] = {schema_v1, schema_v2};
 
 /* ---------------------------------------------------- URL and opening */
 
@@ -419,6 +434,7 @@ static const col figures_cols[] = {
     COL("missing_events", C_I64, repo_figures, missing_events),
     COL("span_unknown_why", C_STR, repo_figures, f.span_unknown_why),
     COL("latency_unknown_why", C_STR, repo_figures, f.latency_unknown_why),
+    COL("throughput_unknown_why", C_STR, repo_figures, f.throughput_unknown_why),
 };
 
 static const col worker_cols[] = {
@@ -427,6 +443,11 @@ static const col worker_cols[] = {
     COL("busy_s", C_DBL, wfb_worker_stats, busy_s), COL("wait_s", C_DBL, wfb_worker_stats, wait_s),
     COL("waits", C_U64, wfb_worker_stats, waits), COL("first_s", C_DBL, wfb_worker_stats, first_s),
     COL("last_s", C_DBL, wfb_worker_stats, last_s),
+    COL("blocked_s", C_DBL, wfb_worker_stats, blocked_s),
+    COL("ready_s", C_DBL, wfb_worker_stats, ready_s),
+    COL("cpu_s", C_DBL, wfb_worker_stats, cpu_s),
+    COL("preempted_s", C_DBL, wfb_worker_stats, preempted_s),
+    COL("preemptions", C_U64, wfb_worker_stats, preemptions),
 };
 
 static const col task_cols[] = {
@@ -440,6 +461,7 @@ static const col task_cols[] = {
     COL("blocks_other", C_U64, repo_task, blocks[3]),
     COL("first_s", C_DBL, repo_task, first_s),     COL("last_s", C_DBL, repo_task, last_s),
     COL("wait_s", C_DBL, repo_task, wait_s),       COL("waits", C_U64, repo_task, waits),
+    COL("ready_s", C_DBL, repo_task, ready_s),     COL("preempted_s", C_DBL, repo_task, preempted_s),
 };
 
 static const col input_cols[] = {
@@ -462,6 +484,8 @@ static const col wait_cols[] = {
     COL("on_empty", C_INT, repo_wait, w.on_empty),
     COL("count", C_U64, repo_wait, w.count),
     COL("total_s", C_DBL, repo_wait, w.total_s),
+    COL("ready_s", C_DBL, repo_wait, w.ready_s),
+    COL("woken", C_U64, repo_wait, w.woken),
 };
 
 static const col activity_cols[] = {

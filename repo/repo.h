@@ -61,7 +61,7 @@ typedef struct repo_meta {
     char *program;        /* run.json command_line[0], base name */
     char *command_line;   /* run.json command_line, as a JSON array */
     int64_t workers;      /* run.json workers; -1 unknown */
-    char *flags;          /* run.json flags (mtWTSML) */
+    char *flags;          /* run.json flags (mtWTSMLC) */
     char *task_filter;    /* --mon-tasks */
     char *host;
     char *start_time;     /* run.json wall_clock_start_ns as UTC ISO 8601 */
@@ -91,8 +91,13 @@ typedef struct repo_task {
     uint64_t dispatches, executions;
     uint64_t blocks[4];   /* input, output, any, other */
     double first_s, last_s; /* first execution begins, last one ends; NAN none */
-    double wait_s;        /* total_s of its waiting relations as waiter */
+    double wait_s;        /* total_s of its waiting relations as waiter: blocked
+                             (block to wake; runs stored before schema 2: block to
+                             dispatch) */
     uint64_t waits;       /* their count */
+    double ready_s;       /* ready_s of those relations (wake to dispatch); NAN for
+                             runs stored before schema 2 */
+    double preempted_s;   /* of its execution time, off its core (flag C); NAN unknown */
 } repo_task;
 
 typedef struct repo_input {
@@ -205,7 +210,7 @@ bool repo_is_field(const char *key);
 /* ---- 2. the repository ---- */
 
 /* The schema version this snetmon writes and reads (docs/REPOSITORY.md). */
-#define REPO_SCHEMA_VERSION 1
+#define REPO_SCHEMA_VERSION 2
 
 typedef struct repo repo;
 

@@ -236,6 +236,7 @@ typedef struct worker_sum {
     uint32_t worker;
     double span_s, busy_s, wait_s;
     uint64_t waits;
+    double blocked_s, ready_s, cpu_s; /* its tasks' blocked and ready time; its CPU time */
     bool has[2];
 } worker_sum;
 
@@ -251,7 +252,8 @@ static worker_sum *find_worker(worker_sum *w, size_t *n, uint32_t id)
     for (size_t i = 0; i < *n; i++)
         if (w[i].worker == id)
             return &w[i];
-    w[*n] = (worker_sum){.worker = id, .span_s = NAN, .busy_s = NAN, .wait_s = NAN};
+    w[*n] = (worker_sum){.worker = id, .span_s = NAN, .busy_s = NAN, .wait_s = NAN,
+                         .blocked_s = NAN, .ready_s = NAN, .cpu_s = NAN};
     return &w[(*n)++];
 }
 
@@ -276,13 +278,17 @@ static worker_sum *sum_workers(const repo_run *const runs[2], size_t *n)
             worker_sum *o = &w[2 * (size_t)(id - ids) + (size_t)side];
             if (!o->has[side]) {
                 *o = (worker_sum){.worker = s->worker, .span_s = NAN, .busy_s = NAN,
-                                  .wait_s = NAN};
+                                  .wait_s = NAN, .blocked_s = NAN, .ready_s = NAN,
+                                  .cpu_s = NAN};
                 o->has[side] = true;
             }
             o->span_s = add_known(o->span_s, wfb_worker_span(s));
             o->busy_s = add_known(o->busy_s, s->busy_s);
             o->wait_s = add_known(o->wait_s, s->wait_s);
             o->waits += s->waits;
+            o->blocked_s = add_known(o->blocked_s, s->blocked_s);
+            o->ready_s = add_known(o->ready_s, s->ready_s);
+            o->cpu_s = add_known(o->cpu_s, s->cpu_s);
         }
     for (size_t i = 0; i < *n; i++)
         w[2 * i].worker = w[2 * i + 1].worker = ids[i].worker;
@@ -465,17 +471,20 @@ static void subgraph_speedup_row(repo_report *r, const char *pattern, double s, 
 /* span, busy, wait, waits as section 3 of docs/METRICS.md names them: the
  * paper's WT is wait and its WE (waiting events) waits, so no column is
  * called WE, which once meant the span here and a count in top. */
-static const char *const worker_cols[] = {"worker", "span A", "span B", "busy A",  "busy B",
-                                          "wait A", "wait B", "waits A", "waits B"};
+static const char *const worker_cols[] = {
+    "worker",  "span A",    "span B",    "busy A",  "busy B",  "wait A", "wait B", "waits A",
+    "waits B", "blocked A", "blocked B", "ready A", "ready B", "CPU A",  "CPU B"};
 
 static void workers_table(repo_report *r, const worker_sum *w, size_t n)
 {
     repo_table *t = repo_table_add(
         r, "workers",
         repo_xprintf("Workers (span: execution time, worker_start to worker_end; wait: waiting "
-                     "time, the paper's WT; waits: their number, its WE; seconds, summed over "
-                     "the runs of a trace)"),
-        worker_cols, 9);
+                     "time for work, the paper's WT; waits: their number, its WE; blocked and "
+                     "ready: its tasks' time blocked on streams and then ready, waiting for it; "
+                     "CPU: its thread's CPU time, n/a without -m C; seconds, summed over the "
+                     "runs of a trace)"),
+        worker_cols, 15);
     for (size_t i = 0; i < n; i++) {
         repo_cell *row = repo_table_row(r, t);
         if (!row)
@@ -491,6 +500,9 @@ static void workers_table(repo_report *r, const worker_sum *w, size_t n)
             row[3 + side].num = s->busy_s;
             row[5 + side].num = s->wait_s;
             row[7 + side].num = (double)s->waits;
+            row[9 + side].num = s->blocked_s;
+            row[11 + side].num = s->ready_s;
+            row[13 + side].num = s->cpu_s;
         }
     }
 }

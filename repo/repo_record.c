@@ -230,6 +230,7 @@ static void copy_figures(repo_run *rec, repo_figures *dst, const wfb_run_figures
     dst->f = *src;
     dst->f.span_unknown_why = repo_strdup(rec, src->span_unknown_why);
     dst->f.latency_unknown_why = repo_strdup(rec, src->latency_unknown_why);
+    dst->f.throughput_unknown_why = repo_strdup(rec, src->throughput_unknown_why);
     dst->timeout_s = NAN;
     dst->timed_out = dst->missing_events = -1;
 }
@@ -323,7 +324,8 @@ static int fill_runtime(repo_run *rec, const wfb_graph *g)
         repo_task *t = &rec->tasks[i];
         *t = (repo_task){.instance = s->run, .task = s->task, .name = repo_strdup(rec, s->name),
                        .worker = s->worker, .exec_s = s->exec_s, .dispatches = s->dispatches,
-                       .executions = s->executions, .first_s = NAN, .last_s = NAN};
+                       .executions = s->executions, .first_s = NAN, .last_s = NAN,
+                       .preempted_s = wfb_cpu_known(g) ? s->preempted_s : NAN};
         memcpy(t->blocks, s->blocks, sizeof t->blocks);
         keys[i] = (task_key){s->run, s->task, i};
     }
@@ -337,6 +339,7 @@ static int fill_runtime(repo_run *rec, const wfb_graph *g)
         const task_key *b = find_task(keys, rec->n_tasks, w->run, w->waited_for);
         if (a) {
             rec->tasks[a->index].wait_s += w->total_s;
+            rec->tasks[a->index].ready_s += w->ready_s;
             rec->tasks[a->index].waits += w->count;
             r->waiter_name = rec->tasks[a->index].name;
         }
@@ -362,9 +365,50 @@ static const char *step_owner(const wfb_graph *g, uint32_t v)
     return origin ? origin : wfb_vertex_attr(g, v, WFB_ATTR_LABEL); /* "deleted", ... */
 }
 
+/* A path of steps (an LPEL trace's as-executed path) is kept as one row
+ * per task and kind of step ("run", "ready after occupancy", "idle"), in
+ * the order they first appear, with their seconds added up: what the
+ * comparison of runs reads (the time per entity kind), without a row per
+ * step (docs/REPOSITORY.md). */
+static int copy_steps(repo_run *rec, const wfb_graph *g, const wfb_path *p)
+{
+    enum { KINDS = 3 + 5 }; /* run, idle, ready after each via */
+    size_t nt = wfb_task_stats_count(g) + 1, cells = nt * KINDS; /* the last task: none */
+    size_t *row_of = malloc(cells * sizeof *row_of);
+    repo_path *d = &rec->paths[p->kind];
+    if (!row_of || !RR_ARRAY(rec, d->steps, p->n_steps)) {
+        free(row_of);
+        return -1;
+    }
+    memset(row_of, 0xff, cells * sizeof *row_of);
+    d->n = 0;
+    for (size_t i = 0; i < p->n_steps; i++) {
+        const wfb_step *s = &p->steps[i];
+        size_t task = s->task < nt - 1 ? s->task : nt - 1;
+        size_t kind = s->kind == WFB_STEP_READY ? 3 + (size_t)s->via : (size_t)s->kind;
+        size_t *at = &row_of[task * KINDS + kind];
+        if (*at == SIZE_MAX) {
+            char label[64];
+            snprintf(label, sizeof label, "%s%s%s", wfb_step_kind_name(s->kind),
+                     s->kind == WFB_STEP_READY ? " after " : "",
+                     s->kind == WFB_STEP_READY ? wfb_via_name(s->via) : "");
+            const char *name = task < nt - 1 ? wfb_task_stats_at(g, task)->name : NULL;
+            *at = d->n++;
+            d->steps[*at] = (repo_step){repo_strdup(rec, label), repo_strdup(rec, name), 0};
+        }
+        d->steps[*at].step_s += s->end_s - s->start_s;
+    }
+    free(row_of);
+    return 0;
+}
+
 static int copy_path(repo_run *rec, const wfb_graph *g, const wfb_path *p)
 {
     repo_path *d = &rec->paths[p->kind];
+    d->valid = p->valid;
+    d->length_s = p->valid ? p->length_s : NAN;
+    if (p->valid && p->n_steps)
+        return copy_steps(rec, g, p);
     d->valid = p->valid;
     d->length_s = p->valid ? p->length_s : NAN;
     d->n = p->valid ? p->n : 0;

@@ -5,9 +5,9 @@
  * never computed again. Each section names where docs/METRICS.md defines
  * its figures.
  *
- * The one sum formed here, a task's total waiting time, adds up the
- * `total_s` of the waiting relations in which the task is the waiter
- * (docs/METRICS.md, section 3, "HTML report").
+ * Nothing is summed here: a task's blocked and ready time are its rows'
+ * own (docs/METRICS.md, section 3), the path's totals the bridge's
+ * (wfb_path_step_totals).
  */
 #include "viz_internal.h"
 #include "viz_wfb.h"
@@ -177,16 +177,21 @@ static void add_runs(report_ctx *x, const wfb_message_report *m)
 static void add_workers(report_ctx *x)
 {
     static const viz_report_column cols[] = {
-        {"run", true},     {"worker", true}, {"span", true},        {"busy", true},
-        {"waiting", true}, {"waits", true},  {"unaccounted", true}};
-    heading(x, "workers", "Waits per worker",
-            "Per worker: its span (worker_start to worker_end), the time it ran tasks, the time "
-            "and number of its waits for work, and the rest (docs/METRICS.md, 3).");
-    table(x, "workers-table", cols, 7, true);
+        {"run", true},         {"worker", true},      {"span", true},    {"busy", true},
+        {"CPU", true},         {"off its core", true}, {"idle", true},   {"waits", true},
+        {"unaccounted", true}, {"tasks blocked", true}, {"tasks ready", true}};
+    heading(x, "workers", "Time per worker",
+            "Per worker: its span (worker_start to worker_end); the time it ran tasks (busy), of "
+            "it the CPU time its thread got and the time the OS held its core (off its core; "
+            "n/a when recorded without C); the time and number of its waits for work (idle); the "
+            "rest (unaccounted); and its tasks' not-running time: blocked (on a stream, until "
+            "the other end woke them) and ready (woken, waiting for this worker), summed over "
+            "its tasks (docs/METRICS.md, 3).");
+    table(x, "workers-table", cols, 11, true);
     for (size_t i = 0; i < wfb_worker_stats_count(x->g); i++) {
         const wfb_worker_stats *w = wfb_worker_stats_at(x->g, i);
         char run[16], worker[48], waits[32];
-        dur_cell a, b, c, d;
+        dur_cell a, b, c, d, e, f, h, k;
         viz_report_cell who = count(worker, sizeof worker, w->worker);
         if (w->ranked) /* a multi-rank trace: the column's label too */
             snprintf(worker, sizeof worker, "%" PRIu32 " (r%" PRIu32 ".w%" PRIu32 ")", w->worker,
@@ -195,9 +200,13 @@ static void add_workers(report_ctx *x)
                                    who,
                                    dur(&a, wfb_worker_span(w)),
                                    dur(&b, w->busy_s),
+                                   dur(&e, w->cpu_s),
+                                   dur(&f, w->preempted_s),
                                    dur(&c, w->wait_s),
                                    count(waits, sizeof waits, (double)w->waits),
-                                   dur(&d, wfb_worker_unaccounted(w))};
+                                   dur(&d, wfb_worker_unaccounted(w)),
+                                   dur(&h, w->blocked_s),
+                                   dur(&k, w->ready_s)};
         row(x, cells, false);
     }
 }
@@ -233,8 +242,40 @@ static const char *step_task(const wfb_graph *g, const wfb_path *p, size_t i)
     return label && *label ? label : "";
 }
 
+/* A path of steps over the timeline: a point where it starts, each time
+ * it goes to another worker, and where it ends (on one worker it runs
+ * straight down its column). */
+static void add_step_points(report_ctx *x, const wfb_path *p)
+{
+    for (size_t i = 0; i < p->n_steps && x->rc == VIZ_OK; i++) {
+        const wfb_step *s = &p->steps[i];
+        bool moves = i == 0 || s->worker != p->steps[i - 1].worker;
+        if (!moves || s->worker >= VIZ_MAX_WORKERS)
+            continue;
+        char label[400], name[300], step[32];
+        const wfb_task_stats *t = s->task < wfb_task_stats_count(x->g)
+                                      ? wfb_task_stats_at(x->g, s->task) : NULL;
+        snprintf(name, sizeof name, "%s", t && t->name ? t->name : "?");
+        seconds_text(s->end_s - s->start_s, step, sizeof step);
+        snprintf(label, sizeof label, "%zu: %s %s%s%s on worker %" PRIu32 ", %s", i + 1,
+                 wfb_step_kind_name(s->kind), s->kind == WFB_STEP_READY ? wfb_via_name(s->via) : "",
+                 s->kind == WFB_STEP_READY ? " " : "", name, s->worker, step);
+        x->rc = viz_report_add_path_point(x->r, (int)s->worker, (viz_time)llround(s->start_s * 1e9),
+                                          label);
+    }
+    if (p->n_steps && x->rc == VIZ_OK && p->steps[p->n_steps - 1].worker < VIZ_MAX_WORKERS) {
+        const wfb_step *s = &p->steps[p->n_steps - 1];
+        x->rc = viz_report_add_path_point(x->r, (int)s->worker, (viz_time)llround(s->end_s * 1e9),
+                                          "the path's end");
+    }
+}
+
 static void add_path_points(report_ctx *x, const wfb_path *p)
 {
+    if (p->n_steps) {
+        add_step_points(x, p);
+        return;
+    }
     for (size_t i = 0; i < p->n && x->rc == VIZ_OK; i++) {
         uint32_t v = p->vertices[i];
         double t = wfb_vertex_end(x->g, v);
@@ -250,12 +291,56 @@ static void add_path_points(report_ctx *x, const wfb_path *p)
     }
 }
 
+/* The as-executed path of steps: where its time went, and the steps that
+ * go to another task's dependency (the text of `snetmon wcp`; every step
+ * is in `wcp --json`). */
+static void add_steps(report_ctx *x, const wfb_path *p)
+{
+    char text[700], len[32], span[32], su[32], tail[32];
+    seconds_text(p->length_s, len, sizeof len);
+    seconds_text(p->span_s, span, sizeof span);
+    seconds_text(p->start_up_s, su, sizeof su);
+    seconds_text(p->tail_s, tail, sizeof tail);
+    wfb_step_totals t;
+    wfb_path_step_totals(p, &t);
+    snprintf(text, sizeof text,
+             "The as-executed path as `snetmon wcp` prints it: what each moment of run %" PRIu32
+             " waited for, back from the period that ended last: %zu steps, length %s, %.1f%% of "
+             "the run's span %s (%s of start-up before it, %s after it); drawn in red over the "
+             "timeline, its tasks marked in the task table. Its ready steps by the edge into "
+             "them below; the occupancy steps (a ready task waiting for the period that held its "
+             "worker) are in `wcp --json` (docs/METRICS.md, 5).",
+             p->run, p->n_steps, len, p->span_s > 0 ? 100 * p->length_s / p->span_s : 0.0, span,
+             su, tail);
+    heading(x, "critical-path", "Critical path", text);
+    static const viz_report_column cols[] = {{"kind", false}, {"steps", true},
+                                             {"time on the path", true}, {"share", true}};
+    table(x, "path-table", cols, 4, false);
+    for (int k = 0; k < 3 + 4; k++) {
+        bool is_via = k >= 3;
+        const char *name = is_via ? wfb_via_name((wfb_via)(k - 2)) : wfb_step_kind_name((wfb_step_kind)k);
+        double s = is_via ? t.via_s[k - 2] : t.kind_s[k];
+        size_t n = is_via ? t.via_n[k - 2] : t.kind_n[k];
+        char label[64], nb[32], share[16];
+        snprintf(label, sizeof label, "%s%s", is_via ? "ready after " : "", name);
+        snprintf(share, sizeof share, "%.1f%%", p->length_s > 0 ? 100.0 * s / p->length_s : 0.0);
+        dur_cell d;
+        viz_report_cell cells[] = {{label, NAN}, count(nb, sizeof nb, (double)n), dur(&d, s),
+                                   {share, p->length_s > 0 ? s / p->length_s : NAN}};
+        row(x, cells, false);
+    }
+}
+
 static void add_path(report_ctx *x, const wfb_path *p)
 {
     char text[400], len[32];
     if (!p || !p->valid) {
         heading(x, "critical-path", "Critical path",
                 "No critical path: the trace has no times or no messages (docs/METRICS.md, 5).");
+        return;
+    }
+    if (p->n_steps) {
+        add_steps(x, p);
         return;
     }
     seconds_text(p->length_s, len, sizeof len);
@@ -314,6 +399,12 @@ static const wfb_task_stats *find_task(const wfb_graph *g, const task_ref *refs,
 
 static bool on_path(const wfb_graph *g, const wfb_path *p, const char *name)
 {
+    for (size_t i = 0; p && p->valid && name && i < p->n_steps; i++) {
+        const wfb_step *s = &p->steps[i];
+        if (s->kind == WFB_STEP_RUN && s->task < wfb_task_stats_count(g) &&
+            wfb_task_stats_at(g, s->task)->name && !strcmp(wfb_task_stats_at(g, s->task)->name, name))
+            return true;
+    }
     for (size_t i = 1; p && p->valid && name && i < p->n; i++) {
         const char *label = wfb_edge_label(g, p->edges[i - 1]);
         if (label && !strcmp(label, name))
@@ -322,10 +413,10 @@ static bool on_path(const wfb_graph *g, const wfb_path *p, const char *name)
     return false;
 }
 
-static void task_row(report_ctx *x, const wfb_task_stats *t, double waited, bool critical)
+static void task_row(report_ctx *x, const wfb_task_stats *t, bool critical)
 {
     char run[16], id[32], worker[16], disp[32], execs[32], blocked[32];
-    dur_cell e, w;
+    dur_cell e, w, r;
     const char *name = t->name ? t->name : "";
     double blocks = (double)(t->blocks[0] + t->blocks[1] + t->blocks[2]);
     viz_report_cell cells[] = {count(run, sizeof run, t->run),
@@ -337,55 +428,63 @@ static void task_row(report_ctx *x, const wfb_task_stats *t, double waited, bool
                                count(disp, sizeof disp, (double)t->dispatches),
                                count(execs, sizeof execs, (double)t->executions),
                                count(blocked, sizeof blocked, blocks),
-                               dur(&w, waited),
+                               dur(&w, t->blocked_s),
+                               dur(&r, t->ready_s),
                                {critical ? "yes" : "", critical ? 1 : 0}};
     row(x, cells, critical);
 }
 
-static void add_tasks(report_ctx *x, const wfb_path *p, const task_ref *refs, const double *waited)
+static void add_tasks(report_ctx *x, const wfb_path *p, const task_ref *refs)
 {
     static const viz_report_column cols[] = {
-        {"run", true},       {"task", true},       {"name", false},       {"kind", false},
-        {"worker", true},    {"execution time", true}, {"dispatches", true},
-        {"executions", true}, {"blocks", true},    {"waited", true},      {"critical path", true}};
+        {"run", true},        {"task", true},   {"name", false},    {"kind", false},
+        {"worker", true},     {"execution time", true}, {"dispatches", true},
+        {"executions", true}, {"blocks", true}, {"blocked", true},  {"ready", true},
+        {"critical path", true}};
     heading(x, "tasks", "Tasks",
             "Every task: its execution time, dispatches, component executions, how often it "
-            "blocked on a stream, and how long it waited in its waiting relations. Click a "
-            "column to sort by it (docs/METRICS.md, 3).");
-    table(x, "tasks-table", cols, 11, true);
+            "blocked on a stream, and, of its waits, the time it was blocked (until the other "
+            "end woke it) and then ready (waiting for its worker). Click a column to sort by it "
+            "(docs/METRICS.md, 3).");
+    table(x, "tasks-table", cols, 12, true);
     size_t n = wfb_task_stats_count(x->g);
     for (size_t i = 0; i < n; i++) {
         const wfb_task_stats *t = wfb_task_stats_at(x->g, refs[i].index);
-        task_row(x, t, waited[i], on_path(x->g, p, t->name));
+        task_row(x, t, on_path(x->g, p, t->name));
     }
 }
 
 static void add_relations(report_ctx *x, const task_ref *refs, size_t ntasks)
 {
     static const viz_report_column cols[] = {
-        {"run", true},    {"task", false},  {"waits for", false}, {"stream", true},
-        {"stream was", false}, {"times", true}, {"total", true}};
+        {"run", true},         {"task", false},  {"waits for", false}, {"stream", true},
+        {"stream was", false}, {"times", true},  {"blocked", true},    {"then ready", true}};
     heading(x, "waits", "Waiting relations",
-            "W(A, B): task A blocked on a stream whose other end is task B, how often and for "
-            "how long (docs/METRICS.md, 3).");
-    table(x, "waits-table", cols, 7, true);
+            "W(A, B): task A blocked on a stream whose other end, task B, woke it: how often, "
+            "how long A was blocked (until the wake) and then ready (until its dispatch: waiting "
+            "for its worker, not for B) (docs/METRICS.md, 3).");
+    table(x, "waits-table", cols, 8, true);
     for (size_t i = 0; i < wfb_wait_relation_count(x->g); i++) {
         const wfb_wait_relation *w = wfb_wait_relation_at(x->g, i);
         const wfb_task_stats *a = find_task(x->g, refs, ntasks, w->run, w->waiter);
         const wfb_task_stats *b = find_task(x->g, refs, ntasks, w->run, w->waited_for);
         char run[16], stream[32], times[32], an[300], bn[300];
-        dur_cell d;
+        dur_cell d, e;
         snprintf(an, sizeof an, "%s (%llu)", a && a->name ? a->name : "?",
                  (unsigned long long)w->waiter);
-        snprintf(bn, sizeof bn, "%s (%llu)", b && b->name ? b->name : "?",
-                 (unsigned long long)w->waited_for);
+        if (w->waited_for)
+            snprintf(bn, sizeof bn, "%s (%llu)", b && b->name ? b->name : "unnamed",
+                     (unsigned long long)w->waited_for);
+        else
+            snprintf(bn, sizeof bn, "unknown (no wake, no stream_open of the other end)");
         viz_report_cell cells[] = {count(run, sizeof run, w->run),
                                    {an, NAN},
                                    {bn, NAN},
                                    count(stream, sizeof stream, (double)w->stream),
                                    {w->on_empty ? "empty" : "full", NAN},
                                    count(times, sizeof times, (double)w->count),
-                                   dur(&d, w->total_s)};
+                                   dur(&d, w->total_s),
+                                   dur(&e, w->ready_s)};
         row(x, cells, false);
     }
 }
@@ -454,40 +553,21 @@ static void add_clocks(report_ctx *x)
     }
 }
 
-/* The waiting time of each task (in refs order): the sum of its relations. */
-static double *task_waits(const wfb_graph *g, const task_ref *refs, size_t n)
-{
-    double *waited = calloc(n ? n : 1, sizeof *waited);
-    for (size_t i = 0; waited && i < wfb_wait_relation_count(g); i++) {
-        const wfb_wait_relation *w = wfb_wait_relation_at(g, i);
-        task_ref key = {w->run, w->waiter, 0};
-        const task_ref *r = bsearch(&key, refs, n, sizeof *refs, compare_refs);
-        if (r)
-            waited[r - refs] += w->total_s;
-    }
-    return waited;
-}
-
 int viz_wfb_report_add(viz_report *r, const wfb_graph *g, const wfb_message_report *m,
                        const wfb_path *path, viz_timeline *tl, char *err, size_t errlen)
 {
     report_ctx x = {r, g, VIZ_OK};
     size_t ntasks = wfb_task_stats_count(g);
     task_ref *refs = malloc((ntasks ? ntasks : 1) * sizeof *refs);
-    double *waited = NULL;
-    if (refs) {
-        for (size_t i = 0; i < ntasks; i++) {
-            const wfb_task_stats *t = wfb_task_stats_at(g, i);
-            refs[i] = (task_ref){t->run, t->task, i};
-        }
-        qsort(refs, ntasks, sizeof *refs, compare_refs);
-        waited = task_waits(g, refs, ntasks);
-    }
-    if (!refs || !waited) {
-        free(refs);
+    if (!refs) {
         viz_set_error(err, errlen, "out of memory");
         return VIZ_ENOMEM;
     }
+    for (size_t i = 0; i < ntasks; i++) {
+        const wfb_task_stats *t = wfb_task_stats_at(g, i);
+        refs[i] = (task_ref){t->run, t->task, i};
+    }
+    qsort(refs, ntasks, sizeof *refs, compare_refs);
     add_loss(&x);
     add_clocks(&x);
     add_figures(&x, m);
@@ -505,10 +585,9 @@ int viz_wfb_report_add(viz_report *r, const wfb_graph *g, const wfb_message_repo
     }
     add_workers(&x);
     add_path(&x, path);
-    add_tasks(&x, path, refs, waited);
+    add_tasks(&x, path, refs);
     add_relations(&x, refs, ntasks);
     free(refs);
-    free(waited);
     if (x.rc != VIZ_OK)
         viz_set_error(err, errlen, "%s", viz_report_error(r));
     return x.rc;

@@ -8,7 +8,9 @@
  * The picture is the path `snetmon wcp` prints: the same vertices, each
  * labelled with its step (wfb_path_step: the time the path spends there,
  * in readable units), and the same length in the title. Nothing of the
- * path is left out; what is left out is context.
+ * path is left out; what is left out is context. An LPEL trace's
+ * as-executed path is steps, not vertices: the picture draws the data
+ * states its run steps wrote, each with that step's time (path_view).
  *
  * Graphviz's layout grows faster than linearly, so a graph that is still
  * large after collapsing (an LPEL message graph has a vertex per message)
@@ -46,9 +48,51 @@ static const char *vertex_label(const wfb_graph *g, uint32_t v)
     return label ? label : "?";
 }
 
+/* The path as the picture draws it: its vertices in order, and the time
+ * the path spends at each. */
+typedef struct path_view {
+    size_t n;
+    uint32_t *v;
+    viz_time *ns;
+} path_view;
+
+static void path_view_free(path_view *pv)
+{
+    free(pv->v);
+    free(pv->ns);
+}
+
+/* The view of path (nothing when it is invalid or NULL); -1 out of memory. */
+static int path_view_of(const wfb_graph *g, const wfb_path *path, path_view *pv)
+{
+    memset(pv, 0, sizeof *pv);
+    if (!path || !path->valid)
+        return 0;
+    size_t cap = path->n_steps ? path->n_steps : path->n;
+    pv->v = malloc((cap ? cap : 1) * sizeof *pv->v);
+    pv->ns = malloc((cap ? cap : 1) * sizeof *pv->ns);
+    if (!pv->v || !pv->ns) {
+        path_view_free(pv);
+        return -1;
+    }
+    for (size_t i = 0; i < path->n; i++) {
+        pv->v[pv->n] = path->vertices[i];
+        pv->ns[pv->n++] = to_ns(wfb_path_step(g, path, i));
+    }
+    for (size_t i = 0; i < path->n_steps; i++) {
+        const wfb_step *s = &path->steps[i];
+        if (s->kind != WFB_STEP_RUN || s->vertex == WFB_NONE ||
+            (pv->n && pv->v[pv->n - 1] == s->vertex))
+            continue;
+        pv->v[pv->n] = s->vertex;
+        pv->ns[pv->n++] = to_ns(s->end_s - s->start_s);
+    }
+    return 0;
+}
+
 /* The duration drawn on each vertex: a path vertex's step, another's
  * weight when it has one (-1: none). */
-static viz_time *vertex_durations(const wfb_graph *g, const wfb_path *path)
+static viz_time *vertex_durations(const wfb_graph *g, const path_view *pv)
 {
     size_t nv = wfb_vertex_count(g);
     viz_time *ns = malloc((nv ? nv : 1) * sizeof *ns);
@@ -58,14 +102,14 @@ static viz_time *vertex_durations(const wfb_graph *g, const wfb_path *path)
         double w = wfb_vertex_weight(g, (uint32_t)v);
         ns[v] = w > 0 ? to_ns(w) : -1;
     }
-    for (size_t i = 0; path && path->valid && i < path->n; i++)
-        ns[path->vertices[i]] = to_ns(wfb_path_step(g, path, i));
+    for (size_t i = 0; i < pv->n; i++)
+        ns[pv->v[i]] = pv->ns[i];
     return ns;
 }
 
 /* Copy g into dag; with keep, only the vertices it marks (and the edges
  * between them). */
-static int copy_graph(viz_dag *dag, const wfb_graph *g, const wfb_path *path, const bool *keep)
+static int copy_graph(viz_dag *dag, const wfb_graph *g, const path_view *path, const bool *keep)
 {
     size_t nv = wfb_vertex_count(g);
     viz_time *ns = vertex_durations(g, path);
@@ -95,13 +139,13 @@ static int copy_graph(viz_dag *dag, const wfb_graph *g, const wfb_path *path, co
                 return rc;
         }
     }
-    if (!path || !path->valid || !path->n)
+    if (!path->n)
         return VIZ_OK;
     uint64_t *ids = malloc(path->n * sizeof *ids);
     if (!ids)
         return VIZ_ENOMEM;
     for (size_t i = 0; i < path->n; i++)
-        ids[i] = path->vertices[i];
+        ids[i] = path->v[i];
     int rc = viz_dag_set_critical_path(dag, ids, path->n);
     free(ids);
     return rc;
@@ -128,22 +172,22 @@ static size_t count_kept(const bool *keep, size_t nv)
 
 /* The whole path and, while that stays small enough to lay out, its
  * vertices' direct predecessors and successors. */
-static bool *path_neighbourhood(const wfb_graph *g, const wfb_path *path, size_t *kept)
+static bool *path_neighbourhood(const wfb_graph *g, const path_view *path, size_t *kept)
 {
     size_t nv = wfb_vertex_count(g);
     bool *keep = calloc(nv ? nv : 1, sizeof *keep);
     if (!keep)
         return NULL;
-    for (size_t i = 0; path && path->valid && i < path->n; i++)
-        keep[path->vertices[i]] = true;
+    for (size_t i = 0; i < path->n; i++)
+        keep[path->v[i]] = true;
     size_t path_only = count_kept(keep, nv);
-    for (size_t i = 0; path && path->valid && i < path->n; i++)
-        mark_neighbours(g, path->vertices[i], keep);
+    for (size_t i = 0; i < path->n; i++)
+        mark_neighbours(g, path->v[i], keep);
     *kept = count_kept(keep, nv);
     if (*kept > 2 * VIZ_WFB_MAX_NODES) { /* too many neighbours: the path alone */
         memset(keep, 0, nv * sizeof *keep);
-        for (size_t i = 0; path && path->valid && i < path->n; i++)
-            keep[path->vertices[i]] = true;
+        for (size_t i = 0; i < path->n; i++)
+            keep[path->v[i]] = true;
         *kept = path_only;
     }
     return keep;
@@ -158,8 +202,12 @@ static void path_summary(const wfb_path *path, char *buf, size_t len)
     }
     char length[32];
     viz_format_duration(to_ns(path->length_s), length, sizeof length);
-    snprintf(buf, len, "%s (red): %zu vertices, %s (%.9g s)", wfb_path_kind_name(path->kind),
-             path->n, length, path->length_s);
+    if (path->n_steps)
+        snprintf(buf, len, "%s (red: the data states its run steps wrote): %zu steps, %s (%.9g s)",
+                 wfb_path_kind_name(path->kind), path->n_steps, length, path->length_s);
+    else
+        snprintf(buf, len, "%s (red): %zu vertices, %s (%.9g s)", wfb_path_kind_name(path->kind),
+                 path->n, length, path->length_s);
 }
 
 /* Render dag; returns VIZ_OK or an error with err set. */
@@ -176,11 +224,12 @@ static int render_dag(viz_dag *dag, const wfb_path *path, const char *out, const
 }
 
 /* Too large even collapsed: draw the path's neighbourhood instead. */
-static int render_neighbourhood(const wfb_graph *g, const wfb_path *path, const char *out,
-                                const char *title, bool collapse, char *err, size_t errlen)
+static int render_neighbourhood(const wfb_graph *g, const wfb_path *path, const path_view *pv,
+                                const char *out, const char *title, bool collapse, char *err,
+                                size_t errlen)
 {
     size_t kept;
-    bool *keep = path_neighbourhood(g, path, &kept);
+    bool *keep = path_neighbourhood(g, pv, &kept);
     if (!keep) {
         viz_set_error(err, errlen, "out of memory");
         return VIZ_ENOMEM;
@@ -190,13 +239,13 @@ static int render_neighbourhood(const wfb_graph *g, const wfb_path *path, const 
     viz_dag *dag = NULL;
     int rc = long_title ? viz_dag_create(&dag, err, errlen) : VIZ_ENOMEM;
     if (rc == VIZ_OK) {
-        bool alone = path && path->valid && kept == path->n;
+        bool alone = pv->n && kept == pv->n;
         snprintf(long_title, len, "%s%sthe critical path %s: %zu of %zu vertices",
                  title ? title : "", title ? "\n" : "",
                  alone ? "alone (its neighbours are too many to lay out)"
                        : "and its direct neighbours",
                  kept, wfb_vertex_count(g));
-        rc = copy_graph(dag, g, path, keep);
+        rc = copy_graph(dag, g, pv, keep);
         if (rc == VIZ_OK)
             rc = render_dag(dag, path, out, long_title, collapse, err, errlen);
         else
@@ -210,17 +259,17 @@ static int render_neighbourhood(const wfb_graph *g, const wfb_path *path, const 
     return rc;
 }
 
-int viz_wfb_render(const wfb_graph *g, const wfb_path *path, const char *out, const char *title,
-                   bool collapse, char *err, size_t errlen)
+static int render_view(const wfb_graph *g, const wfb_path *path, const path_view *pv,
+                       const char *out, const char *title, bool collapse, char *err,
+                       size_t errlen)
 {
-    bool has_path = path && path->valid && path->n > 0;
-    if (has_path && wfb_vertex_count(g) > VIZ_WFB_MAX_FULL_VERTICES)
-        return render_neighbourhood(g, path, out, title, collapse, err, errlen);
+    if (pv->n && wfb_vertex_count(g) > VIZ_WFB_MAX_FULL_VERTICES)
+        return render_neighbourhood(g, path, pv, out, title, collapse, err, errlen);
     viz_dag *dag;
     int rc = viz_dag_create(&dag, err, errlen);
     if (rc != VIZ_OK)
         return rc;
-    rc = copy_graph(dag, g, path, NULL);
+    rc = copy_graph(dag, g, pv, NULL);
     size_t nodes = 0;
     if (rc == VIZ_OK)
         rc = collapse ? viz_dag_collapsed_size(dag, &nodes) : VIZ_OK;
@@ -228,12 +277,25 @@ int viz_wfb_render(const wfb_graph *g, const wfb_path *path, const char *out, co
         nodes = wfb_vertex_count(g);
     if (rc == VIZ_OK && nodes > VIZ_WFB_MAX_NODES && path && path->valid) {
         viz_dag_destroy(dag);
-        return render_neighbourhood(g, path, out, title, collapse, err, errlen);
+        return render_neighbourhood(g, path, pv, out, title, collapse, err, errlen);
     }
     if (rc == VIZ_OK)
         rc = render_dag(dag, path, out, title, collapse, err, errlen);
     else
         viz_set_error(err, errlen, "%s", rc == VIZ_ENOMEM ? "out of memory" : viz_dag_error(dag));
     viz_dag_destroy(dag);
+    return rc;
+}
+
+int viz_wfb_render(const wfb_graph *g, const wfb_path *path, const char *out, const char *title,
+                   bool collapse, char *err, size_t errlen)
+{
+    path_view pv;
+    if (path_view_of(g, path, &pv)) {
+        viz_set_error(err, errlen, "out of memory");
+        return VIZ_ENOMEM;
+    }
+    int rc = render_view(g, path, &pv, out, title, collapse, err, errlen);
+    path_view_free(&pv);
     return rc;
 }

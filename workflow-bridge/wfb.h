@@ -174,11 +174,21 @@ typedef struct wfb_worker_stats {
     uint32_t worker;
     double start_s, end_s; /* worker_start, worker_end; NAN when not recorded */
     double busy_s;         /* sum of dispatch..block intervals */
-    double wait_s;         /* sum of waited..resumed intervals */
+    double wait_s;         /* idle: sum of worker_wait..worker_resume intervals */
     uint64_t waits;        /* waiting events */
     double first_s, last_s;/* first and last event time on this worker */
     bool ranked;           /* of a multi-rank trace: `worker` is rank_worker on rank */
     uint32_t rank, rank_worker;
+    /* The tasks placed on it, not running (docs/METRICS.md section 3):
+     * blocked (stream_block to the wake) and ready (the wake to the
+     * dispatch: waiting for this worker), over their waits that ended with
+     * a dispatch, summed over the tasks (they overlap). */
+    double blocked_s, ready_s;
+    /* Flag C: its thread's CPU time, the time it was neither idle nor on a
+     * core (the OS held it: preempted), its involuntary context switches,
+     * its periods charged with preempted time; NAN / 0 without readings. */
+    double cpu_s, preempted_s;
+    uint64_t preemptions, preempted_periods;
 } wfb_worker_stats;
 
 /* How a report names worker `worker` of run: "worker 3 (r1.w0)" in a
@@ -193,6 +203,12 @@ const char *wfb_task_id_text(uint64_t task, char *buf, size_t len);
 double wfb_worker_span(const wfb_worker_stats *w);
 /* span - busy - waiting; NAN when the span is unknown. */
 double wfb_worker_unaccounted(const wfb_worker_stats *w);
+/* preempted / span: the share of its span the OS held the worker's core;
+ * NAN without CPU readings or span. */
+double wfb_worker_preempted_share(const wfb_worker_stats *w);
+/* The share above which `metrics` warns that the worker's wall-clock
+ * figures hold time the OS took (docs/METRICS.md section 3). */
+#define WFB_PREEMPTED_WARN_SHARE 0.05
 
 typedef struct wfb_task_stats {
     uint32_t run;
@@ -203,6 +219,9 @@ typedef struct wfb_task_stats {
     uint64_t dispatches;
     uint64_t blocks[4];    /* by cause: input, output, any, other */
     uint64_t executions;   /* component executions */
+    double blocked_s;      /* waits ended by a dispatch: stream_block to the wake */
+    double ready_s;        /*   and the wake to the dispatch */
+    double preempted_s;    /* of its periods, the time the OS held the core (flag C) */
 } wfb_task_stats;
 
 size_t wfb_worker_stats_count(const wfb_graph *g);
@@ -215,19 +234,27 @@ typedef struct wfb_exec {
     uint32_t task_index;   /* into the task stats, WFB_NONE if unknown */
     uint32_t worker;
     double begin_s, end_s;
+    double cost_s;         /* its execution time: dispatched time (eq. 2) */
+    double cpu_s;          /* of it, on a core (flag C: each period's preempted time
+                              spread over it in proportion); NAN without readings */
 } wfb_exec;
 size_t wfb_exec_count(const wfb_graph *g);
 
 /* Waiting relation W(A,B) over one stream: A blocked on an empty stream
- * written by B (on_empty) or on a full stream read by B; how often and how
- * long (block until A's next dispatch). Filled by the LPEL lifter. */
+ * written by B (on_empty) or on a full stream read by B (B: the task that
+ * woke A, else the stream's other end; 0 when the trace names neither);
+ * how often, how long A was blocked (its block until the wake, or until
+ * its dispatch when the trace has no wake) and then ready (the wake to its
+ * dispatch: waiting for its worker, not for B). Filled by the LPEL lifter. */
 typedef struct wfb_wait_relation {
     uint32_t run;
     uint64_t waiter, waited_for, stream;
     int on_empty;
     uint64_t count;
-    double total_s;
+    double total_s;   /* blocked */
     int on_channel; /* `stream` is a channel between ranks (creator << 32 | index) */
+    double ready_s;
+    uint64_t woken;   /* of count, the waits the trace has the wake of */
 } wfb_wait_relation;
 size_t wfb_wait_relation_count(const wfb_graph *g);
 const wfb_wait_relation *wfb_wait_relation_at(const wfb_graph *g, size_t i);
@@ -256,6 +283,34 @@ int wfb_vertex_only_read(const wfb_graph *g, uint32_t v);
  * (dispatch/block, flag T) to measure their execution time with: the
  * mutation costs are then unknown, not zero. 1 otherwise. */
 int wfb_exec_costs_known(const wfb_graph *g);
+/* 1 when the trace has the workers' CPU readings (flag C, format 3.2). */
+int wfb_cpu_known(const wfb_graph *g);
+
+/* The as-executed graph of an LPEL trace (docs/METRICS.md section 5): each
+ * execution period, and why it began when it did. Filled by the lifter;
+ * the as-executed critical path walks it. */
+typedef enum wfb_cause {
+    WFB_CAUSE_NONE = 0,    /* the trace does not say (its first dispatch) */
+    WFB_CAUSE_DATA,        /* woken by the task that wrote to the empty stream it blocked on */
+    WFB_CAUSE_BACKPRESSURE,/* woken by the task that read from the full stream it blocked on */
+    WFB_CAUSE_CREATED      /* created (ready from then) in a period on its worker */
+} wfb_cause;
+
+typedef struct wfb_period {
+    uint32_t run, worker;
+    uint32_t task;         /* index into the task stats */
+    double start_s, end_s; /* its dispatch, its block (yield, destroy) */
+    double preempted_s;    /* NAN: no CPU reading ended it */
+    wfb_cause cause;
+    double ready_s;        /* when the task became ready (the wake, its creation); NAN unknown */
+    uint32_t cause_period; /* the period that woke or created it, WFB_NONE */
+    uint64_t stream;       /* DATA, BACKPRESSURE: the stream */
+    uint32_t worker_prev;  /* the period that ran on its worker before it, WFB_NONE */
+    bool idle_before;      /* the worker waited (idle) between worker_prev and it */
+    uint32_t vertex;       /* the last data state the task wrote in it, WFB_NONE */
+} wfb_period;
+size_t wfb_period_count(const wfb_graph *g);
+const wfb_period *wfb_period_at(const wfb_graph *g, size_t i);
 
 /* --------------------------------------------------------------- import */
 
@@ -351,6 +406,37 @@ typedef enum wfb_path_kind {
     WFB_PATH_AS_EXECUTED    /* wfb_as_executed_path */
 } wfb_path_kind;
 
+/* A step of the as-executed path of an LPEL trace (docs/METRICS.md
+ * section 5): a stretch of time and what the run did in it on the path. */
+typedef enum wfb_step_kind {
+    WFB_STEP_RUN = 0, /* a task ran (an execution period, or its part up to the wake it made) */
+    WFB_STEP_READY,   /* a task was ready, not yet dispatched; `via` is why the path
+                         goes on to the step before it */
+    WFB_STEP_IDLE     /* the worker waited for work before `task` was dispatched; the
+                         trace does not say what made the task ready */
+} wfb_step_kind;
+
+/* The dependency from the step before a READY step to it. */
+typedef enum wfb_via {
+    WFB_VIA_NONE = 0,
+    WFB_VIA_DATA,         /* woken by `other`, which wrote to the empty stream it waited on */
+    WFB_VIA_BACKPRESSURE, /* woken by `other`, which read from the full stream its write
+                             waited on: the read freed the slot */
+    WFB_VIA_CREATED,      /* created by `other` */
+    WFB_VIA_OCCUPANCY     /* ready while `other` held its worker */
+} wfb_via;
+
+typedef struct wfb_step {
+    wfb_step_kind kind;
+    wfb_via via;
+    uint32_t task;     /* index into the task stats (IDLE: the task dispatched after) */
+    uint32_t other;    /* READY: the task of the step before (waker, creator, holder) */
+    uint32_t worker;
+    uint64_t stream;   /* via DATA or BACKPRESSURE */
+    uint32_t vertex;   /* RUN: the last data state the task wrote in it, WFB_NONE */
+    double start_s, end_s;
+} wfb_step;
+
 typedef struct wfb_path {
     int valid;          /* 0 = not available (e.g. no times) */
     wfb_path_kind kind;
@@ -358,6 +444,14 @@ typedef struct wfb_path {
     size_t n;           /* vertices on the path */
     uint32_t *vertices; /* in path order, n entries */
     uint32_t *edges;    /* n-1 entries: edges[i] joins vertices[i], vertices[i+1] */
+    /* The as-executed path of an LPEL trace is steps instead (n = 0):
+     * contiguous, adding up to length_s. The run it explains: its span
+     * (earliest worker_start to latest worker_end; NAN without W), the
+     * time before the path's first step and after its last. */
+    size_t n_steps;
+    wfb_step *steps;
+    uint32_t run;
+    double span_s, start_up_s, tail_s;
 } wfb_path;
 
 void wfb_path_free(wfb_path *p);
@@ -369,6 +463,18 @@ void wfb_path_free(wfb_path *p);
 double wfb_path_step(const wfb_graph *g, const wfb_path *p, size_t i);
 /* "longest path" or "as-executed path". */
 const char *wfb_path_kind_name(wfb_path_kind kind);
+/* "run", "ready", "idle"; "data", "back-pressure", "created", "occupancy" ("" for NONE). */
+const char *wfb_step_kind_name(wfb_step_kind kind);
+const char *wfb_via_name(wfb_via via);
+/* A step path's time by kind of step, and its ready steps by the edge
+ * into them (indexed by wfb_step_kind, wfb_via). */
+typedef struct wfb_step_totals {
+    double kind_s[3];
+    size_t kind_n[3];
+    double via_s[5];
+    size_t via_n[5];
+} wfb_step_totals;
+void wfb_path_step_totals(const wfb_path *p, wfb_step_totals *out);
 
 /* Weighted longest path: maximises the sum of vertex weights and edge costs.
  * Ties go to the smaller vertex index (first seen in the input). O(V+E). */
@@ -376,7 +482,9 @@ int wfb_longest_path(const wfb_graph *g, wfb_path *out, wfb_error *err);
 /* As-executed critical path: from the sink that finished last, walk back
  * choosing at each vertex the predecessor that finished last. Invalid (not
  * an error) when some vertex on the way lacks an end time. Length is end of
- * the last vertex minus start of the first. O(V+E). */
+ * the last vertex minus start of the first. O(V+E). For an LPEL trace with
+ * execution periods: the walk back through the as-executed graph
+ * (wfb_period) from the period that ended last, as steps. O(periods). */
 int wfb_as_executed_path(const wfb_graph *g, wfb_path *out, wfb_error *err);
 
 /* -------------------------------------------------------------- metrics */
@@ -475,7 +583,8 @@ typedef struct wfb_run_figures {
     size_t inputs_only_read;      /* of the counted: read, never written */
     double span_s;                /* eq. 1's denominator: the longest worker
                                      execution time, worker_start to worker_end
-                                     (summed over runs for the whole input) */
+                                     (for the whole input: each run's, summed
+                                     over the runs with inputs) */
     uint32_t span_worker;
     double throughput_per_s;      /* eq. 1: inputs / span_s */
     double busy_max_s;            /* the largest worker busy time (dispatched) */
@@ -487,11 +596,16 @@ typedef struct wfb_run_figures {
     double jitter_s;              /* eq. 3: population standard deviation of latency */
     const char *span_unknown_why;    /* NULL, or why span_s is NAN */
     const char *latency_unknown_why; /* NULL, or why latencies are NAN */
+    const char *throughput_unknown_why; /* NULL, or why the throughputs are NAN */
+    int cpu_time;                 /* latency and jitter over CPU time (the option) */
+    size_t runs_without_inputs;   /* the whole input: runs left out of its span */
 } wfb_run_figures;
 
 typedef struct wfb_message_options {
     double timeout_percentile; /* (0,100]; 0 selects 99 */
     size_t inputs;             /* N_input of eq. 1 for each run; 0 = count them */
+    int cpu_time;              /* eq. 2 and 3 over the executions' CPU time (wfb_exec
+                                  cpu_s) instead of their dispatched time */
 } wfb_message_options;
 
 typedef struct wfb_message_report {

@@ -112,6 +112,7 @@ void wfb_graph_free(wfb_graph *g)
     free(g->execs);
     free(g->waits);
     free(g->streams);
+    free(g->periods);
     free(g);
 }
 
@@ -350,6 +351,17 @@ int wfb_vertex_only_read(const wfb_graph *g, uint32_t v)
     return (g->v_flags[v] & WFB_VF_ONLY_READ) != 0;
 }
 int wfb_exec_costs_known(const wfb_graph *g) { return !g->exec_costs_unknown; }
+
+int wfb_cpu_known(const wfb_graph *g) { return g->cpu_known; }
+
+size_t wfb_period_count(const wfb_graph *g) { return g->n_periods; }
+const wfb_period *wfb_period_at(const wfb_graph *g, size_t i) { return &g->periods[i]; }
+
+double wfb_worker_preempted_share(const wfb_worker_stats *w)
+{
+    double span = wfb_worker_span(w);
+    return span > 0 ? w->preempted_s / span : NAN; /* NAN preempted: NAN */
+}
 
 double wfb_worker_span(const wfb_worker_stats *w)
 {
@@ -711,6 +723,6 @@ size_t wfb_graph_bytes(const wfb_graph *g)
     if (g->finished)
         b += (g->ids.count + 1) * 4 * 2 + g->ne * 4 * 2 + g->ids.count * 4;
     b += g->n_workers * sizeof *g->workers + g->n_tasks * sizeof *g->tasks +
-         g->cap_execs * sizeof *g->execs;
+         g->cap_execs * sizeof *g->execs + g->n_periods * sizeof *g->periods;
     return b;
 }

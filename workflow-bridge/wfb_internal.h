@@ -7,6 +7,7 @@
 
 #include "wfb.h"
 #include "kit.h"
+#include "mon_reader.h" /* mon_key_table */
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -75,6 +76,9 @@ struct wfb_graph {
     size_t n_waits;
     wfb_stream_stats *streams; /* wfb_streams.c */
     size_t n_streams;
+    wfb_period *periods;       /* the as-executed graph (wfb_execgraph.c) */
+    size_t n_periods;
+    bool cpu_known;            /* the trace has CPU readings (flag C) */
     struct wfb_loss_copy *loss; /* what the input lacked; NULL when complete */
     wfb_clock_alignment *clocks; /* a multi-rank trace's clock alignment, or NULL */
     uint32_t n_runs;            /* LPEL runs (0: not a trace) */
@@ -170,6 +174,11 @@ struct json_t *wfb_json_num(double x);
 struct json_t *wfb_json_str(const char *s);
 int wfb_json_dump(struct json_t *root, FILE *out);
 
+/* An as-executed path of steps (wfb_report_steps.c): its text lines
+ * after the title, and its JSON object. */
+void wfb_steps_text(const wfb_graph *g, const wfb_path *p, FILE *out);
+struct json_t *wfb_steps_json(const wfb_graph *g, const wfb_path *p);
+
 /* The input loss as a JSON object (jansson), for the reports. */
 struct json_t *wfb_input_loss_json(const wfb_input_loss *loss);
 void wfb_loss_free(struct wfb_loss_copy *copy);
@@ -205,6 +214,44 @@ int wfb_stream_table_feed(wfb_stream_table *t, uint32_t run, const struct mon_ev
 /* Moves the rows into g (the table is emptied); -1 when out of memory. */
 int wfb_stream_table_store(wfb_stream_table *t, wfb_graph *g);
 void wfb_stream_table_free(wfb_stream_table *t);
+
+/* The as-executed graph as the lifter records it (wfb_execgraph.c): the
+ * periods in the order they began, what each task and worker is in. */
+struct mon_interval;
+typedef struct wfb_execgraph {
+    wfb_period *rows;
+    size_t n, cap;
+    struct aeg_task *tasks;     /* by task index */
+    size_t cap_tasks;
+    struct aeg_worker *workers; /* by worker number */
+    size_t cap_workers;
+    mon_key_table sent;         /* records sent to another rank, by message id */
+} wfb_execgraph;
+/* An EXEC interval of task (its index) opens / closes; -1 out of memory. */
+int wfb_execgraph_open(wfb_execgraph *a, uint32_t run, uint32_t task,
+                       const struct mon_interval *iv);
+void wfb_execgraph_close(wfb_execgraph *a, uint32_t task, const struct mon_interval *iv);
+/* A worker's IDLE interval closed: it waited between two periods. */
+void wfb_execgraph_idle(wfb_execgraph *a, uint32_t run, const struct mon_interval *iv);
+/* The task's BLOCKED interval closed (at its dispatch): the cause of its
+ * next period. */
+void wfb_execgraph_blocked(wfb_execgraph *a, uint32_t task, const struct mon_interval *iv);
+/* stream_wake at time `at`: task waker (running) woke task woken. */
+void wfb_execgraph_wake(wfb_execgraph *a, uint32_t waker, uint32_t woken, double at);
+/* task_create of task on worker at time `at` (ready from then). */
+void wfb_execgraph_created(wfb_execgraph *a, uint32_t run, uint32_t task, unsigned worker,
+                           double at);
+/* message_sent of msg by task at `at` (its running period sent it);
+ * message_received of msg by task: when the task's running period followed
+ * a wait at a channel, the sending period is its cause (data, across
+ * ranks). -1 out of memory. */
+int wfb_execgraph_sent(wfb_execgraph *a, uint32_t run, uint32_t task, uint64_t msg, double at);
+void wfb_execgraph_received(wfb_execgraph *a, uint32_t run, uint32_t task, uint64_t msg);
+/* The task wrote data state vertex (in its running period). */
+void wfb_execgraph_wrote(wfb_execgraph *a, uint32_t task, uint32_t vertex);
+/* Moves the periods into g. */
+int wfb_execgraph_store(wfb_execgraph *a, wfb_graph *g);
+void wfb_execgraph_free(wfb_execgraph *a);
 
 /* Appends one execution; returns its index or WFB_NONE. */
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x);

@@ -17,7 +17,15 @@
  *
  * Execution cost (docs/METRICS.md, eq. 2): the time the task was
  * dispatched during the component execution, never the time it sat
- * blocked inside it. A trace may hold several runs (runtime instances):
+ * blocked inside it. Its CPU time (flag C): each period's time on a core
+ * (the period layer's preempted time taken off) spread over the
+ * executions in it in proportion to their part, known only once the period
+ * ends, so an execution that ends inside a period is corrected then.
+ *
+ * Besides the message graph, the lifter records the as-executed graph of
+ * the periods and their causes (wfb_execgraph.c), the blocked and ready
+ * time of every wait (the period layer's split at the wake), and the
+ * workers' CPU time, all from the period layer's intervals. A trace may hold several runs (runtime instances):
  * task, stream and message ids restart with each, so tasks are keyed by
  * (run, id), messages of run r > 1 are named r<r>.m<id>, and each worker
  * gets one row per run.
@@ -46,9 +54,17 @@ typedef struct open_exec {
     bool open, implicit, wrote;
     double begin;
     double exec_at_begin; /* the task's execution time when it began */
+    double cpu_acc;       /* its CPU time in periods that have ended */
     uint32_t *reads, *writes; /* vertices */
     size_t n_reads, n_writes, cap_reads, cap_writes;
 } open_exec;
+
+/* An execution that ended inside the task's running period: `part`
+ * seconds of it are in that period, whose CPU share is known at its end. */
+typedef struct exec_part {
+    uint32_t exec;
+    double part;
+} exec_part;
 
 typedef struct task_state {
     wfb_task_stats stats;
@@ -56,6 +72,8 @@ typedef struct task_state {
     uint32_t trace_run; /* mon_event.run (stats.run is dense, from 1) */
     uint32_t name;    /* in g->strs */
     open_exec exec;
+    exec_part *parts; /* executions ended in the running period */
+    size_t n_parts, cap_parts;
     bool has_load; /* a load summary, used when there are no dispatches */
     uint64_t load_dispatches;
     double load_exec_s;
@@ -65,6 +83,7 @@ typedef struct task_state {
 typedef struct worker_state {
     wfb_worker_stats stats;
     bool seen;
+    bool cpu_seen; /* a CPU stretch (flag C) */
     bool has_load; /* a load summary, used when there are no detailed events */
     wfb_worker_stats load;
 } worker_state;
@@ -92,9 +111,12 @@ struct wfb_lifter {
     wfb_stream_table streams; /* traffic per stream (wfb_streams.c) */
     uint32_t *run_seen;   /* the trace's run numbers, in the order they appeared */
     size_t n_runs_seen, cap_runs_seen;
+    wfb_execgraph aeg;    /* the as-executed graph (wfb_execgraph.c) */
+    bool cpu_seen;        /* CPU readings in the trace */
 };
 
 static int on_interval(void *ctx, const mon_interval *iv);
+static int on_interval_open(void *ctx, const mon_interval *iv);
 
 wfb_lifter *wfb_lifter_new(wfb_graph *g)
 {
@@ -102,7 +124,7 @@ wfb_lifter *wfb_lifter_new(wfb_graph *g)
     if (!l)
         return NULL;
     l->g = g;
-    mon_period_sink sink = {.ctx = l, .close = on_interval};
+    mon_period_sink sink = {.ctx = l, .open = on_interval_open, .close = on_interval};
     if (!(l->periods = mon_periods_new(&sink))) {
         free(l);
         return NULL;
@@ -117,7 +139,9 @@ void wfb_lifter_free(wfb_lifter *l)
     for (size_t i = 0; i < l->n_tasks; i++) {
         free(l->tasks[i].exec.reads);
         free(l->tasks[i].exec.writes);
+        free(l->tasks[i].parts);
     }
+    wfb_execgraph_free(&l->aeg);
     free(l->tasks);
     kit_index_map_free(&l->task_map);
     free(l->workers);
@@ -198,6 +222,8 @@ static int keep_row(wfb_lifter *l, worker_state *w)
         w->stats.waits = w->load.waits;
         w->stats.wait_s = w->load.wait_s;
     }
+    if (!w->cpu_seen)
+        w->stats.cpu_s = w->stats.preempted_s = NAN;
     if (KIT_GROW(l->rows, l->cap_rows, l->n_rows + 1))
         return -1;
     l->rows[l->n_rows++] = w->stats;
@@ -269,17 +295,27 @@ static int push_vertex(uint32_t **list, size_t *n, size_t *cap, uint32_t v)
 
 /* ---- vertices ---- */
 
-/* m<id>, or r<run>.m<id> after the first run; moved: @w<worker>. */
+/* A message's name in every output (docs/METRICS.md section 2): m and its
+ * id as `snetmon dump` prints it (m1.8: worker 1's 8th; m1:0.5 made on
+ * rank 1), r<run>. before it after the first run. */
+static void message_name(char *buf, size_t len, uint32_t run, uint64_t msg)
+{
+    char prefix[24] = "", id[40];
+    if (run > 1)
+        snprintf(prefix, sizeof prefix, "r%" PRIu32 ".", run);
+    snprintf(buf, len, "%sm%s", prefix, mon_msg_id_format(msg, id, sizeof id));
+}
+
+/* The message's state; moved: as read on worker (@w<worker>). */
 static uint32_t message_vertex(wfb_lifter *l, uint32_t run, uint64_t msg, bool moved,
                                uint32_t worker)
 {
-    char id[80], prefix[24] = "";
-    if (run > 1)
-        snprintf(prefix, sizeof prefix, "r%" PRIu32 ".", run);
+    char id[96], name[80];
+    message_name(name, sizeof name, run, msg);
     if (moved)
-        snprintf(id, sizeof id, "%sm%" PRIu64 "@w%" PRIu32, prefix, msg, worker);
+        snprintf(id, sizeof id, "%s@w%" PRIu32, name, worker);
     else
-        snprintf(id, sizeof id, "%sm%" PRIu64, prefix, msg);
+        snprintf(id, sizeof id, "%s", name);
     uint32_t v = wfb_vertex_ref(l->g, id, strlen(id), 0);
     return v == WFB_NONE || wfb_vertex_set_run(l->g, v, run) ? WFB_NONE : v;
 }
@@ -357,21 +393,53 @@ static double exec_time_at(const wfb_lifter *l, const task_state *t, double time
     return t->stats.exec_s + (running ? exec_cost(seconds(running->start), time) : 0.0);
 }
 
+/* The execution's CPU time: what ended periods gave it, and its part of
+ * the running one, counted whole until that period ends (exec_parts_end). */
+static int exec_cpu(wfb_lifter *l, task_state *t, uint32_t exec, double end)
+{
+    const mon_interval *running = mon_periods_running(l->periods, t->trace_run, t->stats.task);
+    double part = 0;
+    if (running)
+        part = exec_cost(fmax(t->exec.begin, seconds(running->start)), end);
+    l->g->execs[exec].cpu_s = t->exec.cpu_acc + part;
+    if (part <= 0)
+        return 0;
+    if (KIT_GROW(t->parts, t->cap_parts, t->n_parts + 1))
+        return -1;
+    t->parts[t->n_parts++] = (exec_part){exec, part};
+    return 0;
+}
+
+/* The task's period [start, end] ended, `preempted` of it off the core
+ * (0 without a reading): the executions in it get their CPU share. */
+static void exec_parts_end(wfb_lifter *l, task_state *t, double start, double end,
+                           double preempted)
+{
+    double len = end - start, ratio = len > 0 ? preempted / len : 0;
+    for (size_t i = 0; i < t->n_parts; i++) {
+        double *cpu = &l->g->execs[t->parts[i].exec].cpu_s;
+        *cpu = fmax(0, *cpu - t->parts[i].part * ratio);
+    }
+    t->n_parts = 0;
+    if (t->exec.open)
+        t->exec.cpu_acc += exec_cost(fmax(start, t->exec.begin), end) * (1 - ratio);
+}
+
 static int close_exec(wfb_lifter *l, task_state *t, double end)
 {
     open_exec *x = &t->exec;
     if (!x->open)
         return 0;
     x->open = false;
-    wfb_exec row = {(uint32_t)(t - l->tasks), t->stats.worker, x->begin, end};
-    uint32_t exec = wfb_graph_add_exec(l->g, &row);
-    if (exec == WFB_NONE)
-        return -1;
-    t->stats.executions++;
-    l->execs_seen = true;
     /* Dispatched time only: blocked inside the execution (a full output
      * stream) the task does not execute. */
     double cost = exec_cost(x->exec_at_begin, exec_time_at(l, t, end));
+    wfb_exec row = {(uint32_t)(t - l->tasks), t->stats.worker, x->begin, end, cost, cost};
+    uint32_t exec = wfb_graph_add_exec(l->g, &row);
+    if (exec == WFB_NONE || exec_cpu(l, t, exec, end))
+        return -1;
+    t->stats.executions++;
+    l->execs_seen = true;
     int rc = 0;
     if (x->n_reads && !x->n_writes) {
         rc = lift_delete(l, t, exec, end, cost);
@@ -394,6 +462,7 @@ static int open_exec_at(wfb_lifter *l, task_state *t, double time, bool implicit
     t->exec.implicit = implicit;
     t->exec.begin = time;
     t->exec.exec_at_begin = exec_time_at(l, t, time);
+    t->exec.cpu_acc = 0;
     return 0;
 }
 
@@ -425,15 +494,19 @@ static uint64_t stored_relation_hash(const void *ctx, uint32_t i)
     return relation_hash(&l->waits[i]);
 }
 
-/* Adds one wait of `seconds` to its relation, creating it when new. */
-static int add_wait(wfb_lifter *l, const wfb_wait_relation *key, double seconds)
+/* Adds one wait (key's total_s blocked, ready_s ready, woken) to its
+ * relation, creating it when new. */
+static int add_wait(wfb_lifter *l, const wfb_wait_relation *key)
 {
     wait_probe probe = {l, key};
     uint64_t hash = relation_hash(key);
     uint32_t found = kit_index_map_find(&l->wait_map, hash, same_relation, &probe);
     if (found != UINT32_MAX) {
-        l->waits[found].count++;
-        l->waits[found].total_s += seconds;
+        wfb_wait_relation *w = &l->waits[found];
+        w->count++;
+        w->total_s += key->total_s;
+        w->ready_s += key->ready_s;
+        w->woken += key->woken;
         return 0;
     }
     if (KIT_GROW(l->waits, l->cap_waits, l->n_waits + 1))
@@ -441,7 +514,6 @@ static int add_wait(wfb_lifter *l, const wfb_wait_relation *key, double seconds)
     wfb_wait_relation *w = &l->waits[l->n_waits];
     *w = *key;
     w->count = 1;
-    w->total_s = seconds;
     if (kit_index_map_insert(&l->wait_map, hash, (uint32_t)l->n_waits, stored_relation_hash, l) !=
         0)
         return -1;
@@ -451,22 +523,79 @@ static int add_wait(wfb_lifter *l, const wfb_wait_relation *key, double seconds)
 
 static uint32_t dense_run(wfb_lifter *l, uint32_t trace_run);
 
+/* A wait that ended with the task's dispatch: blocked (to the wake) and
+ * ready (the wake to the dispatch) apart, for the task, its worker and its
+ * waiting relation (docs/METRICS.md section 3). */
+static int lift_wait(wfb_lifter *l, task_state *t, worker_state *w, const mon_interval *iv)
+{
+    double blocked = seconds(mon_interval_blocked_ns(iv)), ready = seconds(mon_interval_ready_ns(iv));
+    t->stats.blocked_s += blocked;
+    t->stats.ready_s += ready;
+    if (w) {
+        w->stats.blocked_s += blocked;
+        w->stats.ready_s += ready;
+    }
+    wfb_wait_relation key = {.run = t->stats.run,
+                             .waiter = t->stats.task,
+                             .waited_for = iv->peer,
+                             .stream = iv->stream,
+                             .on_empty = iv->empty ? 1 : 0,
+                             .total_s = blocked,
+                             .on_channel = iv->channel,
+                             .ready_s = ready,
+                             .woken = iv->woken};
+    return add_wait(l, &key);
+}
+
+/* A stretch between two CPU readings of a worker (flag C). */
+static void lift_cpu(wfb_lifter *l, worker_state *w, const mon_interval *iv)
+{
+    l->cpu_seen = true;
+    if (!w)
+        return;
+    w->cpu_seen = true;
+    w->stats.cpu_s += seconds(iv->cpu);
+    w->stats.preempted_s += seconds(iv->preempted);
+    w->stats.preemptions += iv->preemptions;
+}
+
+/* An execution period: the task's execution time, its worker's busy time,
+ * the CPU share of the executions in it, the as-executed graph. */
+static void lift_period(wfb_lifter *l, task_state *t, worker_state *w, const mon_interval *iv)
+{
+    double start = seconds(iv->start), end = seconds(iv->end);
+    double d = exec_cost(start, end), preempted = iv->cpu_known ? seconds(iv->preempted) : 0;
+    t->stats.exec_s += d;
+    t->stats.preempted_s += preempted;
+    if (w) {
+        w->stats.busy_s += d;
+        w->stats.preempted_periods += preempted > 0;
+    }
+    exec_parts_end(l, t, start, end, preempted);
+    wfb_execgraph_close(&l->aeg, (uint32_t)(t - l->tasks), iv);
+}
+
 /* The intervals of the period layer (mon_reader.h) as they close: an
  * execution period adds to its task's execution time and its worker's busy
  * time, a worker's wait to its waiting time, a stream block ended by the
  * task's dispatch to its waiting relation (docs/METRICS.md section 3; a
- * block whose dispatch the trace lacks is not counted). */
+ * block whose dispatch the trace lacks is not counted), a CPU stretch to
+ * its worker's CPU time. */
 static int on_interval(void *ctx, const mon_interval *iv)
 {
     wfb_lifter *l = ctx;
     uint32_t trace_run = iv->run, run = dense_run(l, trace_run ? trace_run : 1);
     if (!run)
         return -1;
-    double d = exec_cost(seconds(iv->start), seconds(iv->end));
     worker_state *w = worker_in_run(l, run, iv->worker);
     if (iv->kind == MON_INTERVAL_IDLE) {
         if (w)
-            w->stats.wait_s += d;
+            w->stats.wait_s += exec_cost(seconds(iv->start), seconds(iv->end));
+        wfb_execgraph_idle(&l->aeg, run, iv);
+        return 0;
+    }
+    if (iv->kind == MON_INTERVAL_CPU) {
+        lift_cpu(l, w, iv);
         return 0;
     }
     if (iv->kind == MON_INTERVAL_BLOCKED && iv->how != MON_END_DISPATCH)
@@ -475,14 +604,24 @@ static int on_interval(void *ctx, const mon_interval *iv)
     if (!t)
         return -1;
     if (iv->kind == MON_INTERVAL_BLOCKED) {
-        wfb_wait_relation key = {t->stats.run, t->stats.task, iv->peer, iv->stream,
-                                 iv->empty ? 1 : 0, 0, 0, iv->channel};
-        return add_wait(l, &key, d);
+        wfb_execgraph_blocked(&l->aeg, (uint32_t)(t - l->tasks), iv);
+        return lift_wait(l, t, w, iv);
     }
-    t->stats.exec_s += d;
-    if (w)
-        w->stats.busy_s += d;
+    lift_period(l, t, w, iv);
     return 0;
+}
+
+/* An execution period begins: a row of the as-executed graph. */
+static int on_interval_open(void *ctx, const mon_interval *iv)
+{
+    wfb_lifter *l = ctx;
+    if (iv->kind != MON_INTERVAL_EXEC)
+        return 0;
+    uint32_t trace_run = iv->run, run = dense_run(l, trace_run ? trace_run : 1);
+    task_state *t = run ? task_of(l, run, trace_run, iv->task, iv->worker) : NULL;
+    if (!t)
+        return -1;
+    return wfb_execgraph_open(&l->aeg, run, (uint32_t)(t - l->tasks), iv);
 }
 
 /* ---- events ---- */
@@ -511,11 +650,9 @@ static uint32_t written_state(wfb_lifter *l, uint32_t run, const mon_event *ev)
 static uint32_t crossing_state(wfb_lifter *l, uint32_t run, uint64_t msg, bool arrival,
                                uint32_t rank, bool create, bool *found)
 {
-    char id[96], prefix[24] = "";
-    if (run > 1)
-        snprintf(prefix, sizeof prefix, "r%" PRIu32 ".", run);
-    snprintf(id, sizeof id, "%sm%" PRIu64 "%srank%" PRIu32, prefix, msg, arrival ? "@" : ">",
-             rank);
+    char id[112], name[80];
+    message_name(name, sizeof name, run, msg);
+    snprintf(id, sizeof id, "%s%srank%" PRIu32, name, arrival ? "@" : ">", rank);
     *found = false;
     uint32_t v = wfb_vertex_find(l->g, id, strlen(id));
     if (v != WFB_NONE && wfb_vertex_defined(l->g, v)) {
@@ -546,6 +683,8 @@ static int cross(wfb_lifter *l, task_state *t, uint32_t src, uint32_t v,
 static int on_sent(wfb_lifter *l, task_state *t, const mon_event *ev)
 {
     uint32_t run = t->stats.run;
+    if (wfb_execgraph_sent(&l->aeg, run, (uint32_t)(t - l->tasks), ev->msg, l->now))
+        return -1;
     bool found;
     uint32_t src = crossing_state(l, run, ev->msg, true, ev->rank, false, &found);
     if (!found && (src = written_state(l, run, ev)) == WFB_NONE)
@@ -560,6 +699,7 @@ static int on_sent(wfb_lifter *l, task_state *t, const mon_event *ev)
 static int on_received(wfb_lifter *l, task_state *t, const mon_event *ev)
 {
     uint32_t run = t->stats.run;
+    wfb_execgraph_received(&l->aeg, run, (uint32_t)(t - l->tasks), ev->msg);
     bool found;
     uint32_t src = crossing_state(l, run, ev->msg, false, ev->rank, false, &found);
     if (!found && (src = written_state(l, run, ev)) == WFB_NONE)
@@ -613,6 +753,7 @@ static int on_written(wfb_lifter *l, task_state *t, const mon_event *ev)
         (name && wfb_vertex_set_attr(g, v, WFB_ATTR_ORIGIN, origin)) ||
         remember_worker(l, v, ev->worker))
         return -1;
+    wfb_execgraph_wrote(&l->aeg, (uint32_t)(t - l->tasks), v);
     if (!t->exec.open)
         return 0; /* written outside an execution: an input of the network */
     t->exec.wrote = true;
@@ -687,8 +828,9 @@ static uint32_t dense_run(wfb_lifter *l, uint32_t trace_run)
 }
 
 /* The events the lifter reads; the others (task_create, stream reads,
- * closes and wakes, run_start, channel_open) say nothing it keeps, and
- * must not make a worker's row begin or end later. */
+ * closes and wakes, run_start, channel_open, cpu_time: the period layer's
+ * and the as-executed graph's) say nothing it keeps, and must not make a
+ * worker's row begin or end later. */
 static bool lifted(mon_event_kind kind)
 {
     switch (kind) {
@@ -698,6 +840,7 @@ static bool lifted(mon_event_kind kind)
     case MON_EV_STREAM_WAKE:
     case MON_EV_RUN_START:
     case MON_EV_CHANNEL_OPEN:
+    case MON_EV_CPU_TIME: /* the period layer's (mon_periods) */
         return false;
     default:
         return (unsigned)kind < MON_EV_KIND_COUNT;
@@ -735,12 +878,48 @@ static bool is_worker_event(mon_event_kind kind)
            kind == MON_EV_WORKER_LOAD;
 }
 
+/* The task of the event's run, NULL when the trace has not named it. */
+static task_state *task_find(wfb_lifter *l, uint32_t run, uint64_t task)
+{
+    task_probe probe = {l, task_key(run, task)};
+    uint32_t found = kit_index_map_find(&l->task_map, probe.key, same_task, &probe);
+    return found != UINT32_MAX ? &l->tasks[found] : NULL;
+}
+
+/* What the as-executed graph takes from events the lifter does not lift:
+ * who woke a task (in which period), when a task was created (ready). */
+static int feed_execgraph(wfb_lifter *l, const mon_event *ev)
+{
+    uint32_t trace_run = ev->run ? ev->run : 1, run = dense_run(l, trace_run);
+    if (!run)
+        return -1;
+    double now = seconds(ev->time);
+    if (ev->kind == MON_EV_TASK_CREATE) {
+        task_state *t = task_of(l, run, trace_run, ev->task, ev->worker);
+        if (!t)
+            return -1;
+        wfb_execgraph_created(&l->aeg, run, (uint32_t)(t - l->tasks), ev->worker, now);
+        return 0;
+    }
+    task_state *waker = task_of(l, run, trace_run, ev->task, ev->worker);
+    if (!waker)
+        return -1;
+    task_state *woken = task_find(l, run, ev->peer); /* after task_of, which may move tasks */
+    if (woken)
+        wfb_execgraph_wake(&l->aeg, (uint32_t)(waker - l->tasks), (uint32_t)(woken - l->tasks),
+                           now);
+    return 0;
+}
+
 int wfb_lifter_feed_mon(wfb_lifter *l, const mon_event *ev, wfb_error *err)
 {
     /* The periods first: one closed by this event belongs to the run its
      * worker was in before this event moves the worker on to another. */
     int rc = mon_periods_feed(l->periods, ev);
     if (rc)
+        return oom(l, err);
+    if ((ev->kind == MON_EV_TASK_CREATE || ev->kind == MON_EV_STREAM_WAKE) &&
+        feed_execgraph(l, ev))
         return oom(l, err);
     if (!lifted(ev->kind))
         return 0;
@@ -828,8 +1007,9 @@ static int store_tables(wfb_lifter *l)
         memcpy(g->waits, l->waits, l->n_waits * sizeof *g->waits);
         g->n_waits = l->n_waits;
     }
-    if (wfb_stream_table_store(&l->streams, g))
+    if (wfb_stream_table_store(&l->streams, g) || wfb_execgraph_store(&l->aeg, g))
         return -1;
+    g->cpu_known = l->cpu_seen;
     if (l->n_rows)
         memcpy(g->workers, l->rows, l->n_rows * sizeof *g->workers);
     g->n_workers = l->n_rows;

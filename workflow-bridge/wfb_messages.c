@@ -15,6 +15,13 @@
  * merge of their descendants) did the work of all k; counting it whole in
  * each would make the latencies of all inputs add up to more than the
  * execution time there was. Each input is charged 1/k of it.
+ *
+ * Why the whole input's eq. 1 adds up the runs' own spans, of the runs
+ * with inputs only: a trace of repetitions is one experiment run several
+ * times, so its throughput is all inputs over all the time their runs
+ * took - a weighted mean of the runs' throughputs, never below the slowest
+ * run's; a run without inputs (LPEL tasks without S-Net records) took time
+ * for none, and adding its span put the whole below every run.
  */
 #include "wfb_internal.h"
 
@@ -31,6 +38,7 @@ typedef struct walk {
     uint32_t *share;    /* per execution key: inputs whose walks reach it */
     size_t n_exec_ids;  /* keys below: execution groups; above: single edges */
     bool shared;        /* some execution is reached from two inputs or more */
+    bool cpu;           /* costs are the executions' CPU times (--cpu-time) */
 } walk;
 
 static bool is_input(const wfb_graph *g, uint32_t v)
@@ -52,6 +60,14 @@ static size_t exec_key(const wfb_graph *g, const walk *w, uint32_t e)
 {
     uint32_t x = g->e_exec ? g->e_exec[e] : WFB_NONE;
     return x != WFB_NONE ? x : w->n_exec_ids + e;
+}
+
+/* An edge's cost: its execution's CPU time with --cpu-time (edges without
+ * an execution, transfers, cost nothing either way), else its cost. */
+static double edge_cost(const wfb_graph *g, const walk *w, uint32_t e)
+{
+    uint32_t x = w->cpu && g->e_exec ? g->e_exec[e] : WFB_NONE;
+    return x != WFB_NONE && x < g->n_execs ? g->execs[x].cpu_s : g->e_cost[e];
 }
 
 /* One walk from l->input. The first (counting) notes for each execution
@@ -80,7 +96,8 @@ static void walk_lifeline(const wfb_graph *g, walk *w, uint32_t stamp, bool coun
                 w->seen_x[k] = stamp;
                 if (counting && w->share[k]++)
                     w->shared = true;
-                lat += counting ? g->e_cost[e] : g->e_cost[e] / (double)w->share[k];
+                double c = edge_cost(g, w, e);
+                lat += counting ? c : c / (double)w->share[k];
             }
             if (w->seen_v[d] != stamp) {
                 w->seen_v[d] = stamp;
@@ -90,7 +107,7 @@ static void walk_lifeline(const wfb_graph *g, walk *w, uint32_t stamp, bool coun
             }
         }
     }
-    l->latency_s = g->exec_costs_unknown ? NAN : lat;
+    l->latency_s = g->exec_costs_unknown || (w->cpu && !g->cpu_known) ? NAN : lat;
     if (counting)
         l->end_to_end_s = last - t0;
 }
@@ -214,12 +231,51 @@ static void run_figures(const wfb_graph *g, const wfb_message_report *r, const w
         if (busy_by_location(g, w, &f->busy_max_s, &total) == 0)
             f->exec_s = total;
     }
-    f->throughput_per_s = f->span_s > 0 ? (double)f->inputs / f->span_s : NAN;
-    f->throughput_busy_per_s = f->busy_max_s > 0 ? (double)f->inputs / f->busy_max_s : NAN;
+    f->cpu_time = w->cpu;
     if (g->exec_costs_unknown)
         f->latency_unknown_why = "the trace has component executions but no task periods to "
                                  "time them (record with -m T)";
+    else if (w->cpu && !g->cpu_known)
+        f->latency_unknown_why = "latency over CPU time needs the workers' CPU readings "
+                                 "(record with -m C, trace format 3.2)";
     latency_figures(r, run, scratch, f);
+}
+
+/* Eq. 1 and its busy-time variant of figures whose span and busy time are
+ * set: n/a with the reason for a run without inputs. */
+static void throughputs(wfb_run_figures *f)
+{
+    if (!f->inputs) {
+        f->throughput_unknown_why = "no inputs: the run has no message traces (record with -m M) "
+                                    "or passed no S-Net records (LPEL tasks only)";
+        f->throughput_per_s = f->throughput_busy_per_s = NAN;
+        return;
+    }
+    f->throughput_per_s = f->span_s > 0 ? (double)f->inputs / f->span_s : NAN;
+    f->throughput_busy_per_s = f->busy_max_s > 0 ? (double)f->inputs / f->busy_max_s : NAN;
+}
+
+/* The whole input of several runs: its span and busy time are those of
+ * the runs with inputs, added up (see the top of the file). */
+static void sum_runs(const wfb_message_report *r, wfb_run_figures *total)
+{
+    double span = 0, busy = 0;
+    total->runs_without_inputs = 0;
+    total->span_unknown_why = NULL;
+    for (size_t i = 0; i < r->n_runs; i++) {
+        const wfb_run_figures *f = &r->runs[i];
+        if (!f->inputs) {
+            total->runs_without_inputs++;
+            continue;
+        }
+        span += f->span_s;
+        busy += f->busy_max_s;
+        if (f->span_unknown_why)
+            total->span_unknown_why = f->span_unknown_why;
+    }
+    total->span_s = total->span_unknown_why ? NAN : span;
+    total->busy_max_s = busy;
+    total->span_worker = total->busy_worker = WFB_NONE; /* no one worker's */
 }
 
 static void flag_timeouts(wfb_message_report *r)
@@ -247,6 +303,7 @@ static int walk_alloc(const wfb_graph *g, walk *w)
     w->n_exec_ids = max_exec_id(g);
     size_t nkeys = w->n_exec_ids + g->ne;
     w->stack = malloc((nv ? nv : 1) * sizeof *w->stack);
+    w->cpu = false;
     w->seen_v = calloc(nv ? nv : 1, sizeof *w->seen_v);
     w->seen_x = calloc(nkeys ? nkeys : 1, sizeof *w->seen_x);
     w->share = calloc(nkeys ? nkeys : 1, sizeof *w->share);
@@ -300,16 +357,20 @@ int wfb_message_metrics_compute(const wfb_graph *g, const wfb_message_options *o
         rc = -1;
         goto out;
     }
+    w.cpu = opt && opt->cpu_time;
     measure_lifelines(g, &w, r);
     run_figures(g, r, &w, 0, opt, scratch, &r->total);
-    for (uint32_t run = 1; run <= g->n_runs; run++) {
+    for (uint32_t run = 1; g->n_runs > 1 && run <= g->n_runs; run++) {
         wfb_run_figures *f = &r->runs[r->n_runs++];
-        if (g->n_runs == 1) { /* the one run is the whole input */
-            *f = r->total;
-            f->run = 1;
-        } else {
-            run_figures(g, r, &w, run, opt, scratch, f);
-        }
+        run_figures(g, r, &w, run, opt, scratch, f);
+        throughputs(f);
+    }
+    if (g->n_runs > 1)
+        sum_runs(r, &r->total);
+    throughputs(&r->total);
+    if (g->n_runs == 1) { /* the one run is the whole input */
+        r->runs[r->n_runs] = r->total;
+        r->runs[r->n_runs++].run = 1;
     }
     flag_timeouts(r);
 out:

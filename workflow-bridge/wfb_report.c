@@ -110,6 +110,8 @@ static json_t *path_json(const wfb_graph *g, const wfb_path *p)
 {
     if (!p || !p->valid)
         return json_null();
+    if (p->n_steps)
+        return wfb_steps_json(g, p);
     json_t *o = json_object(), *vs = json_array(), *es = json_array();
     json_t *steps = json_array();
     json_object_set_new(o, "length_s", num(p->length_s));
@@ -139,6 +141,10 @@ static void path_text(const wfb_graph *g, const char *title, const wfb_path *p, 
     fprintf(out, "%s:\n", title);
     if (!p || !p->valid) {
         fprintf(out, "  not available (the input has no start/end times)\n\n");
+        return;
+    }
+    if (p->n_steps) {
+        wfb_steps_text(g, p, out);
         return;
     }
     fprintf(out, "  length %.9g s, %zu vertices (per vertex: its step, the time the path spends "
@@ -200,7 +206,11 @@ static void wcp_text(const wfb_graph *g, const wfb_path *longest, const wfb_path
     wfb_report_clock_alignment(wfb_graph_clock_alignment(g), WFB_OUT_TEXT, out);
     fputc('\n', out);
     path_text(g, "Longest path by durations (what-if, no contention)", longest, out);
-    path_text(g, "As-executed critical path (last-finishing predecessors)", as_executed, out);
+    path_text(g,
+              as_executed && as_executed->n_steps
+                  ? "As-executed critical path (what each moment of the run waited for)"
+                  : "As-executed critical path (last-finishing predecessors)",
+              as_executed, out);
 }
 
 int wfb_report_wcp_nested(const wfb_graph *g, const wfb_path *longest,
@@ -253,6 +263,9 @@ static void mark_path(const wfb_path *p, uint8_t bit, uint8_t *vmark, uint8_t *e
 {
     if (!p || !p->valid)
         return;
+    for (size_t i = 0; i < p->n_steps; i++) /* a path of steps: the data states it wrote */
+        if (p->steps[i].vertex != WFB_NONE)
+            vmark[p->steps[i].vertex] |= bit;
     for (size_t i = 0; i < p->n; i++)
         vmark[p->vertices[i]] |= bit;
     for (size_t i = 0; i + 1 < p->n; i++)

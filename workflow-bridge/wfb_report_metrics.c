@@ -16,6 +16,9 @@
 #define num wfb_json_num
 #define str_or_null wfb_json_str
 
+/* Why a worker's CPU figures are n/a. */
+#define CPU_UNKNOWN_WHY "no CPU readings: record with -m C (trace format 3.2)"
+
 /* ---- JSON ---- */
 
 static json_t *summary_json(const wfb_summary *s)
@@ -99,13 +102,16 @@ static void figures_json(json_t *o, const wfb_run_figures *f)
     json_object_set_new(o, "inputs_only_read", json_integer((json_int_t)f->inputs_only_read));
     json_object_set_new(o, "throughput_per_s", num(f->throughput_per_s));
     json_object_set_new(o, "span_s", num(f->span_s));
-    json_object_set_new(o, "span_worker", isnan(f->span_s) ? json_null()
-                                                           : json_integer(f->span_worker));
+    json_object_set_new(o, "span_worker", isnan(f->span_s) || f->span_worker == WFB_NONE
+                                              ? json_null()
+                                              : json_integer(f->span_worker));
     json_object_set_new(o, "span_unknown_why", str_or_null(f->span_unknown_why));
+    json_object_set_new(o, "throughput_unknown_why", str_or_null(f->throughput_unknown_why));
     json_object_set_new(o, "throughput_busy_per_s", num(f->throughput_busy_per_s));
     json_object_set_new(o, "busy_max_s", num(f->busy_max_s));
     json_object_set_new(o, "exec_s", num(f->exec_s));
     json_object_set_new(o, "latency_s", summary_json(&f->latency));
+    json_object_set_new(o, "latency_basis", json_string(f->cpu_time ? "cpu" : "dispatched"));
     json_object_set_new(o, "latency_unknown_why", str_or_null(f->latency_unknown_why));
     json_object_set_new(o, "end_to_end_s", summary_json(&f->end_to_end));
     json_object_set_new(o, "jitter_s", num(f->jitter_s));
@@ -115,6 +121,8 @@ static json_t *messages_json(const wfb_graph *g, const wfb_message_report *r)
 {
     json_t *o = json_object(), *anom = json_array(), *runs = json_array();
     figures_json(o, &r->total);
+    json_object_set_new(o, "runs_without_inputs",
+                        json_integer((json_int_t)r->total.runs_without_inputs));
     json_object_set_new(o, "timeout_percentile", num(r->timeout_percentile));
     json_object_set_new(o, "timeout_s", num(r->timeout_s));
     json_object_set_new(o, "missing_events", json_integer((json_int_t)r->n_missing));
@@ -160,6 +168,19 @@ static json_t *workers_json(const wfb_graph *g)
         json_object_set_new(o, "wait_s", num(w->wait_s));
         json_object_set_new(o, "waits", json_integer((json_int_t)w->waits));
         json_object_set_new(o, "unaccounted_s", num(wfb_worker_unaccounted(w)));
+        json_object_set_new(o, "blocked_s", num(w->blocked_s));
+        json_object_set_new(o, "ready_s", num(w->ready_s));
+        json_object_set_new(o, "cpu_s", num(w->cpu_s));
+        json_object_set_new(o, "preempted_s", num(w->preempted_s));
+        json_object_set_new(o, "preempted_share", num(wfb_worker_preempted_share(w)));
+        json_object_set_new(o, "preemptions", isnan(w->cpu_s)
+                                                  ? json_null()
+                                                  : json_integer((json_int_t)w->preemptions));
+        json_object_set_new(o, "preempted_periods",
+                            isnan(w->cpu_s) ? json_null()
+                                            : json_integer((json_int_t)w->preempted_periods));
+        json_object_set_new(o, "cpu_unknown_why",
+                            isnan(w->cpu_s) ? json_string(CPU_UNKNOWN_WHY) : json_null());
         json_array_append_new(workers, o);
     }
     return workers;
@@ -176,6 +197,10 @@ static json_t *tasks_json(const wfb_graph *g)
         json_object_set_new(o, "name", str_or_null(t->name));
         json_object_set_new(o, "worker", json_integer(t->worker));
         json_object_set_new(o, "exec_s", num(t->exec_s));
+        json_object_set_new(o, "cpu_s", num(wfb_cpu_known(g) ? t->exec_s - t->preempted_s : NAN));
+        json_object_set_new(o, "preempted_s", num(wfb_cpu_known(g) ? t->preempted_s : NAN));
+        json_object_set_new(o, "blocked_s", num(t->blocked_s));
+        json_object_set_new(o, "ready_s", num(t->ready_s));
         json_object_set_new(o, "dispatches", json_integer((json_int_t)t->dispatches));
         json_object_set_new(o, "executions", json_integer((json_int_t)t->executions));
         json_object_set_new(b, "input", json_integer((json_int_t)t->blocks[0]));
@@ -238,6 +263,11 @@ static const char *task_name(const task_names *tn, uint32_t run, uint64_t task)
     return NULL;
 }
 
+/* Why a waiting relation names no task waited for. */
+#define WAITED_FOR_UNKNOWN_WHY                                                                 \
+    "the trace has neither the wake nor the other end's stream_open (lost events, or a task "  \
+    "--mon-tasks left out)"
+
 static json_t *waits_json(const wfb_graph *g)
 {
     task_names tn = task_names_of(g);
@@ -256,9 +286,63 @@ static json_t *waits_json(const wfb_graph *g)
         json_object_set_new(o, "via", json_string(w->on_channel ? "channel" : "stream"));
         json_object_set_new(o, "count", json_integer((json_int_t)w->count));
         json_object_set_new(o, "total_s", num(w->total_s));
+        json_object_set_new(o, "ready_s", num(w->ready_s));
+        json_object_set_new(o, "woken", json_integer((json_int_t)w->woken));
+        json_object_set_new(o, "waited_for_unknown_why",
+                            str_or_null(w->waited_for ? NULL : WAITED_FOR_UNKNOWN_WHY));
         json_array_append_new(list, o);
     }
     free(tn.v);
+    return list;
+}
+
+/* The text of a worker's preemption warning (docs/METRICS.md section 3),
+ * "" when its share is below WFB_PREEMPTED_WARN_SHARE. */
+static const char *preemption_warning(const wfb_graph *g, const wfb_worker_stats *w, char *buf,
+                                      size_t len)
+{
+    double share = wfb_worker_preempted_share(w);
+    buf[0] = '\0';
+    if (!(share > WFB_PREEMPTED_WARN_SHARE))
+        return buf;
+    char name[64], run[32] = "";
+    if (wfb_run_count(g) > 1)
+        snprintf(run, sizeof run, " of run %" PRIu32, w->run);
+    snprintf(buf, len,
+             "%s%s was off its core %.6g s, %.1f%% of its span (the OS ran something else: %llu "
+             "involuntary switches, %llu of its periods hit): its busy time and its tasks' "
+             "execution times count that time, and with them latency (eq. 2), jitter (eq. 3), the "
+             "busy-time throughput and the as-executed path; `snetmon metrics --cpu-time` gives "
+             "latency and jitter over CPU time",
+             wfb_worker_name(g, w->run, w->worker, name, sizeof name), run, w->preempted_s,
+             100 * share, (unsigned long long)w->preemptions,
+             (unsigned long long)w->preempted_periods);
+    return buf;
+}
+
+static json_t *warnings_json(const wfb_graph *g)
+{
+    static const char *const affects[] = {"busy_s", "exec_s", "latency_s", "jitter_s",
+                                          "throughput_busy_per_s", "as_executed"};
+    json_t *list = json_array();
+    for (size_t i = 0; i < wfb_worker_stats_count(g); i++) {
+        const wfb_worker_stats *w = wfb_worker_stats_at(g, i);
+        char text[1024];
+        if (!*preemption_warning(g, w, text, sizeof text))
+            continue;
+        json_t *o = json_object(), *a = json_array();
+        json_object_set_new(o, "kind", json_string("preempted"));
+        json_object_set_new(o, "run", json_integer(w->run));
+        json_object_set_new(o, "worker", json_integer(w->worker));
+        json_object_set_new(o, "preempted_s", num(w->preempted_s));
+        json_object_set_new(o, "share", num(wfb_worker_preempted_share(w)));
+        json_object_set_new(o, "threshold", num(WFB_PREEMPTED_WARN_SHARE));
+        for (size_t k = 0; k < sizeof affects / sizeof affects[0]; k++)
+            json_array_append_new(a, json_string(affects[k]));
+        json_object_set_new(o, "affects", a);
+        json_object_set_new(o, "message", json_string(text));
+        json_array_append_new(list, o);
+    }
     return list;
 }
 
@@ -282,6 +366,7 @@ static int metrics_json(const wfb_graph *g, const wfb_metrics_input *in, FILE *o
     for (size_t i = 0; i < in->n_anomalies; i++)
         json_array_append_new(anom, json_string(wfb_vertex_id(g, in->anomalies[i])));
     json_object_set_new(root, "activity_anomalies", anom);
+    json_object_set_new(root, "warnings", warnings_json(g));
     json_object_set_new(root, "workers", workers_json(g));
     json_object_set_new(root, "tasks", tasks_json(g));
     json_object_set_new(root, "waiting_relations", waits_json(g));
@@ -477,26 +562,39 @@ static void inputs_text(const wfb_graph *g, const wfb_run_figures *f, FILE *out)
 static void figures_text(const wfb_graph *g, const wfb_run_figures *f, FILE *out)
 {
     char wname[64];
+    bool summed = f->span_worker == WFB_NONE; /* the whole input of several runs */
     if (isnan(f->throughput_per_s))
         fprintf(out, "  %-24s n/a: %s\n", "throughput (eq. 1)",
-                f->span_unknown_why ? f->span_unknown_why : "no worker span");
+                f->throughput_unknown_why ? f->throughput_unknown_why
+                : f->span_unknown_why     ? f->span_unknown_why
+                                          : "no worker span");
+    else if (summed)
+        fprintf(out, "  %-24s %.6g inputs/s = %zu / %.6g s, the longest worker span of each run "
+                     "with inputs, added up (%zu runs without inputs left out)\n",
+                "throughput (eq. 1)", f->throughput_per_s, f->inputs, f->span_s,
+                f->runs_without_inputs);
     else
         fprintf(out, "  %-24s %.6g inputs/s = %zu / %.6g s, the longest worker span "
                      "(%s, worker_start to worker_end)\n",
                 "throughput (eq. 1)", f->throughput_per_s, f->inputs, f->span_s,
                 wfb_worker_name(g, f->run, f->span_worker, wname, sizeof wname));
     if (isnan(f->throughput_busy_per_s))
-        fprintf(out, "  %-24s n/a: no busy time\n", "throughput (busy time)");
+        fprintf(out, "  %-24s n/a: %s\n", "throughput (busy time)",
+                f->throughput_unknown_why ? f->throughput_unknown_why : "no busy time");
     else
-        fprintf(out, "  %-24s %.6g inputs/s = %zu / %.6g s, the largest busy time\n",
-                "throughput (busy time)", f->throughput_busy_per_s, f->inputs, f->busy_max_s);
-    summary_text(out, "latency (eq. 2) [s]", &f->latency, f->latency_unknown_why);
+        fprintf(out, "  %-24s %.6g inputs/s = %zu / %.6g s, %s\n", "throughput (busy time)",
+                f->throughput_busy_per_s, f->inputs, f->busy_max_s,
+                summed ? "the largest busy time of each run with inputs, added up"
+                       : "the largest busy time");
+    summary_text(out, f->cpu_time ? "latency (eq. 2, CPU) [s]" : "latency (eq. 2) [s]",
+                 &f->latency, f->latency_unknown_why);
     summary_text(out, "end-to-end latency [s]", &f->end_to_end, NULL);
     if (isnan(f->jitter_s))
-        fprintf(out, "  %-24s n/a\n", "jitter (eq. 3)");
+        fprintf(out, "  %-24s n/a%s%s\n", "jitter (eq. 3)", f->latency_unknown_why ? ": " : "",
+                f->latency_unknown_why ? f->latency_unknown_why : "");
     else
-        fprintf(out, "  %-24s %.6g s (population standard deviation of the latencies)\n",
-                "jitter (eq. 3)", f->jitter_s);
+        fprintf(out, "  %-24s %.6g s (population standard deviation of the latencies%s)\n",
+                "jitter (eq. 3)", f->jitter_s, f->cpu_time ? ", over CPU time" : "");
 }
 
 static const char *number_or_na(double x, char *buf, size_t len)
@@ -557,38 +655,69 @@ static void run_prefix(const wfb_graph *g, uint32_t run, char *buf, size_t len)
         buf[0] = '\0';
 }
 
+/* The worker's CPU time beside its busy time (flag C). */
+static void cpu_text(const wfb_worker_stats *w, FILE *out)
+{
+    if (isnan(w->cpu_s)) {
+        fputs(" (CPU time n/a: " CPU_UNKNOWN_WHY ")", out);
+        return;
+    }
+    fprintf(out, " (CPU %.6g s; off its core %.6g s, %llu involuntary switches)", w->cpu_s,
+            w->preempted_s, (unsigned long long)w->preemptions);
+}
+
+static void worker_text(const wfb_graph *g, const wfb_worker_stats *w, FILE *out)
+{
+    char run[32], name[64];
+    run_prefix(g, w->run, run, sizeof run);
+    fprintf(out, "%s%s: ", run, wfb_worker_name(g, w->run, w->worker, name, sizeof name));
+    if (isnan(wfb_worker_span(w)))
+        fputs("span n/a (no worker_start/worker_end), ", out);
+    else
+        fprintf(out, "span %.6g s, ", wfb_worker_span(w));
+    fprintf(out, "busy %.6g s", w->busy_s);
+    cpu_text(w, out);
+    fprintf(out, ", idle %.6g s in %llu waits, ", w->wait_s, (unsigned long long)w->waits);
+    double u = wfb_worker_unaccounted(w);
+    if (isnan(u))
+        fprintf(out, "unaccounted n/a; ");
+    else
+        fprintf(out, "unaccounted %.6g s; ", u);
+    fprintf(out, "its tasks blocked %.6g s, ready (waiting for it) %.6g s\n", w->blocked_s,
+            w->ready_s);
+}
+
+/* A task of a waiting relation: its name, or why there is none. */
+static const char *relation_task(const task_names *tn, uint32_t run, uint64_t task)
+{
+    if (!task)
+        return "an unknown task (the trace has neither the wake nor the other end's stream_open)";
+    const char *name = task_name(tn, run, task);
+    return name ? name : "an unnamed task (no task_map: recorded without m?)";
+}
+
 static void runtime_text(const wfb_graph *g, FILE *out)
 {
     char run[32];
-    for (size_t i = 0; i < wfb_worker_stats_count(g); i++) {
-        const wfb_worker_stats *w = wfb_worker_stats_at(g, i);
-        run_prefix(g, w->run, run, sizeof run);
-        char name[64];
-        fprintf(out, "%s%s: ", run, wfb_worker_name(g, w->run, w->worker, name, sizeof name));
-        if (isnan(wfb_worker_span(w)))
-            fputs("span n/a (no worker_start/worker_end), ", out);
-        else
-            fprintf(out, "span %.6g s, ", wfb_worker_span(w));
-        fprintf(out, "busy %.6g s, waiting %.6g s in %llu waits, ", w->busy_s, w->wait_s,
-                (unsigned long long)w->waits);
-        double u = wfb_worker_unaccounted(w);
-        if (isnan(u))
-            fprintf(out, "unaccounted n/a\n");
-        else
-            fprintf(out, "unaccounted %.6g s\n", u);
-    }
+    for (size_t i = 0; i < wfb_worker_stats_count(g); i++)
+        worker_text(g, wfb_worker_stats_at(g, i), out);
     for (size_t i = 0; i < wfb_task_stats_count(g); i++) {
         const wfb_task_stats *t = wfb_task_stats_at(g, i);
         run_prefix(g, t->run, run, sizeof run);
         char id[48];
-        fprintf(out, "%stask %s %s: exec %.6g s, %llu dispatches, %llu executions\n", run,
-                wfb_task_id_text(t->task, id, sizeof id), t->name ? t->name : "?", t->exec_s,
-                (unsigned long long)t->dispatches, (unsigned long long)t->executions);
+        fprintf(out, "%stask %s %s: exec %.6g s", run, wfb_task_id_text(t->task, id, sizeof id),
+                t->name ? t->name : "?", t->exec_s);
+        if (wfb_cpu_known(g))
+            fprintf(out, " (CPU %.6g s)", t->exec_s - t->preempted_s);
+        fprintf(out, ", %llu dispatches, %llu executions, blocked %.6g s, ready %.6g s\n",
+                (unsigned long long)t->dispatches, (unsigned long long)t->executions,
+                t->blocked_s, t->ready_s);
     }
     task_names tn = task_names_of(g);
     for (size_t i = 0; i < wfb_wait_relation_count(g); i++) {
         const wfb_wait_relation *w = wfb_wait_relation_at(g, i);
-        const char *a = task_name(&tn, w->run, w->waiter), *b = task_name(&tn, w->run, w->waited_for);
+        const char *a = relation_task(&tn, w->run, w->waiter);
+        const char *b = relation_task(&tn, w->run, w->waited_for);
         run_prefix(g, w->run, run, sizeof run);
         char ia[48], ib[48], via[64];
         if (w->on_channel)
@@ -599,10 +728,16 @@ static void runtime_text(const wfb_graph *g, FILE *out)
         else
             snprintf(via, sizeof via, "stream %s (%s)", wfb_task_id_text(w->stream, ib, sizeof ib),
                      w->on_empty ? "empty" : "full");
-        fprintf(out, "%s%s (task %s) waited for %s (task %s) on %s: %llu times, %.6g s\n", run,
-                a ? a : "?", wfb_task_id_text(w->waiter, ia, sizeof ia), b ? b : "?",
-                wfb_task_id_text(w->waited_for, ib, sizeof ib), via,
-                (unsigned long long)w->count, w->total_s);
+        fprintf(out, "%s%s (task %s) waited for %s", run, a,
+                wfb_task_id_text(w->waiter, ia, sizeof ia), b);
+        if (w->waited_for)
+            fprintf(out, " (task %s)", wfb_task_id_text(w->waited_for, ib, sizeof ib));
+        fprintf(out, " on %s: %llu times, blocked %.6g s, then ready %.6g s", via,
+                (unsigned long long)w->count, w->total_s, w->ready_s);
+        if (w->woken < w->count)
+            fprintf(out, " (%llu without a wake in the trace: counted blocked to the dispatch)",
+                    (unsigned long long)(w->count - w->woken));
+        fputc('\n', out);
     }
     free(tn.v);
 }
@@ -613,6 +748,11 @@ static int metrics_text(const wfb_graph *g, const wfb_metrics_input *in, FILE *o
             wfb_vertex_count(g), wfb_edge_count(g));
     wfb_report_input_loss(wfb_graph_input_loss(g), WFB_OUT_TEXT, out);
     wfb_report_clock_alignment(wfb_graph_clock_alignment(g), WFB_OUT_TEXT, out);
+    for (size_t i = 0; i < wfb_worker_stats_count(g); i++) {
+        char text[1024];
+        if (*preemption_warning(g, wfb_worker_stats_at(g, i), text, sizeof text))
+            fprintf(out, "warning: %s\n", text);
+    }
     fputc('\n', out);
     if (in->activities && in->activities->n_activities)
         activities_text(g, in->activities, out);

@@ -6,6 +6,22 @@
  * path without contention). As-executed path: a walk back from the sink that
  * finished last through the predecessor that finished last. Neither uses a
  * shortest path over inverse costs, which picks wrong paths (see tests).
+ *
+ * An LPEL trace's as-executed path walks its as-executed graph instead
+ * (wfb_execgraph.c): from the period that ended last, back through what
+ * each period waited for before it began - the period holding its worker
+ * while it was ready (occupancy), else the period that woke it (data,
+ * back-pressure) or created it - so the path is contiguous in time and
+ * covers the run from its first period on; what it cannot explain it names
+ * (idle, start-up). The message graph alone could not: a write that waited
+ * for a slot, or a task that waited for its core, depends on tasks that
+ * often have no data state (docs/METRICS.md section 5). Where the trace
+ * does not say what made a task ready after its worker idled (an LPEL
+ * event raised by another thread, the MPI transport's), the walk goes on
+ * from the period that ended last before the task's dispatch, on any
+ * worker: the latest thing that happened, as the message graph's walk takes
+ * the predecessor that finished last, and not the worker's own period
+ * before the idle, which certainly did not wake it.
  */
 #include "wfb_internal.h"
 
@@ -17,6 +33,7 @@ void wfb_path_free(wfb_path *p)
 {
     free(p->vertices);
     free(p->edges);
+    free(p->steps);
     memset(p, 0, sizeof *p);
 }
 
@@ -178,6 +195,8 @@ static double path_start(const wfb_graph *g, uint32_t first)
 
 double wfb_path_step(const wfb_graph *g, const wfb_path *p, size_t i)
 {
+    if (p->valid && p->n_steps)
+        return i < p->n_steps ? p->steps[i].end_s - p->steps[i].start_s : NAN;
     if (!p->valid || i >= p->n)
         return NAN;
     uint32_t v = p->vertices[i];
@@ -192,11 +211,224 @@ const char *wfb_path_kind_name(wfb_path_kind kind)
     return kind == WFB_PATH_AS_EXECUTED ? "as-executed path" : "longest path";
 }
 
+const char *wfb_step_kind_name(wfb_step_kind kind)
+{
+    static const char *const names[] = {"run", "ready", "idle"};
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}
+
+const char *wfb_via_name(wfb_via via)
+{
+    static const char *const names[] = {"", "data", "back-pressure", "created", "occupancy"};
+    return (unsigned)via < sizeof names / sizeof names[0] ? names[via] : "?";
+}
+
+/* ---- the as-executed path of an LPEL trace ---- */
+
+/* The period that ended last (ties: the first), WFB_NONE if none ended. */
+static uint32_t last_period(const wfb_graph *g)
+{
+    uint32_t last = WFB_NONE;
+    for (size_t i = 0; i < g->n_periods; i++) {
+        double end = g->periods[i].end_s;
+        if (!isnan(end) && (last == WFB_NONE || end > g->periods[last].end_s))
+            last = (uint32_t)i;
+    }
+    return last;
+}
+
+typedef struct step_list {
+    wfb_step *v;
+    size_t n, cap;
+} step_list;
+
+static int push_step(step_list *s, wfb_step step)
+{
+    if (step.end_s < step.start_s)
+        step.end_s = step.start_s;
+    if (KIT_GROW(s->v, s->cap, s->n + 1))
+        return -1;
+    s->v[s->n++] = step;
+    return 0;
+}
+
+/* The last data state the period wrote up to `until`, WFB_NONE. */
+static uint32_t step_vertex(const wfb_graph *g, const wfb_period *p, double until)
+{
+    if (p->vertex == WFB_NONE || wfb_vertex_end(g, p->vertex) > until)
+        return WFB_NONE;
+    return p->vertex;
+}
+
+/* The periods that ended, sorted by (run, end), for the latest one that
+ * ended before a moment. */
+typedef struct ended {
+    uint32_t run, period;
+    double end_s;
+} ended;
+
+typedef struct by_end {
+    ended *v;
+    size_t n;
+} by_end;
+
+static int cmp_end(const void *a, const void *b)
+{
+    const ended *x = a, *y = b;
+    if (x->run != y->run)
+        return x->run < y->run ? -1 : 1;
+    return (x->end_s > y->end_s) - (x->end_s < y->end_s);
+}
+
+static int by_end_init(by_end *e, const wfb_graph *g)
+{
+    e->n = 0;
+    e->v = malloc((g->n_periods ? g->n_periods : 1) * sizeof *e->v);
+    if (!e->v)
+        return -1;
+    for (size_t i = 0; i < g->n_periods; i++)
+        if (!isnan(g->periods[i].end_s))
+            e->v[e->n++] = (ended){g->periods[i].run, (uint32_t)i, g->periods[i].end_s};
+    qsort(e->v, e->n, sizeof *e->v, cmp_end);
+    return 0;
+}
+
+/* The period of run `run` that ended last at or before `at`, other than
+ * `self`; WFB_NONE if none. */
+static uint32_t latest_before(const by_end *e, uint32_t run, double at, uint32_t self)
+{
+    size_t lo = 0, hi = e->n; /* the first after (run, at) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->v[mid].run < run || (e->v[mid].run == run && e->v[mid].end_s <= at))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0 && e->v[i].run == run;)
+        if (e->v[i].period != self)
+            return e->v[i].period;
+    return WFB_NONE;
+}
+
+/* Where the walk goes from period p (its run step already taken): the
+ * step(s) between p's start and the period before it on the path; that
+ * period in *next (WFB_NONE: the walk ends) and the time its run step ends
+ * at in *until. */
+static int step_back(const wfb_graph *g, const by_end *ends, uint32_t at, step_list *s,
+                     uint32_t *next, double *until)
+{
+    const wfb_period *p = &g->periods[at];
+    const wfb_period *q = p->worker_prev != WFB_NONE ? &g->periods[p->worker_prev] : NULL;
+    const wfb_period *c = p->cause_period != WFB_NONE ? &g->periods[p->cause_period] : NULL;
+    wfb_step ready = {.kind = WFB_STEP_READY, .task = p->task, .worker = p->worker,
+                      .vertex = WFB_NONE, .end_s = p->start_s};
+    *next = WFB_NONE;
+    if (q && !p->idle_before && !isnan(q->end_s) && (isnan(p->ready_s) || q->end_s > p->ready_s)) {
+        /* ready while its worker ran q (or, with no cause known, right after q) */
+        ready.via = WFB_VIA_OCCUPANCY;
+        ready.other = q->task;
+        ready.start_s = q->end_s;
+        *next = p->worker_prev;
+        *until = q->end_s;
+    } else if (c) {
+        /* woken or created by c, its worker free: the wake to its dispatch */
+        double at = fmin(fmax(p->ready_s, c->start_s), fmin(c->end_s, p->start_s));
+        ready.via = p->cause == WFB_CAUSE_DATA           ? WFB_VIA_DATA
+                    : p->cause == WFB_CAUSE_BACKPRESSURE ? WFB_VIA_BACKPRESSURE
+                                                         : WFB_VIA_CREATED;
+        ready.other = c->task;
+        ready.stream = p->stream;
+        ready.start_s = at;
+        *next = p->cause_period;
+        *until = at;
+    } else if (q && !isnan(q->end_s)) {
+        /* the worker idled, and the trace does not say what made p ready:
+         * on from the latest period that ended before it (top of file) */
+        uint32_t last = latest_before(ends, p->run, p->start_s, at);
+        const wfb_period *l = last != WFB_NONE ? &g->periods[last] : q;
+        ready.kind = WFB_STEP_IDLE;
+        ready.other = l->task;
+        ready.start_s = l->end_s;
+        *next = last != WFB_NONE ? last : p->worker_prev;
+        *until = l->end_s;
+    } else {
+        return 0; /* its worker's first period, without a cause: the start */
+    }
+    return push_step(s, ready);
+}
+
+static void reverse_steps(step_list *s)
+{
+    for (size_t i = 0, j = s->n ? s->n - 1 : 0; i < j; i++, j--) {
+        wfb_step t = s->v[i];
+        s->v[i] = s->v[j];
+        s->v[j] = t;
+    }
+}
+
+/* The run's span: its earliest worker_start to its latest worker_end. */
+static void run_span(const wfb_graph *g, uint32_t run, double *start, double *end)
+{
+    *start = *end = NAN;
+    for (size_t i = 0; i < g->n_workers; i++) {
+        const wfb_worker_stats *w = &g->workers[i];
+        if (w->run != run)
+            continue;
+        *start = isnan(*start) ? w->start_s : fmin(*start, w->start_s);
+        *end = isnan(*end) ? w->end_s : fmax(*end, w->end_s);
+    }
+}
+
+static int periods_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
+{
+    uint32_t at = last_period(g);
+    if (at == WFB_NONE)
+        return 0; /* no period ended: not available */
+    step_list s = {0};
+    uint8_t *seen = calloc(g->n_periods, 1);
+    by_end ends = {0};
+    double until = g->periods[at].end_s;
+    int rc = seen && by_end_init(&ends, g) == 0 ? 0 : -1;
+    while (rc == 0 && at != WFB_NONE && !seen[at]) {
+        const wfb_period *p = &g->periods[at];
+        seen[at] = 1;
+        rc = push_step(&s, (wfb_step){.kind = WFB_STEP_RUN, .task = p->task, .worker = p->worker,
+                                      .vertex = step_vertex(g, p, until),
+                                      .start_s = p->start_s, .end_s = until});
+        if (rc == 0)
+            rc = step_back(g, &ends, at, &s, &at, &until);
+    }
+    free(seen);
+    free(ends.v);
+    if (rc) {
+        free(s.v);
+        wfb_set_error(err, g->source, 0, "out of memory computing the as-executed path");
+        return -1;
+    }
+    reverse_steps(&s);
+    const wfb_period *last = &g->periods[last_period(g)];
+    out->valid = 1;
+    out->kind = WFB_PATH_AS_EXECUTED;
+    out->steps = s.v;
+    out->n_steps = s.n;
+    out->run = last->run;
+    out->length_s = last->end_s - s.v[0].start_s;
+    double start, end;
+    run_span(g, last->run, &start, &end);
+    out->span_s = end - start;
+    out->start_up_s = s.v[0].start_s - start;
+    out->tail_s = end - last->end_s;
+    return 0;
+}
+
 int wfb_as_executed_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!g->finished)
         return not_finished(g, err);
+    if (g->n_periods)
+        return periods_path(g, out, err);
     uint32_t last = last_finishing_sink(g);
     if (last == WFB_NONE)
         return 0; /* no times: not available */

@@ -31,7 +31,7 @@ static void usage(FILE *out, const char *prog)
             "  -w N   workers (default: one per core)\n"
             "  --map FILE  place tasks on workers by net-path patterns (docs/MAPPING.md)\n"
             "  -h, --help, --version\n"
-            "  -m FLAGS  monitor (letters mtWTSML, A = all); --mon-dir DIR trace directory\n"
+            "  -m FLAGS  monitor (letters mtWTSMLC, A = all); --mon-dir DIR trace directory\n"
             , prog);
 }
 

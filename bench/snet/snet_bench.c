@@ -4,15 +4,20 @@
  *   pipeline  M records through 10 identity boxes (input task, 10 boxes,
  *             output task), against a raw LPEL pipe of the same shape
  *             (source, 10 relays, sink passing integers) in the same run:
- *             records/s of each and their ratio
+ *             records/s of each and their ratio. --box reuse (default):
+ *             the box emits its input record (snet_out(h, in)); --box new:
+ *             it takes the field into a new record, as boxes did before
+ *             snet_record_reuse
  *   star      one record unfolds a star A * {<done>} N times (N replicas
  *             created on demand, each a box and a stage task): replicas/s
  *             and the process's peak resident memory
  *   c4snet    the pipeline with C4SNet boxes (runtime/c4snet: called
- *             through libffi, C4SNetOut, reference-counted data) against
- *             the same pipeline with native boxes, in the same run, runs
- *             interleaved: boxes that pass their field on, and boxes that
- *             make a new value (x + 1) per record
+ *             by their declared signature, C4SNetOut, reference-counted
+ *             data) against the same pipeline with native boxes, in the
+ *             same run, runs interleaved: boxes that pass their field on,
+ *             and boxes that make a new value (x + 1) per record; the
+ *             native boxes update their input record (--box reuse,
+ *             default) or build new ones (--box new)
  *
  * Each measurement is repeated (--repeat R) and the median reported (as
  * one JSON object with --json, pipeline only); with
@@ -48,6 +53,7 @@ typedef struct options {
     unsigned workers;
     bool json;
     const char *side; /* pipeline: "both", "raw" or "snet" (counting instructions per side) */
+    bool new_records; /* --box new: native boxes build new records rather than reuse */
     const lpel_hooks *hooks;
     bool full;         /* --full: the sizes not given are those of docs/benchmarks/snet.md */
     progress_bar *bar; /* runs done of --repeat, on a terminal */
@@ -166,6 +172,10 @@ static rate raw_pipe_rate(const options *o)
 
 /* ---- S-Net pipeline ------------------------------------------------------------------- */
 
+/* The identity box as written with snet_record_reuse: the input goes on. */
+static int forward(snet_handle *h, snet_record *in) { return snet_out(h, in); }
+
+/* ... and as written without: the field taken into a new record. */
 static int identity(snet_handle *h, snet_record *in)
 {
     snet_record *out = snet_record_new();
@@ -230,11 +240,12 @@ static rate run_snet(const options *o, const snet_net *net, source *src, sink *d
 
 static rate snet_pipe_rate(const options *o)
 {
-    snet_net *net = snet_box("id1", "{x} -> {x}", identity, NULL);
+    snet_box_fn fn = o->new_records ? identity : forward;
+    snet_net *net = snet_box("id1", "{x} -> {x}", fn, NULL);
     for (int i = 2; i <= STAGES; i++) {
         char name[16];
         snprintf(name, sizeof name, "id%d", i);
-        net = snet_serial(net, snet_box(name, "{x} -> {x}", identity, NULL));
+        net = snet_serial(net, snet_box(name, "{x} -> {x}", fn, NULL));
     }
     source src = {0, o->messages, false};
     sink dst = {0};
@@ -279,16 +290,17 @@ static int bench_pipeline(const options *o)
         run_done(o, i);
     }
     if (o->json) {
-        printf("{\"bench\":\"pipeline\",\"stages\":%d,\"messages\":%ld,\"workers\":%u,"
-               "\"repeat\":%d,\"raw_per_s\":%.0f,\"snet_per_s\":%.0f,\"ratio_pct\":%.2f,"
+        printf("{\"bench\":\"pipeline\",\"box\":\"%s\",\"stages\":%d,\"messages\":%ld,"
+               "\"workers\":%u,\"repeat\":%d,\"raw_per_s\":%.0f,\"snet_per_s\":%.0f,\"ratio_pct\":%.2f,"
                "\"cpu_ratio_pct\":%.2f}\n",
-               STAGES, o->messages, o->workers ? o->workers : lpel_core_count(), o->repeat,
+               o->new_records ? "new" : "reuse", STAGES, o->messages,
+               o->workers ? o->workers : lpel_core_count(), o->repeat,
                median(raw, o->repeat), median(sn, o->repeat), 100 * median(ratio, o->repeat),
                100 * median(cpu_ratio, o->repeat));
         return 0;
     }
-    printf("pipeline: %d stages, %ld records, %d runs (median)\n", STAGES, o->messages,
-           o->repeat);
+    printf("pipeline: %d stages, %ld records, %d runs (median), boxes %s\n", STAGES, o->messages,
+           o->repeat, o->new_records ? "build new records" : "reuse their input");
     printf("  raw lpel pipe  %12.0f msgs/s\n", median(raw, o->repeat));
     printf("  snet pipeline  %12.0f records/s\n", median(sn, o->repeat));
     printf("  ratio snet/raw %12.1f %%  (median of per-run ratios)\n",
@@ -301,6 +313,14 @@ static int bench_pipeline(const options *o)
 /* ---- C4SNet boxes against native boxes ---------------------------------------------------- */
 
 static int native_inc(snet_handle *h, snet_record *in)
+{
+    (void)in; /* it is out */
+    snet_record *out = snet_record_reuse(h);
+    snet_record_set_int(out, "x", snet_record_int(out, "x") + 1);
+    return snet_out(h, out);
+}
+
+static int native_inc_new(snet_handle *h, snet_record *in)
 {
     snet_record *out = snet_record_new();
     snet_record_set_int(out, "x", snet_record_int(in, "x") + 1);
@@ -368,9 +388,9 @@ static double pipe_rate(const options *o, const snet_net *net, bool c4snet)
 static int bench_c4snet(const options *o)
 {
     c4snet_box *cbs[2][STAGES];
-    snet_net *nets[4] = {box_pipe(identity, NULL, NULL),
+    snet_net *nets[4] = {box_pipe(o->new_records ? identity : forward, NULL, NULL),
                          box_pipe(NULL, (void (*)(void))c4_pass, cbs[0]),
-                         box_pipe(native_inc, NULL, NULL),
+                         box_pipe(o->new_records ? native_inc_new : native_inc, NULL, NULL),
                          box_pipe(NULL, (void (*)(void))c4_inc, cbs[1])};
     double rates[4][64] = {{0}}, ratio[2][64];
     /* --side native|c4snet: one kind only (instruction counts, callgrind) */
@@ -388,8 +408,9 @@ static int bench_c4snet(const options *o)
         c4snet_box_free(cbs[0][i]);
         c4snet_box_free(cbs[1][i]);
     }
-    printf("c4snet: %d-box pipelines, %ld records, %d interleaved runs (median)\n", STAGES,
-           o->messages, o->repeat);
+    printf("c4snet: %d-box pipelines, %ld records, %d interleaved runs (median), native boxes "
+           "%s\n", STAGES, o->messages, o->repeat,
+           o->new_records ? "build new records" : "reuse their input");
     const char *shape[2] = {"field passed on", "new value (x+1)"};
     for (int j = 0; j < 2; j++) {
         printf("  %s: native %10.0f records/s, C4SNet %10.0f records/s, C4SNet/native %5.1f %%\n",
@@ -485,14 +506,15 @@ static void usage(FILE *out)
 {
     fputs("usage: snet-bench pipeline|star|c4snet [-w N] [--full] [--messages M] [--replicas N]\n"
           "                  [--repeat R] [--json] [--side both|raw|snet|native|c4snet]\n"
-          "                  [-m FLAGS --mon-dir DIR] [-h|--help] [--version]\n"
+          "                  [--box reuse|new] [-m FLAGS --mon-dir DIR] [-h|--help] [--version]\n"
           "\n"
           "What the S-Net layer costs on top of LPEL: pipeline (10 identity boxes against a\n"
           "raw LPEL pipe of the same shape), star (one record unfolding N replicas), c4snet\n"
           "(the pipeline with C4SNet boxes against native ones); medians of --repeat runs\n"
-          "(default 5). The default sizes finish in seconds: --messages 100000, --replicas\n"
-          "10000; --full takes those of docs/benchmarks/snet.md (1000000, 100000) for the\n"
-          "sizes not given. On a terminal a progress bar counts the runs.\n"
+          "(default 5). --box new: the native boxes build new records instead of reusing\n"
+          "their input (snet_record_reuse). The default sizes finish in seconds: --messages\n"
+          "100000, --replicas 10000; --full takes those of docs/benchmarks/snet.md (1000000,\n"
+          "100000) for the sizes not given. On a terminal a progress bar counts the runs.\n"
           "\n"
           "examples:\n"
           "  snet-bench pipeline -w 2\n"
@@ -503,7 +525,8 @@ static void usage(FILE *out)
 /* 0 to run, else the exit status + 1 (help and version: 1). */
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { OPT_MESSAGES = PROG_OPT_OWN, OPT_REPLICAS, OPT_REPEAT, OPT_JSON, OPT_SIDE, OPT_FULL };
+    enum { OPT_MESSAGES = PROG_OPT_OWN, OPT_REPLICAS, OPT_REPEAT, OPT_JSON, OPT_SIDE, OPT_FULL,
+           OPT_BOX };
     static const struct option longopts[] = {PROG_OPT_STANDARD,
                                               {"workers", required_argument, NULL, 'w'},
                                               {"messages", required_argument, NULL, OPT_MESSAGES},
@@ -512,6 +535,7 @@ static int parse_options(int argc, char **argv, options *o)
                                               {"json", no_argument, NULL, OPT_JSON},
                                               {"side", required_argument, NULL, OPT_SIDE},
                                               {"full", no_argument, NULL, OPT_FULL},
+                                              {"box", required_argument, NULL, OPT_BOX},
                                               {NULL, 0, NULL, 0}};
     prog_opt p;
     prog_opt_begin(&p, "snet-bench", argc, argv);
@@ -533,6 +557,13 @@ static int parse_options(int argc, char **argv, options *o)
                 return 3;
             }
             o->side = optarg;
+            break;
+        case OPT_BOX:
+            if (strcmp(optarg, "reuse") && strcmp(optarg, "new")) {
+                fprintf(stderr, "snet-bench: --box takes reuse or new, not '%s'\n", optarg);
+                return 3;
+            }
+            o->new_records = !strcmp(optarg, "new");
             break;
         default: usage(stderr); return 3;
         }

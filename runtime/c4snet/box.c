@@ -27,7 +27,10 @@
  * out of the input record, so no reference count moves) and frees them or
  * hands them to C4SNetOut; C4SNetOut's fields belong to the output record.
  * The input's tags are taken out too, so what stays in the input record is
- * exactly what flow inheritance adds to each output.
+ * exactly what flow inheritance adds to each output: the first C4SNetOut
+ * of an execution therefore builds its record in the input record itself
+ * (snet_record_reuse), which saves making one record and freeing another
+ * per execution; later ones make new records.
  */
 #include "c4snet_internal.h"
 
@@ -251,12 +254,11 @@ int c4snet_box_new(c4snet_box **out, const char *name, void (*fn)(void), const c
 
 /* ---- calling ------------------------------------------------------------------------- */
 
-/* A field the box is given: C4SNet data as it is, native values converted
- * (the native value is freed); NULL (reported) for other types. */
-static c4snet_data_t *box_field(snet_handle *h, const snet_entry *e)
+/* A field of another type than C4SNet data, for the box: native values
+ * converted (the native value is freed); NULL (reported) for other types. */
+static __attribute__((noinline)) c4snet_data_t *converted_field(snet_handle *h,
+                                                                const snet_entry *e)
 {
-    if (snet_likely(e->type == &c4snet_field))
-        return e->u.value;
     c4snet_data_t *d = c4snet_from_native(e->type, e->u.value);
     if (!d)
         snet_box_fail(h, "field '%s' is of type '%s', which a C4SNet box cannot take "
@@ -276,9 +278,12 @@ static void release_fields(const c4snet_box *b, arg_slot *args, size_t n)
 
 /* Take the box's arguments out of in (the record matched the input
  * variant, so every label is there). -1 (reported; every field taken so
- * far freed) if a field cannot be given to the box. */
-static int take_arguments(snet_handle *h, const c4snet_box *b, const snet_variant *decl,
-                          snet_record *in, arg_slot *args)
+ * far freed) if a field cannot be given to the box. Inline in both
+ * callers: called once per execution, it costs a fifth more out of line. */
+static inline __attribute__((always_inline)) int take_arguments(snet_handle *h,
+                                                                const c4snet_box *b,
+                                                                const snet_variant *decl,
+                                                                snet_record *in, arg_slot *args)
 {
     for (size_t i = 0; i < b->in.count; i++) {
         const snet_label *l = &decl->labels[i];
@@ -288,11 +293,16 @@ static int take_arguments(snet_handle *h, const c4snet_box *b, const snet_varian
             release_fields(b, args, i);
             return -1;
         }
-        snet_entry e = in->entries[at];
+        const snet_entry *e = &in->entries[at];
+        bool ok = true;
+        if (l->kind != SNET_FIELD)
+            args[i].tag = (int)e->u.tag;
+        else if (snet_likely(e->type == &c4snet_field))
+            args[i].field = e->u.value;
+        else
+            ok = (args[i].field = converted_field(h, e)) != NULL;
         snet_record_remove_at(in, (size_t)at);
-        if (l->kind != SNET_FIELD) {
-            args[i].tag = (int)e.u.tag;
-        } else if (!(args[i].field = box_field(h, &e))) {
+        if (snet_unlikely(!ok)) {
             release_fields(b, args, i);
             return -1;
         }
@@ -334,80 +344,155 @@ static bool same_shape(const c4snet_box *b, const snet_net *n)
     return true;
 }
 
-int c4snet_box_call(snet_handle *h, snet_record *in)
+/* The first call of a box on a node: is the node the box's? */
+static __attribute__((noinline)) bool check_shape(snet_handle *h, c4snet_box *b, const snet_net *n)
 {
-    const snet_net *n = snet_handle_net(h);
-    c4snet_box *b = n->user;
-    if (snet_unlikely(atomic_load_explicit(&b->checked, memory_order_relaxed) != n)) {
-        if (same_shape(b, n)) {
-            atomic_store_explicit(&b->checked, n, memory_order_relaxed);
-        } else {
-            snet_box_fail(h, "the box's signature is not that of its C4SNet description '%s' "
-                          "(give snet_box the signature given to c4snet_box_new)", b->name);
-            return 0;
-        }
+    if (same_shape(b, n)) {
+        atomic_store_explicit(&b->checked, n, memory_order_relaxed);
+        return true;
     }
+    snet_box_fail(h, "the box's signature is not that of its C4SNet description '%s' "
+                  "(give snet_box the signature given to c4snet_box_new)", b->name);
+    return false;
+}
+
+/* A box of more than DIRECT_LABELS labels, called through libffi. */
+static __attribute__((noinline)) void call_large(snet_handle *h, c4snet_box *b, const snet_net *n,
+                                                 snet_record *in)
+{
     c4snet_call call = {CALL_MAGIC, h, b, n};
     void *hnd = &call;
     arg_slot stack_args[STACK_ARGS];
     arg_slot *args = b->in.count > STACK_ARGS ? malloc(b->in.count * sizeof *args) : stack_args;
     if (!args)
         c4snet_fatal("box '%s': out of memory for its arguments", b->name);
-    if (take_arguments(h, b, n->box_in.count ? &n->box_in.variants[0] : NULL, in, args) == 0) {
-        if (snet_likely(b->direct != NULL))
-            b->direct(b->fn, hnd, args);
-        else
-            call_ffi(b, &hnd, args);
-    }
+    if (take_arguments(h, b, n->box_in.count ? &n->box_in.variants[0] : NULL, in, args) == 0)
+        call_ffi(b, &hnd, args);
     call.magic = 0;
     if (args != stack_args)
         free(args);
+}
+
+int c4snet_box_call(snet_handle *h, snet_record *in)
+{
+    const snet_net *n = snet_handle_net(h);
+    c4snet_box *b = n->user;
+    if (snet_unlikely(atomic_load_explicit(&b->checked, memory_order_relaxed) != n) &&
+        !check_shape(h, b, n))
+        return 0;
+    if (snet_unlikely(b->direct == NULL)) {
+        call_large(h, b, n, in);
+        return 0;
+    }
+    c4snet_call call = {CALL_MAGIC, h, b, n};
+    arg_slot args[DIRECT_LABELS];
+    if (take_arguments(h, b, n->box_in.count ? &n->box_in.variants[0] : NULL, in, args) == 0)
+        b->direct(b->fn, &call, args);
+    call.magic = 0;
     return 0; /* failures were reported where they happened */
+}
+
+/* Put a label of an output into r, a reused input that inherits labels:
+ * one of the same name is replaced (an output's own label wins over an
+ * inherited one, as in a new record), else it is appended. */
+static void put_label(snet_record *r, const snet_entry *e)
+{
+    long at = snet_record_find(r, e->kind, e->name);
+    if (at >= 0) {
+        snet_entry *old = &r->entries[at];
+        if (old->kind == SNET_FIELD)
+            snet_field_free(old->type, old->u.value);
+        *old = *e;
+    } else if (snet_record_append(r, e) != SNET_OK) {
+        c4snet_fatal("C4SNetOut: out of memory");
+    }
+}
+
+static __attribute__((cold, noinline)) _Noreturn void bad_handle(void)
+{
+    c4snet_fatal("C4SNetOut: the handle is not that of a running box (give the hnd the box "
+                 "was called with, during the call)");
+}
+
+static __attribute__((cold, noinline)) void bad_variant(const c4snet_call *c, int variant)
+{
+    snet_box_fail(c->h, "C4SNetOut: output variant %d does not exist (the box has %zu, "
+                  "numbered from 1); nothing emitted", variant, c->box->nout);
+}
+
+static __attribute__((cold, noinline)) void null_field(const c4snet_call *c, snet_record *r,
+                                                       const snet_variant *v, size_t i,
+                                                       int variant)
+{
+    snet_box_fail(c->h, "C4SNetOut: field '%s' (argument %zu of output variant %d) is NULL; "
+                  "nothing emitted", v->labels[i].name, i + 1, variant);
+    snet_record_free(r);
+}
+
+/* The labels of output variant v from the arguments into r: written in
+ * place when r is empty and has the room (a reused input that inherits
+ * nothing, a new record: the common case), else put one by one. The
+ * index of the first NULL field, or SIZE_MAX. */
+static size_t take_outputs(snet_record *r, const snet_variant *v, va_list *ap)
+{
+    size_t null_at = SIZE_MAX;
+    if (snet_likely(r->count == 0 && v->count <= r->cap)) {
+        snet_entry *e = r->entries;
+        for (size_t i = 0; i < v->count; i++) {
+            e->name = v->labels[i].name;
+            e->kind = v->labels[i].kind;
+            if (e->kind == SNET_FIELD) {
+                e->type = &c4snet_field;
+                if (!(e->u.value = va_arg(*ap, void *))) {
+                    null_at = null_at == SIZE_MAX ? i : null_at;
+                    continue;
+                }
+            } else {
+                e->type = NULL;
+                e->u.tag = va_arg(*ap, int);
+            }
+            e++;
+        }
+        r->count = (size_t)(e - r->entries);
+        return null_at;
+    }
+    for (size_t i = 0; i < v->count; i++) {
+        snet_entry e = {.name = v->labels[i].name, .kind = v->labels[i].kind};
+        if (e.kind == SNET_FIELD) {
+            e.type = &c4snet_field;
+            if (!(e.u.value = va_arg(*ap, void *))) {
+                null_at = null_at == SIZE_MAX ? i : null_at;
+                continue;
+            }
+        } else {
+            e.u.tag = va_arg(*ap, int);
+        }
+        put_label(r, &e);
+    }
+    return null_at;
 }
 
 void C4SNetOut(void *hnd, int variant, ...)
 {
     c4snet_call *c = hnd;
-    if (!c || c->magic != CALL_MAGIC)
-        c4snet_fatal("C4SNetOut: the handle is not that of a running box (give the hnd the box "
-                     "was called with, during the call)");
-    const c4snet_box *b = c->box;
-    if (variant < 1 || (size_t)variant > b->nout) {
-        snet_box_fail(c->h, "C4SNetOut: output variant %d does not exist (the box has %zu, "
-                      "numbered from 1); nothing emitted", variant, b->nout);
+    if (snet_unlikely(!c || c->magic != CALL_MAGIC))
+        bad_handle();
+    if (snet_unlikely(variant < 1 || (size_t)variant > c->box->nout)) {
+        bad_variant(c, variant);
         return;
     }
     const snet_variant *v = &c->net->box_out.variants[variant - 1]; /* interned names */
-    snet_record *r = snet_record_new();
-    if (!r)
+    /* The first output is the input record: the box's arguments are taken
+     * out of it, so it holds just the labels it inherits. */
+    snet_record *r = snet_record_reuse(c->h);
+    if (!r && !(r = snet_record_new()))
         c4snet_fatal("C4SNetOut: out of memory");
-    size_t null_field = SIZE_MAX;
     va_list ap;
     va_start(ap, variant);
-    /* The variant's labels are distinct: appended without a search, in
-     * place while the new record's inline entries hold them. */
-    for (size_t i = 0; i < v->count; i++) {
-        const snet_label *l = &v->labels[i];
-        snet_entry e = {.name = l->name, .kind = l->kind, .type = NULL, .u.tag = 0};
-        if (l->kind == SNET_FIELD) {
-            e.type = &c4snet_field;
-            if (!(e.u.value = va_arg(ap, void *))) {
-                null_field = null_field == SIZE_MAX ? i : null_field;
-                continue;
-            }
-        } else {
-            e.u.tag = va_arg(ap, int);
-        }
-        if (snet_likely(r->count < r->cap))
-            r->entries[r->count++] = e;
-        else if (snet_record_append(r, &e) != SNET_OK)
-            c4snet_fatal("C4SNetOut: out of memory");
-    }
+    size_t null_at = take_outputs(r, v, &ap);
     va_end(ap);
-    if (null_field != SIZE_MAX) {
-        snet_box_fail(c->h, "C4SNetOut: field '%s' (argument %zu of output variant %d) is NULL; "
-                      "nothing emitted", v->labels[null_field].name, null_field + 1, variant);
-        snet_record_free(r);
+    if (snet_unlikely(null_at != SIZE_MAX)) {
+        null_field(c, r, v, null_at, variant);
         return;
     }
     snet_out_declared(c->h, r); /* built from the declaration: nothing to check */

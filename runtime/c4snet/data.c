@@ -10,25 +10,24 @@
  * read-modify-write.
  *
  * Single values (and arrays as small) are the common case, one per box
- * execution in a box that computes a new value: each thread keeps up to
- * POOL_BLOCKS freed blocks of that size and reuses them, as the runtime
- * does with records. A malloc and free cost ~170 instructions per value
- * on the 10-box C4SNet pipeline (callgrind), the pool ~20. A block freed
- * on another thread goes to that thread's pool. Values made on one worker
- * and freed on another (the input task's, a box's output read by the next
- * box) would leave one pool always empty and the other always full, and
- * every such value would go through malloc on one thread and free on the
- * other, glibc's slowest path: so, as the runtime does with records, a
- * full pool passes half its blocks to a shared depot and an empty one
- * takes them from there, a lock per DEPOT_BATCH values. A thread's pool
- * is emptied when the thread ends, the depot when the program does.
- * Under AddressSanitizer pooled blocks are poisoned, so a use after
- * C4SNetFree is still reported.
+ * execution in a box that computes a new value: each thread keeps freed
+ * blocks of that size in a pool and reuses them, as the runtime does with
+ * records, with the same mechanism (kit.h's block pools). A malloc and free
+ * cost ~170 instructions per value on the 10-box C4SNet pipeline
+ * (callgrind), the pool ~20. A block freed on another thread goes to that
+ * thread's pool. Values made on one worker and freed on another (the input
+ * task's, a box's output read by the next box) would leave one pool always
+ * empty and the other always full, and every such value would go through
+ * malloc on one thread and free on the other, glibc's slowest path: the
+ * pools meet at one depot for the whole program (values outlive runs), a
+ * lock per batch of values. A thread's pool is emptied when the thread
+ * ends, the depot when the program does.
  */
 #include "c4snet_internal.h"
 
+#include <kit.h>
+
 #include <limits.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,118 +60,39 @@ size_t c4snet_elem_size(c4snet_type_t type) { return elem_sizes[type]; }
 
 /* ---- the pool of small blocks ------------------------------------------------------- */
 
-#define POOL_BLOCKS 64
 #define SMALL_BYTES sizeof(long double) /* elements that fit a pooled block */
 #define SMALL_BLOCK (sizeof(struct cdata) + SMALL_BYTES)
-
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#define BLOCK_POISON(p) ASAN_POISON_MEMORY_REGION((p), SMALL_BLOCK)
-#define BLOCK_UNPOISON(p) ASAN_UNPOISON_MEMORY_REGION((p), SMALL_BLOCK)
-#else
-#define BLOCK_POISON(p) ((void)(p))
-#define BLOCK_UNPOISON(p) ((void)(p))
-#endif
-
-static _Thread_local void *pool[POOL_BLOCKS];
-static _Thread_local unsigned pooled;
-static _Thread_local bool pool_registered; /* pool_key set for this thread */
-static pthread_key_t pool_key;
-static bool pool_key_made;
-static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
-
-/* The depot between the threads' pools: at most DEPOT_MAX blocks. */
-#define DEPOT_BATCH (POOL_BLOCKS / 2)
 #define DEPOT_MAX 4096
-static pthread_mutex_t depot_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *depot[DEPOT_MAX];
-static atomic_size_t depot_count; /* read without the lock to skip an empty depot */
 
-static void pool_empty(void *unused)
+static kit_depot depot = KIT_DEPOT_INIT(SMALL_BLOCK, DEPOT_MAX);
+static _Thread_local kit_pool pool = KIT_POOL_INIT(SMALL_BLOCK);
+
+static void __attribute__((destructor)) depot_empty(void) { kit_depot_empty(&depot); }
+
+/* Open this thread's pool, once (it stays closed, and values go to malloc
+ * and free, if the thread cannot empty it when it ends). */
+static __attribute__((noinline)) void pool_open(void)
 {
-    (void)unused;
-    while (pooled > 0) {
-        void *p = pool[--pooled];
-        BLOCK_UNPOISON(p);
-        free(p);
+    static _Thread_local bool tried;
+    if (!tried) {
+        tried = true;
+        (void)kit_pool_open(&pool, &depot);
     }
 }
 
-static void __attribute__((destructor)) depot_empty(void)
-{
-    pthread_mutex_lock(&depot_lock);
-    for (size_t n = atomic_load(&depot_count); n > 0; n--) {
-        BLOCK_UNPOISON(depot[n - 1]);
-        free(depot[n - 1]);
-    }
-    atomic_store(&depot_count, 0);
-    pthread_mutex_unlock(&depot_lock);
-}
-
-static void make_pool_key(void) { pool_key_made = pthread_key_create(&pool_key, pool_empty) == 0; }
-
-/* The pool is empty: take a batch from the depot, if it has any. */
-static __attribute__((noinline)) void pool_refill(void)
-{
-    pthread_mutex_lock(&depot_lock);
-    size_t n = atomic_load_explicit(&depot_count, memory_order_relaxed);
-    while (pooled < DEPOT_BATCH && n > 0)
-        pool[pooled++] = depot[--n];
-    atomic_store_explicit(&depot_count, n, memory_order_relaxed);
-    pthread_mutex_unlock(&depot_lock);
-}
-
-/* The pool is full: half of it to the depot (what does not fit is freed). */
-static __attribute__((noinline)) void pool_spill(void)
-{
-    unsigned moved = 0;
-    pthread_mutex_lock(&depot_lock);
-    size_t n = atomic_load_explicit(&depot_count, memory_order_relaxed);
-    while (moved < DEPOT_BATCH && n < DEPOT_MAX) {
-        depot[n++] = pool[--pooled];
-        moved++;
-    }
-    atomic_store_explicit(&depot_count, n, memory_order_relaxed);
-    pthread_mutex_unlock(&depot_lock);
-    for (; moved < DEPOT_BATCH; moved++) {
-        void *p = pool[--pooled];
-        BLOCK_UNPOISON(p);
-        free(p);
-    }
-}
-
-/* A block of SMALL_BLOCK bytes, from the pool if it has one. */
+/* A block of SMALL_BLOCK bytes. */
 static inline void *small_block(void)
 {
-    if (__builtin_expect(pooled == 0, 0) && atomic_load_explicit(&depot_count, memory_order_relaxed))
-        pool_refill();
-    if (pooled > 0) {
-        void *p = pool[--pooled];
-        BLOCK_UNPOISON(p);
-        return p;
-    }
-    return malloc(SMALL_BLOCK);
-}
-
-/* Keep a freed small block, if this thread's pool can empty itself when
- * the thread ends. */
-static __attribute__((noinline)) bool pool_register(void)
-{
-    pthread_once(&pool_once, make_pool_key);
-    pool_registered = pool_key_made && pthread_setspecific(pool_key, &pooled) == 0;
-    return pool_registered;
+    if (__builtin_expect(pool.limit == 0, 0))
+        pool_open();
+    return kit_pool_get(&pool);
 }
 
 static inline void small_free(void *p)
 {
-    if (__builtin_expect(pool_registered, 1) || pool_register()) {
-        if (__builtin_expect(pooled == POOL_BLOCKS, 0))
-            pool_spill();
-        BLOCK_POISON(p);
-        pool[pooled++] = p;
-    } else {
-        free(p);
-    }
+    if (__builtin_expect(pool.limit == 0, 0))
+        pool_open();
+    kit_pool_put(&pool, p);
 }
 
 static inline bool is_small(const c4snet_data_t *d)

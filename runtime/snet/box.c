@@ -8,6 +8,16 @@
  * original runtime: its function is called once with an empty record when
  * its task starts (its outputs have no parent and inherit nothing), and it
  * takes no records: one that reaches it is a runtime error.
+ *
+ * A box may make its input record its first output (snet_record_reuse, or
+ * snet_out of the input itself): the record is then updated rather than a
+ * new one built and the input freed, which is most of what a box that
+ * passes its labels on costs. Its unconsumed labels are already there, so
+ * inheritance has nothing to add; when it has any, a copy of them is kept
+ * for the execution's later outputs (which inherit as usual) and to check
+ * the reused record against (its labels beyond an output variant must be
+ * inherited ones). Everything else (ids, the trace, the check) is what a
+ * new record gets.
  */
 #include "snet_internal.h"
 
@@ -35,19 +45,27 @@ typedef struct box_entity {
     const snet_net *net;
     char *path;
     lpel_stream *in, *out;
-    unsigned worker; /* the task's worker, for message ids */
+    snet_mig_source ids; /* message ids of the task's worker */
     snet_match_cache input_match; /* box_in against the input records */
     output_shape last_output;
+    snet_record *kept; /* a reused input's unconsumed labels (NULL until needed) */
 } box_entity;
 
 struct snet_handle {
+    snet_handle_head head; /* first: what snet_internal.h reads inline */
     box_entity *box;
-    snet_record *in;
+    const snet_record *in; /* what outputs inherit from: the input, or once
+                              it is reused, kept or no_labels */
+    snet_record *input;    /* the input while the runtime owns it, else NULL */
+    snet_record *reused;   /* the input once the box has it, until emitted */
     size_t variant;
+    bool inherits;         /* the input came with unconsumed labels */
 };
 
+/* What outputs inherit from once a reused input had nothing to give. */
+static const snet_record no_labels = {.count = 0};
+
 void *snet_handle_user(const snet_handle *h) { return h->box->net->user; }
-const snet_net *snet_handle_net(const snet_handle *h) { return h->box->net; }
 size_t snet_handle_variant(const snet_handle *h) { return h->variant; }
 const char *snet_handle_path(const snet_handle *h) { return h->box->path; }
 
@@ -93,26 +111,31 @@ static long output_variant(const snet_type *t, snet_record *out)
     return -1;
 }
 
-/* Does out have the cached output shape? If so its names become the
- * declaration's, as output_variant would have made them. */
+/* Does out have the cached output shape? Its names then become the
+ * declaration's, as output_variant would have made them. A record that
+ * is already in the network (a reused input) has those names: one pointer
+ * comparison per entry; a box's own strings are compared by content. */
 static inline bool has_last_output_shape(output_shape *c, snet_record *out)
 {
     if (out->count != c->count)
         return false;
-    for (size_t i = 0; i < out->count; i++)
-        if (out->entries[i].kind != c->kinds[i] || !snet_same_name(out->entries[i].name, c->names[i]))
+    for (size_t i = 0; i < out->count; i++) {
+        snet_entry *e = &out->entries[i];
+        if (e->kind != c->kinds[i])
             return false;
-    for (size_t i = 0; i < out->count; i++)
-        out->entries[i].name = c->names[i];
+        if (e->name != c->names[i]) {
+            if (!snet_same_name(e->name, c->names[i]))
+                return false;
+            e->name = c->names[i];
+        }
+    }
     return true;
 }
 
-static inline bool output_allowed(box_entity *b, snet_record *out)
+/* The output check when the cached shape is not out's: the declaration is
+ * searched, and out's shape cached if it passes. */
+static __attribute__((noinline)) bool output_shape_miss(box_entity *b, snet_record *out)
 {
-    if (out->kind != SNET_REC_DATA)
-        return false;
-    if (snet_likely(has_last_output_shape(&b->last_output, out)))
-        return true;
     if (output_variant(&b->net->box_out, out) < 0)
         return false;
     if (out->count <= SNET_INLINE_ENTRIES) {
@@ -123,6 +146,15 @@ static inline bool output_allowed(box_entity *b, snet_record *out)
         }
     }
     return true;
+}
+
+static inline bool output_allowed(box_entity *b, snet_record *out)
+{
+    if (snet_unlikely(out->kind != SNET_REC_DATA))
+        return false;
+    if (snet_likely(has_last_output_shape(&b->last_output, out)))
+        return true;
+    return output_shape_miss(b, out);
 }
 
 typedef enum out_problem { OUT_NOT_DECLARED, OUT_PARSED, OUT_NO_MEMORY } out_problem;
@@ -148,7 +180,16 @@ static __attribute__((cold, noinline)) int out_rejected(box_entity *b, snet_reco
     return problem == OUT_NO_MEMORY ? SNET_ENOMEM : SNET_ERUNTIME;
 }
 
-/* An output that passed its check: inherited labels, an id, out it goes. */
+/* An output with its labels and inherited ones: an id, out it goes. */
+static inline int out_write(box_entity *b, snet_record *out)
+{
+    out->id = snet_mig_take(&b->ids);
+    snet_trace_written(b->run, out->id);
+    lpel_stream_write(b->out, out);
+    return SNET_OK;
+}
+
+/* A new output that passed its check: inherited labels, and out. */
 static inline int out_checked(snet_handle *h, snet_record *out)
 {
     box_entity *b = h->box;
@@ -157,10 +198,103 @@ static inline int out_checked(snet_handle *h, snet_record *out)
     if (h->in->count > 0 &&
         snet_inherit(out, h->in, &b->net->box_in.variants[h->variant]) != SNET_OK)
         return out_rejected(b, out, OUT_NO_MEMORY);
-    out->id = snet_mig_next_on(b->run, b->worker);
-    snet_trace_written(b->run, out->id);
-    lpel_stream_write(b->out, out);
-    return SNET_OK;
+    return out_write(b, out);
+}
+
+/* The reused input with unconsumed labels (kept) passes if it holds one
+ * of the output variants and beyond it only labels of kept; the variant's
+ * labels then get the declaration's names. -1 if none fits. */
+static long reused_output_variant(const snet_type *t, snet_record *out, const snet_record *kept)
+{
+    for (size_t v = 0; v < t->count; v++) {
+        const snet_variant *var = &t->variants[v];
+        bool fits = true;
+        for (size_t i = 0; fits && i < var->count; i++)
+            fits = snet_record_find(out, var->labels[i].kind, var->labels[i].name) >= 0;
+        for (size_t i = 0; fits && i < out->count; i++) {
+            const snet_entry *e = &out->entries[i];
+            fits = snet_variant_has(var, e->kind, e->name) ||
+                   snet_record_find(kept, e->kind, e->name) >= 0;
+        }
+        if (!fits)
+            continue;
+        for (size_t i = 0; i < var->count; i++)
+            out->entries[snet_record_find(out, var->labels[i].kind, var->labels[i].name)].name =
+                var->labels[i].name;
+        return (long)v;
+    }
+    return -1;
+}
+
+/* The reused input going out when the input had unconsumed labels (in
+ * h->in, the kept copy): they are in it already, but the box may have
+ * removed some, which come back from the copy, as they would into a new
+ * record. Checked unless declared. */
+static __attribute__((noinline)) int out_reused_inheriting(snet_handle *h, snet_record *out,
+                                                           bool declared)
+{
+    box_entity *b = h->box;
+    if (!declared && (out->kind != SNET_REC_DATA ||
+                      reused_output_variant(&b->net->box_out, out, h->in) < 0))
+        return out_rejected(b, out, OUT_NOT_DECLARED);
+    if (snet_inherit(out, h->in, NULL) != SNET_OK)
+        return out_rejected(b, out, OUT_NO_MEMORY);
+    return out_write(b, out);
+}
+
+/* The reused input going out: once. With nothing inherited, it is checked
+ * as a new record is (its labels must be exactly an output variant's). */
+static inline int out_reused(snet_handle *h, snet_record *out, bool declared)
+{
+    h->reused = NULL;
+    if (snet_unlikely(h->in->count > 0))
+        return out_reused_inheriting(h, out, declared);
+    box_entity *b = h->box;
+    if (!declared && snet_unlikely(!output_allowed(b, out)))
+        return out_rejected(b, out, OUT_NOT_DECLARED);
+    return out_write(b, out);
+}
+
+/* A reused input that has unconsumed labels: a copy of them is kept, for
+ * the execution's later outputs to inherit and to check it against. */
+static __attribute__((noinline)) void keep_inherited(snet_handle *h, const snet_record *input)
+{
+    box_entity *b = h->box;
+    if (!b->kept && !(b->kept = snet_record_new()))
+        snet_fatal_oom("a reused record's inherited labels");
+    if (snet_inherit(b->kept, input, &b->net->box_in.variants[h->variant]) != SNET_OK)
+        snet_fatal_oom("a reused record's inherited labels");
+    h->in = b->kept;
+}
+
+/* The input becomes the box's: what outputs inherit from now is the kept
+ * copy of its unconsumed labels, or nothing. */
+static inline snet_record *reuse_input(snet_handle *h)
+{
+    snet_record *r = h->input;
+    h->input = NULL;
+    h->reused = r;
+    if (snet_likely(!h->inherits))
+        h->in = &no_labels;
+    else
+        keep_inherited(h, r);
+    return r;
+}
+
+snet_record *snet_record_reuse(snet_handle *h)
+{
+    if (snet_unlikely(!h || !h->input))
+        return NULL;
+    return reuse_input(h);
+}
+
+/* Is out the reused input? A box that freed it and made a new record may
+ * get the same address from the pool: that record then takes this path,
+ * which gives it the labels a new record gets (kept's, where it has none
+ * of their names); only its check is the reused record's. */
+static inline bool is_reused(snet_handle *h, const snet_record *out)
+{
+    return out == h->reused;
 }
 
 int snet_out(snet_handle *h, snet_record *out)
@@ -168,6 +302,18 @@ int snet_out(snet_handle *h, snet_record *out)
     if (snet_unlikely(!h || !out))
         return SNET_EINVAL;
     box_entity *b = h->box;
+    if (out == h->input) { /* the input itself: reused now, and out */
+        if (snet_likely(!h->inherits)) { /* reuse_input and out_reused in one */
+            h->input = NULL;
+            h->in = &no_labels;
+            if (snet_unlikely(!output_allowed(b, out)))
+                return out_rejected(b, out, OUT_NOT_DECLARED);
+            return out_write(b, out);
+        }
+        (void)reuse_input(h);
+    }
+    if (is_reused(h, out))
+        return out_reused(h, out, false);
     if (snet_unlikely(!output_allowed(b, out)))
         return out_rejected(b, out, OUT_NOT_DECLARED);
     if (snet_unlikely(out->name_blob != NULL))
@@ -175,17 +321,25 @@ int snet_out(snet_handle *h, snet_record *out)
     return out_checked(h, out);
 }
 
-int snet_out_declared(snet_handle *h, snet_record *out) { return out_checked(h, out); }
+int snet_out_declared(snet_handle *h, snet_record *out)
+{
+    if (is_reused(h, out))
+        return out_reused(h, out, true);
+    return out_checked(h, out);
+}
 
 static void box_execute(box_entity *b, snet_record *r)
 {
-    long variant = snet_match_cache_best(&b->input_match, r, NULL);
+    long score;
+    long variant = snet_match_cache_best(&b->input_match, r, &score);
     if (snet_unlikely(variant < 0)) {
         snet_report_no_match(b->run, b->path, "box", r, &b->net->box_in);
         snet_record_free(r);
         return;
     }
-    snet_handle h = {b, r, (size_t)variant};
+    /* score: the labels of the variant, each one of r's */
+    snet_handle h = {.head = {b->net}, .box = b, .in = r, .input = r, .variant = (size_t)variant,
+                     .inherits = r->count > (size_t)score};
     int rc;
     if (snet_likely(!b->run->traced)) { /* one test per execution, not three */
         rc = b->net->fn(&h, r);
@@ -197,7 +351,10 @@ static void box_execute(box_entity *b, snet_record *r)
     }
     if (snet_unlikely(rc != 0))
         snet_run_fail(b->run, "box '%s' failed (it returned %d)", b->path, rc);
-    snet_record_free(r);
+    if (snet_likely(h.input != NULL)) /* else reused: the box's */
+        snet_record_free(h.input);
+    if (snet_unlikely(h.in == b->kept))
+        snet_record_clear(b->kept);
 }
 
 /* An initialiser's one execution, on an empty record (the trigger). */
@@ -206,19 +363,20 @@ static void box_initialise(box_entity *b)
     snet_record *trigger = snet_record_new();
     if (!trigger)
         snet_fatal_oom("an initialiser box");
-    snet_handle h = {b, trigger, 0};
+    snet_handle h = {.head = {b->net}, .box = b, .in = trigger, .input = trigger};
     snet_trace_begin(b->run);
     int rc = b->net->fn(&h, trigger);
     snet_trace_end(b->run);
     if (rc != 0)
         snet_run_fail(b->run, "box '%s' failed (it returned %d)", b->path, rc);
-    snet_record_free(trigger);
+    if (h.input != NULL) /* else reused as an output: no longer ours */
+        snet_record_free(h.input);
 }
 
 static void box_task(void *arg)
 {
     box_entity *b = arg;
-    b->worker = lpel_task_worker(lpel_task_self());
+    snet_mig_source_init(&b->ids, b->run, lpel_task_worker(lpel_task_self()));
     lpel_stream_open(b->out, LPEL_STREAM_WRITE);
     if (b->net->box_in.count == 0)
         box_initialise(b);
@@ -240,6 +398,7 @@ static void box_task(void *arg)
     }
     lpel_stream_close(b->in, LPEL_STREAM_READ);
     lpel_stream_close(b->out, LPEL_STREAM_WRITE);
+    snet_record_free(b->kept);
     free(b->path);
     free(b);
 }

@@ -43,7 +43,9 @@ const char *snet_run_intern_name(snet_run *run, const char *name, size_t len)
     return interned;
 }
 
-static const char *cached_name(const snet_intern_cache *c, const char *name)
+/* Inline: once per label of every record entering the network. */
+static inline __attribute__((always_inline)) const char *cached_name(const snet_intern_cache *c,
+                                                                     const char *name)
 {
     for (unsigned i = 0; i < SNET_INTERN_CACHE_NAMES && c->names[i]; i++)
         if (snet_same_name(c->names[i], name))

@@ -11,10 +11,11 @@
  */
 #include "snet_internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Each worker thread keeps up to POOL_RECORDS freed records and reuses
+/* Each worker thread keeps freed records in a pool (kit.h) and reuses
  * them for its next allocations. An entity frees its input right after
  * allocating its output, so a box chain needs one spare per worker; but a
  * task that runs in a burst (the input task filling a stream, the output
@@ -22,158 +23,45 @@
  * with a single spare every one of those went to malloc/free: ~250
  * instructions per record on the 10-stage pipeline, gone with the pool.
  * Only threads running S-Net tasks pool (a thread outside LPEL frees to
- * malloc), and the last task of a worker to end empties its pool, so
- * nothing is left when the workers stop. Under AddressSanitizer a pooled
- * record is poisoned, so that a record used after it was freed is still
- * reported. */
-#define POOL_RECORDS 64
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#define POOL_POISON(r) ASAN_POISON_MEMORY_REGION((r), sizeof(snet_record))
-#define POOL_UNPOISON(r) ASAN_UNPOISON_MEMORY_REGION((r), sizeof(snet_record))
-#else
-#define POOL_POISON(r) ((void)(r))
-#define POOL_UNPOISON(r) ((void)(r))
-#endif
-
-static _Thread_local snet_record *pool[POOL_RECORDS];
-static _Thread_local unsigned pooled;
-/* How many records this thread may keep: POOL_RECORDS while S-Net tasks
- * run on it, else 0 (one test on the free path decides both). */
-static _Thread_local unsigned pool_limit;
-static _Thread_local unsigned live_tasks; /* S-Net tasks running on this thread */
-static _Thread_local snet_record_depot *depot; /* the run's, while tasks run here */
-static _Thread_local bool pool_registered;  /* thread_end_key set for this thread */
-static pthread_key_t thread_end_key;
-static bool thread_end_key_made;
-static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;
-
-/* Records move between a worker's pool and its run's depot in batches of
- * half a pool, so the depot's lock is taken once per DEPOT_BATCH records
- * at most. A pipeline across two workers frees on one worker what it
- * allocates on the other (the input task allocates, the output task
- * frees): without the depot every such record went through malloc and
- * free, and glibc's arenas then moved it back (~600 instructions per
- * record of the 2-worker pipeline, callgrind); with the depot the 2-worker
- * S-Net pipeline ran 1.38x as many records per second (median of 8
- * per-round ratios, interleaved) and its spread over runs fell from 4.1x
- * to 1.5x (max/min). The depot keeps at most DEPOT_MAX records; beyond
- * that they are freed. */
-#define DEPOT_BATCH (POOL_RECORDS / 2)
+ * malloc): the pool is open while S-Net tasks run on the thread and closed
+ * (emptied) when the last of them ends, and when the thread ends (a task
+ * discarded after a deadlock never ends), so nothing is left when the
+ * workers stop.
+ *
+ * The pools of a run's workers meet at the run's depot. A pipeline across
+ * two workers frees on one worker what it allocates on the other (the
+ * input task allocates, the output task frees): without the depot every
+ * such record went through malloc and free, and glibc's arenas then moved
+ * it back (~600 instructions per record of the 2-worker pipeline,
+ * callgrind); with the depot the 2-worker S-Net pipeline ran 1.38x as many
+ * records per second (median of 8 per-round ratios, interleaved) and its
+ * spread over runs fell from 4.1x to 1.5x (max/min). The depot keeps at
+ * most DEPOT_MAX records; beyond that they are freed. */
 #define DEPOT_MAX 4096
 
-static void pool_empty(void)
-{
-    while (pooled > 0) {
-        snet_record *r = pool[--pooled];
-        POOL_UNPOISON(r);
-        free(r);
-    }
-}
+static _Thread_local kit_pool pool = KIT_POOL_INIT(sizeof(snet_record));
+static _Thread_local unsigned live_tasks; /* S-Net tasks running on this thread */
 
-/* A task discarded after a deadlock never ends, so its worker's count of
- * live tasks never reaches zero: the pool is then emptied when the worker
- * thread exits. */
-static void pool_thread_end(void *unused)
-{
-    (void)unused;
-    pool_limit = 0;
-    depot = NULL;
-    pool_empty();
-}
+void snet_record_depot_init(kit_depot *d) { kit_depot_init(d, sizeof(snet_record), DEPOT_MAX); }
 
-static void make_thread_end_key(void)
-{
-    thread_end_key_made = pthread_key_create(&thread_end_key, pool_thread_end) == 0;
-}
+void snet_record_depot_free(kit_depot *d) { kit_depot_destroy(d); }
 
-void snet_record_depot_init(snet_record_depot *d)
-{
-    pthread_mutex_init(&d->lock, NULL);
-    d->records = NULL;
-    d->count = d->cap = 0;
-}
-
-void snet_record_depot_free(snet_record_depot *d)
-{
-    for (size_t i = 0; i < d->count; i++) {
-        POOL_UNPOISON(d->records[i]);
-        free(d->records[i]);
-    }
-    free(d->records);
-    d->records = NULL;
-    d->count = d->cap = 0;
-    pthread_mutex_destroy(&d->lock);
-}
-
-/* The pool is full: move a batch to the depot (what does not fit there
- * is freed). */
-static __attribute__((noinline)) void pool_spill(void)
-{
-    unsigned n = DEPOT_BATCH;
-    pthread_mutex_lock(&depot->lock);
-    if (depot->count + n > depot->cap && depot->cap < DEPOT_MAX) {
-        size_t cap = depot->cap ? depot->cap * 2 : 4 * DEPOT_BATCH;
-        snet_record **grown = realloc(depot->records, cap * sizeof *grown);
-        if (grown) {
-            depot->records = grown;
-            depot->cap = cap;
-        }
-    }
-    while (n > 0 && depot->count < depot->cap) {
-        depot->records[depot->count++] = pool[--pooled];
-        n--;
-    }
-    pthread_mutex_unlock(&depot->lock);
-    while (n-- > 0) {
-        snet_record *r = pool[--pooled];
-        POOL_UNPOISON(r);
-        free(r);
-    }
-}
-
-/* The pool is empty: take a batch from the depot, if it has any. */
-static __attribute__((noinline)) void pool_refill(void)
-{
-    pthread_mutex_lock(&depot->lock);
-    while (pooled < DEPOT_BATCH && depot->count > 0)
-        pool[pooled++] = depot->records[--depot->count];
-    pthread_mutex_unlock(&depot->lock);
-}
-
-void snet_record_pool_task_begin(snet_record_depot *d)
+void snet_record_pool_task_begin(kit_depot *d)
 {
     live_tasks++;
-    depot = d;
-    if (!pool_registered) {
-        pthread_once(&thread_end_once, make_thread_end_key);
-        pool_registered = thread_end_key_made &&
-                          pthread_setspecific(thread_end_key, &pooled) == 0;
-    }
-    if (pool_registered)
-        pool_limit = POOL_RECORDS;
+    (void)kit_pool_open(&pool, d); /* closed: this thread allocates from malloc */
 }
 
 void snet_record_pool_task_end(void)
 {
-    if (--live_tasks > 0)
-        return;
-    pool_limit = 0;
-    depot = NULL;
-    pool_empty();
+    if (--live_tasks == 0)
+        kit_pool_close(&pool);
 }
 
-static snet_record *record_alloc(snet_record_kind kind)
+/* Every field of a fresh record, in place (a pooled or malloc'ed block, or
+ * a record inside another structure). */
+static inline void record_init(snet_record *r, snet_record_kind kind)
 {
-    snet_record *r;
-    if (snet_unlikely(pooled == 0) && pool_limit > 0)
-        pool_refill();
-    if (pooled > 0) {
-        r = pool[--pooled];
-        POOL_UNPOISON(r);
-    } else if (!(r = malloc(sizeof *r))) {
-        return NULL;
-    }
     r->kind = kind;
     r->id = 0;
     r->count = 0;
@@ -183,6 +71,13 @@ static snet_record *record_alloc(snet_record_kind kind)
     r->add_stream = NULL;
     r->name_blob = NULL;
     r->blob_len = 0;
+}
+
+static snet_record *record_alloc(snet_record_kind kind)
+{
+    snet_record *r = kit_pool_get(&pool);
+    if (r)
+        record_init(r, kind);
     return r;
 }
 
@@ -221,30 +116,37 @@ void snet_field_free(const snet_field_type *t, void *value)
         t->free(value);
 }
 
+/* Free the field values of r's entries. */
+static inline void free_values(snet_record *r)
+{
+    for (size_t i = 0; i < r->count; i++)
+        if (r->entries[i].kind == SNET_FIELD)
+            snet_field_free(r->entries[i].type, r->entries[i].u.value);
+}
+
 void snet_record_free(snet_record *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->count; i++)
-        if (r->entries[i].kind == SNET_FIELD)
-            snet_field_free(r->entries[i].type, r->entries[i].u.value);
+    free_values(r);
     if (snet_unlikely(r->entries != r->inline_entries))
         free(r->entries);
     if (snet_unlikely(r->name_blob != NULL)) /* parsed records only: skip the call */
         free(r->name_blob);
-    if (snet_unlikely(pooled == POOL_RECORDS) && pool_limit > 0)
-        pool_spill();
-    if (pooled < pool_limit) {
-        POOL_POISON(r);
-        pool[pooled++] = r;
-    } else {
-        free(r);
-    }
+    kit_pool_put(&pool, r);
+}
+
+void snet_record_clear(snet_record *r)
+{
+    free_values(r);
+    r->count = 0;
 }
 
 static __attribute__((noinline)) int grow(snet_record *r)
 {
-    size_t cap = r->cap * 2;
+    if (r->cap > UINT_MAX / 2)
+        return SNET_ENOMEM;
+    unsigned cap = r->cap * 2;
     snet_entry *grown;
     if (r->entries == r->inline_entries) {
         grown = malloc(cap * sizeof *grown);
@@ -330,7 +232,7 @@ snet_record *snet_record_copy(const snet_record *r)
     c->sort_counter = r->sort_counter;
     c->add_stream = r->add_stream;
     if (r->name_blob && !copy_blob(c, r)) {
-        free(c);
+        snet_record_free(c);
         return NULL;
     }
     for (size_t i = 0; i < r->count; i++) {

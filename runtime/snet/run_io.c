@@ -17,29 +17,40 @@
 
 /* ---- input ------------------------------------------------------------------------- */
 
-static void feed(snet_run *run, lpel_stream *s, snet_intern_cache *names, snet_record *r)
+/* What the input task keeps between records: the names it interned last
+ * and its message ids. */
+typedef struct feeder {
+    snet_run *run;
+    lpel_stream *stream;
+    snet_intern_cache names;
+    snet_mig_source ids;
+} feeder;
+
+static void feed(feeder *f, snet_record *r)
 {
+    snet_run *run = f->run;
     if (!r || r->kind != SNET_REC_DATA) {
         snet_run_fail(run, "input: not a data record; ignored");
         snet_record_free(r);
         return;
     }
-    if (snet_run_intern_record(run, names, r) != SNET_OK) {
+    if (snet_run_intern_record(run, &f->names, r) != SNET_OK) {
         snet_run_fail(run, "input: out of memory; record dropped");
         snet_record_free(r);
         return;
     }
-    r->id = snet_mig_next(run);
+    r->id = snet_mig_take(&f->ids);
     snet_trace_begin(run);
     snet_trace_written(run, r->id);
     snet_trace_end(run);
     run->records_in++;
-    lpel_stream_write(s, r);
+    lpel_stream_write(f->stream, r);
 }
 
 /* Read the whole file (records may span lines), then parse record by record. */
-static void feed_file(snet_run *run, lpel_stream *s, snet_intern_cache *names, FILE *in)
+static void feed_file(feeder *f, FILE *in)
 {
+    snet_run *run = f->run;
     size_t len;
     char *text;
     if (kit_read_all(in, &text, &len) != 0) {
@@ -68,7 +79,7 @@ static void feed_file(snet_run *run, lpel_stream *s, snet_intern_cache *names, F
                           (unsigned long long)run->records_in + 1, err);
             break;
         }
-        feed(run, s, names, r);
+        feed(f, r);
         p = end;
     }
     free(text);
@@ -78,21 +89,21 @@ void snet_input_task(void *arg)
 {
     snet_io_task *io = arg;
     snet_run *run = io->run;
-    lpel_stream *s = io->stream;
+    feeder f = {.run = run, .stream = io->stream};
     free(io);
-    snet_intern_cache names = {{NULL}, 0};
-    lpel_stream_open(s, LPEL_STREAM_WRITE);
+    snet_mig_source_init(&f.ids, run, lpel_task_worker(lpel_task_self()));
+    lpel_stream_open(f.stream, LPEL_STREAM_WRITE);
     for (size_t i = 0; i < run->nputs; i++) {
         snet_record *r = run->puts[i];
         run->puts[i] = NULL;
-        feed(run, s, &names, r);
+        feed(&f, r);
     }
     if (run->input_fn)
         for (snet_record *r; !lpel_unwinding() && (r = run->input_fn(run->input_user)) != NULL;)
-            feed(run, s, &names, r);
+            feed(&f, r);
     if (run->input_file)
-        feed_file(run, s, &names, run->input_file);
-    lpel_stream_close(s, LPEL_STREAM_WRITE);
+        feed_file(&f, run->input_file);
+    lpel_stream_close(f.stream, LPEL_STREAM_WRITE);
 }
 
 /* ---- output ------------------------------------------------------------------------- */

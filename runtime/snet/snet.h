@@ -55,6 +55,12 @@
  *         snet_record_set_int(out, "x", snet_record_int(in, "x") + 1);
  *         return snet_out(h, out);         // any number of snet_out calls
  *     }
+ *     // the same, updating its input record into the output (cheaper)
+ *     static int inc_in_place(snet_handle *h, snet_record *in)
+ *     {
+ *         snet_record_set_int(in, "x", snet_record_int(in, "x") + 1);
+ *         return snet_out(h, in);
+ *     }
  *
  *     // box fan ({n} -> {x, <i>}): emits n records
  *     static int fan(snet_handle *h, snet_record *in)
@@ -246,17 +252,40 @@ typedef struct snet_handle snet_handle;
 
 /*
  * A box: called once per input record. in belongs to the runtime (read it,
- * or take fields out of it with snet_record_take_field); emit outputs with
- * snet_out. Returns 0, or nonzero to report a failure (the run then fails
- * with SNET_ERUNTIME; the network keeps draining).
+ * or take fields out of it with snet_record_take_field) unless the box
+ * reuses it (snet_record_reuse); emit outputs with snet_out. Returns 0, or
+ * nonzero to report a failure (the run then fails with SNET_ERUNTIME; the
+ * network keeps draining).
  */
 typedef int (*snet_box_fn)(snet_handle *h, snet_record *in);
 
 /* Emit an output record (ownership passes). It must match one of the box's
  * declared output variants (by its own labels); the unconsumed labels of
  * the input are added (flow inheritance). Returns SNET_OK, or SNET_ERUNTIME
- * after reporting a record that fits no output variant (it is freed). */
+ * after reporting a record that fits no output variant (it is freed).
+ * snet_out(h, in) emits the input itself, as snet_record_reuse does. */
 SNET_API int snet_out(snet_handle *h, snet_record *out);
+
+/* The input record, given to the box to update into an output: cheaper
+ * than a new record (no record made, no input freed, and the labels the
+ * box passes on stay where they are). The box owns it from then on, as a
+ * record from snet_record_new: it emits it with snet_out (or frees it).
+ * It is in itself, with the labels the box has not taken or removed: the
+ * box removes the consumed labels its output does not carry and sets the
+ * output's; the unconsumed ones are the inherited ones, there already.
+ * What goes out is exactly what a new record would be: the same check
+ * (beyond an output variant it may hold only inherited labels), the
+ * inherited labels (also those the box removed), a new message id whose
+ * parent is the input. Once per execution: later calls return NULL, and
+ * later outputs are new records (which inherit as always).
+ *
+ *     // box inc ({x} -> {x})
+ *     snet_record *out = snet_record_reuse(h);
+ *     snet_record_set_int(out, "x", snet_record_int(out, "x") + 1);
+ *     return snet_out(h, out);
+ *     // a box that passes its input on: return snet_out(h, in);
+ */
+SNET_API snet_record *snet_record_reuse(snet_handle *h);
 
 /* The user pointer given to snet_box. */
 SNET_API void *snet_handle_user(const snet_handle *h);

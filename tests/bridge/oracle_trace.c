@@ -54,12 +54,56 @@
  *   end-to-end: A: E at 40 - 10 = 30; B: 40 - 12 = 28.
  *   eq. 1: T = 2 / max(72, 43) ns = 2 / 72e-9 s = 27777777.78 inputs/s.
  *   busy-time throughput: 2 / max(23, 20) ns = 2 / 23e-9 s = 86956521.74.
- *   waiting relations: task 1 for task 2 on full s5 (13..40: 27), task 2
- *     for task 1 on empty s5 (38..45: 7), task 3 for task 1 on empty s6
- *     (27..43: 16), task 4 for task 2 on empty s7 (28..36: 8).
+ *   waiting relations, each split at its wake (blocked: block to wake;
+ *   ready: wake to dispatch):
+ *     task 1 for task 2 on full s5: blocked 13..20 (task 2 read at 20) 7,
+ *       ready 20..40 20;
+ *     task 2 for task 1 on empty s5: blocked 38..40 (task 1 closed s5) 2,
+ *       ready 40..45 5;
+ *     task 3 for task 1 on empty s6: blocked 27..40 13, ready 40..43 3;
+ *     task 4 for task 2 on empty s7: blocked 28..35 (C written) 7, ready
+ *       35..36 1.
+ *     Per worker (where the task blocked): w0 blocked 7 + 2 = 9, ready
+ *     20 + 5 = 25; w1 blocked 13 + 7 = 20, ready 3 + 1 = 4. The two ends
+ *     of s5 were blocked 7 and 2, at different times: 9 <= the span.
+ *   names: A = m0.1, B = m0.2, C = m0.3, D = m1.1, E = m1.2 (as dump
+ *     prints their ids, 0.1 ...).
  *   longest path: A, C, C@w1, E: 18 + 0 + 7 = 25 (B's way: 12 + 7 = 19).
- *   as-executed path: from E (the last sink, 40) back through the latest
- *     predecessor: C@w1 (36, not D at 25), C, A: length 40 - 10 = 30.
+ *
+ * CPU readings (flag C; cpu_time before the event that ends a period or
+ * the worker, with its time):
+ *   w0 at 38 (cpu 13, 1 switch) and 72 (cpu 23, 1 switch). Stretch 0..38:
+ *     38 long, no idle, CPU 13: lost 25; the rest of it besides task 2's
+ *     period 20..38 (18) is 20, so that period lost at least 25 - 20 = 5
+ *     (CPU 13). Stretch 38..72: 34 long, idle 46..70 = 24, CPU 10: lost 0.
+ *     w0: CPU 23, off its core 25 (25/72 = 34.7 % of its span: above the
+ *     5 % of the warning), 1 switch, 1 period charged.
+ *   w1 at 27 (cpu 12) and 48 (cpu 25): stretch 5..27: 22 long, idle 10,
+ *     CPU 12: lost 0; stretch 27..48: 21, idle 8, CPU 13: lost 0. w1: CPU
+ *     25, off its core 0.
+ *   task 2: exec 19, preempted 5, CPU 14.
+ *   eq. 2 over CPU time (--cpu-time): task 2's execution is all of its
+ *     period 20..38, which ran 13 of 18 on the core: 18 * 13 / 18 = 13;
+ *     task 3's 12 and task 4's 7 lost nothing. L(A) = 13 + 3.5 = 16.5,
+ *     L(B) = 12 + 3.5 = 15.5; jitter 0.5.
+ *
+ * The as-executed path (the as-executed graph of the periods,
+ * docs/METRICS.md section 5). Periods: P1 task 1 w0 10..13 (its first: no
+ * cause), P2 task 3 w1 15..27, P3 task 2 w0 20..38 (after P1 on w0, no
+ * idle between), P4 task 4 w1 27..28, P5 task 4 w1 36..42 (woken at 35 by
+ * task 2 in P3, w1 idle 28..36), P6 task 1 w0 40..41 (woken at 20 by task
+ * 2 in P3: back-pressure; after P3 on w0), P7 task 2 w0 45..46 (woken at 40
+ * by task 1 in P6; after P6), P8 task 3 w1 43..44 (woken at 40 in P6;
+ * after P5). The last to end is P7 (46). Back from it: task 2 was woken at
+ * 40, but w0 ran P6 until 41: occupancy; task 1 in P6 was woken at 20, but
+ * w0 ran P3 until 38: occupancy; P3 is task 2's first period, w0 ran P1
+ * before it and did not idle: occupancy; P1 is w0's first and has no
+ * cause: the path starts there. Steps: run task 1 10..13 (wrote B, m0.2),
+ * ready task 2 13..20 (occupancy: task 1), run task 2 20..38 (wrote C,
+ * m0.3), ready task 1 38..40 (occupancy: task 2), run task 1 40..41, ready
+ * task 2 41..45 (occupancy: task 1), run task 2 45..46: length 46 - 10 =
+ * 36 = 3 + 7 + 18 + 2 + 1 + 4 + 1 (run 23, ready 13). The run's span 0..72
+ * = 72: start-up 10, after the path 26, 50 % covered.
  */
 #include "oracle_trace.h"
 
@@ -105,6 +149,7 @@ static void worker0(mon_writer *w)
     mon_emit_stream_wake(w, 35, 2, S7, 4);
     TASK(w, MON_ID_COMPONENT_END, 38, 2);
     mon_emit_stream_block(w, 38, 2, S5, true);
+    mon_emit_cpu_time(w, 38, 13, 1);
     mon_emit_task_block(w, 38, 2, MON_BLOCK_INPUT);
     TASK(w, MON_ID_TASK_DISPATCH, 40, 1);
     mon_emit_stream_mode(w, MON_ID_STREAM_CLOSE, 40, 1, S5, true);
@@ -117,6 +162,7 @@ static void worker0(mon_writer *w)
     TASK(w, MON_ID_TASK_DESTROY, 46, 2);
     mon_emit_bare(w, MON_ID_WORKER_WAIT, 46);
     mon_emit_bare(w, MON_ID_WORKER_RESUME, 70);
+    mon_emit_cpu_time(w, 72, 23, 1);
     mon_emit_bare(w, MON_ID_WORKER_END, 72);
 }
 
@@ -140,6 +186,7 @@ static void worker1(mon_writer *w)
     mon_emit_stream_io(w, MON_ID_STREAM_WRITE, 25, 3, S8);
     TASK(w, MON_ID_COMPONENT_END, 27, 3);
     mon_emit_stream_block(w, 27, 3, S6, true);
+    mon_emit_cpu_time(w, 27, 12, 0);
     mon_emit_task_block(w, 27, 3, MON_BLOCK_INPUT);
     TASK(w, MON_ID_TASK_DISPATCH, 27, 4);
     mon_emit_stream_mode(w, MON_ID_STREAM_OPEN, 27, 4, S8, false);
@@ -159,15 +206,28 @@ static void worker1(mon_writer *w)
     TASK(w, MON_ID_TASK_DESTROY, 42, 4);
     TASK(w, MON_ID_TASK_DISPATCH, 43, 3);
     TASK(w, MON_ID_TASK_DESTROY, 44, 3);
+    mon_emit_cpu_time(w, 48, 25, 0);
     mon_emit_bare(w, MON_ID_WORKER_END, 48);
 }
 
-int oracle_trace_write(const char *dir)
+/* Worker i's log of the oracle trace. */
+static void oracle_log(mon_writer *w, unsigned i, int variant)
+{
+    (void)variant;
+    if (i == 0)
+        worker0(w);
+    else
+        worker1(w);
+}
+
+/* A finished run of two workers in dir, each log written by write_log
+ * (worker, variant), run.json completed with the logs' counts as the
+ * monitor's close completes it. */
+static int write_run(const char *dir, void (*write_log)(mon_writer *, unsigned, int), int variant)
 {
     char ctf[4200], err[512];
     if (fixture_trace_dir(dir, 2, MON_FLAG_ALL, ctf, sizeof ctf) != 0)
         return -1;
-    void (*const writers[2])(mon_writer *) = {worker0, worker1};
     fixture_run run = {0};
     for (unsigned i = 0; i < 2; i++) {
         mon_writer *w = mon_writer_open(ctf, i, 0, err, sizeof err);
@@ -175,9 +235,119 @@ int oracle_trace_write(const char *dir)
             fprintf(stderr, "oracle: %s\n", err);
             return -1;
         }
-        writers[i](w);
+        write_log(w, i, variant);
         if (fixture_close_log(&run, w) != 0)
             return -1;
     }
     return fixture_finish(dir, MON_FLAG_ALL, &run);
+}
+
+int oracle_trace_write(const char *dir)
+{
+    return write_run(dir, oracle_log, 0);
+}
+
+/*
+ * The as-executed path through data, back-pressure and creation edges
+ * (oracle_paths_write), times in ns. Task 1 "S1:src" on w0 writes stream
+ * s1, which task 2 "S2:box" on w1 reads; the stream is full after one item.
+ *
+ * worker 0                                  worker 1
+ *   0  run_start 1, worker_start              0  run_start 1, worker_start,
+ *      task 1 mapped and created                 task 2 mapped and created
+ *   1  dispatch 1; write s1                    0  wait
+ *   4  block 1 on FULL s1                      6  resume; dispatch 2
+ *   4  wait                                    8  read s1: wakes task 1
+ *   9  resume; dispatch 1; write s1           20  block 2 on EMPTY s1
+ *  22  write s1: wakes task 2                 20  wait
+ *  23  task 3 "S3:sink" mapped and created;   25  resume; dispatch 2; read s1
+ *      destroy 1                              30  destroy 2
+ *  24  dispatch 3                             31  worker_end
+ *  END destroy 3; wait; 40 resume; 41 worker_end
+ *
+ * Periods: Pa task 1 w0 1..4 (created with no task running on w0: no
+ * cause), Pb task 2 w1 6..20 (likewise; w1 idle before), Pc task 1 w0
+ * 9..23 (woken at 8 by task 2 in Pb: back-pressure; w0 idle 4..9), Pd task
+ * 3 w0 24..END (created at 23 in Pc, which ended then: w0 was free), Pe
+ * task 2 w1 25..30 (woken at 22 by task 1 in Pc: data; w1 idle 20..25).
+ *
+ * Variant 0, END = 33: Pd ends last. Back from it: created in Pc at 23 ->
+ * ready 23..24; Pc entered at its start: woken at 8, its worker idle ->
+ * ready 8..9, back-pressure, task 2's Pb up to the wake (6..8); Pb is w1's
+ * first period, without a cause: the start. Steps: run task 2 6..8, ready
+ * task 1 8..9 (back-pressure, task 2, s1), run task 1 9..23, ready task 3
+ * 23..24 (created, task 1), run task 3 24..33: 2 + 1 + 14 + 1 + 9 = 27 =
+ * 33 - 6. Span 0..41: start-up 6, after it 8.
+ *
+ * Variant 1, END = 28: Pe ends last (30). Back from it: its worker idled,
+ * woken at 22 by task 1 in Pc -> ready 22..25 (data, s1), run task 1 9..22
+ * (up to the wake), then as above. Steps: run task 2 6..8, ready task 1
+ * 8..9 (back-pressure), run task 1 9..22, ready task 2 22..25 (data, task
+ * 1, s1), run task 2 25..30: 2 + 1 + 13 + 3 + 5 = 24 = 30 - 6. After it
+ * 41 - 30 = 11.
+ */
+enum { S1 = 1 };
+
+static void paths_worker0(mon_writer *w, uint64_t end)
+{
+    RUN_START(w, 0);
+    mon_emit_bare(w, MON_ID_WORKER_START, 0);
+    mon_emit_task_map(w, 0, 1, "S1:src");
+    TASK(w, MON_ID_TASK_CREATE, 0, 1);
+    TASK(w, MON_ID_TASK_DISPATCH, 1, 1);
+    mon_emit_stream_mode(w, MON_ID_STREAM_OPEN, 1, 1, S1, true);
+    mon_emit_stream_io(w, MON_ID_STREAM_WRITE, 1, 1, S1);
+    mon_emit_stream_block(w, 4, 1, S1, false);
+    mon_emit_task_block(w, 4, 1, MON_BLOCK_OUTPUT);
+    mon_emit_bare(w, MON_ID_WORKER_WAIT, 4);
+    mon_emit_bare(w, MON_ID_WORKER_RESUME, 9);
+    TASK(w, MON_ID_TASK_DISPATCH, 9, 1);
+    mon_emit_stream_io(w, MON_ID_STREAM_WRITE, 9, 1, S1);
+    mon_emit_stream_io(w, MON_ID_STREAM_WRITE, 22, 1, S1);
+    mon_emit_stream_wake(w, 22, 1, S1, 2);
+    mon_emit_task_map(w, 23, 3, "S3:sink");
+    TASK(w, MON_ID_TASK_CREATE, 23, 3);
+    TASK(w, MON_ID_TASK_DESTROY, 23, 1);
+    TASK(w, MON_ID_TASK_DISPATCH, 24, 3);
+    TASK(w, MON_ID_TASK_DESTROY, end, 3);
+    mon_emit_bare(w, MON_ID_WORKER_WAIT, end);
+    mon_emit_bare(w, MON_ID_WORKER_RESUME, 40);
+    mon_emit_bare(w, MON_ID_WORKER_END, 41);
+}
+
+static void paths_worker1(mon_writer *w)
+{
+    RUN_START(w, 0);
+    mon_emit_bare(w, MON_ID_WORKER_START, 0);
+    mon_emit_task_map(w, 0, 2, "S2:box");
+    TASK(w, MON_ID_TASK_CREATE, 0, 2);
+    mon_emit_bare(w, MON_ID_WORKER_WAIT, 0);
+    mon_emit_bare(w, MON_ID_WORKER_RESUME, 6);
+    TASK(w, MON_ID_TASK_DISPATCH, 6, 2);
+    mon_emit_stream_mode(w, MON_ID_STREAM_OPEN, 6, 2, S1, false);
+    mon_emit_stream_io(w, MON_ID_STREAM_READ, 8, 2, S1);
+    mon_emit_stream_wake(w, 8, 2, S1, 1);
+    mon_emit_stream_io(w, MON_ID_STREAM_READ, 15, 2, S1);
+    mon_emit_stream_block(w, 20, 2, S1, true);
+    mon_emit_task_block(w, 20, 2, MON_BLOCK_INPUT);
+    mon_emit_bare(w, MON_ID_WORKER_WAIT, 20);
+    mon_emit_bare(w, MON_ID_WORKER_RESUME, 25);
+    TASK(w, MON_ID_TASK_DISPATCH, 25, 2);
+    mon_emit_stream_io(w, MON_ID_STREAM_READ, 25, 2, S1);
+    TASK(w, MON_ID_TASK_DESTROY, 30, 2);
+    mon_emit_bare(w, MON_ID_WORKER_END, 31);
+}
+
+/* Worker i's log of oracle_paths_write's variant. */
+static void paths_log(mon_writer *w, unsigned i, int variant)
+{
+    if (i == 0)
+        paths_worker0(w, variant ? 28 : 33);
+    else
+        paths_worker1(w);
+}
+
+int oracle_paths_write(const char *dir, int variant)
+{
+    return write_run(dir, paths_log, variant);
 }

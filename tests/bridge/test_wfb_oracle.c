@@ -4,7 +4,11 @@
  *  - the oracle: a trace written by hand through the monitor's writer
  *    (oracle_trace.c, whose comment works out every figure on paper),
  *    read back through the trace reader and lifted: every metric equals
- *    the paper value;
+ *    the paper value - eq. 1-3, over dispatched and over CPU time, the
+ *    runtime tables with blocked, ready and CPU time, the waiting
+ *    relations split at their wakes, both critical paths, and the
+ *    as-executed path's steps through occupancy, data, back-pressure and
+ *    creation edges (oracle_paths_write);
  *  - properties on random traces fed to the lifter: the latencies of all
  *    inputs never add up to more than the execution time there was, no
  *    latency is negative, throughput is N_input over the longest worker
@@ -27,17 +31,20 @@ static void remove_tree(const char *dir)
     ck_assert_int_eq(system(cmd), 0);
 }
 
-static wfb_graph *oracle_graph(void)
+/* variant < 0: the oracle trace; else oracle_paths_write's variant. */
+static wfb_graph *oracle_graph_of(int variant)
 {
     char dir[] = "/tmp/wfb_oracle.XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    ck_assert_int_eq(oracle_trace_write(dir), 0);
+    ck_assert_int_eq(variant < 0 ? oracle_trace_write(dir) : oracle_paths_write(dir, variant), 0);
     wfb_graph *g = wfb_graph_new();
     wfb_error err;
     ck_assert_msg(wfb_import_lpel_trace(g, dir, &err) == 0, "%s", err.msg);
     remove_tree(dir);
     return g;
 }
+
+static wfb_graph *oracle_graph(void) { return oracle_graph_of(-1); }
 
 static const wfb_lifeline *lifeline(const wfb_graph *g, const wfb_message_report *r, const char *id)
 {
@@ -54,10 +61,7 @@ START_TEST(oracle_eq1_eq2_eq3)
     wfb_message_report r;
     wfb_error err;
     ck_assert_int_eq(wfb_message_metrics_compute(g, NULL, &r, &err), 0);
-    const uint64_t A = UINT64_C(1), B = UINT64_C(2); /* 0.1 and 0.2 */
-    char a[32], b[32];
-    snprintf(a, sizeof a, "m%llu", (unsigned long long)A);
-    snprintf(b, sizeof b, "m%llu", (unsigned long long)B);
+    const char *a = "m0.1", *b = "m0.2"; /* named as dump prints their ids */
     ck_assert_uint_eq(r.n_inputs, 2);
     ck_assert_uint_eq(r.total.inputs, 2);
     ck_assert_uint_eq(r.total.inputs_only_read, 0);
@@ -80,6 +84,15 @@ START_TEST(oracle_eq1_eq2_eq3)
     ck_assert_uint_eq(r.runs[0].run, 1);
     assert_near(r.runs[0].throughput_per_s, r.total.throughput_per_s);
     wfb_message_report_free(&r);
+    /* --cpu-time: task 2's execution ran 13 of its 18 on the core */
+    wfb_message_options cpu = {.cpu_time = 1};
+    ck_assert_int_eq(wfb_message_metrics_compute(g, &cpu, &r, &err), 0);
+    ck_assert(r.total.cpu_time);
+    assert_near(lifeline(g, &r, a)->latency_s, 16.5 * NS);
+    assert_near(lifeline(g, &r, b)->latency_s, 15.5 * NS);
+    assert_near(r.total.jitter_s, 0.5 * NS);
+    assert_near(r.total.latency.mean, 16 * NS);
+    wfb_message_report_free(&r);
     wfb_graph_free(g);
 }
 END_TEST
@@ -90,8 +103,10 @@ START_TEST(oracle_runtime_tables)
     ck_assert_uint_eq(wfb_run_count(g), 1);
     ck_assert_uint_eq(wfb_worker_stats_count(g), 2);
     const double span[2] = {72, 43}, busy[2] = {23, 20}, wait[2] = {24, 18},
-                 unaccounted[2] = {25, 5};
-    const uint64_t waits[2] = {1, 2};
+                 unaccounted[2] = {25, 5}, blocked[2] = {9, 20}, ready[2] = {25, 4},
+                 cpu[2] = {23, 25}, off[2] = {25, 0};
+    const uint64_t waits[2] = {1, 2}, switches[2] = {1, 0}, charged[2] = {1, 0};
+    ck_assert(wfb_cpu_known(g));
     for (size_t i = 0; i < 2; i++) {
         const wfb_worker_stats *w = wfb_worker_stats_at(g, i);
         ck_assert_uint_eq(w->worker, i);
@@ -100,21 +115,35 @@ START_TEST(oracle_runtime_tables)
         assert_near(w->wait_s, wait[i] * NS);
         ck_assert_uint_eq(w->waits, waits[i]);
         assert_near(wfb_worker_unaccounted(w), unaccounted[i] * NS);
+        assert_near(w->blocked_s, blocked[i] * NS);
+        assert_near(w->ready_s, ready[i] * NS);
+        assert_near(w->cpu_s, cpu[i] * NS);
+        assert_near(w->preempted_s, off[i] * NS);
+        ck_assert_uint_eq(w->preemptions, switches[i]);
+        ck_assert_uint_eq(w->preempted_periods, charged[i]);
     }
-    const double exec[5] = {0, 4, 19, 13, 7};
+    /* above the warning's 5 % on worker 0 only */
+    ck_assert(wfb_worker_preempted_share(wfb_worker_stats_at(g, 0)) > WFB_PREEMPTED_WARN_SHARE);
+    assert_near(wfb_worker_preempted_share(wfb_worker_stats_at(g, 0)), 25.0 / 72);
+    ck_assert(!(wfb_worker_preempted_share(wfb_worker_stats_at(g, 1)) > WFB_PREEMPTED_WARN_SHARE));
+    const double exec[5] = {0, 4, 19, 13, 7}, t_blocked[5] = {0, 7, 2, 13, 7},
+                 t_ready[5] = {0, 20, 5, 3, 1}, t_off[5] = {0, 0, 5, 0, 0};
     ck_assert_uint_eq(wfb_task_stats_count(g), 4);
     for (size_t i = 0; i < 4; i++) {
         const wfb_task_stats *t = wfb_task_stats_at(g, i);
         assert_near(t->exec_s, exec[t->task] * NS);
+        assert_near(t->blocked_s, t_blocked[t->task] * NS);
+        assert_near(t->ready_s, t_ready[t->task] * NS);
+        assert_near(t->preempted_s, t_off[t->task] * NS);
         ck_assert_uint_eq(t->dispatches, 2);
         ck_assert_uint_eq(t->executions, t->task == 1 ? 0 : 1);
     }
-    /* W(waiter, waited for): stream, state, total */
+    /* W(waiter, waited for): stream, state, blocked (total_s), then ready */
     const struct {
         uint64_t waiter, waited_for, stream;
         int empty;
-        double total;
-    } want[] = {{1, 2, 5, 0, 27}, {2, 1, 5, 1, 7}, {3, 1, 6, 1, 16}, {4, 2, 7, 1, 8}};
+        double total, ready;
+    } want[] = {{1, 2, 5, 0, 7, 20}, {2, 1, 5, 1, 2, 5}, {3, 1, 6, 1, 13, 3}, {4, 2, 7, 1, 7, 1}};
     ck_assert_uint_eq(wfb_wait_relation_count(g), 4);
     for (size_t k = 0; k < 4; k++) {
         bool found = false;
@@ -127,7 +156,9 @@ START_TEST(oracle_runtime_tables)
             ck_assert_uint_eq(w->stream, want[k].stream);
             ck_assert_int_eq(w->on_empty, want[k].empty);
             ck_assert_uint_eq(w->count, 1);
+            ck_assert_uint_eq(w->woken, 1);
             assert_near(w->total_s, want[k].total * NS);
+            assert_near(w->ready_s, want[k].ready * NS);
         }
         ck_assert_msg(found, "no waiting relation of task %llu",
                       (unsigned long long)want[k].waiter);
@@ -143,17 +174,71 @@ START_TEST(oracle_critical_paths)
     wfb_error err;
     ck_assert_int_eq(wfb_longest_path(g, &lp, &err), 0);
     ck_assert_int_eq(wfb_as_executed_path(g, &ae, &err), 0);
-    char c_moved[64];
-    snprintf(c_moved, sizeof c_moved, "m1,m3,m3@w1,m%llu",
-             (unsigned long long)mon_msg_id_make(1, 2));
-    assert_path(g, &lp, c_moved);
+    assert_path(g, &lp, "m0.1,m0.3,m0.3@w1,m1.2");
     assert_near(lp.length_s, 25 * NS);
-    ck_assert(ae.valid);
-    assert_path(g, &ae, c_moved);
-    assert_near(ae.length_s, 30 * NS);
+    const step_want steps[] = {
+        {WFB_STEP_RUN, WFB_VIA_NONE, 1, 0, 10, 13, "m0.2"},
+        {WFB_STEP_READY, WFB_VIA_OCCUPANCY, 2, 1, 13, 20, NULL},
+        {WFB_STEP_RUN, WFB_VIA_NONE, 2, 0, 20, 38, "m0.3"},
+        {WFB_STEP_READY, WFB_VIA_OCCUPANCY, 1, 2, 38, 40, NULL},
+        {WFB_STEP_RUN, WFB_VIA_NONE, 1, 0, 40, 41, NULL},
+        {WFB_STEP_READY, WFB_VIA_OCCUPANCY, 2, 1, 41, 45, NULL},
+        {WFB_STEP_RUN, WFB_VIA_NONE, 2, 0, 45, 46, NULL}};
+    assert_steps(g, &ae, steps, sizeof steps / sizeof steps[0], NS);
+    assert_near(ae.length_s, 36 * NS);
+    assert_near(ae.span_s, 72 * NS);
+    assert_near(ae.start_up_s, 10 * NS);
+    assert_near(ae.tail_s, 26 * NS);
+    wfb_step_totals t;
+    wfb_path_step_totals(&ae, &t);
+    assert_near(t.kind_s[WFB_STEP_RUN], 23 * NS);
+    assert_near(t.kind_s[WFB_STEP_READY], 13 * NS);
+    ck_assert_uint_eq(t.via_n[WFB_VIA_OCCUPANCY], 3);
     wfb_path_free(&lp);
     wfb_path_free(&ae);
     wfb_graph_free(g);
+}
+END_TEST
+
+/* The as-executed path through back-pressure and creation (variant 0),
+ * back-pressure and data (variant 1): oracle_paths_write's comment. */
+START_TEST(oracle_paths_edges)
+{
+    const step_want v0[] = {
+        {WFB_STEP_RUN, WFB_VIA_NONE, 2, 0, 6, 8, NULL},
+        {WFB_STEP_READY, WFB_VIA_BACKPRESSURE, 1, 2, 8, 9, NULL},
+        {WFB_STEP_RUN, WFB_VIA_NONE, 1, 0, 9, 23, NULL},
+        {WFB_STEP_READY, WFB_VIA_CREATED, 3, 1, 23, 24, NULL},
+        {WFB_STEP_RUN, WFB_VIA_NONE, 3, 0, 24, 33, NULL}};
+    const step_want v1[] = {
+        {WFB_STEP_RUN, WFB_VIA_NONE, 2, 0, 6, 8, NULL},
+        {WFB_STEP_READY, WFB_VIA_BACKPRESSURE, 1, 2, 8, 9, NULL},
+        {WFB_STEP_RUN, WFB_VIA_NONE, 1, 0, 9, 22, NULL},
+        {WFB_STEP_READY, WFB_VIA_DATA, 2, 1, 22, 25, NULL},
+        {WFB_STEP_RUN, WFB_VIA_NONE, 2, 0, 25, 30, NULL}};
+    const double length[2] = {27, 24}, tail[2] = {8, 11};
+    for (int v = 0; v < 2; v++) {
+        wfb_graph *g = oracle_graph_of(v);
+        wfb_path ae;
+        wfb_error err;
+        ck_assert_int_eq(wfb_as_executed_path(g, &ae, &err), 0);
+        assert_steps(g, &ae, v ? v1 : v0, 5, NS);
+        for (size_t i = 0; i < ae.n_steps; i++)
+            if (ae.steps[i].kind == WFB_STEP_READY && ae.steps[i].via != WFB_VIA_CREATED)
+                ck_assert_uint_eq(ae.steps[i].stream, 1);
+        assert_near(ae.length_s, length[v] * NS);
+        assert_near(ae.span_s, 41 * NS);
+        assert_near(ae.start_up_s, 6 * NS);
+        assert_near(ae.tail_s, tail[v] * NS);
+        /* the block on s1 named no peer (task 2 opened it later): the wake did */
+        for (size_t i = 0; i < wfb_wait_relation_count(g); i++) {
+            const wfb_wait_relation *w = wfb_wait_relation_at(g, i);
+            if (w->waiter == 1)
+                ck_assert_uint_eq(w->waited_for, 2);
+        }
+        wfb_path_free(&ae);
+        wfb_graph_free(g);
+    }
 }
 END_TEST
 
@@ -178,8 +263,8 @@ static void feed_event(wfb_lifter *l, mon_event_kind kind, double t, uint32_t ru
 }
 
 typedef struct generated {
-    double span[8];  /* per worker, summed over runs */
-    double busy[8];
+    double span[4][8]; /* per run (from 1) and worker */
+    double busy[4][8];
     unsigned workers;
 } generated;
 
@@ -247,8 +332,8 @@ static void generate_run(wfb_lifter *l, uint64_t *rng, uint32_t run, double *t, 
     for (unsigned w = 0; w < gen->workers; w++) {
         *t += below(rng, 2);
         feed_event(l, MON_EV_WORKER_END, *t, run, w, 0, 0);
-        gen->span[w] += *t - start[w];
-        gen->busy[w] += busy[w];
+        gen->span[run][w] = *t - start[w];
+        gen->busy[run][w] = busy[w];
     }
     *t += 1;
 }
@@ -278,20 +363,39 @@ START_TEST(random_traces_keep_the_paper_properties)
         }
         ck_assert_msg(sum <= exec * (1 + 1e-12) + 1e-12, "trial %d: latencies %.17g > execution %.17g",
                       trial, sum, exec);
-        /* eq. 1: N_input / the longest worker span, over all runs */
-        double span = 0, busy = 0;
-        for (unsigned w = 0; w < gen.workers; w++) {
-            span = fmax(span, gen.span[w]);
-            busy = fmax(busy, gen.busy[w]);
-        }
-        assert_near(r.total.span_s, span);
-        assert_near(r.total.throughput_per_s, (double)r.n_inputs / span);
-        assert_near(r.total.busy_max_s, busy);
+        /* eq. 1: N_input over each run's longest worker span, added up over
+         * the runs with inputs; never below every run's throughput */
         ck_assert_uint_eq(r.n_runs, runs);
-        size_t per_run = 0;
-        for (size_t i = 0; i < r.n_runs; i++)
-            per_run += r.runs[i].inputs;
+        double span = 0, busy = 0, lowest = INFINITY;
+        size_t per_run = 0, without = 0;
+        for (uint32_t run = 1; run <= runs; run++) {
+            const wfb_run_figures *f = &r.runs[run - 1];
+            double s = 0, b = 0;
+            for (unsigned w = 0; w < gen.workers; w++) {
+                s = fmax(s, gen.span[run][w]);
+                b = fmax(b, gen.busy[run][w]);
+            }
+            assert_near(f->span_s, s);
+            per_run += f->inputs;
+            if (!f->inputs) {
+                without++;
+                ck_assert(isnan(f->throughput_per_s) && f->throughput_unknown_why);
+                continue;
+            }
+            span += s;
+            busy += b;
+            lowest = fmin(lowest, f->throughput_per_s);
+        }
         ck_assert_uint_eq(per_run, r.total.inputs);
+        ck_assert_uint_eq(r.total.runs_without_inputs, without);
+        if (r.n_inputs) {
+            assert_near(r.total.span_s, span);
+            assert_near(r.total.throughput_per_s, (double)r.n_inputs / span);
+            assert_near(r.total.busy_max_s, busy);
+            ck_assert(r.total.throughput_per_s >= lowest * (1 - 1e-12));
+        } else {
+            ck_assert(isnan(r.total.throughput_per_s) && r.total.throughput_unknown_why);
+        }
         wfb_message_report_free(&r);
         wfb_graph_free(g);
     }
@@ -320,6 +424,7 @@ int main(void)
     tcase_add_test(t, oracle_eq1_eq2_eq3);
     tcase_add_test(t, oracle_runtime_tables);
     tcase_add_test(t, oracle_critical_paths);
+    tcase_add_test(t, oracle_paths_edges);
     tcase_add_test(t, inputs_option_sets_n_of_eq1);
     tcase_add_test(t, random_traces_keep_the_paper_properties);
     suite_add_tcase(s, t);

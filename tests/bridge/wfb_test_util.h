@@ -77,4 +77,41 @@ static inline void assert_near_at(double a, double b, int line)
 }
 #define assert_near(a, b) assert_near_at((a), (b), __LINE__)
 
+/* One expected step of an as-executed path (an LPEL trace's: steps): kind,
+ * via, its task's and the other task's ids (0: none), start and end (in
+ * units of `scale` seconds), the data state it wrote (NULL: none). */
+typedef struct step_want {
+    wfb_step_kind kind;
+    wfb_via via;
+    uint64_t task, other;
+    double start, end;
+    const char *wrote;
+} step_want;
+
+static inline void assert_steps(const wfb_graph *g, const wfb_path *p, const step_want *want,
+                                size_t n, double scale)
+{
+    ck_assert(p->valid);
+    ck_assert_uint_eq(p->n_steps, n);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        const wfb_step *s = &p->steps[i];
+        ck_assert_msg(s->kind == want[i].kind && s->via == want[i].via, "step %zu: %s %s", i,
+                      wfb_step_kind_name(s->kind), wfb_via_name(s->via));
+        ck_assert_uint_eq(wfb_task_stats_at(g, s->task)->task, want[i].task);
+        if (want[i].other)
+            ck_assert_uint_eq(wfb_task_stats_at(g, s->other)->task, want[i].other);
+        assert_near(s->end_s - s->start_s, (want[i].end - want[i].start) * scale);
+        assert_near(wfb_path_step(g, p, i), (want[i].end - want[i].start) * scale);
+        sum += wfb_path_step(g, p, i);
+        if (want[i].wrote)
+            ck_assert_str_eq(wfb_vertex_id(g, s->vertex), want[i].wrote);
+        else
+            ck_assert_uint_eq(s->vertex, WFB_NONE);
+        if (i)
+            assert_near(s->start_s, p->steps[i - 1].end_s);
+    }
+    assert_near(sum, p->length_s); /* the steps add up to the length */
+}
+
 #endif

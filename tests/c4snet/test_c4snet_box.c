@@ -4,8 +4,10 @@
  * c4snet_box_new + snet_box, called by their declared signature (no
  * labels, tags, a dozen and twenty labels), emitting several output
  * variants; flow inheritance that shares field data instead of copying
- * it; native fields converted; every error a box can make named with the
- * box; fields shared across workers under load.
+ * it, also when the first output is the input record itself (boxes that
+ * free their fields, keep them, output them twice, or output a label the
+ * input also inherits); native fields converted; every error a box can
+ * make named with the box; fields shared across workers under load.
  */
 #include <check.h>
 
@@ -163,6 +165,88 @@ START_TEST(test_flow_inheritance_shares_data)
     ck_assert(((double *)C4SNetGetData(y))[999] == 9.5); /* ours is still alive */
     C4SNetFree(y);
     snet_net_free(net);
+    free_boxes();
+}
+END_TEST
+
+/* (x) -> (x): x out twice (the first output is the input record, the
+ * second a new one; both inherit). */
+static void *twice(void *hnd, c4snet_data_t *x)
+{
+    C4SNetOut(hnd, 1, C4SNetShallowCopy(x));
+    C4SNetOut(hnd, 1, x);
+    return hnd;
+}
+
+/* (x) -> (x, y): an own y where the input inherits one. */
+static void *own_y(void *hnd, c4snet_data_t *x)
+{
+    C4SNetOut(hnd, 1, x, make_int(99));
+    return hnd;
+}
+
+/* (x) -> (x): frees its field and emits nothing */
+static void *drops(void *hnd, c4snet_data_t *x)
+{
+    C4SNetFree(x);
+    return hnd;
+}
+
+/* n records {x=i, y=shared, <t>=i} through net: its outputs */
+static run_result run_with_inherited(snet_net *net, c4snet_data_t *shared, int n)
+{
+    snet_record *in[16];
+    ck_assert_int_le(n, 16);
+    for (int i = 0; i < n; i++) {
+        in[i] = int_record("x", i);
+        snet_record_set_field(in[i], "y", &c4snet_field, C4SNetShallowCopy(shared));
+        snet_record_set_tag(in[i], "t", i);
+    }
+    run_result r = run_records(net, test_workers(), in, (size_t)n);
+    ck_assert_msg(r.rc == SNET_OK, "%s", r.error);
+    return r;
+}
+
+START_TEST(test_first_output_is_the_input_record)
+{
+    int big[100] = {7};
+    c4snet_data_t *shared = C4SNetCreate(CTYPE_int, 100, big);
+    /* out twice: both outputs carry x (one value, two references) and
+     * the inherited y and <t> */
+    snet_net *net = C4BOX("twice", twice, "(x) -> (x)");
+    run_result r = run_with_inherited(net, shared, 12);
+    ck_assert_uint_eq(r.nout, 24);
+    int count[12] = {0};
+    for (size_t i = 0; i < r.nout; i++) {
+        int x = int_of(r.out[i], "x");
+        ck_assert_int_eq(snet_record_tag(r.out[i], "t"), x);
+        ck_assert_ptr_eq(snet_record_field(r.out[i], "y"), shared);
+        ck_assert_uint_eq(snet_record_label_count(r.out[i]), 3);
+        count[x]++;
+    }
+    for (int x = 0; x < 12; x++)
+        ck_assert_int_eq(count[x], 2);
+    run_result_free(&r);
+    snet_net_free(net);
+    /* an output label the input inherits too: the box's own value wins */
+    net = C4BOX("own_y", own_y, "(x) -> (x, y)");
+    r = run_with_inherited(net, shared, 12);
+    ck_assert_uint_eq(r.nout, 12);
+    for (size_t i = 0; i < r.nout; i++) {
+        ck_assert_int_eq(int_of(r.out[i], "y"), 99);
+        ck_assert_int_eq(snet_record_tag(r.out[i], "t"), int_of(r.out[i], "x"));
+        ck_assert_uint_eq(snet_record_label_count(r.out[i]), 3);
+    }
+    run_result_free(&r);
+    snet_net_free(net);
+    /* no output: the input (and its references to shared) freed once */
+    net = C4BOX("drops", drops, "(x) -> (x)");
+    r = run_with_inherited(net, shared, 12);
+    ck_assert_uint_eq(r.nout, 0);
+    run_result_free(&r);
+    snet_net_free(net);
+    ck_assert_int_eq(((int *)C4SNetGetData(shared))[0], 7); /* ours is alive */
+    C4SNetFree(shared);
     free_boxes();
 }
 END_TEST
@@ -427,6 +511,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_variants_in_a_star);
     tcase_add_test(tc, test_flow_inheritance_shares_data);
+    tcase_add_test(tc, test_first_output_is_the_input_record);
     tcase_add_test(tc, test_native_fields_converted);
     tcase_add_test(tc, test_no_arguments);
     tcase_add_test(tc, test_initialiser);

@@ -123,7 +123,8 @@ static void match_workers(json_t *top, json_t *met)
     json_array_foreach(json_object_get(top, "workers"), i, tw)
     {
         int w = (int)num(tw, "worker");
-        double waits = 0, wait = 0, busy = 0, span = 0;
+        static const char *const split[] = {"blocked_s", "ready_s", "cpu_s", "preempted_s"};
+        double waits = 0, wait = 0, busy = 0, span = 0, parts[4] = {0};
         size_t j;
         json_t *mw;
         json_array_foreach(json_object_get(met, "workers"), j, mw)
@@ -134,8 +135,16 @@ static void match_workers(json_t *top, json_t *met)
             wait += num(mw, "wait_s");
             busy += num(mw, "busy_s");
             span += num(mw, "span_s");
+            for (int k = 0; k < 4; k++)
+                parts[k] += num(mw, split[k]);
         }
         char what[64];
+        /* blocked and ready apart, the CPU time and the time off the core:
+         * the same in both (the run is recorded with -m A, C included) */
+        for (int k = 0; k < 4; k++) {
+            snprintf(what, sizeof what, "worker %d %s", w, split[k]);
+            close_to(what, num(tw, split[k]), parts[k], 1e-6);
+        }
         snprintf(what, sizeof what, "worker %d waits", w);
         close_to(what, num(tw, "waits"), waits, 0);
         snprintf(what, sizeof what, "worker %d wait_s", w);

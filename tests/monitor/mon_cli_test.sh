@@ -65,6 +65,7 @@ dump_values() {
         else if (e == "task_load") out = out " " f["task"] " " f["dispatches"] " " f["exec_ns"]
         else if (e == "worker_load") out = out " " f["waits"] " " f["wait_ns"] " " f["busy_ns"]
         else if (e == "run_start") out = out " " f["run"]
+        else if (e == "cpu_time") out = out " " f["cpu_ns"] " " f["preemptions"]
         else if ("task" in f) out = out " " f["task"]
         print out
     }' "$1"
@@ -85,12 +86,12 @@ same_values() { # DIR, after same_count DIR
 "$make_fixture" kinds "$work/kinds" || fail "fixture kinds"
 same_count "$work/kinds"
 same_values "$work/kinds"
-[ "$(wc -l <"$work/dump.txt")" -eq 58 ] || fail "kinds fixture: expected 58 events"
+[ "$(wc -l <"$work/dump.txt")" -eq 60 ] || fail "kinds fixture: expected 60 events"
 for k in task_map task_create task_dispatch task_block task_yield task_destroy worker_start \
          worker_wait worker_resume worker_end stream_open stream_close stream_read stream_write \
          stream_block stream_wake component_begin component_end message_read message_written \
          task_load worker_load run_start message_sent message_received channel_open \
-         channel_block; do
+         channel_block cpu_time; do
     grep -q " $k" "$work/dump.txt" || fail "dump lacks $k"
     grep -q " $k:" "$work/bt.txt" || fail "babeltrace2 output lacks $k"
 done
@@ -135,7 +136,12 @@ if [ -n "$pipeline" ]; then
     grep -q '"source": "CLOCK_MONOTONIC"' "$work/mono/run.json" || fail "MON_CLOCK=monotonic: $(grep source "$work/mono/run.json")"
     grep -q '"why": "MON_CLOCK=monotonic"' "$work/mono/run.json" || fail "MON_CLOCK=monotonic: no reason in run.json"
     grep -q '"complete": true' "$work/run/run.json" || fail "run.json not completed"
-    grep -q '"flags": "mtWTSML"' "$work/run/run.json" || fail "run.json lacks the flags"
+    grep -q '"flags": "mtWTSMLC"' "$work/run/run.json" || fail "run.json lacks the flags"
+    # C: each worker's CPU time at least at its end (worker_end takes a reading always)
+    for w in 0 1; do
+        grep -q "^[0-9]* w$w cpu_time cpu_ns=[0-9]* preemptions=[0-9]*$" "$work/dump.txt" ||
+            fail "-m A: no cpu_time of worker $w"
+    done
     "$pipeline" -m Q --mon-dir "$work/bad" 2>"$work/bad.err" && fail "-m Q accepted"
     [ "$(wc -l <"$work/bad.err")" -eq 1 ] || fail "-m Q: not a one-line error"
     grep -q "unknown monitoring flag 'Q'" "$work/bad.err" || fail "-m Q: $(cat "$work/bad.err")"

@@ -130,7 +130,7 @@ int fixture_finish(const char *dir, unsigned flags, const fixture_run *run)
     return 0;
 }
 
-/* 28 events per worker, one of each kind; worker w's values are offset by
+/* 30 events per worker, one of each kind; worker w's values are offset by
  * 100*w so the tests can tell them apart. Gaps of 2^27 ns and more force
  * extended headers. */
 static void write_kinds(mon_writer *wr, unsigned w, uint64_t t0)
@@ -155,6 +155,7 @@ static void write_kinds(mon_writer *wr, unsigned w, uint64_t t0)
     mon_emit_transfer(wr, MON_ID_MESSAGE_RECEIVED, t += 1, 1 + o, mon_msg_id_make_at(2, w, 44), 2);
     mon_emit_channel_block(wr, t += 1, 1 + o, (uint64_t)w << 32 | 5, w == 1);
     mon_emit_stream_block(wr, t += (UINT64_C(1) << 27), 1 + o, 7 + o, true);
+    mon_emit_cpu_time(wr, t, 5000 + o, 2 + w);
     mon_emit_task_block(wr, t += 1, 1 + o, 0);
     mon_emit_bare(wr, MON_ID_WORKER_WAIT, t += 1);
     mon_emit_bare(wr, MON_ID_WORKER_RESUME, t += 5000000000u);

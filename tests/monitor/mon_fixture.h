@@ -18,7 +18,7 @@ void fixture_tmpdir(char *buf, size_t len);
 void fixture_rmdir(const char *dir);
 
 /* The number of events fixture_write_all_kinds writes. */
-#define FIXTURE_ALL_KINDS_EVENTS 58u
+#define FIXTURE_ALL_KINDS_EVENTS 60u
 
 /* Write a trace into dir: two workers, every event kind on each with
  * distinct field values (see the .c for the exact events), times spaced

@@ -43,7 +43,8 @@ static const mon_event_kind expected_kinds[] = {
     MON_EV_STREAM_OPEN,    MON_EV_STREAM_OPEN,     MON_EV_STREAM_READ,     MON_EV_COMPONENT_BEGIN, MON_EV_MESSAGE_READ,
     MON_EV_MESSAGE_WRITTEN, MON_EV_COMPONENT_END,  MON_EV_STREAM_WRITE,    MON_EV_STREAM_WAKE,
     MON_EV_CHANNEL_OPEN,   MON_EV_MESSAGE_SENT,    MON_EV_MESSAGE_RECEIVED, MON_EV_CHANNEL_BLOCK,
-    MON_EV_STREAM_BLOCK,   MON_EV_TASK_BLOCK,      MON_EV_WORKER_WAIT,     MON_EV_WORKER_RESUME,
+    MON_EV_STREAM_BLOCK,   MON_EV_CPU_TIME,        MON_EV_TASK_BLOCK,      MON_EV_WORKER_WAIT,
+    MON_EV_WORKER_RESUME,
     MON_EV_TASK_DISPATCH,  MON_EV_TASK_YIELD,      MON_EV_STREAM_CLOSE,    MON_EV_TASK_LOAD,
     MON_EV_TASK_DESTROY,   MON_EV_WORKER_LOAD,     MON_EV_WORKER_END,
 };
@@ -120,6 +121,12 @@ static void check_worker_events(const mon_event *all, size_t n, unsigned w)
             break;
         case MON_EV_TASK_BLOCK:
             ck_assert_uint_eq(e->cause, MON_BLOCK_INPUT);
+            break;
+        case MON_EV_CPU_TIME:
+            ck_assert_uint_eq(e->cpu_ns, 5000 + o);
+            ck_assert_uint_eq(e->preemptions, 2 + w);
+            ck_assert_uint_eq(e->time, prev->time); /* the block's time, as the monitor writes it */
+            ck_assert_uint_eq(e->task, 0);
             break;
         case MON_EV_WORKER_RESUME:
             ck_assert_uint_eq(e->time - prev->time, 5000000000u);
@@ -440,7 +447,7 @@ START_TEST(flags_parse_and_format)
     ck_assert_int_eq(mon_flags_parse("A", &f, err, sizeof err), 0);
     ck_assert_uint_eq(f, MON_FLAG_ALL);
     mon_flags_format(f, buf, sizeof buf);
-    ck_assert_str_eq(buf, "mtWTSML");
+    ck_assert_str_eq(buf, "mtWTSMLC");
     ck_assert_int_eq(mon_flags_parse("tT", &f, err, sizeof err), 0);
     ck_assert_uint_eq(f, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK);
     ck_assert_int_eq(mon_flags_parse("tX", &f, err, sizeof err), -1);
@@ -613,6 +620,9 @@ static int ref_format(const mon_event *e, char *buf, size_t len)
                         e->waits, e->wait_ns, e->busy_ns);
     case MON_EV_RUN_START:
         return snprintf(buf, len, "%s run=%" PRIu32, head, e->run);
+    case MON_EV_CPU_TIME:
+        return snprintf(buf, len, "%s cpu_ns=%" PRIu64 " preemptions=%" PRIu32, head, e->cpu_ns,
+                        e->preemptions);
     default:
         return snprintf(buf, len, "%s", head);
     }
@@ -651,6 +661,8 @@ START_TEST(event_format_matches_printf)
                        .exec_ns = v[9],
                        .wait_ns = v[10],
                        .busy_ns = v[11],
+                       .cpu_ns = v[10] ^ v[3],
+                       .preemptions = (uint32_t)v[2],
                        .name = i % 7 ? name : NULL,
                        .channel = v[4] ^ v[6],
                        .peer_rank = (uint32_t)v[5],
@@ -801,6 +813,29 @@ START_TEST(tsc_ticks_read_back_as_exact_ns)
 }
 END_TEST
 
+/* The text of a small file (a static buffer: until the next call). */
+static const char *read_text(const char *path)
+{
+    static char text[65536];
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    return text;
+}
+
+/* Write path anew: text up to at, then middle, then rest (the part of
+ * text that follows what middle replaces). */
+static void write_around(const char *path, const char *text, const char *at, const char *middle,
+                         const char *rest)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%.*s%s%s", (int)(at - text), text, middle, rest);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
 START_TEST(unsupported_clock_frequency_is_rejected)
 {
     char dir[4096], ctf[4200], err[4608], path[4300];
@@ -808,18 +843,10 @@ START_TEST(unsupported_clock_frequency_is_rejected)
     mon_run_info info;
     tsc_trace_dir(dir, &info, ctf, sizeof ctf);
     snprintf(path, sizeof path, "%s/metadata", ctf);
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    static char text[65536];
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[len] = '\0';
-    char *at = strstr(text, "\tfreq = ");
+    const char *text = read_text(path);
+    const char *at = strstr(text, "\tfreq = ");
     ck_assert_ptr_nonnull(at);
-    char *eol = strchr(at, '\n');
-    f = fopen(path, "w");
-    fprintf(f, "%.*s\tfreq = 0;%s", (int)(at - text), text, eol);
-    fclose(f);
+    write_around(path, text, at, "\tfreq = 0;", strchr(at, '\n'));
     mon_trace *t;
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "unsupported clock frequency 0 Hz"), "message: %s", err);
@@ -832,20 +859,12 @@ static void metadata_set_line(const char *dir, const char *key, const char *line
 {
     char path[4300];
     snprintf(path, sizeof path, "%s/ctf/metadata", dir);
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    static char text[65536];
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[len] = '\0';
-    char *at = strstr(text, key);
+    const char *text = read_text(path);
+    const char *at = strstr(text, key);
     ck_assert_ptr_nonnull(at);
     while (at > text && at[-1] != '\n')
         at--;
-    char *eol = strchr(at, '\n');
-    f = fopen(path, "w");
-    fprintf(f, "%.*s%s%s", (int)(at - text), text, line, eol);
-    fclose(f);
+    write_around(path, text, at, line, strchr(at, '\n'));
 }
 
 /* The reader reads one format: an older trace is refused by name, with
@@ -866,6 +885,88 @@ START_TEST(older_format_is_refused_by_name)
     metadata_set_line(dir, "format_version", "");
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "trace format before 2.0"), "message: %s", err);
+    fixture_rmdir(dir);
+}
+END_TEST
+
+/* Worker w's "bytes" in DIR/run.json made `bytes` (the log's new size). */
+static void run_json_set_bytes(const char *dir, unsigned w, long bytes)
+{
+    char path[4300], key[64], number[32];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    const char *text = read_text(path);
+    snprintf(key, sizeof key, "{\"worker\": %u, ", w);
+    const char *at = strstr(text, key);
+    ck_assert_ptr_nonnull(at);
+    at = strstr(at, "\"bytes\": ");
+    ck_assert_ptr_nonnull(at);
+    at += strlen("\"bytes\": ");
+    snprintf(number, sizeof number, "%ld", bytes);
+    write_around(path, text, at, number, at + strspn(at, "0123456789"));
+}
+
+/* The trace in dir as format 3.1 wrote it: each packet without its run id
+ * (the last field of the 3.2 packet context), metadata and run.json
+ * naming 3.1 and the logs' sizes. */
+static void as_format_3_1(const char *dir)
+{
+    char path[4300];
+    for (unsigned w = 0;; w++) {
+        fixture_log_path(dir, w, path, sizeof path);
+        long size = fixture_file_size(path);
+        if (size < 0)
+            break;
+        uint8_t *in = malloc((size_t)size + 1), *out = malloc((size_t)size + 1);
+        ck_assert(in && out);
+        FILE *f = fopen(path, "rb");
+        ck_assert_uint_eq(fread(in, 1, (size_t)size, f), (size_t)size);
+        fclose(f);
+        size_t to = 0;
+        for (size_t at = 0; at + MON_PACKET_PREAMBLE_BYTES <= (size_t)size;) {
+            uint64_t content = mon_get_u64(in + at + MON_OFF_CONTENT_SIZE) / 8;
+            uint64_t packet = mon_get_u64(in + at + MON_OFF_PACKET_SIZE) / 8;
+            size_t have = (size_t)size - at < packet ? (size_t)size - at : (size_t)packet;
+            memcpy(out + to, in + at, MON_OFF_RUN_ID);
+            memcpy(out + to + MON_OFF_RUN_ID, in + at + MON_PACKET_PREAMBLE_BYTES,
+                   have - MON_PACKET_PREAMBLE_BYTES);
+            mon_put_u64(out + to + MON_OFF_CONTENT_SIZE, (content - 8) * 8);
+            mon_put_u64(out + to + MON_OFF_PACKET_SIZE, (packet - 8) * 8);
+            to += have - 8;
+            at += have;
+        }
+        f = fopen(path, "wb");
+        ck_assert_uint_eq(fwrite(out, 1, to, f), to);
+        fclose(f);
+        run_json_set_bytes(dir, w, (long)to);
+        free(in);
+        free(out);
+    }
+    metadata_set_line(dir, "format_version", "\tformat_version = \"3.1\";");
+}
+
+/* Format 3.1 is 3.2 without cpu_time and without the packets' run id:
+ * such a trace reads, and event id 27 in it is damage, as it was for a
+ * 3.1 reader. */
+START_TEST(format_3_1_reads_without_cpu_time)
+{
+    char dir[4096], msg[4608];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_write_many(dir, 2, 10, 0), 0);
+    as_format_3_1(dir);
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, msg, sizeof msg);
+    ck_assert_msg(rc == MON_TRACE_END, "%s", msg);
+    ck_assert_uint_eq(n, 20);
+    free(evs);
+    fixture_rmdir(dir);
+    ck_assert_int_eq(fixture_write_all_kinds(dir, 0), 0);
+    as_format_3_1(dir);
+    evs = read_all(dir, &n, &rc, msg, sizeof msg);
+    ck_assert_int_eq(rc, MON_TRACE_ERROR);
+    ck_assert_msg(strstr(msg, "worker-0: byte ") && strstr(msg, "unknown event id 27"), "message: %s",
+                  msg);
+    free(evs);
     fixture_rmdir(dir);
 }
 END_TEST
@@ -1178,6 +1279,7 @@ static Suite *suite(void)
     tcase_add_test(tc, tsc_ticks_read_back_as_exact_ns);
     tcase_add_test(tc, unsupported_clock_frequency_is_rejected);
     tcase_add_test(tc, older_format_is_refused_by_name);
+    tcase_add_test(tc, format_3_1_reads_without_cpu_time);
     tcase_add_test(tc, small_integers_round_trip_at_every_length);
     tcase_add_test(tc, out_of_range_values_are_corruption);
     tcase_add_test(tc, clock_choice_and_calibration);

@@ -1,9 +1,11 @@
 /*
  * test_mon_periods.c - the trace reader's period layer (monitor/mon_periods.c)
  * on events made by hand, every interval worked out on paper: execution
- * periods, worker waits, stream blocks with their wake, each end the trace
- * lacks (MON_END_LOST) and what is open at the end (MON_END_TRACE); and the
- * helpers consumers share with it (mon_key_table, mon_task_kind).
+ * periods, worker waits, stream blocks with their wake (blocked and ready
+ * apart), the stretches between CPU readings and the loss charged to a
+ * period, each end the trace lacks (MON_END_LOST) and what is open at the
+ * end (MON_END_TRACE); and the helpers consumers share with it
+ * (mon_key_table, mon_task_kind).
  */
 #include <check.h>
 #include <stdlib.h>
@@ -136,6 +138,8 @@ START_TEST(stream_blocks_keep_their_wake)
     ck_assert_uint_eq(w->stream, 7);
     ck_assert_uint_eq(w->peer, 2);
     ck_assert(w->empty && !w->channel);
+    ck_assert_uint_eq(mon_interval_blocked_ns(w), 3);
+    ck_assert_uint_eq(mon_interval_ready_ns(w), 4);
 
     feed_block(20, 1, 3, 5);
     feed_block(20, 1, 4, 6);
@@ -148,8 +152,130 @@ START_TEST(stream_blocks_keep_their_wake)
             ck_assert_uint_eq(got.iv[i].stream, 4);
             ck_assert_uint_eq(got.iv[i].end, 25);
             ck_assert(!got.iv[i].woken);
+            /* no wake in the trace: all of it blocked */
+            ck_assert_uint_eq(mon_interval_blocked_ns(&got.iv[i]), 5);
+            ck_assert_uint_eq(mon_interval_ready_ns(&got.iv[i]), 0);
         }
     ck_assert_uint_eq(blocked, 1);
+}
+END_TEST
+
+/* The other end's task named by the wake when the block could not name it
+ * (the end was not open yet), and of a poll's streams the one the wake came
+ * through; a wake stamped (on another worker) before the block counts from
+ * the block. */
+START_TEST(the_wake_names_the_task_waited_for)
+{
+    feed_block(5, 1, 3, 0);
+    feed_block(5, 1, 4, 0);
+    feed_stop(0, 5, 1, MON_BLOCK_ANY);
+    mon_event wake = {.kind = MON_EV_STREAM_WAKE, .run = 1, .worker = 1, .time = 4, .task = 9,
+                      .stream = 3, .peer = 1};
+    ck_assert_int_eq(mon_periods_feed(p, &wake), 0);
+    feed(MON_EV_TASK_DISPATCH, 0, 11, 1);
+    const mon_interval *w = NULL;
+    for (size_t i = 0; i < got.n; i++)
+        if (!got.opened[i] && got.iv[i].kind == MON_INTERVAL_BLOCKED)
+            w = &got.iv[i];
+    ck_assert_ptr_nonnull(w);
+    ck_assert_uint_eq(w->peer, 9);
+    ck_assert_uint_eq(w->stream, 3);
+    ck_assert_uint_eq(mon_interval_blocked_ns(w), 0);
+    ck_assert_uint_eq(mon_interval_ready_ns(w), 6);
+}
+END_TEST
+
+static void feed_cpu(unsigned worker, uint64_t time, uint64_t cpu_ns, uint32_t preemptions)
+{
+    mon_event ev = {.kind = MON_EV_CPU_TIME, .run = 1, .worker = worker, .time = time,
+                    .cpu_ns = cpu_ns, .preemptions = preemptions};
+    ck_assert_int_eq(mon_periods_feed(p, &ev), 0);
+}
+
+static const mon_interval *closed_exec(uint64_t task)
+{
+    for (size_t i = 0; i < got.n; i++)
+        if (!got.opened[i] && got.iv[i].kind == MON_INTERVAL_EXEC && got.iv[i].task == task)
+            return &got.iv[i];
+    ck_abort_msg("no period of task %llu", (unsigned long long)task);
+    return NULL;
+}
+
+/* CPU readings (flag C), worked out on paper. Worker 0 starts at 0.
+ *   task 1 runs 10..3010, a reading at 3010 (cpu 1000, 1 switch):
+ *     stretch 0..3010: 3010 long, idle 0, CPU 1000: lost 2010; the rest of
+ *     the stretch (0..10) holds at most 10 of it, so task 1's period lost
+ *     at least 2000;
+ *   wait 3010..5010;
+ *   task 2 runs 5010..5100 (no reading: shorter than the step);
+ *   task 3 runs 5100..6100, a reading at 6100 (cpu 1900, 1 switch):
+ *     stretch 3010..6100: 3090 long, idle 2000, CPU 900: lost 190; the
+ *     rest (90 of task 2) holds 90, task 3 lost at least 100;
+ *   a reading at 7000 (cpu 2800) before worker_end: stretch 6100..7000,
+ *     900 of CPU, nothing lost, no period running.
+ * Totals: CPU 2800, lost 2300 = 7000 - 2000 idle - 2800, 1 switch. */
+START_TEST(cpu_readings_charge_the_periods_they_end)
+{
+    feed(MON_EV_WORKER_START, 0, 0, 0);
+    feed(MON_EV_TASK_DISPATCH, 0, 10, 1);
+    feed_cpu(0, 3010, 1000, 1);
+    feed_stop(0, 3010, 1, MON_BLOCK_INPUT);
+    feed(MON_EV_WORKER_WAIT, 0, 3010, 0);
+    feed(MON_EV_WORKER_RESUME, 0, 5010, 0);
+    feed(MON_EV_TASK_DISPATCH, 0, 5010, 2);
+    feed_stop(0, 5100, 2, MON_BLOCK_INPUT);
+    feed(MON_EV_TASK_DISPATCH, 0, 5100, 3);
+    feed_cpu(0, 6100, 1900, 1);
+    feed_stop(0, 6100, 3, MON_BLOCK_INPUT);
+    feed_cpu(0, 7000, 2800, 1);
+    feed(MON_EV_WORKER_END, 0, 7000, 0);
+    const mon_interval *t1 = closed_exec(1), *t2 = closed_exec(2), *t3 = closed_exec(3);
+    ck_assert(t1->cpu_known && !t2->cpu_known && t3->cpu_known);
+    ck_assert_uint_eq(t1->preempted, 2000);
+    ck_assert_uint_eq(t2->preempted, 0);
+    ck_assert_uint_eq(t3->preempted, 100);
+    const uint64_t want[3][6] = {/* start, end, cpu, lost, idle, switches */
+                                 {0, 3010, 1000, 2010, 0, 1},
+                                 {3010, 6100, 900, 190, 2000, 0},
+                                 {6100, 7000, 900, 0, 0, 0}};
+    size_t k = 0;
+    uint64_t cpu = 0, lost = 0;
+    for (size_t i = 0; i < got.n; i++) {
+        const mon_interval *iv = &got.iv[i];
+        if (iv->kind != MON_INTERVAL_CPU)
+            continue;
+        ck_assert(!got.opened[i]);
+        ck_assert_uint_lt(k, 3);
+        ck_assert_int_eq(iv->how, MON_END_READING);
+        ck_assert_uint_eq(iv->start, want[k][0]);
+        ck_assert_uint_eq(iv->end, want[k][1]);
+        ck_assert_uint_eq(iv->cpu, want[k][2]);
+        ck_assert_uint_eq(iv->preempted, want[k][3]);
+        ck_assert_uint_eq(iv->idle, want[k][4]);
+        ck_assert_uint_eq(iv->preemptions, want[k][5]);
+        cpu += iv->cpu, lost += iv->preempted;
+        k++;
+    }
+    ck_assert_uint_eq(k, 3);
+    ck_assert_uint_eq(cpu, 2800);
+    ck_assert_uint_eq(lost, 7000 - 2000 - 2800);
+}
+END_TEST
+
+/* A reading without a start to measure from (no W flag, or the first of a
+ * new run) is only where the next stretch begins. */
+START_TEST(first_reading_without_a_start_is_a_base)
+{
+    feed_cpu(0, 100, 50, 0);
+    feed_cpu(0, 300, 150, 2);
+    mon_event next_run = {.kind = MON_EV_CPU_TIME, .run = 2, .worker = 0, .time = 400, .cpu_ns = 10};
+    ck_assert_int_eq(mon_periods_feed(p, &next_run), 0);
+    ck_assert_uint_eq(got.n, 1);
+    ck_assert_int_eq(got.iv[0].kind, MON_INTERVAL_CPU);
+    ck_assert_uint_eq(got.iv[0].start, 100);
+    ck_assert_uint_eq(got.iv[0].cpu, 100);
+    ck_assert_uint_eq(got.iv[0].preempted, 100);
+    ck_assert_uint_eq(got.iv[0].preemptions, 2);
 }
 END_TEST
 
@@ -298,6 +424,9 @@ static Suite *periods_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, periods_and_waits_of_a_whole_trace);
     tcase_add_test(tc, stream_blocks_keep_their_wake);
+    tcase_add_test(tc, the_wake_names_the_task_waited_for);
+    tcase_add_test(tc, cpu_readings_charge_the_periods_they_end);
+    tcase_add_test(tc, first_reading_without_a_start_is_a_base);
     tcase_add_test(tc, lost_ends_close_at_the_next_sign);
     tcase_add_test(tc, finish_closes_what_is_open);
     tcase_add_test(tc, runs_keep_their_tasks_apart);

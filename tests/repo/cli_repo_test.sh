@@ -42,7 +42,7 @@ grep -q '"program": "mc"' runs.json || fail "runs --json: program"
 grep -q '"workers": 2' runs.json || fail "runs --json: workers"
 grep -q '"git_revision": "abc1234"' runs.json || fail "runs --json: git"
 grep -q '"mapping": "split"' runs.json || fail "runs --json: labels"
-grep -q '"flags": "mtWTSML"' runs.json || fail "runs --json: flags"
+grep -q '"flags": "mtWTSMLC"' runs.json || fail "runs --json: flags"
 grep -q '"--map",' runs.json || fail "runs --json: command line"
 # runs --csv: a header and one row per run; --where selects
 "$snetmon" runs --db "$db" --csv > runs.csv || fail "runs --csv"

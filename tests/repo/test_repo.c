@@ -227,7 +227,7 @@ START_TEST(test_newer_schema)
     repo *r;
     char err[512];
     ck_assert_int_eq(repo_open(&r, db, false, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "has schema version 99, newer than this snetmon knows (1)"), "%s",
+    ck_assert_msg(strstr(err, "has schema version 99, newer than this snetmon knows (2)"), "%s",
                   err);
 }
 END_TEST
@@ -250,6 +250,48 @@ START_TEST(test_migrates_from_empty)
     repo_close(r);
     ck_assert_msg(repo_open(&r, path, false, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(repo_found_version(r), REPO_SCHEMA_VERSION);
+    repo_close(r);
+}
+END_TEST
+
+/* A repository of schema 1 (schema 2's columns dropped again) is
+ * migrated when opened for writing: its run loads, the figures schema 1
+ * did not have unknown (NaN), and a new run stores beside it. */
+START_TEST(test_migrates_from_1)
+{
+    int64_t old = store("oracle", NULL);
+    sqlite3 *s;
+    ck_assert_int_eq(sqlite3_open(db, &s), SQLITE_OK);
+    static const char *const drop[] = {
+        "worker DROP COLUMN blocked_s", "worker DROP COLUMN ready_s", "worker DROP COLUMN cpu_s",
+        "worker DROP COLUMN preempted_s", "worker DROP COLUMN preemptions",
+        "task DROP COLUMN ready_s", "task DROP COLUMN preempted_s",
+        "wait_relation DROP COLUMN ready_s", "wait_relation DROP COLUMN woken",
+        "run_figures DROP COLUMN throughput_unknown_why"};
+    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "ALTER TABLE %s", drop[i]);
+        ck_assert_msg(sqlite3_exec(s, sql, 0, 0, 0) == SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(s));
+    }
+    ck_assert_int_eq(sqlite3_exec(s, "UPDATE schema_version SET version = 1", 0, 0, 0), SQLITE_OK);
+    sqlite3_close(s);
+    repo *r;
+    char err[512];
+    ck_assert_msg(repo_open(&r, db, true, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(repo_found_version(r), 1);
+    repo_run rec;
+    ck_assert_msg(repo_load(r, old, false, &rec, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_gt(rec.n_workers, 0);
+    ck_assert(isnan(rec.workers[0].ready_s) && isnan(rec.workers[0].cpu_s));
+    ck_assert(isnan(rec.tasks[0].ready_s));
+    repo_run_free(&rec);
+    repo_close(r);
+    int64_t fresh = store("oracle", NULL);
+    ck_assert_msg(repo_open(&r, db, false, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(repo_found_version(r), REPO_SCHEMA_VERSION);
+    ck_assert_msg(repo_load(r, fresh, false, &rec, err, sizeof err) == 0, "%s", err);
+    ck_assert(!isnan(rec.workers[0].ready_s));
+    repo_run_free(&rec);
     repo_close(r);
 }
 END_TEST
@@ -437,6 +479,7 @@ int main(void)
     tcase_add_test(tc, test_not_a_repository);
     tcase_add_test(tc, test_newer_schema);
     tcase_add_test(tc, test_migrates_from_empty);
+    tcase_add_test(tc, test_migrates_from_1);
     tcase_add_test(tc, test_concurrent_stores);
     tcase_add_test(tc, test_interrupted_store);
     tcase_add_test(tc, test_where);

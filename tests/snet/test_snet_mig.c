@@ -2,7 +2,8 @@
  * test_snet_mig.c - message ids (MIG): unique across workers, and the
  * parent relations in the trace right for 1->1 (a box), 1->n (a fanning
  * box) and n->1 (a synchro-cell) executions, with external records having
- * none. The trace is written by the monitor (-m mM) and read back with the
+ * none; the same when the boxes make their input record their first
+ * output (snet_record_reuse, snet_out(h, in)). The trace is written by the monitor (-m mM) and read back with the
  * monitor's reader library, as the analysis tools do.
  */
 #include "snet_test_util.h"
@@ -35,6 +36,25 @@ static int box_v(snet_handle *h, snet_record *in)
     snet_record_set_int(out, "v", snet_record_int(in, "v"));
     return snet_out(h, out);
 }
+
+/* The same two boxes updating their input into their first output. */
+static int box_fan_reuse(snet_handle *h, snet_record *in)
+{
+    long n = snet_record_int(in, "n");
+    for (long i = 0; i < n; i++) {
+        snet_record *out = snet_record_reuse(h);
+        if (out)
+            snet_record_remove(out, SNET_FIELD, "n");
+        else
+            out = snet_record_new();
+        snet_record_set_int(out, "v", i);
+        if (snet_out(h, out) != SNET_OK)
+            return -1;
+    }
+    return 0;
+}
+
+static int box_v_reuse(snet_handle *h, snet_record *in) { return snet_out(h, in); }
 
 /* ---- what the trace says -------------------------------------------------------------- */
 
@@ -138,7 +158,7 @@ static void remove_tree(const char *dir)
         fprintf(stderr, "cannot remove %s\n", dir);
 }
 
-START_TEST(test_parents_in_trace)
+static void check_parents_in_trace(snet_box_fn fan_fn, snet_box_fn v_fn)
 {
     char dir[] = "/tmp/snet-mig-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -152,8 +172,8 @@ START_TEST(test_parents_in_trace)
     ck_assert_msg(mon_open(&m, &mo, 1, argv, &hooks, err, sizeof err) == 0, "%s", err);
 
     snet_net *net = snet_parallel(
-        snet_serial(snet_box("fan", "{n} -> {v}", box_fan, NULL),
-                    snet_box("id", "{v} -> {v}", box_v, NULL)),
+        snet_serial(snet_box("fan", "{n} -> {v}", fan_fn, NULL),
+                    snet_box("id", "{v} -> {v}", v_fn, NULL)),
         snet_sync("[| {a}, {b} |]"));
     snet_config cfg = snet_config_default();
     cfg.lpel.num_workers = test_workers();
@@ -233,6 +253,14 @@ START_TEST(test_parents_in_trace)
     snet_net_free(net);
     remove_tree(dir);
 }
+
+START_TEST(test_parents_in_trace) { check_parents_in_trace(box_fan, box_v); }
+END_TEST
+
+START_TEST(test_parents_in_trace_reused_records)
+{
+    check_parents_in_trace(box_fan_reuse, box_v_reuse);
+}
 END_TEST
 
 static int cmp_u64(const void *a, const void *b)
@@ -275,6 +303,7 @@ int main(void)
     TCase *tc = tcase_create("mig");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_parents_in_trace);
+    tcase_add_test(tc, test_parents_in_trace_reused_records);
     tcase_add_test(tc, test_ids_unique_across_workers);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -60,7 +60,7 @@
  *   --mon-tasks RE       ... the tasks to monitor (the programs)
  *   --mon-dir DIR        the trace directory (the programs)
  *   --mon-flush MS       how often the trace is made readable (the programs)
- *   -m FLAGS             what to monitor, mtWTSML or A (the programs)
+ *   -m FLAGS             what to monitor, mtWTSMLC or A (the programs)
  *   -w, --workers N      workers (the programs, the benches)
  *   --inputs N           the number of input records: to make (the apps),
  *                        or to count (metrics, report)

@@ -25,7 +25,7 @@ static void metrics_usage(FILE *out)
     fprintf(out,
             "usage: snetmon metrics INPUT [--json|--csv] [--from FORMAT] [--event-map FILE] [--partial]\n"
             "                       [--compare OTHER [--subgraph RE]] [--timeout-pct P]\n"
-            "                       [--inputs N] [-o FILE]\n\n"
+            "                       [--inputs N] [--cpu-time] [-o FILE]\n\n"
             "INPUT is an event file (jsonl, wfcommons or bp, detected from its content)\n"
             "or an LPEL trace directory, also one of a run across MPI ranks (DIR/rank-R/,\n"
             "read as one trace on rank 0's clock, docs/METRICS.md section 10).\n\n"
@@ -42,6 +42,8 @@ static void metrics_usage(FILE *out)
             "  --timeout-pct P  latency percentile used as lifeline timeout (default 99)\n"
             "  --inputs N       the input count N of the throughput (eq. 1) of each run,\n"
             "                   instead of the data states without predecessor\n"
+            "  --cpu-time       latency (eq. 2) and jitter (eq. 3) over the executions' CPU\n"
+            "                   time (the time the OS held the core taken off; needs -m C)\n"
             TRACE_INPUT_HELP
             "  -h, --help       this text\n"
             "  --version        the version and git revision\n"
@@ -58,10 +60,10 @@ typedef struct metrics_args {
     wfb_output output;
     double timeout_pct;
     size_t inputs;
-    bool partial;
+    bool partial, cpu_time;
 } metrics_args;
 
-enum { OPT_FROM = CLI_OWN, OPT_COMPARE, OPT_SUBGRAPH, OPT_INPUTS, OPT_TIMEOUT_PCT };
+enum { OPT_FROM = CLI_OWN, OPT_COMPARE, OPT_SUBGRAPH, OPT_INPUTS, OPT_TIMEOUT_PCT, OPT_CPU_TIME };
 
 static int metrics_value(cli_parser *p, metrics_args *a, int opt, const char *val)
 {
@@ -109,6 +111,7 @@ static int metrics_parse(int argc, char **argv, metrics_args *a)
         {"subgraph", required_argument, NULL, OPT_SUBGRAPH},
         {"inputs", required_argument, NULL, OPT_INPUTS},
         {"timeout-pct", required_argument, NULL, OPT_TIMEOUT_PCT},
+        {"cpu-time", no_argument, NULL, OPT_CPU_TIME},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cli_parser p;
@@ -128,6 +131,9 @@ static int metrics_parse(int argc, char **argv, metrics_args *a)
             break;
         case CLI_PARTIAL:
             a->partial = true;
+            break;
+        case OPT_CPU_TIME:
+            a->cpu_time = true;
             break;
         case 'o':
             a->output_path = optarg;
@@ -183,7 +189,7 @@ static int run_metrics(const wfb_graph *g, const metrics_args *a, FILE *out, wfb
     wfb_metrics_input in = {0};
     if (wfb_activity_metrics_compute(g, &act, err))
         return -1;
-    wfb_message_options mo = {a->timeout_pct, a->inputs};
+    wfb_message_options mo = {a->timeout_pct, a->inputs, a->cpu_time};
     if (wfb_message_metrics_compute(g, &mo, &msg, err)) {
         wfb_activity_report_free(&act);
         return -1;

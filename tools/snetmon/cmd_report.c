@@ -357,7 +357,7 @@ int snetmon_cmd_report(int argc, char **argv)
         viz_timeline_stats s;
         viz_timeline_get_stats(tl, &s);
         printf("%s: %d workers, %zu tasks, critical path of %zu steps\n", a.output, s.workers,
-               wfb_task_stats_count(g), path.valid ? path.n : 0);
+               wfb_task_stats_count(g), path.valid ? (path.n_steps ? path.n_steps : path.n) : 0);
     }
     viz_timeline_destroy(tl);
     viz_release_font_caches();

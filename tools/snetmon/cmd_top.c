@@ -273,23 +273,43 @@ static void print_log_states(FILE *out, const mon_trace *t)
     }
 }
 
+/* Why the throughput so far is n/a, NULL when it is not (docs/METRICS.md
+ * section 8): no worker span (recorded without W, or none read yet) or no
+ * inputs so far. */
+static const char *throughput_unknown_why(const view *v)
+{
+    const live_snapshot *s = &v->snap;
+    if (!s->has_span || !s->span_max_ns)
+        return missing_why(v, 'W', "worker_start");
+    if (!s->inputs || !s->throughput_span_ns)
+        return "no inputs so far (no message traces: recorded without M, or no S-Net records)";
+    return NULL;
+}
+
 static void print_throughput(FILE *out, const view *v)
 {
     const live_snapshot *s = &v->snap;
     fprintf(out, "events %llu   inputs %llu   ", (unsigned long long)s->events,
             (unsigned long long)s->inputs);
-    if (s->has_span && s->span_max_ns)
+    const char *why = throughput_unknown_why(v);
+    if (why)
+        fprintf(out, "throughput so far n/a (%s)\n", why);
+    else if (s->runs > 1)
+        fprintf(out, "throughput so far %.3f inputs/s (%llu / %.3f s, the longest worker span of "
+                     "each run with inputs, added up; %u runs without inputs)\n",
+                (double)s->inputs / ((double)s->throughput_span_ns * NS),
+                (unsigned long long)s->inputs, (double)s->throughput_span_ns * NS,
+                (unsigned)s->runs_without_inputs);
+    else
         fprintf(out, "throughput so far %.3f inputs/s (%llu / %.3f s, worker %u)\n",
                 (double)s->inputs / ((double)s->span_max_ns * NS), (unsigned long long)s->inputs,
                 (double)s->span_max_ns * NS, s->span_worker);
-    else
-        fprintf(out, "throughput so far n/a (%s)\n", missing_why(v, 'W', "worker_start"));
 }
 
 static void print_workers(FILE *out, const live_snapshot *s)
 {
     fprintf(out, "\nworker state        busy%%  wait%%  unacc%%  waits |     WE     WT [s]   busy [s]"
-                 "   span [s]\n");
+                 "   span [s] |  ready [s] blocked [s]    CPU [s] off core [s]\n");
     for (size_t i = 0; i < s->n_workers; i++) {
         const live_worker *w = &s->workers[i];
         if (!strcmp(w->state, "not started") && !w->waits && !w->busy_ns)
@@ -304,9 +324,14 @@ static void print_workers(FILE *out, const live_snapshot *s)
         fprintf(out, " %6llu | %6llu %10.4f %10.4f", (unsigned long long)w->win_waits,
                 (unsigned long long)w->waits, (double)w->wait_ns * NS, (double)w->busy_ns * NS);
         if (w->has_span)
-            fprintf(out, " %10.4f\n", (double)w->span_ns * NS);
+            fprintf(out, " %10.4f", (double)w->span_ns * NS);
         else
-            fprintf(out, " %10s\n", "n/a");
+            fprintf(out, " %10s", "n/a");
+        fprintf(out, " | %10.4f %11.4f", (double)w->ready_ns * NS, (double)w->blocked_ns * NS);
+        if (w->cpu_known)
+            fprintf(out, " %10.4f %12.4f\n", (double)w->cpu_ns * NS, (double)w->preempted_ns * NS);
+        else
+            fprintf(out, " %10s %12s\n", "n/a", "n/a");
     }
 }
 
@@ -368,20 +393,33 @@ static json_t *worker_json(const live_worker *w, const mon_trace *t)
         "wait_share", num_or_null(share(w->win_wait_ns, w->win_alive_ns)), "unaccounted_share",
         w->has_span ? num_or_null(share_signed(w->win_unaccounted_ns, w->win_alive_ns))
                     : json_null());
-    return json_pack("{s:i, s:i, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o}", "worker",
-                     (int)w->worker, "run", (int)w->run, "state", w->state, "log", log, "span_s",
-                     w->has_span ? secs(w->span_ns) : json_null(), "busy_s", secs(w->busy_ns),
-                     "wait_s", secs(w->wait_ns), "waits", (json_int_t)w->waits, "unaccounted_s",
-                     w->has_span ? secs_signed(w->unaccounted_ns) : json_null(), "window", win);
+    json_t *o = json_pack("{s:i, s:i, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o}", "worker",
+                          (int)w->worker, "run", (int)w->run, "state", w->state, "log", log,
+                          "span_s", w->has_span ? secs(w->span_ns) : json_null(), "busy_s",
+                          secs(w->busy_ns), "wait_s", secs(w->wait_ns), "waits",
+                          (json_int_t)w->waits, "unaccounted_s",
+                          w->has_span ? secs_signed(w->unaccounted_ns) : json_null(), "window",
+                          win);
+    if (o) {
+        json_object_set_new(o, "blocked_s", secs(w->blocked_ns));
+        json_object_set_new(o, "ready_s", secs(w->ready_ns));
+        json_object_set_new(o, "cpu_s", w->cpu_known ? secs(w->cpu_ns) : json_null());
+        json_object_set_new(o, "preempted_s", w->cpu_known ? secs(w->preempted_ns) : json_null());
+        json_object_set_new(o, "preemptions",
+                            w->cpu_known ? json_integer((json_int_t)w->preemptions) : json_null());
+    }
+    return o;
 }
 
 static json_t *task_json(const live_task *t, uint64_t window)
 {
-    return json_pack("{s:i, s:I, s:s, s:i, s:o, s:o, s:o, s:I, s:b}", "run", (int)t->run, "task",
-                     (json_int_t)t->task, "name", t->name, "worker", (int)t->worker, "exec_s",
-                     secs(t->exec_ns), "window_exec_s", secs(t->win_exec_ns), "window_share",
+    return json_pack("{s:i, s:I, s:s, s:i, s:o, s:o, s:o, s:I, s:b, s:o, s:o}", "run",
+                     (int)t->run, "task", (json_int_t)t->task, "name", t->name, "worker",
+                     (int)t->worker, "exec_s", secs(t->exec_ns), "window_exec_s",
+                     secs(t->win_exec_ns), "window_share",
                      num_or_null(share(t->win_exec_ns, window)), "dispatches",
-                     (json_int_t)t->dispatches, "running", t->running);
+                     (json_int_t)t->dispatches, "running", t->running, "blocked_s",
+                     secs(t->blocked_ns), "ready_s", secs(t->ready_ns));
 }
 
 static json_t *logs_json(const mon_trace *t)
@@ -402,7 +440,7 @@ static json_t *logs_json(const mon_trace *t)
 static json_t *snapshot_json(const view *v)
 {
     const live_snapshot *s = &v->snap;
-    bool tp = s->has_span && s->span_max_ns;
+    const char *why = throughput_unknown_why(v);
     json_t *o = json_pack(
         "{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:I, s:I, s:i, s:o, s:o, s:o, s:o}", "trace",
         v->args->trace, "run", run_state(v), "live", v->live, "time_s", secs(s->time_ns),
@@ -410,9 +448,8 @@ static json_t *snapshot_json(const view *v)
         v->read != READ_END && s->events ? json_real(data_age_s(v)) : json_null(), "interval_s",
         json_real(v->args->interval_s), "events", (json_int_t)s->events, "inputs",
         (json_int_t)s->inputs, "runs", (int)s->runs, "throughput_per_s",
-        tp ? json_real((double)s->inputs / ((double)s->span_max_ns * NS)) : json_null(),
-        "throughput_unknown_why",
-        tp ? json_null() : json_string(missing_why(v, 'W', "worker_start")),
+        why ? json_null() : json_real((double)s->inputs / ((double)s->throughput_span_ns * NS)),
+        "throughput_unknown_why", why ? json_string(why) : json_null(),
         "span_s", s->has_span ? secs(s->span_max_ns) : json_null(), "span_worker",
         s->has_span ? json_integer(s->span_worker) : json_null());
     json_t *win = json_pack("{s:o, s:o, s:o}", "start_s", secs(s->window_start_ns), "end_s",
