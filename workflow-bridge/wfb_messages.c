@@ -39,6 +39,7 @@ typedef struct walk {
     size_t n_exec_ids;  /* keys below: execution groups; above: single edges */
     bool shared;        /* some execution is reached from two inputs or more */
     bool cpu;           /* costs are the executions' CPU times (--cpu-time) */
+    const double *scale;/* per execution: a factor on its cost (NULL: 1) */
 } walk;
 
 static bool is_input(const wfb_graph *g, uint32_t v)
@@ -62,12 +63,16 @@ static size_t exec_key(const wfb_graph *g, const walk *w, uint32_t e)
     return x != WFB_NONE ? x : w->n_exec_ids + e;
 }
 
-/* An edge's cost: its execution's CPU time with --cpu-time (edges without
- * an execution, transfers, cost nothing either way), else its cost. */
+/* The cost of edge e in eq. 2: its execution's CPU time with --cpu-time,
+ * else its cost (edges without an execution, transfers, cost nothing either
+ * way), scaled per execution as asked (the what-if latencies). */
 static double edge_cost(const wfb_graph *g, const walk *w, uint32_t e)
 {
-    uint32_t x = w->cpu && g->e_exec ? g->e_exec[e] : WFB_NONE;
-    return x != WFB_NONE && x < g->n_execs ? g->execs[x].cpu_s : g->e_cost[e];
+    uint32_t x = g->e_exec ? g->e_exec[e] : WFB_NONE;
+    if (x == WFB_NONE || x >= g->n_execs)
+        return g->e_cost[e];
+    double c = w->cpu ? g->execs[x].cpu_s : g->e_cost[e];
+    return w->scale ? c * w->scale[x] : c;
 }
 
 /* One walk from l->input. The first (counting) notes for each execution
@@ -347,7 +352,7 @@ int wfb_message_metrics_compute(const wfb_graph *g, const wfb_message_options *o
     size_t nv = g->ids.count, n = 0;
     for (uint32_t v = 0; v < nv; v++)
         n += is_input(g, v);
-    walk w = {0};
+    walk w = {.scale = opt ? opt->exec_scale : NULL};
     r->lifelines = calloc(n ? n : 1, sizeof *r->lifelines);
     r->runs = calloc(g->n_runs ? g->n_runs : 1, sizeof *r->runs);
     double *scratch = malloc((n ? n : 1) * sizeof *scratch);

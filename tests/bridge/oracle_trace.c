@@ -211,40 +211,18 @@ static void worker1(mon_writer *w)
 }
 
 /* Worker i's log of the oracle trace. */
-static void oracle_log(mon_writer *w, unsigned i, int variant)
+static void oracle_log(mon_writer *w, unsigned i, void *arg)
 {
-    (void)variant;
+    (void)arg;
     if (i == 0)
         worker0(w);
     else
         worker1(w);
 }
 
-/* A finished run of two workers in dir, each log written by write_log
- * (worker, variant), run.json completed with the logs' counts as the
- * monitor's close completes it. */
-static int write_run(const char *dir, void (*write_log)(mon_writer *, unsigned, int), int variant)
-{
-    char ctf[4200], err[512];
-    if (fixture_trace_dir(dir, 2, MON_FLAG_ALL, ctf, sizeof ctf) != 0)
-        return -1;
-    fixture_run run = {0};
-    for (unsigned i = 0; i < 2; i++) {
-        mon_writer *w = mon_writer_open(ctf, i, 0, err, sizeof err);
-        if (!w) {
-            fprintf(stderr, "oracle: %s\n", err);
-            return -1;
-        }
-        write_log(w, i, variant);
-        if (fixture_close_log(&run, w) != 0)
-            return -1;
-    }
-    return fixture_finish(dir, MON_FLAG_ALL, &run);
-}
-
 int oracle_trace_write(const char *dir)
 {
-    return write_run(dir, oracle_log, 0);
+    return fixture_write_run(dir, 2, MON_FLAG_ALL, oracle_log, NULL);
 }
 
 /*
@@ -338,16 +316,16 @@ static void paths_worker1(mon_writer *w)
     mon_emit_bare(w, MON_ID_WORKER_END, 31);
 }
 
-/* Worker i's log of oracle_paths_write's variant. */
-static void paths_log(mon_writer *w, unsigned i, int variant)
+/* Worker i's log of oracle_paths_write's variant (*arg). */
+static void paths_log(mon_writer *w, unsigned i, void *arg)
 {
     if (i == 0)
-        paths_worker0(w, variant ? 28 : 33);
+        paths_worker0(w, *(const int *)arg ? 28 : 33);
     else
         paths_worker1(w);
 }
 
 int oracle_paths_write(const char *dir, int variant)
 {
-    return write_run(dir, paths_log, variant);
+    return fixture_write_run(dir, 2, MON_FLAG_ALL, paths_log, &variant);
 }

@@ -130,6 +130,26 @@ int fixture_finish(const char *dir, unsigned flags, const fixture_run *run)
     return 0;
 }
 
+int fixture_write_run(const char *dir, unsigned workers, unsigned flags,
+                      void (*write_log)(mon_writer *, unsigned, void *), void *arg)
+{
+    char ctf[4200], err[512];
+    if (fixture_trace_dir(dir, workers, flags, ctf, sizeof ctf) != 0)
+        return -1;
+    fixture_run run = {0};
+    for (unsigned k = 0; k < workers; k++) {
+        mon_writer *w = mon_writer_open(ctf, k, 0, err, sizeof err);
+        if (!w) {
+            fprintf(stderr, "fixture: %s\n", err);
+            return -1;
+        }
+        write_log(w, k, arg);
+        if (fixture_close_log(&run, w) != 0)
+            return -1;
+    }
+    return fixture_finish(dir, flags, &run);
+}
+
 /* 30 events per worker, one of each kind; worker w's values are offset by
  * 100*w so the tests can tell them apart. Gaps of 2^27 ns and more force
  * extended headers. */

@@ -50,6 +50,12 @@ int fixture_close_log(fixture_run *run, mon_writer *w);
 /* The final run.json of the trace in dir, recorded with flags. 0 or -1. */
 int fixture_finish(const char *dir, unsigned flags, const fixture_run *run);
 
+/* A finished run in dir of `workers` logs recorded with flags: worker k's
+ * log written by write_log(writer, k, arg), run.json completed with the
+ * logs' counts (fixture_close_log, fixture_finish). 0 or -1. */
+int fixture_write_run(const char *dir, unsigned workers, unsigned flags,
+                      void (*write_log)(mon_writer *, unsigned, void *), void *arg);
+
 /* dir/run.json as the crash handler writes it when signal sig ends the run
  * (mon_run_json_crash_text and _end): unfinished, "ended_by" naming sig.
  * 0 or -1. */
