@@ -65,6 +65,7 @@ static const char *const event_fields[MON_ID_COUNT][2] = {
     [MON_ID_CHANNEL_BLOCK] = {"channel_block", "struct uint task; struct uint channel_rank; "
                                                "struct uint_state channel_index;"},
     [MON_ID_CPU_TIME] = {"cpu_time", "struct uint cpu_ns; struct uint preemptions;"},
+    [MON_ID_MONITOR_CONTROL] = {"monitor_control", "struct uint_filter flags; string tasks;"},
 };
 
 /* The small integers: LEN picks the variant (1, 2, 4 or 8 bytes in all,
@@ -107,6 +108,8 @@ static const char tsdl_head[] =
     "\tenum : uint1_t { full = 0, empty = 1 } state;\n" TSDL_UINT(5, 13, 29, 61) "};\n"
     "struct uint_end {\n"
     "\tenum : uint1_t { receiving = 0, sending = 1 } end;\n" TSDL_UINT(5, 13, 29, 61) "};\n"
+    "struct uint_filter {\n"
+    "\tenum : uint1_t { all = 0, filtered = 1 } filter;\n" TSDL_UINT(5, 13, 29, 61) "};\n"
     "struct uint_cause {\n"
     "\tenum : uint2_t { input = 0, output = 1, any = 2 } cause;\n" TSDL_UINT(4, 12, 28, 60)
     "};\n"
@@ -124,7 +127,12 @@ static const char tsdl_head[] =
 
 /* The stream class; the %s are the clock's name. The header's 7-bit id is
  * the event's id plus 32 times the header form, which selects how many
- * bits of the time follow: so each event has four classes (below). */
+ * bits of the time follow: so each event has four classes (below). Form 3
+ * has one more bit: 0, the full time follows (byte-aligned); 1, nothing
+ * follows and the event has the previous event's time (a one-byte header,
+ * format 3.2). Named "timestamp", that bit is taken by CTF readers for the
+ * time's lowest bit: our writer makes every time odd, so reading it so
+ * keeps the time, and the full time that may follow replaces it. */
 static const char tsdl_stream_fmt[] =
     "typealias integer { size = 9; align = 1; signed = false; map = clock.%s.value; }"
     " := uint9_clock_t;\n"
@@ -143,7 +151,10 @@ static const char tsdl_stream_fmt[] =
     "\t\t\tuint9_clock_t t9;\n"
     "\t\t\tuint17_clock_t t17;\n"
     "\t\t\tuint25_clock_t t25;\n"
-    "\t\t\tuint64_clock_t t64;\n"
+    "\t\t\tstruct {\n"
+    "\t\t\t\tenum : uint1_t { full = 0, same = 1 } timestamp;\n"
+    "\t\t\t\tvariant <timestamp> { uint64_clock_t full; struct { } same; } value;\n"
+    "\t\t\t} t64;\n"
     "\t\t} timestamp;\n"
     "\t} align(8);\n"
     "\tpacket.context := struct {\n"
@@ -289,6 +300,27 @@ static void write_rank_part(FILE *f, const mon_run_info *info)
     fputs("  ]},\n", f);
 }
 
+/* A flight recorder's run: the ring's size, and in a window's run.json
+ * (a snapshot, or the trace at exit) where each log's window starts. */
+static void write_ring_part(FILE *f, const mon_run_info *info)
+{
+    fprintf(f, "  \"ring_bytes\": %zu,\n", info->ring_bytes);
+    if (!info->window_why)
+        return;
+    fprintf(f, "  \"window\": {\"why\": \"%s\", \"snapshot\": %u, \"logs\": [\n",
+            info->window_why, info->snapshot);
+    for (unsigned i = 0; i < info->nwindow; i++) {
+        const mon_window_entry *e = &info->window[i];
+        fprintf(f,
+                "    {\"worker\": %u, \"first_packet\": %llu, \"events_before\": %llu, "
+                "\"start_ticks\": %llu}%s\n",
+                e->worker, (unsigned long long)e->first_packet,
+                (unsigned long long)e->events_before, (unsigned long long)e->start_ticks,
+                i + 1 < info->nwindow ? "," : "");
+    }
+    fputs("  ]},\n", f);
+}
+
 /* "run_id": the 16 hex digits that every packet's run_id holds too. */
 static void write_run_id(FILE *f, const mon_run_info *info)
 {
@@ -372,6 +404,8 @@ static void write_run_json_head(FILE *f, const mon_run_info *info)
     }
     if (info->ranks > 0)
         write_rank_part(f, info);
+    if (info->ring_bytes)
+        write_ring_part(f, info);
 }
 
 static void write_run_json(FILE *f, const mon_run_info *info)
@@ -643,9 +677,28 @@ static int clear_ctf(const char *dir, clear_pass pass, char *err, size_t errlen)
 static int clear_pass_over(const char *dir, unsigned keep_ranks, clear_pass pass, char *err,
                            size_t errlen);
 
-/* DIR/rank-K for K >= keep_ranks: the traces of an earlier run's ranks. */
-static int clear_ranks(const char *dir, unsigned keep_ranks, clear_pass pass, char *err,
-                       size_t errlen)
+/* The number K of a trace directory the monitor makes inside DIR: rank K's
+ * "rank-K" (snapshots false), or a flight recorder's "snapshot-K" and
+ * its temporary "snapshot-K.tmp" (snapshots true); -1 for any other name. */
+static long subtrace_number(const char *name, bool snapshots)
+{
+    if (!snapshots)
+        return mon_numbered_name(name, MON_RANK_DIR_PREFIX);
+    char base[256];
+    size_t len = strlen(name), slen = strlen(MON_SNAPSHOT_TMP_SUFFIX);
+    if (len >= sizeof base)
+        return -1;
+    memcpy(base, name, len + 1);
+    if (len > slen && !strcmp(base + len - slen, MON_SNAPSHOT_TMP_SUFFIX))
+        base[len - slen] = '\0';
+    return mon_numbered_name(base, MON_SNAPSHOT_DIR_PREFIX);
+}
+
+/* The traces inside DIR an earlier run left: DIR/rank-K for K >=
+ * keep_ranks (its ranks), or every DIR/snapshot-K (its flight recorder's
+ * snapshots: this run numbers its own from 1 again). */
+static int clear_subtraces(const char *dir, bool snapshots, unsigned keep_ranks, clear_pass pass,
+                           char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -653,10 +706,11 @@ static int clear_ranks(const char *dir, unsigned keep_ranks, clear_pass pass, ch
     int rc = 0;
     char path[4200], ctf[4300];
     for (struct dirent *de; rc == 0 && (de = readdir(d)) != NULL;) {
-        long k = mon_numbered_name(de->d_name, MON_RANK_DIR_PREFIX);
+        long k = subtrace_number(de->d_name, snapshots);
         struct stat st;
-        if (k < 0 || (unsigned long)k < keep_ranks || !path_join(path, sizeof path, dir, de->d_name) ||
-            lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        if (k < 0 || (!snapshots && (unsigned long)k < keep_ranks) ||
+            !path_join(path, sizeof path, dir, de->d_name) || lstat(path, &st) != 0 ||
+            !S_ISDIR(st.st_mode))
             continue;
         rc = clear_pass_over(path, 0, pass, err, errlen);
         if (rc == 0 && pass == CLEAR_REMOVE && path_join(ctf, sizeof ctf, path, MON_CTF_SUBDIR)) {
@@ -671,9 +725,10 @@ static int clear_ranks(const char *dir, unsigned keep_ranks, clear_pass pass, ch
 static int clear_pass_over(const char *dir, unsigned keep_ranks, clear_pass pass, char *err,
                            size_t errlen)
 {
-    if (clear_run_json(dir, pass, err, errlen) != 0 || clear_ctf(dir, pass, err, errlen) != 0)
+    if (clear_run_json(dir, pass, err, errlen) != 0 || clear_ctf(dir, pass, err, errlen) != 0 ||
+        clear_subtraces(dir, true, 0, pass, err, errlen) != 0)
         return -1;
-    return clear_ranks(dir, keep_ranks, pass, err, errlen);
+    return clear_subtraces(dir, false, keep_ranks, pass, err, errlen);
 }
 
 int mon_trace_dir_clear(const char *dir, unsigned keep_ranks, char *err, size_t errlen)

@@ -109,6 +109,38 @@ START_TEST(clear_keeps_the_ranks_of_this_run)
 }
 END_TEST
 
+/* A flight recorder's snapshots of an earlier run (whole, or cut short as
+ * snapshot-K.tmp, in DIR or in a rank's directory) go with it: this run
+ * numbers its own from 1 again. A snapshot holding a file no trace holds
+ * is refused like DIR/ctf. */
+START_TEST(clear_removes_an_earlier_run_s_snapshots)
+{
+    ck_assert_int_eq(fixture_write_all_kinds(dir, 0), 0);
+    static const char *const snaps[] = {"snapshot-1", "snapshot-2.tmp", "rank-0/snapshot-1"};
+    char path[4300];
+    for (size_t i = 0; i < sizeof snaps / sizeof snaps[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, snaps[i]);
+        ck_assert_int_eq(fixture_write_all_kinds(path, 0), 0);
+    }
+    char err[512];
+    /* As a run across one rank clears: DIR keeping rank-0, then rank-0
+     * (mon_trace_dir_create). */
+    ck_assert_msg(mon_trace_dir_clear(dir, 1, err, sizeof err) == 0, "%s", err);
+    ck_assert(exists("rank-0/snapshot-1/ctf/worker-0"));
+    snprintf(path, sizeof path, "%s/rank-0", dir);
+    ck_assert_msg(mon_trace_dir_clear(path, 0, err, sizeof err) == 0, "%s", err);
+    for (size_t i = 0; i < sizeof snaps / sizeof snaps[0]; i++)
+        ck_assert_msg(!exists(snaps[i]), "%s is still there", snaps[i]);
+    ck_assert(exists("rank-0"));
+    snprintf(path, sizeof path, "%s/snapshot-3", dir);
+    ck_assert_int_eq(fixture_write_all_kinds(path, 0), 0);
+    put_file("snapshot-3/ctf/notes.txt", "the user's");
+    ck_assert_int_eq(mon_trace_dir_clear(dir, 0, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "snapshot-3/ctf/notes.txt: not a file of a trace"), "%s", err);
+    ck_assert(exists("snapshot-3/ctf/worker-0"));
+}
+END_TEST
+
 /* A file no trace of ours holds is refused, and then nothing is removed. */
 START_TEST(clear_refuses_what_is_not_a_trace)
 {
@@ -371,6 +403,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, clear_removes_an_earlier_run_and_nothing_else);
     tcase_add_test(tc, clear_keeps_the_ranks_of_this_run);
+    tcase_add_test(tc, clear_removes_an_earlier_run_s_snapshots);
     tcase_add_test(tc, clear_refuses_what_is_not_a_trace);
     tcase_add_test(tc, smaller_packets_when_a_whole_one_does_not_fit);
     tcase_add_test(tc, names_the_writer_does_not_make_are_refused);
