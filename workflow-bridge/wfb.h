@@ -336,6 +336,8 @@ typedef struct wfb_import_options {
     wfb_progress_fn progress;
     void *progress_ctx;
     const struct wfb_bp_mapping *bp_mapping; /* NULL = built-in Pegasus mapping */
+    bool partial; /* a text input whose last line is cut short: leave the line
+                     out and attach the loss to the graph, instead of an error */
 } wfb_import_options;
 
 /* Each importer adds to g (graph must not be finished yet) and finishes it. */
@@ -674,12 +676,14 @@ void wfb_csv_field(FILE *out, const char *s);
 
 /* ----------------------------------------------------------- input loss */
 
-/* What could not be read of one log of an LPEL trace that was analysed
- * anyway (snetmon --partial). Figures computed from such a graph cover the
- * events that were read; every report of the graph says what was lost. */
+/* What could not be read of one log of an LPEL trace, or of a text input
+ * (a last line cut short), that was analysed anyway (snetmon --partial).
+ * Figures computed from such a graph cover the events that were read;
+ * every report of the graph says what was lost. */
+#define WFB_LOSS_NO_WORKER UINT32_MAX /* worker of a text input's loss */
 typedef struct wfb_log_loss {
     const char *file;
-    uint32_t worker;
+    uint32_t worker;           /* WFB_LOSS_NO_WORKER: a text input, not a worker's log */
     const char *state;         /* truncated, damaged, unfinished, missing, discarded */
     uint64_t offset;           /* byte offset of the problem in the file */
     uint64_t events_read;
@@ -698,6 +702,12 @@ typedef struct wfb_input_loss {
     int events_lost_known;     /* 0: some log's loss is unknown, events_lost is
                                   then a lower bound */
     uint64_t bytes_lost;
+    const char *run;           /* the run did not finish, or nothing says it did:
+                                  why, in one line (docs/LOGFORMAT.md section 6);
+                                  NULL when it finished */
+    size_t files_passed;       /* files of the trace directory passed over: not of
+                                  the run, duplicates, special files */
+    const char *files_first;   /* the first of them, in one line; NULL when none */
 } wfb_input_loss;
 
 /* Attach a copy of loss to g (NULL: the input is complete); the reports of
@@ -709,7 +719,8 @@ const wfb_input_loss *wfb_graph_input_loss(const wfb_graph *g);
  * CSV table (log,worker,state,...). */
 int wfb_report_input_loss(const wfb_input_loss *loss, wfb_output fmt, FILE *out);
 /* "N events and M bytes lost" ("at least N events", "an unknown number of
- * events" when some log cannot tell) into buf. */
+ * events" when some log cannot tell; "; the run is not known to have
+ * finished", "; K files passed over" when so) into buf. */
 void wfb_input_loss_summary(const wfb_input_loss *loss, char *buf, size_t len);
 
 /* How the clocks of a multi-rank LPEL trace were aligned (the trace
@@ -781,8 +792,9 @@ int wfb_report_metrics(const wfb_graph *g, const wfb_metrics_input *in, wfb_outp
 
 /* Everything a command needs to get a finished graph: detects the format
  * (unless given), loads the BP mapping file (NULL = Pegasus), reports
- * progress to `progress` (may be NULL) with ctx. *out is NULL on error. */
-int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path,
+ * progress to `progress` (may be NULL) with ctx; partial as in
+ * wfb_import_options. *out is NULL on error. */
+int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path, bool partial,
                    wfb_progress_fn progress, void *progress_ctx, wfb_graph **out,
                    wfb_error *err);
 

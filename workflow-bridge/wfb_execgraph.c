@@ -177,9 +177,11 @@ void wfb_execgraph_blocked(wfb_execgraph *a, uint32_t task, const mon_interval *
 
 void wfb_execgraph_wake(wfb_execgraph *a, uint32_t waker, uint32_t woken, double at)
 {
-    aeg_task *from = task_at(a, waker), *to = task_at(a, woken);
-    if (!from || !to)
+    /* Both rows made first: task_at may move the table, so a pointer is
+     * taken only once neither call can grow it. */
+    if (!task_at(a, waker) || !task_at(a, woken))
         return;
+    aeg_task *from = task_at(a, waker), *to = task_at(a, woken);
     to->wake_s = at;
     to->wake_period = from->open;
 }

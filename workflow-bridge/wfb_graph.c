@@ -33,11 +33,13 @@ void wfb_error_print(const wfb_error *err, FILE *out)
     fprintf(out, "%s%s\n", (err->file[0] || err->line > 0) ? " " : "", err->msg);
 }
 
-long wfb_read_line(FILE *in, char **buf, size_t *cap)
+long wfb_read_line(FILE *in, char **buf, size_t *cap, wfb_line_info *line)
 {
     ssize_t n = getline(buf, cap, in);
     if (n < 0)
         return -1;
+    if (line)
+        *line = (wfb_line_info){(size_t)n, (*buf)[n - 1] == '\n'};
     while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
         (*buf)[--n] = '\0';
     return (long)n;

@@ -94,8 +94,30 @@ void wfb_set_error(wfb_error *err, const char *file, long line, const char *fmt,
 uint32_t wfb_graph_string(wfb_graph *g, const char *s);
 
 /* Reads one line of any length into *buf (grown as needed); returns its
- * length without the newline, or -1 at end of input. */
-long wfb_read_line(FILE *in, char **buf, size_t *cap);
+ * length without the newline, or -1 at end of input. `line` (may be NULL)
+ * gets what a text importer needs to tell a whole last line from one cut
+ * short: the bytes read from the stream and whether a newline ended them. */
+typedef struct wfb_line_info {
+    size_t bytes;    /* consumed from the stream, newline included */
+    bool terminated; /* ended by a newline (else by the end of the input) */
+} wfb_line_info;
+long wfb_read_line(FILE *in, char **buf, size_t *cap, wfb_line_info *line);
+
+/* Where a text importer stands: the file, the line being read and the
+ * byte it starts at, the lines read before it. */
+typedef struct wfb_text_pos {
+    const char *file;
+    long line;
+    uint64_t offset;
+    uint64_t lines_read;
+} wfb_text_pos;
+
+/* The last line of a text input has no newline and is no whole record (a
+ * copy cut short, a writer killed in mid-line): an error naming it, or
+ * with `partial` 0 after attaching its loss to g (the line is left out;
+ * reports say so). len: its bytes. */
+int wfb_text_cut_short(wfb_graph *g, const wfb_text_pos *at, size_t len, bool partial,
+                       wfb_error *err);
 
 /* One JSON Lines event as flat members (see wfb_jsonl_record.c). Strings
  * point into the line buffer or into the JSON value they came from. */

@@ -24,7 +24,7 @@ static inline wfb_graph *load_fixture(const char *path)
 {
     wfb_graph *g;
     wfb_error err;
-    int rc = wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, NULL, NULL, &g, &err);
+    int rc = wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, false, NULL, NULL, &g, &err);
     ck_assert_msg(rc == 0, "%s: %s (line %ld)", path, err.msg, err.line);
     return g;
 }

@@ -45,7 +45,9 @@
  *                        again with the same -o works
  *   --json, --csv        machine-readable output instead of text; giving
  *                        both is a usage error (snetmon, the benches)
- *   --partial            analyse a damaged trace as far as it can be read
+ *   --partial            analyse a damaged, truncated or unfinished trace,
+ *                        or an event file whose last line is cut short, as
+ *                        far as it can be read, and say what was lost
  *                        (trace_input.h) (snetmon)
  *   --from FORMAT        the input's format, never a time (snetmon; render
  *                        takes a value that is a time as its old --from T,

@@ -274,7 +274,9 @@ static int plot_series(const compare_args *a, const repo_series_point *p, size_t
     int rc = tmp ? 0 : -1;
     char err[256];
     if (rc == 0 && viz_series_render(&plot, tmp, err, sizeof err) != VIZ_OK) {
-        fprintf(stderr, "snetmon compare: %s: %s\n", a->plot, err);
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s: %s", a->plot, err);
+        out_file_say(&o, msg);
         rc = -1;
     }
     if (tmp && out_file_finish(&o, rc == 0) != 0)
@@ -306,7 +308,8 @@ static int compare_series(const compare_args *a)
         rc = -1;
     }
     if (rc == 0 && repo_series_write(p, np, a->series, a->output, stdout) != 0) {
-        fprintf(stderr, "snetmon compare: error writing the series\n");
+        if (out_stream_check("compare", stdout, "-") == 0)
+            fprintf(stderr, "snetmon compare: error writing the series\n");
         rc = -1;
     }
     if (rc == 0 && a->plot)

@@ -202,7 +202,11 @@ static int run_metrics(const wfb_graph *g, const metrics_args *a, FILE *out, wfb
     in.anomalies = anomalies;
     int rc = a->compare ? compare_runs(g, a, &in, err) : 0;
     if (rc == 0 && wfb_report_metrics(g, &in, a->output, out)) {
+        /* A write that failed is said where the stream is closed
+         * (out_file_finish, or main for standard output). */
         wfb_error e = {.msg = "error writing the report"};
+        if (ferror(out))
+            e.msg[0] = '\0';
         *err = e;
         rc = -1;
     }
@@ -248,7 +252,7 @@ int snetmon_cmd_metrics(int argc, char **argv)
     out_file report = {0};
     FILE *out = a.output_path ? out_file_open(&report, "metrics", a.output_path) : stdout;
     rc = out ? run_metrics(g, &a, out, &err) : 0;
-    if (out && rc) {
+    if (out && rc && err.msg[0]) {
         fputs("snetmon metrics: ", stderr);
         wfb_error_print(&err, stderr);
     }

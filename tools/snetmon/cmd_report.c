@@ -190,7 +190,12 @@ static int add_run_facts(viz_report *r, const char *trace, int rc)
                  run->clock_source ? run->clock_source : "?", run->clock_frequency_hz);
         meta(r, "trace clock", buf, &rc);
     }
-    meta(r, "run finished", run->complete ? "yes (run.json complete)" : "no: run.json is not complete",
+    if (!run->complete && run->ended_by)
+        snprintf(buf, sizeof buf, "no: it ended on %s (run.json)", run->ended_by);
+    meta(r, "run finished",
+         run->complete ? "yes (run.json complete)"
+         : run->ended_by ? buf
+                         : "no: run.json is not complete",
          &rc);
     mon_run_json_free(run);
     return rc;
@@ -397,10 +402,12 @@ static int write_report(const report_args *a, viz_report *r)
     if (!out)
         return 1;
     int rc = viz_report_write(r, out) == VIZ_OK ? 0 : 1;
-    if (rc)
-        fprintf(stderr, "snetmon report: %s: %s\n", a->output, viz_report_error(r));
+    /* A write that failed is said by out_file_finish. */
+    bool write_failed = ferror(out) != 0;
     if (out_file_finish(&of, rc == 0) != 0)
         rc = 1;
+    else if (rc && !write_failed)
+        fprintf(stderr, "snetmon report: %s: %s\n", a->output, viz_report_error(r));
     return rc;
 }
 

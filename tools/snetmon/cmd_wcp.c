@@ -143,7 +143,8 @@ static int write_dot_file(const wfb_graph *g, const wfb_path *lp, const wfb_path
     if (!f)
         return -1;
     if (wfb_write_dot(g, lp, ae, f) != 0) {
-        fprintf(stderr, "snetmon wcp: cannot write %s\n", path);
+        if (!ferror(f)) /* a write that failed is said by out_file_finish */
+            fprintf(stderr, "snetmon wcp: cannot write %s\n", path);
         return -1;
     }
     return 0;
@@ -160,7 +161,7 @@ static int render_path(const wfb_graph *g, const wfb_path *path, out_file *of, c
     char title[600];
     snprintf(title, sizeof title, "Critical path of %s", input);
     if (viz_wfb_render(g, path, tmp, title, collapse, msg, sizeof msg) != VIZ_OK) {
-        fprintf(stderr, "snetmon wcp: %s\n", msg);
+        out_file_say(of, msg);
         return -1;
     }
     return 0;

@@ -99,6 +99,16 @@ static trace_input *open_input(const char *cmd, const char *dir, bool partial, b
         free(in);
         return NULL;
     }
+    /* A run that did not finish (or of which nothing says so) may look
+     * whole and lack everything after its last flush, whatever flags it
+     * was recorded with: refused before anything is printed. Following a
+     * run (snetmon top) is for runs that have not finished. */
+    const char *why;
+    if (!follow && !partial && mon_trace_run_state(in->trace, &why) != MON_RUN_COMPLETE) {
+        say(cmd, errbuf, errlen, "%s; --partial analyses what can be read", why);
+        trace_input_close(in);
+        return NULL;
+    }
     note_window(cmd, dir, in->trace);
     return in;
 }
@@ -138,7 +148,10 @@ static int collect_loss(trace_input *in)
         loss->bytes_lost += st.bytes_lost;
     }
     loss->logs = in->logs;
-    in->has_loss = loss->n_logs > 0;
+    if (mon_trace_run_state(in->trace, &loss->run) != MON_RUN_COMPLETE)
+        loss->events_lost_known = 0; /* what came after the last flush is unknown */
+    loss->files_passed = mon_trace_dir_problems(in->trace, &loss->files_first);
+    in->has_loss = loss->n_logs > 0 || loss->run || loss->files_passed;
     return 0;
 }
 
@@ -160,10 +173,14 @@ static void refuse(const trace_input *in, const char *problem)
 static void warn_loss(const trace_input *in)
 {
     const wfb_input_loss *l = &in->loss;
-    char summary[160];
+    char summary[200];
     wfb_input_loss_summary(l, summary, sizeof summary);
-    fprintf(stderr, "snetmon %s: warning: partial trace: %s in %zu log%s (first: %s)\n", in->cmd,
-            summary, l->n_logs, l->n_logs == 1 ? "" : "s", l->logs[0].message);
+    const char *first = l->n_logs ? l->logs[0].message : l->run ? l->run : l->files_first;
+    char logs[48] = "";
+    if (l->n_logs)
+        snprintf(logs, sizeof logs, " in %zu log%s", l->n_logs, l->n_logs == 1 ? "" : "s");
+    fprintf(stderr, "snetmon %s: warning: partial trace: %s%s (first: %s)\n", in->cmd, summary,
+            logs, first ? first : "?");
 }
 
 int trace_input_next(trace_input *in, mon_event *ev)
@@ -180,10 +197,12 @@ int trace_input_next(trace_input *in, mon_event *ev)
         say(in->cmd, in->err, in->errlen, "out of memory");
         return -1;
     }
-    if (rc == MON_TRACE_END)
+    if (rc == MON_TRACE_END && !in->has_loss)
         return 0;
     if (rc == MON_TRACE_ERROR || !in->partial) {
-        refuse(in, mon_trace_error(in->trace));
+        /* The end of a clean read is refused only for the run's state
+         * (a followed run without run.json). */
+        refuse(in, rc == MON_TRACE_END && in->loss.run ? in->loss.run : mon_trace_error(in->trace));
         return -1;
     }
     if (!in->err && !in->warned)
@@ -378,7 +397,7 @@ wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format
     wfb_error err;
     progress_bar bar;
     progress_bar_init(&bar, stderr);
-    int rc = wfb_load_input(path, format, bp_map, progress_bar_update, &bar, &g, &err);
+    int rc = wfb_load_input(path, format, bp_map, partial, progress_bar_update, &bar, &g, &err);
     progress_bar_end(&bar);
     if (rc != 0) {
         print_error(cmd, &err, errbuf, errlen);

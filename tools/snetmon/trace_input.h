@@ -2,12 +2,16 @@
  * trace_input.h - the one way every snetmon subcommand reads its input.
  *
  * An LPEL trace directory is opened, iterated and reported here, so that
- * dump, convert, export, metrics, wcp and render behave alike: a damaged or
- * truncated trace is one line naming the file and byte offset and exit
- * status 1; with --partial the readable events are used and the loss (how
- * many events and bytes, from which workers) goes into the output, in its
- * format. Event files (JSONL, WfCommons, NetLogger) come through the same
- * door for the commands that analyse graphs (input_load_graph).
+ * every subcommand behaves alike: a damaged or truncated trace is one line
+ * naming the file and byte offset and exit status 1, and so is a trace
+ * directory holding files the run did not write and a run that did not
+ * finish or of which nothing says it did (refused before anything is
+ * printed: docs/LOGFORMAT.md section 1.1); with --partial the readable
+ * events are used and the loss (how many events and bytes, from which
+ * workers, the run's end, the files passed over) goes into the output, in
+ * its format. Event files (JSONL, WfCommons, NetLogger) come through the
+ * same door for the commands that analyse graphs (input_load_graph), with
+ * --partial for a last line cut short.
  *
  * A trace still being written (packets flushed during a run) is read in
  * follow mode (trace_input_open_follow): the same calls, and
@@ -85,7 +89,8 @@ int trace_input_report_alignment(const trace_input *in, FILE *out, const char *p
 
 /* The option every trace-reading subcommand takes, for its --help. */
 #define TRACE_INPUT_HELP                                                                      \
-    "  --partial        analyse a damaged or truncated trace as far as it can be read,\n"      \
+    "  --partial        analyse a damaged, truncated or unfinished trace (or an event\n"       \
+    "                   file whose last line is cut short) as far as it can be read,\n"       \
     "                   and report what was lost (events, bytes, workers) in the output\n"
 
 /* A finished analysis graph of path: a trace directory read through
