@@ -95,6 +95,8 @@ enum { SPILL_WAYS = 4, SPILL_BLOCK = 64 * 1024 };
 
 typedef struct spill_slot {
     uint64_t block; /* UINT64_MAX: empty */
+    /* data: the block's bytes, allocated when the slot is first used, so a
+     * large cache costs only what the array has used of it */
     uint64_t used;  /* the access tick of its last use (LRU within a set) */
     bool dirty;
     char *data;
@@ -102,9 +104,9 @@ typedef struct spill_slot {
 
 struct kit_spill {
     size_t rec_size, per_block, block_bytes;
-    size_t nsets; /* a power of two; SPILL_WAYS slots each */
+    size_t nsets;     /* a power of two; SPILL_WAYS slots each */
+    size_t max_sets;  /* what cache_bytes allows */
     spill_slot *slots;
-    char *memory;
     spill_slot *last; /* the slot of the last access */
     uint64_t tick;
     uint64_t count;   /* 1 + the highest index asked for */
@@ -114,6 +116,19 @@ struct kit_spill {
     int err;
     char *dir;
 };
+
+static size_t set_of(uint64_t b, size_t nsets)
+{
+    return (size_t)((b * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (nsets - 1);
+}
+
+static spill_slot *new_slots(size_t nsets)
+{
+    spill_slot *slots = calloc(nsets * SPILL_WAYS, sizeof *slots);
+    for (size_t i = 0; slots && i < nsets * SPILL_WAYS; i++)
+        slots[i].block = UINT64_MAX;
+    return slots;
+}
 
 int kit_spill_open(kit_spill **out, size_t rec_size, size_t cache_bytes, const char *dir)
 {
@@ -132,20 +147,17 @@ int kit_spill_open(kit_spill **out, size_t rec_size, size_t cache_bytes, const c
            cache_bytes / s->block_bytes < 4 * SPILL_WAYS)
         s->block_bytes /= 2;
     s->per_block = s->block_bytes / rec_size;
-    size_t sets = 1;
-    while ((sets * 2) * SPILL_WAYS * s->block_bytes <= cache_bytes && sets < ((size_t)1 << 30))
-        sets *= 2;
-    s->nsets = sets;
-    size_t nslots = sets * SPILL_WAYS;
-    s->slots = calloc(nslots, sizeof *s->slots);
-    s->memory = malloc(nslots * s->block_bytes);
+    s->max_sets = 1;
+    while ((s->max_sets * 2) * SPILL_WAYS * s->block_bytes <= cache_bytes &&
+           s->max_sets < ((size_t)1 << 40) / SPILL_WAYS / s->block_bytes)
+        s->max_sets *= 2;
+    s->nsets = 1; /* the cache grows with the array, up to max_sets */
+    s->slots = new_slots(s->nsets);
     s->dir = dir ? strdup(dir) : NULL;
-    if (!s->slots || !s->memory || (dir && !s->dir)) {
+    if (!s->slots || (dir && !s->dir)) {
         kit_spill_close(s);
         return -1;
     }
-    for (size_t i = 0; i < nslots; i++)
-        s->slots[i] = (spill_slot){.block = UINT64_MAX, .data = s->memory + i * s->block_bytes};
     s->fd = -1;
     *out = s;
     return 0;
@@ -157,10 +169,37 @@ void kit_spill_close(kit_spill *s)
         return;
     if (s->fd >= 0)
         close(s->fd);
+    for (size_t i = 0; s->slots && i < s->nsets * SPILL_WAYS; i++)
+        free(s->slots[i].data);
     free(s->slots);
-    free(s->memory);
     free(s->dir);
     free(s);
+}
+
+/* Twice the sets: each old set's blocks go to one of two new sets, so they
+ * all fit. Returns -1 only when out of memory (the cache stays as it was). */
+static int grow_cache(kit_spill *s)
+{
+    size_t nsets = s->nsets * 2;
+    spill_slot *slots = new_slots(nsets);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < s->nsets * SPILL_WAYS; i++) {
+        if (s->slots[i].block == UINT64_MAX) {
+            free(s->slots[i].data);
+            continue;
+        }
+        spill_slot *set = &slots[set_of(s->slots[i].block, nsets) * SPILL_WAYS];
+        int w = 0;
+        while (set[w].block != UINT64_MAX)
+            w++;
+        set[w] = s->slots[i];
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->nsets = nsets;
+    s->last = NULL;
+    return 0;
 }
 
 static int evict(kit_spill *s, spill_slot *slot)
@@ -181,7 +220,7 @@ static int evict(kit_spill *s, spill_slot *slot)
 /* The slot holding block b, loaded when it is not in the cache. */
 static spill_slot *load(kit_spill *s, uint64_t b)
 {
-    spill_slot *set = &s->slots[((b * UINT64_C(0x9e3779b97f4a7c15)) >> 32 & (s->nsets - 1)) * SPILL_WAYS];
+    spill_slot *set = &s->slots[set_of(b, s->nsets) * SPILL_WAYS];
     spill_slot *victim = set;
     for (int w = 0; w < SPILL_WAYS; w++) {
         if (set[w].block == b)
@@ -189,6 +228,8 @@ static spill_slot *load(kit_spill *s, uint64_t b)
         if (set[w].used < victim->used)
             victim = &set[w];
     }
+    if (!victim->data && !(victim->data = malloc(s->block_bytes)))
+        return NULL;
     if (evict(s, victim) != 0)
         return NULL;
     victim->block = UINT64_MAX;
@@ -209,6 +250,11 @@ void *kit_spill_at(kit_spill *s, uint64_t i)
     uint64_t b = i / s->per_block;
     spill_slot *slot = s->last;
     if (!slot || slot->block != b) {
+        /* A growing array grows its cache, until the cache is at its limit. */
+        if (b >= s->nsets * SPILL_WAYS && s->nsets < s->max_sets && grow_cache(s) != 0) {
+            s->err = ENOMEM;
+            return NULL;
+        }
         if (!(slot = load(s, b))) {
             s->err = errno ? errno : EIO;
             s->last = NULL;
@@ -249,7 +295,7 @@ int kit_spill_error(const kit_spill *s) { return s->err; }
 
 uint64_t kit_spill_disk_bytes(const kit_spill *s) { return s->disk_bytes; }
 
-size_t kit_spill_cache_bytes(const kit_spill *s) { return s->nsets * SPILL_WAYS * s->block_bytes; }
+size_t kit_spill_cache_bytes(const kit_spill *s) { return s->max_sets * SPILL_WAYS * s->block_bytes; }
 
 /* ---- sorting ---- */
 

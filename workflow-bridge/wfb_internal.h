@@ -247,6 +247,18 @@ int wfb_bp_parse_line(char *line, wfb_bp_pair *pairs, int max_pairs);
  * epoch; -1 on failure. */
 int wfb_parse_time(const char *s, double *out);
 
+/* An exact sum of doubles (wfb_metrics.c): the result is the exact sum
+ * rounded once, so it does not depend on the order of the terms. Eq. 2
+ * adds each input's execution times with it, so that a lifeline summed as
+ * the graph is walked and one summed as the trace is read (the bounded
+ * analysis) are the same number. Zero-initialised is zero. */
+typedef struct wfb_xsum {
+    uint64_t limb[3]; /* two's complement, lowest bit 2^-128 */
+    double odd;       /* terms outside [2^-128, 2^62), added as doubles */
+} wfb_xsum;
+void wfb_xsum_add(wfb_xsum *x, double d);
+double wfb_xsum_value(const wfb_xsum *x);
+
 /* Percentile timeouts of the message metrics (wfb_messages.c). */
 /* Fixed-memory log-scale histogram for percentile timeouts. Relative error
  * of a bucket is below 1/WFB_HIST_SUB. */

@@ -79,7 +79,8 @@ static void walk_lifeline(const wfb_graph *g, walk *w, uint32_t stamp, bool coun
 {
     uint32_t in = l->input;
     size_t top = 0;
-    double t0 = wfb_vertex_end(g, in), last = t0, lat = 0;
+    double t0 = wfb_vertex_end(g, in), last = t0;
+    wfb_xsum lat = {0};
     w->stack[top++] = in;
     w->seen_v[in] = stamp;
     while (top) {
@@ -97,7 +98,7 @@ static void walk_lifeline(const wfb_graph *g, walk *w, uint32_t stamp, bool coun
                 if (counting && w->share[k]++)
                     w->shared = true;
                 double c = edge_cost(g, w, e);
-                lat += counting ? c : c / (double)w->share[k];
+                wfb_xsum_add(&lat, counting ? c : c / (double)w->share[k]);
             }
             if (w->seen_v[d] != stamp) {
                 w->seen_v[d] = stamp;
@@ -107,7 +108,7 @@ static void walk_lifeline(const wfb_graph *g, walk *w, uint32_t stamp, bool coun
             }
         }
     }
-    l->latency_s = g->exec_costs_unknown || (w->cpu && !g->cpu_known) ? NAN : lat;
+    l->latency_s = g->exec_costs_unknown || (w->cpu && !g->cpu_known) ? NAN : wfb_xsum_value(&lat);
     if (counting)
         l->end_to_end_s = last - t0;
 }

@@ -1,7 +1,8 @@
 /*
  * test_kit_spill.c - data larger than memory (kit/kit_spill.c): spill
  * arrays many times their cache keep every record (written in order, out
- * of order, far apart, never written), a fitting one makes no file, a
+ * of order, far apart, never written), a fitting one makes no file, one
+ * without a limit grows its cache instead of spilling, a
  * sorter sorts in memory and through merged runs, rewinds, and keeps
  * equal keys; a directory that cannot be written is an error, not a loss.
  */
@@ -93,6 +94,22 @@ START_TEST(test_spill_that_fits_makes_no_file)
 }
 END_TEST
 
+START_TEST(test_spill_cache_grows_with_the_array)
+{
+    kit_spill *s; /* no limit: an array in memory that grows */
+    ck_assert_int_eq(kit_spill_open(&s, sizeof(rec), SIZE_MAX, "/nonexistent/dir"), 0);
+    for (uint64_t i = 0; i < 1000000; i++)
+        ck_assert_int_eq(kit_spill_push(s, &(rec){i, check_of(i), 0}), 0);
+    for (uint64_t i = 0; i < 1000000; i += 999) {
+        rec r;
+        ck_assert_int_eq(kit_spill_read(s, i, &r), 0);
+        ck_assert_uint_eq(r.check, check_of(i));
+    }
+    ck_assert_uint_eq(kit_spill_disk_bytes(s), 0);
+    kit_spill_close(s);
+}
+END_TEST
+
 static int by_key(const void *a, const void *b)
 {
     const rec *x = a, *y = b;
@@ -154,6 +171,7 @@ int main(void)
     tcase_add_test(tc, test_spill_many_times_its_cache);
     tcase_add_test(tc, test_spill_unwritten_reads_zero_and_far_indices);
     tcase_add_test(tc, test_spill_that_fits_makes_no_file);
+    tcase_add_test(tc, test_spill_cache_grows_with_the_array);
     tcase_add_test(tc, test_sort_in_memory);
     tcase_add_test(tc, test_sort_through_runs);
     tcase_add_test(tc, test_sort_nothing);
