@@ -220,13 +220,20 @@ static int evict(kit_spill *s, spill_slot *slot)
 /* The slot holding block b, loaded when it is not in the cache. */
 static spill_slot *load(kit_spill *s, uint64_t b)
 {
-    spill_slot *set = &s->slots[set_of(b, s->nsets) * SPILL_WAYS];
-    spill_slot *victim = set;
-    for (int w = 0; w < SPILL_WAYS; w++) {
-        if (set[w].block == b)
-            return &set[w];
-        if (set[w].used < victim->used)
-            victim = &set[w];
+    spill_slot *set, *victim;
+    for (;;) {
+        set = victim = &s->slots[set_of(b, s->nsets) * SPILL_WAYS];
+        for (int w = 0; w < SPILL_WAYS; w++) {
+            if (set[w].block == b)
+                return &set[w];
+            if (set[w].used < victim->used)
+                victim = &set[w];
+        }
+        /* A cache below its limit grows rather than evict. */
+        if (victim->block == UINT64_MAX || s->nsets >= s->max_sets)
+            break;
+        if (grow_cache(s) != 0)
+            return NULL;
     }
     if (!victim->data && !(victim->data = malloc(s->block_bytes)))
         return NULL;
@@ -250,11 +257,6 @@ void *kit_spill_at(kit_spill *s, uint64_t i)
     uint64_t b = i / s->per_block;
     spill_slot *slot = s->last;
     if (!slot || slot->block != b) {
-        /* A growing array grows its cache, until the cache is at its limit. */
-        if (b >= s->nsets * SPILL_WAYS && s->nsets < s->max_sets && grow_cache(s) != 0) {
-            s->err = ENOMEM;
-            return NULL;
-        }
         if (!(slot = load(s, b))) {
             s->err = errno ? errno : EIO;
             s->last = NULL;
