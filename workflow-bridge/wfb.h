@@ -162,6 +162,22 @@ int wfb_graph_finish_lenient(wfb_graph *g, wfb_error *err);
 size_t wfb_out_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges);
 size_t wfb_in_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges);
 
+/* Where a graph keeps the tables that grow with the trace (its component
+ * executions, its as-executed graph, an LPEL trace's message graph read by
+ * the bounded lifter): in memory behind caches of at most `memory` bytes in
+ * all (0: no bound, everything in memory), the rest in unlinked temporary
+ * files under tmp_dir (NULL: $TMPDIR, else /tmp). Set before anything is
+ * added. The figures are the same either way. */
+typedef struct wfb_limits {
+    size_t memory;
+    const char *tmp_dir;
+} wfb_limits;
+int wfb_graph_set_limits(wfb_graph *g, const wfb_limits *limits);
+/* The errno of a temporary file that could not be written or read back
+ * (ENOSPC: the disk is full), 0 when none failed: what was computed from
+ * the graph after that is wrong, so check it before keeping any output. */
+int wfb_graph_io_error(const wfb_graph *g);
+
 /* Approximate bytes held by the graph (for benchmarks and reports). */
 size_t wfb_graph_bytes(const wfb_graph *g);
 
@@ -239,6 +255,9 @@ typedef struct wfb_exec {
                               spread over it in proportion); NAN without readings */
 } wfb_exec;
 size_t wfb_exec_count(const wfb_graph *g);
+/* wfb_exec_at (below) and wfb_period_at point into a cache of rows that
+ * may be larger than memory: the row is valid until the next call of the
+ * same function on the graph. */
 
 /* Waiting relation W(A,B) over one stream: A blocked on an empty stream
  * written by B (on_empty) or on a full stream read by B (B: the task that
@@ -308,6 +327,8 @@ typedef struct wfb_period {
     uint32_t worker_prev;  /* the period that ran on its worker before it, WFB_NONE */
     bool idle_before;      /* the worker waited (idle) between worker_prev and it */
     uint32_t vertex;       /* the last data state the task wrote in it, WFB_NONE */
+    uint32_t latest_ended; /* the period of its run that ended last at or before its start
+                              (ties: the later one), other than itself; WFB_NONE */
 } wfb_period;
 size_t wfb_period_count(const wfb_graph *g);
 const wfb_period *wfb_period_at(const wfb_graph *g, size_t i);
@@ -447,12 +468,17 @@ typedef struct wfb_path {
      * (earliest worker_start to latest worker_end; NAN without W), the
      * time before the path's first step and after its last. */
     size_t n_steps;
-    wfb_step *steps;
+    struct kit_spill *step_rows; /* wfb_path_step_at's: as many as the run has periods */
+    int *io_err;                 /* its graph's (wfb_graph_io_error) */
     uint32_t run;
     double span_s, start_up_s, tail_s;
 } wfb_path;
 
 void wfb_path_free(wfb_path *p);
+/* Step i (0 <= i < n_steps) of an as-executed path of steps. Steps are kept
+ * like the graph's spilled tables (wfb_graph_set_limits); a step that
+ * cannot be read back is all zeros, and the graph's io error says why. */
+wfb_step wfb_path_step_at(const wfb_path *p, size_t i);
 /* The time the path spends at its i-th vertex, so that the steps of all its
  * vertices add up to length_s (docs/METRICS.md): on the longest path the
  * vertex's weight plus the cost of the edge into it; on the as-executed

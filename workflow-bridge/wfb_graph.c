@@ -8,6 +8,7 @@
  */
 #include "wfb_internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,10 +108,11 @@ void wfb_graph_free(wfb_graph *g)
     wfb_clock_alignment_free(g->clocks);
     free(g->workers);
     free(g->tasks);
-    free(g->execs);
+    kit_spill_close(g->execs);
     free(g->waits);
     free(g->streams);
-    free(g->periods);
+    kit_spill_close(g->periods);
+    free(g->tmp_dir);
     free(g);
 }
 
@@ -353,7 +355,10 @@ int wfb_exec_costs_known(const wfb_graph *g) { return !g->exec_costs_unknown; }
 int wfb_cpu_known(const wfb_graph *g) { return g->cpu_known; }
 
 size_t wfb_period_count(const wfb_graph *g) { return g->n_periods; }
-const wfb_period *wfb_period_at(const wfb_graph *g, size_t i) { return &g->periods[i]; }
+const wfb_period *wfb_period_at(const wfb_graph *g, size_t i)
+{
+    return wfb_graph_spill_get(g, g->periods, i);
+}
 
 double wfb_worker_preempted_share(const wfb_worker_stats *w)
 {
@@ -450,13 +455,63 @@ const char *wfb_edge_label(const wfb_graph *g, uint32_t e)
 
 /* ---- runtime side tables ---- */
 
+/* ---- spilled tables ---- */
+
+int wfb_graph_set_limits(wfb_graph *g, const wfb_limits *limits)
+{
+    char *dir = limits->tmp_dir ? strdup(limits->tmp_dir) : NULL;
+    if (limits->tmp_dir && !dir)
+        return -1;
+    free(g->tmp_dir);
+    g->tmp_dir = dir;
+    g->limits = (wfb_limits){limits->memory, dir};
+    return 0;
+}
+
+int wfb_graph_io_error(const wfb_graph *g) { return g->io_err; }
+
+kit_spill *wfb_graph_spill(const wfb_graph *g, size_t rec_size, double share)
+{
+    size_t cache = g->limits.memory ? (size_t)((double)g->limits.memory * share) : SIZE_MAX;
+    kit_spill *s;
+    return kit_spill_open(&s, rec_size, cache, g->limits.tmp_dir) == 0 ? s : NULL;
+}
+
+void *wfb_graph_spill_at(const wfb_graph *g, kit_spill *s, uint64_t i)
+{
+    void *p = kit_spill_at(s, i);
+    if (!p && !g->io_err)
+        ((wfb_graph *)g)->io_err = kit_spill_error(s) ? kit_spill_error(s) : EIO;
+    return p;
+}
+
+const void *wfb_graph_spill_get(const wfb_graph *g, kit_spill *s, uint64_t i)
+{
+    static const union {
+        wfb_period period;
+        wfb_exec exec;
+        char bytes[256];
+    } zero;
+    const void *p = s ? wfb_graph_spill_at(g, s, i) : NULL;
+    return p ? p : &zero;
+}
+
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x)
 {
-    if (g->n_execs >= WFB_NONE - 1 ||
-        KIT_GROW(g->execs, g->cap_execs, g->n_execs + 1))
+    if (g->n_execs >= WFB_NONE - 1 || (!g->execs && !(g->execs = wfb_graph_spill(g, sizeof *x, 0.125))))
         return WFB_NONE;
-    g->execs[g->n_execs] = *x;
+    wfb_exec *row = wfb_graph_spill_at(g, g->execs, g->n_execs);
+    if (!row)
+        return WFB_NONE;
+    *row = *x;
     return (uint32_t)g->n_execs++;
+}
+
+wfb_exec *wfb_graph_exec_mut(wfb_graph *g, uint32_t x)
+{
+    static wfb_exec lost; /* written to in vain after a failure (io_err is set) */
+    wfb_exec *row = x < g->n_execs ? wfb_graph_spill_at(g, g->execs, x) : NULL;
+    return row ? row : &lost;
 }
 
 size_t wfb_worker_stats_count(const wfb_graph *g) { return g->n_workers; }
@@ -466,7 +521,10 @@ const wfb_task_stats *wfb_task_stats_at(const wfb_graph *g, size_t i) { return &
 size_t wfb_exec_count(const wfb_graph *g) { return g->n_execs; }
 size_t wfb_wait_relation_count(const wfb_graph *g) { return g->n_waits; }
 const wfb_wait_relation *wfb_wait_relation_at(const wfb_graph *g, size_t i) { return &g->waits[i]; }
-const wfb_exec *wfb_exec_at(const wfb_graph *g, size_t i) { return &g->execs[i]; }
+const wfb_exec *wfb_exec_at(const wfb_graph *g, size_t i)
+{
+    return wfb_graph_spill_get(g, g->execs, i);
+}
 size_t wfb_stream_stats_count(const wfb_graph *g) { return g->n_streams; }
 const wfb_stream_stats *wfb_stream_stats_at(const wfb_graph *g, size_t i)
 {
@@ -721,6 +779,6 @@ size_t wfb_graph_bytes(const wfb_graph *g)
     if (g->finished)
         b += (g->ids.count + 1) * 4 * 2 + g->ne * 4 * 2 + g->ids.count * 4;
     b += g->n_workers * sizeof *g->workers + g->n_tasks * sizeof *g->tasks +
-         g->cap_execs * sizeof *g->execs + g->n_periods * sizeof *g->periods;
+         g->n_execs * sizeof(wfb_exec) + g->n_periods * sizeof(wfb_period);
     return b;
 }

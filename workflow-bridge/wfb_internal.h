@@ -70,14 +70,17 @@ struct wfb_graph {
     size_t n_workers;
     wfb_task_stats *tasks;
     size_t n_tasks;
-    wfb_exec *execs;
-    size_t n_execs, cap_execs;
+    kit_spill *execs;          /* wfb_exec rows, one per component execution */
+    size_t n_execs;
     wfb_wait_relation *waits;
     size_t n_waits;
     wfb_stream_stats *streams; /* wfb_streams.c */
     size_t n_streams;
-    wfb_period *periods;       /* the as-executed graph (wfb_execgraph.c) */
+    kit_spill *periods;        /* wfb_period rows: the as-executed graph (wfb_execgraph.c) */
     size_t n_periods;
+    wfb_limits limits;         /* the caches of the spilled tables (wfb_graph_set_limits) */
+    char *tmp_dir;             /* limits.tmp_dir's copy */
+    int io_err;                /* errno of a temporary file that failed, 0 */
     bool cpu_known;            /* the trace has CPU readings (flag C) */
     struct wfb_loss_copy *loss; /* what the input lacked; NULL when complete */
     wfb_clock_alignment *clocks; /* a multi-rank trace's clock alignment, or NULL */
@@ -85,6 +88,19 @@ struct wfb_graph {
     double makespan_s;          /* stated by the input, NAN when not */
     bool exec_costs_unknown;    /* executions without task periods to measure */
 };
+
+/* A spill array for one of g's tables (kit.h) whose cache may take
+ * `share` of g's memory limit (all of it: 1; no limit: unbounded). NULL when
+ * out of memory. */
+kit_spill *wfb_graph_spill(const wfb_graph *g, size_t rec_size, double share);
+/* Record i of a spilled table, to change; NULL with g's io_err set when its
+ * temporary file failed. */
+void *wfb_graph_spill_at(const wfb_graph *g, kit_spill *s, uint64_t i);
+/* The same to read: on failure a record of zero bytes (io_err set, which
+ * the commands check before they keep their output). */
+const void *wfb_graph_spill_get(const wfb_graph *g, kit_spill *s, uint64_t i);
+/* A component execution's row, to change (the lifter's CPU shares). */
+wfb_exec *wfb_graph_exec_mut(wfb_graph *g, uint32_t x);
 
 /* Formats an error message; file from `file` (may be NULL). */
 void wfb_set_error(wfb_error *err, const char *file, long line, const char *fmt, ...)
@@ -197,8 +213,14 @@ void wfb_stream_table_free(wfb_stream_table *t);
  * periods in the order they began, what each task and worker is in. */
 struct mon_interval;
 typedef struct wfb_execgraph {
-    wfb_period *rows;
-    size_t n, cap;
+    const wfb_graph *g;         /* whose limits its rows spill within */
+    kit_spill *rows;            /* wfb_period */
+    size_t n;
+    struct aeg_latest *latest;  /* per run: the period that ended last so far */
+    size_t cap_latest;
+    uint32_t *asking;           /* periods opened at time asking_s, whose latest_ended */
+    size_t n_asking, cap_asking;/* a period ending at that same time may still change */
+    double asking_s;
     struct aeg_task *tasks;     /* by task index */
     size_t cap_tasks;
     struct aeg_worker *workers; /* by worker number */

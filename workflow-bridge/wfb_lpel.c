@@ -124,6 +124,7 @@ wfb_lifter *wfb_lifter_new(wfb_graph *g)
     if (!l)
         return NULL;
     l->g = g;
+    l->aeg.g = g;
     mon_period_sink sink = {.ctx = l, .open = on_interval_open, .close = on_interval};
     if (!(l->periods = mon_periods_new(&sink))) {
         free(l);
@@ -401,7 +402,7 @@ static int exec_cpu(wfb_lifter *l, task_state *t, uint32_t exec, double end)
     double part = 0;
     if (running)
         part = exec_cost(fmax(t->exec.begin, seconds(running->start)), end);
-    l->g->execs[exec].cpu_s = t->exec.cpu_acc + part;
+    wfb_graph_exec_mut(l->g, exec)->cpu_s = t->exec.cpu_acc + part;
     if (part <= 0)
         return 0;
     if (KIT_GROW(t->parts, t->cap_parts, t->n_parts + 1))
@@ -417,7 +418,7 @@ static void exec_parts_end(wfb_lifter *l, task_state *t, double start, double en
 {
     double len = end - start, ratio = len > 0 ? preempted / len : 0;
     for (size_t i = 0; i < t->n_parts; i++) {
-        double *cpu = &l->g->execs[t->parts[i].exec].cpu_s;
+        double *cpu = &wfb_graph_exec_mut(l->g, t->parts[i].exec)->cpu_s;
         *cpu = fmax(0, *cpu - t->parts[i].part * ratio);
     }
     t->n_parts = 0;

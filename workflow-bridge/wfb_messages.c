@@ -67,7 +67,7 @@ static size_t exec_key(const wfb_graph *g, const walk *w, uint32_t e)
 static double edge_cost(const wfb_graph *g, const walk *w, uint32_t e)
 {
     uint32_t x = w->cpu && g->e_exec ? g->e_exec[e] : WFB_NONE;
-    return x != WFB_NONE && x < g->n_execs ? g->execs[x].cpu_s : g->e_cost[e];
+    return x != WFB_NONE && x < g->n_execs ? wfb_exec_at(g, x)->cpu_s : g->e_cost[e];
 }
 
 /* One walk from l->input. The first (counting) notes for each execution

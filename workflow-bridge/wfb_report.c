@@ -263,9 +263,11 @@ static void mark_path(const wfb_path *p, uint8_t bit, uint8_t *vmark, uint8_t *e
 {
     if (!p || !p->valid)
         return;
-    for (size_t i = 0; i < p->n_steps; i++) /* a path of steps: the data states it wrote */
-        if (p->steps[i].vertex != WFB_NONE)
-            vmark[p->steps[i].vertex] |= bit;
+    for (size_t i = 0; i < p->n_steps; i++) { /* a path of steps: the data states it wrote */
+        uint32_t v = wfb_path_step_at(p, i).vertex;
+        if (v != WFB_NONE)
+            vmark[v] |= bit;
+    }
     for (size_t i = 0; i < p->n; i++)
         vmark[p->vertices[i]] |= bit;
     for (size_t i = 0; i + 1 < p->n; i++)

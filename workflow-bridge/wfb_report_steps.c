@@ -26,13 +26,13 @@ void wfb_path_step_totals(const wfb_path *p, wfb_step_totals *t)
 {
     memset(t, 0, sizeof *t);
     for (size_t i = 0; i < p->n_steps; i++) {
-        const wfb_step *s = &p->steps[i];
-        double d = s->end_s - s->start_s;
-        t->kind_s[s->kind] += d;
-        t->kind_n[s->kind]++;
-        if (s->kind == WFB_STEP_READY) {
-            t->via_s[s->via] += d;
-            t->via_n[s->via]++;
+        wfb_step s = wfb_path_step_at(p, i);
+        double d = s.end_s - s.start_s;
+        t->kind_s[s.kind] += d;
+        t->kind_n[s.kind]++;
+        if (s.kind == WFB_STEP_READY) {
+            t->via_s[s.via] += d;
+            t->via_n[s.via]++;
         }
     }
 }
@@ -74,9 +74,11 @@ static task_time *task_times(const wfb_graph *g, const wfb_path *p, size_t *n)
         return NULL;
     for (size_t i = 0; i < nt; i++)
         v[i].task = (uint32_t)i;
-    for (size_t i = 0; i < p->n_steps; i++)
-        if (p->steps[i].kind == WFB_STEP_RUN && p->steps[i].task < nt)
-            v[p->steps[i].task].run_s += p->steps[i].end_s - p->steps[i].start_s;
+    for (size_t i = 0; i < p->n_steps; i++) {
+        wfb_step s = wfb_path_step_at(p, i);
+        if (s.kind == WFB_STEP_RUN && s.task < nt)
+            v[s.task].run_s += s.end_s - s.start_s;
+    }
     qsort(v, nt, sizeof *v, by_time);
     *n = 0;
     while (*n < nt && v[*n].run_s > 0)
@@ -178,14 +180,18 @@ void wfb_steps_text(const wfb_graph *g, const wfb_path *p, FILE *out)
     totals_text(p, out);
     tasks_text(g, p, out);
     size_t crossings = 0;
-    for (size_t i = 0; i < p->n_steps; i++)
-        crossings += p->steps[i].kind == WFB_STEP_READY && p->steps[i].via != WFB_VIA_OCCUPANCY;
+    for (size_t i = 0; i < p->n_steps; i++) {
+        wfb_step s = wfb_path_step_at(p, i);
+        crossings += s.kind == WFB_STEP_READY && s.via != WFB_VIA_OCCUPANCY;
+    }
     fprintf(out, "  dependencies on other tasks along it (%zu; occupancy and idle steps are in "
                  "--json):\n",
             crossings);
-    for (size_t i = 0; i < p->n_steps; i++)
-        if (p->steps[i].kind == WFB_STEP_READY && p->steps[i].via != WFB_VIA_OCCUPANCY)
-            crossing_text(g, &p->steps[i], out);
+    for (size_t i = 0; i < p->n_steps; i++) {
+        wfb_step s = wfb_path_step_at(p, i);
+        if (s.kind == WFB_STEP_READY && s.via != WFB_VIA_OCCUPANCY)
+            crossing_text(g, &s, out);
+    }
     fputc('\n', out);
 }
 
@@ -273,8 +279,10 @@ json_t *wfb_steps_json(const wfb_graph *g, const wfb_path *p)
     free(v);
     json_object_set_new(o, "kind_shares", kinds_json);
     json_object_set_new(o, "task_shares", tasks);
-    for (size_t i = 0; i < p->n_steps; i++)
-        json_array_append_new(steps, step_json(g, &p->steps[i]));
+    for (size_t i = 0; i < p->n_steps; i++) {
+        wfb_step s = wfb_path_step_at(p, i);
+        json_array_append_new(steps, step_json(g, &s));
+    }
     json_object_set_new(o, "steps", steps);
     return o;
 }

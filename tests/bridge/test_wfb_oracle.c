@@ -224,8 +224,9 @@ START_TEST(oracle_paths_edges)
         ck_assert_int_eq(wfb_as_executed_path(g, &ae, &err), 0);
         assert_steps(g, &ae, v ? v1 : v0, 5, NS);
         for (size_t i = 0; i < ae.n_steps; i++)
-            if (ae.steps[i].kind == WFB_STEP_READY && ae.steps[i].via != WFB_VIA_CREATED)
-                ck_assert_uint_eq(ae.steps[i].stream, 1);
+            if (wfb_path_step_at(&ae, i).kind == WFB_STEP_READY &&
+                wfb_path_step_at(&ae, i).via != WFB_VIA_CREATED)
+                ck_assert_uint_eq(wfb_path_step_at(&ae, i).stream, 1);
         assert_near(ae.length_s, length[v] * NS);
         assert_near(ae.span_s, 41 * NS);
         assert_near(ae.start_up_s, 6 * NS);
