@@ -253,6 +253,10 @@ void wfb_execgraph_wrote(wfb_execgraph *a, uint32_t task, uint32_t vertex);
 int wfb_execgraph_store(wfb_execgraph *a, wfb_graph *g);
 void wfb_execgraph_free(wfb_execgraph *a);
 
+/* Where the longest path ends, of n vertices with these distances
+ * (wfb_wcp.c). */
+uint32_t wfb_path_last(const double *dist, size_t n);
+
 /* Appends one execution; returns its index or WFB_NONE. */
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x);
 

@@ -105,6 +105,23 @@ static int not_finished(const wfb_graph *g, wfb_error *err)
     return -1;
 }
 
+/* The vertex the longest path ends at: the first (by index) of those whose
+ * distance is not clearly below the largest. A rule that does not depend on
+ * the order the vertices are met in, as "the largest so far" with a
+ * tolerance would, so that the bounded analysis, which meets them as the
+ * trace is read, ends at the same vertex (wfb_path_end_*). */
+uint32_t wfb_path_last(const double *dist, size_t n)
+{
+    double max = 0;
+    for (size_t v = 0; v < n; v++)
+        if (v == 0 || dist[v] > max)
+            max = dist[v];
+    for (size_t v = 0; v < n; v++)
+        if (!clearly_greater(max, dist[v]))
+            return (uint32_t)v;
+    return WFB_NONE;
+}
+
 int wfb_longest_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -132,10 +149,8 @@ int wfb_longest_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
         }
         dist[v] = best + wfb_vertex_weight(g, v);
         chosen_in[v] = best_e;
-        if (last == WFB_NONE || clearly_greater(dist[v], dist[last]) ||
-            (!clearly_greater(dist[last], dist[v]) && v < last))
-            last = v;
     }
+    last = wfb_path_last(dist, nv);
     if (collect_path(g, chosen_in, last, out))
         goto oom;
     out->valid = 1;
