@@ -313,7 +313,8 @@ struct kit_sorter {
     kit_cmp_fn cmp;
     size_t mem_bytes;
     char *buf;          /* records being gathered (a run), or all of them */
-    size_t n, cap;
+    size_t n, cap;      /* cap: what mem_bytes holds; the buffer grows to it */
+    size_t buf_cap;
     uint64_t total;
     sort_run *runs;
     size_t nruns, cap_runs;
@@ -397,10 +398,18 @@ int kit_sorter_add(kit_sorter *s, const void *rec)
 {
     if (s->err || s->finished)
         return s->err ? -1 : (errno = EINVAL, -1);
-    if (!s->buf && !(s->buf = malloc(s->cap * s->rec_size)))
-        return fail(s);
     if (s->n == s->cap && flush_run(s) != 0)
         return -1;
+    if (s->n == s->buf_cap) { /* grows like an array, up to the memory given */
+        size_t want = s->buf_cap ? s->buf_cap * 2 : 1024;
+        if (want > s->cap)
+            want = s->cap;
+        char *buf = realloc(s->buf, want * s->rec_size);
+        if (!buf)
+            return fail(s);
+        s->buf = buf;
+        s->buf_cap = want;
+    }
     memcpy(s->buf + s->n * s->rec_size, rec, s->rec_size);
     s->n++;
     s->total++;
@@ -488,6 +497,7 @@ int kit_sorter_finish(kit_sorter *s)
         return -1;
     free(s->buf);
     s->buf = NULL;
+    s->buf_cap = 0;
     /* One merge pass: the memory is shared out among the runs' buffers
      * (runs are as large as the memory, so each gets a fair part of one
      * run even for a file thousands of times the memory). */

@@ -252,7 +252,8 @@ static int fill_messages(repo_run *rec, const wfb_graph *g, wfb_error *err)
     for (size_t i = 0; i < r.n_runs; i++)
         copy_figures(rec, &rec->figures[1 + i], &r.runs[i]);
     for (size_t i = 0; i < r.n_inputs; i++) {
-        const wfb_lifeline *l = &r.lifelines[i];
+        wfb_lifeline line = wfb_message_lifeline(&r, i);
+        const wfb_lifeline *l = &line;
         repo_input *in = &rec->inputs[i];
         in->instance = l->run;
         in->input = repo_strdup(rec, wfb_vertex_id(g, l->input));

@@ -634,7 +634,8 @@ typedef struct wfb_message_options {
 
 typedef struct wfb_message_report {
     size_t n_inputs;
-    wfb_lifeline *lifelines;   /* n_inputs entries */
+    struct kit_spill *lifeline_rows; /* wfb_message_lifeline's (as many as inputs) */
+    int *io_err;               /* the graph's (wfb_graph_io_error) */
     wfb_run_figures total;     /* the whole input */
     size_t n_runs;             /* LPEL traces: one entry per run, else 0 */
     wfb_run_figures *runs;
@@ -642,6 +643,11 @@ typedef struct wfb_message_report {
     double timeout_s;          /* from the histogram */
     size_t n_missing, n_timed_out;
 } wfb_message_report;
+
+/* Lifeline i (0 <= i < n_inputs), in the order of the inputs' vertices.
+ * Kept like the graph's spilled tables (wfb_graph_set_limits); one that
+ * cannot be read back is all zeros, and the graph's io error says why. */
+wfb_lifeline wfb_message_lifeline(const wfb_message_report *r, size_t i);
 
 /* opt may be NULL (defaults). */
 int wfb_message_metrics_compute(const wfb_graph *g, const wfb_message_options *opt,
@@ -661,6 +667,20 @@ size_t wfb_activity_anomalies(const wfb_graph *g, uint32_t **vertices);
 typedef struct wfb_lifter wfb_lifter;
 /* The lifter adds to g (which must not be finished yet). */
 wfb_lifter *wfb_lifter_new(wfb_graph *g);
+/* The bounded lifter: the message graph is analysed as it is read, in
+ * memory bounded by what is live in the trace (open executions, messages in
+ * flight, tasks, streams) and the caches of wfb_graph_set_limits, however
+ * long the trace. The graph it finishes gives every figure, path and name
+ * the one built in memory gives (wfb_message_metrics_compute,
+ * wfb_longest_path, wfb_as_executed_path, wfb_vertex_id, ...), but has no
+ * adjacency (wfb_in_edges and wfb_out_edges are empty) and cannot be
+ * written out whole (wfb_write_dot, wfb_write_jsonl refuse). A trace whose
+ * message graph cannot be analysed as it is read (a message read before it
+ * was written, or defined twice; a cycle) makes wfb_lifter_feed_mon or
+ * wfb_lifter_finish return WFB_LIFT_IN_MEMORY: lift it again with
+ * wfb_lifter_new. */
+wfb_lifter *wfb_lifter_new_bounded(wfb_graph *g);
+#define WFB_LIFT_IN_MEMORY (-2)
 /* Feeds one event of the monitor's trace reader (mon_reader.h), in the
  * order mon_trace_next delivers them; events the lifter does not use are
  * skipped. */

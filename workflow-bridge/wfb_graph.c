@@ -9,6 +9,7 @@
 #include "wfb_internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,7 @@ void wfb_graph_free(wfb_graph *g)
     free(g->waits);
     free(g->streams);
     kit_spill_close(g->periods);
+    wfb_online_free(g->online);
     free(g->tmp_dir);
     free(g);
 }
@@ -132,8 +134,72 @@ const char *wfb_graph_source(const wfb_graph *g)
     return g->source ? g->source : "";
 }
 
-size_t wfb_vertex_count(const wfb_graph *g) { return g->ids.count; }
-size_t wfb_edge_count(const wfb_graph *g) { return g->ne; }
+size_t wfb_vertex_count(const wfb_graph *g)
+{
+    return g->online ? wfb_online_vertex_count(g->online) : g->ids.count;
+}
+
+size_t wfb_edge_count(const wfb_graph *g)
+{
+    return g->online ? (size_t)wfb_online_edge_count(g->online) : g->ne;
+}
+
+/* ---- the vertices of a graph lifted bounded (wfb_online.c) ----
+ *
+ * Its message graph is not in the columns: each vertex is read from the
+ * online analysis' records, and its id and location are made up in a ring
+ * of buffers (the last 8 stay valid: enough for any one expression). */
+
+static wfb_mv_info online_vertex(const wfb_graph *g, uint32_t v)
+{
+    wfb_mv_info info;
+    if (wfb_online_vertex(g->online, v, &info) != 0) {
+        if (!g->io_err)
+            ((wfb_graph *)g)->io_err = EIO;
+        return (wfb_mv_info){.time = NAN, .worker = WFB_NONE, .origin = WFB_NONE};
+    }
+    return info;
+}
+
+static char *name_buffer(const wfb_graph *g)
+{
+    wfb_graph *m = (wfb_graph *)g; /* the ring is scratch space, not the graph */
+    m->name_at = (m->name_at + 1) % 8;
+    return m->name_ring[m->name_at];
+}
+
+static const char *online_id(const wfb_graph *g, uint32_t v)
+{
+    wfb_mv_info i = online_vertex(g, v);
+    char *buf = name_buffer(g);
+    wfb_mv_name(buf, sizeof g->name_ring[0], i.kind, i.run, i.msg, i.aux);
+    return buf;
+}
+
+static const char *online_attr(const wfb_graph *g, uint32_t v, wfb_attr attr)
+{
+    wfb_mv_info i = online_vertex(g, v);
+    if (attr == WFB_ATTR_ORIGIN)
+        return wfb_strtab_get(&g->strs, i.origin);
+    if (attr == WFB_ATTR_LABEL)
+        return wfb_mv_label_text(i.label);
+    if (attr != WFB_ATTR_LOCATION || i.worker == WFB_NONE)
+        return NULL;
+    char *buf = name_buffer(g);
+    for (size_t w = 0; w < g->n_workers; w++) /* as the lifter named it (set_location) */
+        if (g->workers[w].worker == i.worker && g->workers[w].ranked) {
+            snprintf(buf, sizeof g->name_ring[0], "r%" PRIu32 ".w%" PRIu32, g->workers[w].rank,
+                     g->workers[w].rank_worker);
+            return buf;
+        }
+    snprintf(buf, sizeof g->name_ring[0], "w%" PRIu32, i.worker);
+    return buf;
+}
+
+const char *wfb_mv_label_text(wfb_mv_label label)
+{
+    return label == WFB_MV_EXTERNAL ? "external input" : label == WFB_MV_DELETED_LABEL ? "deleted" : NULL;
+}
 
 /* ---- columns ---- */
 
@@ -302,18 +368,32 @@ int wfb_vertex_set_attr(wfb_graph *g, uint32_t v, wfb_attr attr, const char *val
     return 0;
 }
 
-const char *wfb_vertex_id(const wfb_graph *g, uint32_t v) { return wfb_strtab_get(&g->ids, v); }
+const char *wfb_vertex_id(const wfb_graph *g, uint32_t v)
+{
+    return g->online ? online_id(g, v) : wfb_strtab_get(&g->ids, v);
+}
 
 wfb_vertex_kind wfb_vertex_kind_of(const wfb_graph *g, uint32_t v)
 {
+    if (g->online)
+        return WFB_VERTEX_DATA;
     return (g->v_flags[v] & WFB_VF_ACTIVITY) ? WFB_VERTEX_ACTIVITY : WFB_VERTEX_DATA;
 }
 
-int wfb_vertex_defined(const wfb_graph *g, uint32_t v) { return !!(g->v_flags[v] & WFB_VF_DEFINED); }
-int wfb_vertex_failed(const wfb_graph *g, uint32_t v) { return !!(g->v_flags[v] & WFB_VF_FAILED); }
+int wfb_vertex_defined(const wfb_graph *g, uint32_t v)
+{
+    return g->online ? 1 : !!(g->v_flags[v] & WFB_VF_DEFINED);
+}
+
+int wfb_vertex_failed(const wfb_graph *g, uint32_t v)
+{
+    return g->online ? 0 : !!(g->v_flags[v] & WFB_VF_FAILED);
+}
 
 double wfb_vertex_time(const wfb_graph *g, uint32_t v, wfb_time_kind which)
 {
+    if (g->online)
+        return online_vertex(g, v).time;
     if (!(g->v_flags[v] & WFB_VF_ACTIVITY))
         which = WFB_T_END;
     return g->v_time[which] ? g->v_time[which][v] : NAN;
@@ -324,6 +404,8 @@ double wfb_vertex_end(const wfb_graph *g, uint32_t v) { return wfb_vertex_time(g
 
 double wfb_vertex_weight(const wfb_graph *g, uint32_t v)
 {
+    if (g->online)
+        return 0.0; /* data states only */
     if (g->v_duration && !isnan(g->v_duration[v]))
         return g->v_duration[v];
     if (!(g->v_flags[v] & WFB_VF_ACTIVITY))
@@ -332,7 +414,10 @@ double wfb_vertex_weight(const wfb_graph *g, uint32_t v)
     return isnan(w) ? 0.0 : w;
 }
 
-uint64_t wfb_vertex_size(const wfb_graph *g, uint32_t v) { return g->v_size ? g->v_size[v] : 0; }
+uint64_t wfb_vertex_size(const wfb_graph *g, uint32_t v)
+{
+    return !g->online && g->v_size ? g->v_size[v] : 0;
+}
 
 int wfb_vertex_set_run(wfb_graph *g, uint32_t v, uint32_t run)
 {
@@ -344,10 +429,17 @@ int wfb_vertex_set_run(wfb_graph *g, uint32_t v, uint32_t run)
     return 0;
 }
 
-uint32_t wfb_vertex_run(const wfb_graph *g, uint32_t v) { return g->v_run ? g->v_run[v] : 0; }
+uint32_t wfb_vertex_run(const wfb_graph *g, uint32_t v)
+{
+    if (g->online)
+        return online_vertex(g, v).run;
+    return g->v_run ? g->v_run[v] : 0;
+}
 uint32_t wfb_run_count(const wfb_graph *g) { return g->n_runs; }
 int wfb_vertex_only_read(const wfb_graph *g, uint32_t v)
 {
+    if (g->online)
+        return online_vertex(g, v).only_read;
     return (g->v_flags[v] & WFB_VF_ONLY_READ) != 0;
 }
 int wfb_exec_costs_known(const wfb_graph *g) { return !g->exec_costs_unknown; }
@@ -378,6 +470,8 @@ double wfb_worker_unaccounted(const wfb_worker_stats *w)
 
 const char *wfb_vertex_attr(const wfb_graph *g, uint32_t v, wfb_attr attr)
 {
+    if (g->online)
+        return online_attr(g, v, attr);
     return g->v_attr[attr] ? wfb_strtab_get(&g->strs, g->v_attr[attr][v]) : NULL;
 }
 
@@ -754,12 +848,20 @@ int wfb_graph_finish_lenient(wfb_graph *g, wfb_error *err) { return finish(g, tr
 
 size_t wfb_out_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges)
 {
+    if (g->online) { /* no adjacency (wfb_lifter_new_bounded) */
+        *edges = NULL;
+        return 0;
+    }
     *edges = g->out_list + g->out_off[v];
     return g->out_off[v + 1] - g->out_off[v];
 }
 
 size_t wfb_in_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges)
 {
+    if (g->online) {
+        *edges = NULL;
+        return 0;
+    }
     *edges = g->in_list + g->in_off[v];
     return g->in_off[v + 1] - g->in_off[v];
 }

@@ -81,6 +81,10 @@ struct wfb_graph {
     wfb_limits limits;         /* the caches of the spilled tables (wfb_graph_set_limits) */
     char *tmp_dir;             /* limits.tmp_dir's copy */
     int io_err;                /* errno of a temporary file that failed, 0 */
+    struct wfb_online *online; /* an LPEL trace lifted bounded: its message graph's
+                                  vertices are there, not in the columns above */
+    char name_ring[8][128];    /* wfb_vertex_id/attr of an online graph: the last 8 */
+    unsigned name_at;
     bool cpu_known;            /* the trace has CPU readings (flag C) */
     struct wfb_loss_copy *loss; /* what the input lacked; NULL when complete */
     wfb_clock_alignment *clocks; /* a multi-rank trace's clock alignment, or NULL */
@@ -256,6 +260,122 @@ void wfb_execgraph_free(wfb_execgraph *a);
 /* Where the longest path ends, of n vertices with these distances
  * (wfb_wcp.c). */
 uint32_t wfb_path_last(const double *dist, size_t n);
+
+/* ---- the bounded lifter's message graph (wfb_online.c) ---- */
+
+/* The kinds of data state the lifter makes of a message, and their ids:
+ *   PLAIN      m<id>, r<run>.m<id> after run 1: as written (or first read)
+ *   MOVED      ...@w<worker>: as read on another worker than it was written on
+ *   DEPARTURE  ...>rank<q>: leaving for rank q
+ *   ARRIVAL    ...@rank<r>: arrived on rank r
+ *   DELETED    x<exec>.deleted: what an execution consumed without output */
+typedef enum wfb_mv_kind {
+    WFB_MV_PLAIN = 0,
+    WFB_MV_MOVED,
+    WFB_MV_DEPARTURE,
+    WFB_MV_ARRIVAL,
+    WFB_MV_DELETED
+} wfb_mv_kind;
+
+/* The label attribute a data state may have. */
+typedef enum wfb_mv_label { WFB_MV_NO_LABEL = 0, WFB_MV_EXTERNAL, WFB_MV_DELETED_LABEL } wfb_mv_label;
+
+/* The one way the lifter names a data state (aux: the worker or rank;
+ * msg: the execution of a DELETED one). */
+void wfb_mv_name(char *buf, size_t len, wfb_mv_kind kind, uint32_t run, uint64_t msg,
+                 uint32_t aux);
+/* "external input", "deleted", NULL. */
+const char *wfb_mv_label_text(wfb_mv_label label);
+
+typedef struct wfb_online wfb_online;
+
+wfb_online *wfb_online_new(wfb_graph *g);
+void wfb_online_free(wfb_online *o);
+/* The vertex of a message's data state, WFB_NONE when there is none (or on
+ * failure); ref creates it, numbered in the order of creation as the
+ * graph numbers vertices. */
+uint32_t wfb_online_find(wfb_online *o, wfb_mv_kind kind, uint32_t run, uint64_t msg, uint32_t aux);
+uint32_t wfb_online_ref(wfb_online *o, wfb_mv_kind kind, uint32_t run, uint64_t msg, uint32_t aux);
+/* A new DELETED state of execution exec. */
+uint32_t wfb_online_deleted(wfb_online *o, uint32_t run, uint32_t exec);
+bool wfb_online_defined(wfb_online *o, uint32_t v);
+/* Where v is (the lifter's writer worker), WFB_NONE. */
+uint32_t wfb_online_worker(wfb_online *o, uint32_t v);
+
+typedef struct wfb_mv_define {
+    double time;
+    uint32_t worker;     /* its location */
+    uint32_t origin;     /* the writing task's name in g->strs, WFB_NONE */
+    wfb_mv_label label;
+    bool only_read;      /* an input from outside the monitored tasks */
+    bool pending;        /* its in-edges come with a batch (written in an open
+                            execution, or the end of a transfer); else an input */
+} wfb_mv_define;
+int wfb_online_define(wfb_online *o, uint32_t v, const wfb_mv_define *d);
+
+/* The edges of one execution (kind CONVERT, SPLIT, MERGE: every read to
+ * every write; DELETE: to the one write, its DELETED state), or of one
+ * transfer (TRANSFER, exec WFB_NONE, one read and one write). An execution
+ * without reads makes its writes inputs. label: the task's name (g->strs). */
+typedef struct wfb_mv_batch {
+    uint32_t exec, label;
+    wfb_edge_kind kind;
+    double cost;
+    const uint32_t *reads, *writes;
+    uint32_t n_reads, n_writes;
+} wfb_mv_batch;
+int wfb_online_batch(wfb_online *o, const wfb_mv_batch *b);
+/* Execution exec's CPU time will change after it ends (the lifter spreads
+ * its period's time off the core when the period ends), and now it is
+ * final. */
+void wfb_online_exec_cpu_pending(wfb_online *o, uint32_t exec);
+void wfb_online_exec_cpu_final(wfb_online *o, uint32_t exec);
+/* The end of the trace: 0, or -1 when out of memory or a temporary file
+ * failed. Afterwards wfb_online_irregular says whether the trace could be
+ * analysed this way at all. */
+int wfb_online_finish(wfb_online *o);
+/* Why the trace's message graph cannot be analysed as it is read (the
+ * lifter must build it in memory), NULL when it can. */
+const char *wfb_online_irregular(const wfb_online *o);
+
+uint32_t wfb_online_vertex_count(const wfb_online *o);
+uint64_t wfb_online_edge_count(const wfb_online *o);
+uint32_t wfb_online_input_count(const wfb_online *o);
+
+typedef struct wfb_mv_info {
+    wfb_mv_kind kind;
+    uint32_t run;
+    uint64_t msg;
+    uint32_t aux;
+    double time;
+    uint32_t worker, origin;
+    wfb_mv_label label;
+    bool only_read, has_out;
+    double dist;
+} wfb_mv_info;
+int wfb_online_vertex(wfb_online *o, uint32_t v, wfb_mv_info *out);
+
+/* A final vertex's in-edges: the longest path's and the latest-ending
+ * source, and what they share. */
+typedef struct wfb_mv_back {
+    uint32_t dp_src, ae_src, exec, label;
+    double cost;
+    wfb_edge_kind kind;
+    bool untimed;
+} wfb_mv_back;
+int wfb_online_back(wfb_online *o, uint32_t v, wfb_mv_back *out);
+
+/* Input k's lifeline (inputs numbered as they became final). */
+typedef struct wfb_mv_input {
+    uint32_t vertex, run;
+    double end_to_end_s;
+    uint64_t descendants;
+    bool missing, only_read;
+    double latency_s, latency_cpu_s;
+} wfb_mv_input;
+int wfb_online_input(wfb_online *o, uint32_t k, wfb_mv_input *out);
+/* The vertex the longest path ends at (wfb_path_last's rule). */
+uint32_t wfb_online_path_end(const wfb_online *o);
 
 /* Appends one execution; returns its index or WFB_NONE. */
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x);

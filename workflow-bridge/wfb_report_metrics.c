@@ -128,7 +128,8 @@ static json_t *messages_json(const wfb_graph *g, const wfb_message_report *r)
     json_object_set_new(o, "missing_events", json_integer((json_int_t)r->n_missing));
     json_object_set_new(o, "timed_out", json_integer((json_int_t)r->n_timed_out));
     for (size_t i = 0; i < r->n_inputs; i++) {
-        const wfb_lifeline *l = &r->lifelines[i];
+        wfb_lifeline line = wfb_message_lifeline(r, i);
+        const wfb_lifeline *l = &line;
         if (!l->missing_events && !l->timed_out)
             continue;
         json_t *a = json_object();
@@ -459,7 +460,8 @@ static void messages_csv(const wfb_graph *g, const wfb_message_report *m, FILE *
     figures_csv("all", &m->total, out);
     fprintf(out, "\ninput,run,latency_s,end_to_end_s,descendants,missing_events,timed_out\n");
     for (size_t i = 0; i < m->n_inputs; i++) {
-        const wfb_lifeline *l = &m->lifelines[i];
+        wfb_lifeline line = wfb_message_lifeline(m, i);
+        const wfb_lifeline *l = &line;
         wfb_csv_field(out, wfb_vertex_id(g, l->input));
         fprintf(out, ",%" PRIu32, l->run);
         csv_num(out, l->latency_s);
@@ -635,7 +637,8 @@ static void messages_text(const wfb_graph *g, const wfb_message_report *r, FILE 
             r->timeout_percentile, r->timeout_s, r->n_timed_out, r->n_missing);
     size_t shown = 0;
     for (size_t i = 0; i < r->n_inputs && shown < 20; i++) {
-        const wfb_lifeline *l = &r->lifelines[i];
+        wfb_lifeline line = wfb_message_lifeline(r, i);
+        const wfb_lifeline *l = &line;
         if (l->missing_events || l->timed_out) {
             fprintf(out, "  anomaly: input %s%s%s\n", wfb_vertex_id(g, l->input),
                     l->missing_events ? " (missing events)" : "",

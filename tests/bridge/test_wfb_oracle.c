@@ -46,13 +46,13 @@ static wfb_graph *oracle_graph_of(int variant)
 
 static wfb_graph *oracle_graph(void) { return oracle_graph_of(-1); }
 
-static const wfb_lifeline *lifeline(const wfb_graph *g, const wfb_message_report *r, const char *id)
+static wfb_lifeline lifeline(const wfb_graph *g, const wfb_message_report *r, const char *id)
 {
     for (size_t i = 0; i < r->n_inputs; i++)
-        if (!strcmp(wfb_vertex_id(g, r->lifelines[i].input), id))
-            return &r->lifelines[i];
+        if (!strcmp(wfb_vertex_id(g, wfb_message_lifeline(r, i).input), id))
+            return wfb_message_lifeline(r, i);
     ck_abort_msg("no input %s", id);
-    return NULL;
+    return (wfb_lifeline){0};
 }
 
 START_TEST(oracle_eq1_eq2_eq3)
@@ -66,10 +66,10 @@ START_TEST(oracle_eq1_eq2_eq3)
     ck_assert_uint_eq(r.total.inputs, 2);
     ck_assert_uint_eq(r.total.inputs_only_read, 0);
     /* eq. 2: the merge's 7 ns shared by both inputs */
-    assert_near(lifeline(g, &r, a)->latency_s, 21.5 * NS);
-    assert_near(lifeline(g, &r, b)->latency_s, 15.5 * NS);
-    assert_near(lifeline(g, &r, a)->end_to_end_s, 30 * NS);
-    assert_near(lifeline(g, &r, b)->end_to_end_s, 28 * NS);
+    assert_near(lifeline(g, &r, a).latency_s, 21.5 * NS);
+    assert_near(lifeline(g, &r, b).latency_s, 15.5 * NS);
+    assert_near(lifeline(g, &r, a).end_to_end_s, 30 * NS);
+    assert_near(lifeline(g, &r, b).end_to_end_s, 28 * NS);
     assert_near(r.total.latency.mean, 18.5 * NS);
     /* eq. 3: population standard deviation */
     assert_near(r.total.jitter_s, 3 * NS);
@@ -88,8 +88,8 @@ START_TEST(oracle_eq1_eq2_eq3)
     wfb_message_options cpu = {.cpu_time = 1};
     ck_assert_int_eq(wfb_message_metrics_compute(g, &cpu, &r, &err), 0);
     ck_assert(r.total.cpu_time);
-    assert_near(lifeline(g, &r, a)->latency_s, 16.5 * NS);
-    assert_near(lifeline(g, &r, b)->latency_s, 15.5 * NS);
+    assert_near(lifeline(g, &r, a).latency_s, 16.5 * NS);
+    assert_near(lifeline(g, &r, b).latency_s, 15.5 * NS);
     assert_near(r.total.jitter_s, 0.5 * NS);
     assert_near(r.total.latency.mean, 16 * NS);
     wfb_message_report_free(&r);
@@ -359,8 +359,8 @@ START_TEST(random_traces_keep_the_paper_properties)
         for (size_t i = 0; i < wfb_task_stats_count(g); i++)
             exec += wfb_task_stats_at(g, i)->exec_s;
         for (size_t i = 0; i < r.n_inputs; i++) {
-            ck_assert_msg(r.lifelines[i].latency_s >= 0, "trial %d: negative latency", trial);
-            sum += r.lifelines[i].latency_s;
+            ck_assert_msg(wfb_message_lifeline(&r, i).latency_s >= 0, "trial %d: negative latency", trial);
+            sum += wfb_message_lifeline(&r, i).latency_s;
         }
         ck_assert_msg(sum <= exec * (1 + 1e-12) + 1e-12, "trial %d: latencies %.17g > execution %.17g",
                       trial, sum, exec);
