@@ -517,6 +517,23 @@ uint32_t wfb_edge_add(wfb_graph *g, uint32_t src, uint32_t dst, wfb_edge_kind ki
     return e;
 }
 
+uint32_t wfb_graph_path_edge(const wfb_graph *cg, const wfb_mv_back *b, uint32_t src, uint32_t dst)
+{
+    wfb_graph *g = (wfb_graph *)cg; /* a cache of the edges paths name */
+    if (g->ne >= WFB_NONE - 1 || grow_edge_columns(g, g->ne + 1) ||
+        need_column((void **)&g->e_exec, g->cap_e, 4, 0xff) ||
+        need_column((void **)&g->e_label, g->cap_e, 4, 0xff))
+        return WFB_NONE;
+    uint32_t e = (uint32_t)g->ne++;
+    g->e_src[e] = src;
+    g->e_dst[e] = dst;
+    g->e_kind[e] = (uint8_t)b->kind;
+    g->e_cost[e] = b->cost;
+    g->e_exec[e] = b->exec;
+    g->e_label[e] = b->label;
+    return e;
+}
+
 int wfb_edge_set_exec(wfb_graph *g, uint32_t e, uint32_t exec)
 {
     if (need_column((void **)&g->e_exec, g->cap_e, 4, 0xff))

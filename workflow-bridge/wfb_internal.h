@@ -377,6 +377,12 @@ int wfb_online_input(wfb_online *o, uint32_t k, wfb_mv_input *out);
 /* The vertex the longest path ends at (wfb_path_last's rule). */
 uint32_t wfb_online_path_end(const wfb_online *o);
 
+/* An edge of a graph lifted bounded that a path goes along, kept in the
+ * graph's edge columns so that the wfb_edge_* functions tell of it (the
+ * graph's edges are counted, not kept). Its index, WFB_NONE when out of
+ * memory. */
+uint32_t wfb_graph_path_edge(const wfb_graph *g, const wfb_mv_back *b, uint32_t src, uint32_t dst);
+
 /* Appends one execution; returns its index or WFB_NONE. */
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x);
 

@@ -278,6 +278,8 @@ int wfb_write_dot(const wfb_graph *g, const wfb_path *longest, const wfb_path *a
                   FILE *out)
 {
     static const char *const colour[] = {"black", "red", "blue", "purple"};
+    if (g->online)
+        return -1; /* its edges are counted, not kept (wfb_lifter_new_bounded) */
     size_t nv = wfb_vertex_count(g), ne = wfb_edge_count(g);
     uint8_t *vmark = calloc(nv ? nv : 1, 1), *emark = calloc(ne ? ne : 1, 1);
     if (!vmark || !emark) {

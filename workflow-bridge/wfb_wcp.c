@@ -122,11 +122,117 @@ uint32_t wfb_path_last(const double *dist, size_t n)
     return WFB_NONE;
 }
 
+static double path_start(const wfb_graph *g, uint32_t first);
+
+/* ---- the paths of a graph lifted bounded (wfb_online.c) ----
+ *
+ * The analysis kept, for each vertex, the in-edge the longest path comes
+ * through and the source that ended last: the walks back from the end are
+ * those of the functions below, without the graph. */
+
+/* The path from back-pointers: `pick` chooses dp_src or ae_src. */
+static int online_collect(const wfb_graph *g, uint32_t last, bool longest, wfb_path *out,
+                          bool *untimed, uint32_t *first)
+{
+    size_t n = 1;
+    wfb_mv_back b;
+    *untimed = false;
+    for (uint32_t v = last;; n++) {
+        if (wfb_online_back(g->online, v, &b))
+            return -1;
+        *untimed = *untimed || b.untimed;
+        uint32_t src = longest ? b.dp_src : b.ae_src;
+        if (src == WFB_NONE) {
+            *first = v;
+            break;
+        }
+        v = src;
+    }
+    out->vertices = malloc(n * sizeof *out->vertices);
+    out->edges = malloc((n > 1 ? n - 1 : 1) * sizeof *out->edges);
+    if (!out->vertices || !out->edges)
+        return -1;
+    out->n = n;
+    uint32_t v = last;
+    for (size_t i = n; i-- > 0;) {
+        out->vertices[i] = v;
+        if (!i)
+            break;
+        if (wfb_online_back(g->online, v, &b))
+            return -1;
+        uint32_t src = longest ? b.dp_src : b.ae_src;
+        if ((out->edges[i - 1] = wfb_graph_path_edge(g, &b, src, v)) == WFB_NONE)
+            return -1;
+        v = src;
+    }
+    return 0;
+}
+
+static int online_longest_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
+{
+    uint32_t last = wfb_online_path_end(g->online), first;
+    bool untimed;
+    wfb_mv_info info;
+    if (last == WFB_NONE)
+        return 0;
+    if (online_collect(g, last, true, out, &untimed, &first) ||
+        wfb_online_vertex(g->online, last, &info)) {
+        wfb_path_free(out);
+        wfb_set_error(err, g->source, 0, "out of memory computing the longest path");
+        return -1;
+    }
+    out->valid = 1;
+    out->kind = WFB_PATH_LONGEST;
+    out->length_s = info.dist;
+    return 0;
+}
+
+/* The message graph's as-executed path: from the sink that finished last
+ * (a scan of every vertex), back through the sources that ended last. */
+static int online_as_executed(const wfb_graph *g, wfb_path *out, wfb_error *err)
+{
+    uint32_t last = WFB_NONE, n = wfb_online_vertex_count(g->online), first;
+    double last_end = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        wfb_mv_info info;
+        if (wfb_online_vertex(g->online, v, &info))
+            goto fail;
+        if (info.has_out || isnan(info.time))
+            continue;
+        if (last == WFB_NONE || info.time > last_end) {
+            last = v;
+            last_end = info.time;
+        }
+    }
+    if (last == WFB_NONE)
+        return 0;
+    bool untimed;
+    if (online_collect(g, last, false, out, &untimed, &first))
+        goto fail;
+    wfb_mv_back b;
+    if (wfb_online_back(g->online, first, &b))
+        goto fail;
+    if (untimed && b.dp_src != WFB_NONE) { /* the walk stopped at missing times */
+        wfb_path_free(out);
+        return 0;
+    }
+    out->valid = 1;
+    out->kind = WFB_PATH_AS_EXECUTED;
+    out->length_s = wfb_vertex_end(g, last) - path_start(g, first);
+    return 0;
+fail:
+    wfb_path_free(out);
+    wfb_set_error(err, g->source, 0, "out of memory computing the as-executed path");
+    return -1;
+}
+
 int wfb_longest_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!g->finished)
         return not_finished(g, err);
+    if (g->online)
+        return online_longest_path(g, out, err);
     size_t nv = g->ids.count;
     if (!nv)
         return 0;
@@ -423,6 +529,8 @@ int wfb_as_executed_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
         return not_finished(g, err);
     if (g->n_periods)
         return periods_path(g, out, err);
+    if (g->online)
+        return online_as_executed(g, out, err);
     uint32_t last = last_finishing_sink(g);
     if (last == WFB_NONE)
         return 0; /* no times: not available */
