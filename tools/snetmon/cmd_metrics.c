@@ -240,7 +240,8 @@ int snetmon_cmd_metrics(int argc, char **argv)
         return rc == 1 ? 0 : 2;
     if (compare_needs_compare_command(&a))
         return 2;
-    wfb_graph *g = input_load_graph("metrics", a.input, a.format, a.map, a.partial, NULL, 0);
+    wfb_graph *g =
+        input_load_graph_bounded("metrics", a.input, a.format, a.map, a.partial, NULL, 0);
     if (!g)
         return 1;
     wfb_error err;

@@ -200,8 +200,8 @@ static void analyse_nested(const char *input, const wfb_graph *g, uint32_t v, bo
     r->trace_path = resolve_trace(input, wfb_vertex_attr(g, v, WFB_ATTR_TRACE));
     r->report.trace = r->trace_path ? r->trace_path : "?";
     if (r->trace_path)
-        r->graph = input_load_graph("wcp", r->trace_path, WFB_FORMAT_UNKNOWN, NULL, partial,
-                                    r->err.msg, sizeof r->err.msg);
+        r->graph = input_load_graph_bounded("wcp", r->trace_path, WFB_FORMAT_UNKNOWN, NULL,
+                                            partial, r->err.msg, sizeof r->err.msg);
     if (!r->trace_path || !r->graph ||
         wfb_longest_path(r->graph, &r->longest, &r->err) ||
         wfb_as_executed_path(r->graph, &r->as_executed, &r->err)) {
@@ -262,7 +262,11 @@ int snetmon_cmd_wcp(int argc, char **argv)
     int rc = wcp_parse(argc, argv, &a);
     if (rc)
         return rc == 1 ? 0 : 2;
-    wfb_graph *g = input_load_graph("wcp", a.input, a.format, a.map, a.partial, NULL, 0);
+    /* --dot and --render draw the graph's edges: it is built in memory */
+    wfb_graph *g = a.dot || a.render
+                       ? input_load_graph("wcp", a.input, a.format, a.map, a.partial, NULL, 0)
+                       : input_load_graph_bounded("wcp", a.input, a.format, a.map, a.partial,
+                                                  NULL, 0);
     if (!g)
         return 1;
     wfb_error err;

@@ -95,5 +95,14 @@ int trace_input_report_alignment(const trace_input *in, FILE *out, const char *p
  * report, like wcp --nested). */
 wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format,
                             const char *bp_map, bool partial, char *errbuf, size_t errlen);
+/* The same graph for commands that need its figures and paths but not its
+ * edges: a trace directory is lifted bounded (wfb_lifter_new_bounded:
+ * memory bounded by the run's live state, what grows with the trace in
+ * temporary files), or in memory when its message graph cannot be analysed
+ * as it is read. wfb_in_edges, wfb_write_dot and the like do not work on
+ * it. */
+wfb_graph *input_load_graph_bounded(const char *cmd, const char *path, wfb_format format,
+                                    const char *bp_map, bool partial, char *errbuf,
+                                    size_t errlen);
 
 #endif
