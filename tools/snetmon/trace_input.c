@@ -307,17 +307,15 @@ int trace_input_report_alignment(const trace_input *in, FILE *out, const char *p
     return rc;
 }
 
-/* The spill caches of a bounded analysis (wfb_graph_set_limits): what
- * grows with the trace beyond them goes to temporary files ($TMPDIR). */
-#define INPUT_SPILL_MEMORY ((size_t)256 << 20)
-
-/* A new graph and its lifter: bounded, or the graph in memory. */
-static wfb_lifter *new_lifter(wfb_graph **g, bool bounded)
+/* A new graph and its lifter: bounded, its spill caches of memory bytes
+ * (wfb_graph_set_limits; temporary files in $TMPDIR beyond), or for 0 the
+ * graph in memory. */
+static wfb_lifter *new_lifter(wfb_graph **g, size_t memory)
 {
-    wfb_limits limits = {INPUT_SPILL_MEMORY, NULL};
+    wfb_limits limits = {memory, NULL};
     if (!(*g = wfb_graph_new()))
         return NULL;
-    if (!bounded)
+    if (!memory)
         return wfb_lifter_new(*g);
     return wfb_graph_set_limits(*g, &limits) ? NULL : wfb_lifter_new_bounded(*g);
 }
@@ -325,12 +323,12 @@ static wfb_lifter *new_lifter(wfb_graph **g, bool bounded)
 /* The analysis graph of the trace in, its loss attached; NULL after the
  * message, or with *again set (nothing printed) when the bounded lifter
  * met a message graph it cannot analyse as it is read. */
-static wfb_graph *lift_once(const char *cmd, trace_input *in, bool bounded, bool *again)
+static wfb_graph *lift_once(const char *cmd, trace_input *in, size_t memory, bool *again)
 {
     char *buf = in->err;
     size_t len = in->errlen;
     wfb_graph *g;
-    wfb_lifter *l = new_lifter(&g, bounded);
+    wfb_lifter *l = new_lifter(&g, memory);
     int rc = l ? 0 : -1;
     if (rc)
         say(cmd, buf, len, "out of memory");
@@ -359,30 +357,30 @@ static wfb_graph *lift_once(const char *cmd, trace_input *in, bool bounded, bool
     return g;
 }
 
-/* The analysis graph of a trace directory: bounded when asked and the
+/* The analysis graph of a trace directory: bounded (memory > 0) when the
  * trace allows, else in memory (a second reading). */
-static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, bool bounded,
+static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, size_t memory,
                              char *buf, size_t len)
 {
     trace_input *in = open_input(cmd, dir, partial, false, buf, len);
     if (!in)
         return NULL;
     bool again;
-    wfb_graph *g = lift_once(cmd, in, bounded, &again);
+    wfb_graph *g = lift_once(cmd, in, memory, &again);
     if (again && trace_input_rewind(in) == 0)
-        g = lift_once(cmd, in, false, &again);
+        g = lift_once(cmd, in, 0, &again);
     trace_input_close(in);
     return g;
 }
 
 static wfb_graph *load_graph(const char *cmd, const char *path, wfb_format format,
-                             const char *bp_map, bool partial, bool bounded, char *errbuf,
+                             const char *bp_map, bool partial, size_t memory, char *errbuf,
                              size_t errlen)
 {
     struct stat st;
     if (format == WFB_FORMAT_LPEL_TRACE ||
         (format == WFB_FORMAT_UNKNOWN && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
-        return lift_trace(cmd, path, partial, bounded, errbuf, errlen);
+        return lift_trace(cmd, path, partial, memory, errbuf, errlen);
     wfb_graph *g;
     wfb_error err;
     progress_bar bar;
@@ -399,12 +397,12 @@ static wfb_graph *load_graph(const char *cmd, const char *path, wfb_format forma
 wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format,
                             const char *bp_map, bool partial, char *errbuf, size_t errlen)
 {
-    return load_graph(cmd, path, format, bp_map, partial, false, errbuf, errlen);
+    return load_graph(cmd, path, format, bp_map, partial, 0, errbuf, errlen);
 }
 
 wfb_graph *input_load_graph_bounded(const char *cmd, const char *path, wfb_format format,
-                                    const char *bp_map, bool partial, char *errbuf,
-                                    size_t errlen)
+                                    const char *bp_map, bool partial, size_t memory,
+                                    char *errbuf, size_t errlen)
 {
-    return load_graph(cmd, path, format, bp_map, partial, true, errbuf, errlen);
+    return load_graph(cmd, path, format, bp_map, partial, memory, errbuf, errlen);
 }

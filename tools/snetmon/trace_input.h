@@ -97,12 +97,13 @@ wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format
                             const char *bp_map, bool partial, char *errbuf, size_t errlen);
 /* The same graph for commands that need its figures and paths but not its
  * edges: a trace directory is lifted bounded (wfb_lifter_new_bounded:
- * memory bounded by the run's live state, what grows with the trace in
- * temporary files), or in memory when its message graph cannot be analysed
- * as it is read. wfb_in_edges, wfb_write_dot and the like do not work on
- * it. */
+ * memory bounded by the run's live state plus caches of memory bytes, what
+ * grows with the trace beyond them in temporary files), or in memory when
+ * memory is 0 or its message graph cannot be analysed as it is read (a
+ * second reading). wfb_in_edges, wfb_write_dot and the like do not work on
+ * a bounded graph. */
 wfb_graph *input_load_graph_bounded(const char *cmd, const char *path, wfb_format format,
-                                    const char *bp_map, bool partial, char *errbuf,
-                                    size_t errlen);
+                                    const char *bp_map, bool partial, size_t memory,
+                                    char *errbuf, size_t errlen);
 
 #endif
