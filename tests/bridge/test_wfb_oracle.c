@@ -13,7 +13,11 @@
  *    inputs never add up to more than the execution time there was, no
  *    latency is negative, throughput is N_input over the longest worker
  *    span (worker_start to worker_end), and runs that reuse task and
- *    message ids stay apart.
+ *    message ids stay apart;
+ *  - the bounded lifter (wfb_lifter_new_bounded, its records spilled to
+ *    temporary files behind caches of a few hundred bytes) gives every
+ *    figure and path of the graph in memory, bit for bit, on the oracle
+ *    traces and the random ones.
  */
 #include "mon_reader.h" /* mon_msg_id_make */
 #include "oracle_trace.h"
@@ -267,6 +271,9 @@ typedef struct generated {
     double span[4][8]; /* per run (from 1) and worker */
     double busy[4][8];
     unsigned workers;
+    bool read_once; /* each message read at most once, as S-Net's streams do
+                       (a message read twice on another worker than its
+                       writer's is moved twice: the bounded lifter gives up) */
 } generated;
 
 /* One run: workers start and end; tasks are dispatched one period at a
@@ -277,8 +284,9 @@ static void generate_run(wfb_lifter *l, uint64_t *rng, uint32_t run, double *t, 
 {
     unsigned tasks = 2 + below(rng, 8);
     uint64_t written[64];
+    bool was_read[64] = {false};
     unsigned n_written = 0;
-    uint64_t next_msg = 1;
+    uint64_t next_msg = 1, next_outside = 2000;
     bool exec_open[12] = {false};
     unsigned exec_first_msg[12];
     double start[8];
@@ -303,10 +311,15 @@ static void generate_run(wfb_lifter *l, uint64_t *rng, uint32_t run, double *t, 
             }
             unsigned reads = below(rng, 3);
             for (unsigned i = 0; i < reads && exec_open[task]; i++) {
-                uint64_t m = exec_first_msg[task] && below(rng, 4)
-                                 ? written[below(rng, exec_first_msg[task])]
-                                 : 1000 + below(rng, 5); /* from outside */
-                feed_event(l, MON_EV_MESSAGE_READ, *t, run, w, task, m);
+                unsigned j = exec_first_msg[task] && below(rng, 4) ? below(rng, exec_first_msg[task])
+                                                                   : 64;
+                uint64_t m = j < 64 ? written[j] : 1000 + below(rng, 5); /* from outside */
+                if (gen->read_once && j < 64 && was_read[j])
+                    continue;
+                if (gen->read_once && j < 64)
+                    was_read[j] = true;
+                feed_event(l, MON_EV_MESSAGE_READ, *t, run, w, task,
+                           gen->read_once && j == 64 ? next_outside++ : m);
             }
             unsigned writes = below(rng, 3);
             for (unsigned i = 0; i < writes && n_written < 64; i++) {
@@ -403,6 +416,197 @@ START_TEST(random_traces_keep_the_paper_properties)
 }
 END_TEST
 
+/* ---- the bounded analysis against the graph in memory ---- */
+
+/* Equal doubles: the same bits' value, or both NAN. */
+static void same_double(double a, double b, const char *what)
+{
+    ck_assert_msg(a == b || (isnan(a) && isnan(b)), "%s: %.17g in memory, %.17g bounded", what, a,
+                  b);
+}
+
+static void same_why(const char *a, const char *b, const char *what)
+{
+    ck_assert_msg((!a && !b) || (a && b && !strcmp(a, b)), "%s: '%s' in memory, '%s' bounded",
+                  what, a ? a : "(none)", b ? b : "(none)");
+}
+
+static void same_summary(const wfb_summary *a, const wfb_summary *b)
+{
+    ck_assert_uint_eq(a->n, b->n);
+    same_double(a->min, b->min, "min");
+    same_double(a->median, b->median, "median");
+    same_double(a->p95, b->p95, "p95");
+    same_double(a->p99, b->p99, "p99");
+    same_double(a->max, b->max, "max");
+    same_double(a->mean, b->mean, "mean");
+    same_double(a->stddev, b->stddev, "stddev");
+}
+
+static void same_figures(const wfb_run_figures *a, const wfb_run_figures *b)
+{
+    ck_assert_uint_eq(a->run, b->run);
+    ck_assert_uint_eq(a->inputs, b->inputs);
+    ck_assert_uint_eq(a->inputs_only_read, b->inputs_only_read);
+    same_double(a->span_s, b->span_s, "span_s");
+    ck_assert_uint_eq(a->span_worker, b->span_worker);
+    same_double(a->throughput_per_s, b->throughput_per_s, "throughput");
+    same_double(a->busy_max_s, b->busy_max_s, "busy_max_s");
+    same_double(a->exec_s, b->exec_s, "exec_s");
+    same_summary(&a->latency, &b->latency);
+    same_summary(&a->end_to_end, &b->end_to_end);
+    same_double(a->jitter_s, b->jitter_s, "jitter_s");
+    same_why(a->span_unknown_why, b->span_unknown_why, "span");
+    same_why(a->latency_unknown_why, b->latency_unknown_why, "latency");
+    same_why(a->throughput_unknown_why, b->throughput_unknown_why, "throughput");
+    ck_assert_uint_eq(a->runs_without_inputs, b->runs_without_inputs);
+}
+
+static void same_messages(const wfb_graph *ga, const wfb_graph *gb)
+{
+    wfb_message_report a, b;
+    wfb_error err;
+    ck_assert_int_eq(wfb_message_metrics_compute(ga, NULL, &a, &err), 0);
+    ck_assert_msg(wfb_message_metrics_compute(gb, NULL, &b, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(a.n_inputs, b.n_inputs);
+    ck_assert_uint_eq(a.n_runs, b.n_runs);
+    same_figures(&a.total, &b.total);
+    for (size_t i = 0; i < a.n_runs; i++)
+        same_figures(&a.runs[i], &b.runs[i]);
+    for (size_t i = 0; i < a.n_inputs; i++) {
+        wfb_lifeline la = wfb_message_lifeline(&a, i), lb = wfb_message_lifeline(&b, i);
+        ck_assert_str_eq(wfb_vertex_id(ga, la.input), wfb_vertex_id(gb, lb.input));
+        ck_assert_uint_eq(la.run, lb.run);
+        same_double(la.latency_s, lb.latency_s, "lifeline latency");
+        same_double(la.end_to_end_s, lb.end_to_end_s, "lifeline end to end");
+        ck_assert_uint_eq(la.descendants, lb.descendants);
+        ck_assert_int_eq(la.missing_events, lb.missing_events);
+        ck_assert_int_eq(la.timed_out, lb.timed_out);
+    }
+    same_double(a.timeout_s, b.timeout_s, "timeout");
+    ck_assert_uint_eq(a.n_missing, b.n_missing);
+    ck_assert_uint_eq(a.n_timed_out, b.n_timed_out);
+    ck_assert_int_eq(wfb_graph_io_error(gb), 0);
+    wfb_message_report_free(&a);
+    wfb_message_report_free(&b);
+}
+
+static void same_path(const wfb_graph *ga, const wfb_path *a, const wfb_graph *gb,
+                      const wfb_path *b)
+{
+    ck_assert_int_eq(a->valid, b->valid);
+    same_double(a->length_s, b->length_s, "path length");
+    ck_assert_uint_eq(a->n, b->n);
+    for (size_t i = 0; i < a->n; i++) {
+        ck_assert_str_eq(wfb_vertex_id(ga, a->vertices[i]), wfb_vertex_id(gb, b->vertices[i]));
+        if (i + 1 < a->n) {
+            ck_assert_int_eq(wfb_edge_kind_of(ga, a->edges[i]), wfb_edge_kind_of(gb, b->edges[i]));
+            same_double(wfb_edge_cost(ga, a->edges[i]), wfb_edge_cost(gb, b->edges[i]), "cost");
+        }
+    }
+    ck_assert_uint_eq(a->n_steps, b->n_steps);
+    for (size_t i = 0; i < a->n_steps; i++) {
+        wfb_step sa = wfb_path_step_at(a, i), sb = wfb_path_step_at(b, i);
+        ck_assert_int_eq(sa.kind, sb.kind);
+        ck_assert_uint_eq(sa.task, sb.task);
+        same_double(sa.start_s, sb.start_s, "step start");
+        same_double(sa.end_s, sb.end_s, "step end");
+    }
+}
+
+static void same_paths(const wfb_graph *ga, const wfb_graph *gb)
+{
+    wfb_path a, b;
+    wfb_error err;
+    ck_assert_int_eq(wfb_longest_path(ga, &a, &err), 0);
+    ck_assert_msg(wfb_longest_path(gb, &b, &err) == 0, "%s", err.msg);
+    same_path(ga, &a, gb, &b);
+    wfb_path_free(&a);
+    wfb_path_free(&b);
+    ck_assert_int_eq(wfb_as_executed_path(ga, &a, &err), 0);
+    ck_assert_msg(wfb_as_executed_path(gb, &b, &err) == 0, "%s", err.msg);
+    same_path(ga, &a, gb, &b);
+    wfb_path_free(&a);
+    wfb_path_free(&b);
+}
+
+/* A graph and its bounded lifter, caches small enough that the records go
+ * to temporary files at once. */
+static wfb_lifter *bounded_lifter(wfb_graph **g)
+{
+    wfb_limits tiny = {512, NULL};
+    *g = wfb_graph_new();
+    ck_assert_int_eq(wfb_graph_set_limits(*g, &tiny), 0);
+    wfb_lifter *l = wfb_lifter_new_bounded(*g);
+    ck_assert_ptr_nonnull(l);
+    return l;
+}
+
+/* A trace directory read through the trace reader into the bounded lifter. */
+static wfb_graph *bounded_import(const char *dir)
+{
+    wfb_graph *g;
+    wfb_lifter *l = bounded_lifter(&g);
+    mon_trace *t;
+    char msg[4608];
+    ck_assert_msg(mon_trace_open(&t, dir, msg, sizeof msg) == 0, "%s", msg);
+    mon_event ev;
+    wfb_error err;
+    int rc;
+    while ((rc = mon_trace_next(t, &ev)) == 1)
+        ck_assert_msg(wfb_lifter_feed_mon(l, &ev, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(rc, 0);
+    mon_trace_close(t);
+    ck_assert_msg(wfb_lifter_finish(l, &err) == 0, "%s", err.msg);
+    return g;
+}
+
+START_TEST(bounded_equals_in_memory_on_the_oracles)
+{
+    for (int variant = -1; variant < 2; variant++) {
+        char dir[] = "/tmp/wfb_bounded.XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        ck_assert_int_eq(variant < 0 ? oracle_trace_write(dir) : oracle_paths_write(dir, variant),
+                         0);
+        wfb_graph *a = wfb_graph_new(), *b = bounded_import(dir);
+        wfb_error err;
+        ck_assert_msg(wfb_import_lpel_trace(a, dir, &err) == 0, "%s", err.msg);
+        remove_tree(dir);
+        same_messages(a, b);
+        same_paths(a, b);
+        wfb_graph_free(a);
+        wfb_graph_free(b);
+    }
+}
+END_TEST
+
+START_TEST(bounded_equals_in_memory_on_random_traces)
+{
+    uint64_t rng = 0x2545F4914F6CDD1DULL;
+    for (int trial = 0; trial < 200; trial++) {
+        generated gen = {.workers = 1 + below(&rng, 4), .read_once = true}, again = gen;
+        uint32_t runs = 1 + below(&rng, 3);
+        uint64_t start = rng, end = 0;
+        wfb_graph *a = wfb_graph_new(), *b;
+        wfb_lifter *la = wfb_lifter_new(a), *lb = bounded_lifter(&b);
+        double t = 0;
+        for (uint32_t run = 1; run <= runs; run++)
+            generate_run(la, &rng, run, &t, &gen);
+        end = rng, rng = start, t = 0; /* the same events again */
+        for (uint32_t run = 1; run <= runs; run++)
+            generate_run(lb, &rng, run, &t, &again);
+        ck_assert_uint_eq(rng, end);
+        wfb_error err;
+        ck_assert_int_eq(wfb_lifter_finish(la, &err), 0);
+        ck_assert_msg(wfb_lifter_finish(lb, &err) == 0, "trial %d: %s", trial, err.msg);
+        same_messages(a, b);
+        same_paths(a, b);
+        wfb_graph_free(a);
+        wfb_graph_free(b);
+    }
+}
+END_TEST
+
 START_TEST(inputs_option_sets_n_of_eq1)
 {
     wfb_graph *g = oracle_graph();
@@ -428,6 +632,8 @@ int main(void)
     tcase_add_test(t, oracle_paths_edges);
     tcase_add_test(t, inputs_option_sets_n_of_eq1);
     tcase_add_test(t, random_traces_keep_the_paper_properties);
+    tcase_add_test(t, bounded_equals_in_memory_on_the_oracles);
+    tcase_add_test(t, bounded_equals_in_memory_on_random_traces);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
