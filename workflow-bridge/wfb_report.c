@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,8 +25,31 @@ json_t *wfb_json_str(const char *s)
     return s ? json_string(s) : json_null();
 }
 
+/* jansson's calls return NULL or -1 when memory runs out, and a document
+ * built of many of them (a path of a million steps) would be dumped with
+ * the failed parts left out: its allocator notes any failure instead, and
+ * wfb_json_dump refuses to write such a document. */
+static volatile bool json_alloc_failed;
+
+static void *json_malloc(size_t n)
+{
+    void *p = malloc(n);
+    if (!p)
+        json_alloc_failed = true;
+    return p;
+}
+
+__attribute__((constructor)) static void json_watch_allocations(void)
+{
+    json_set_alloc_funcs(json_malloc, free);
+}
+
 int wfb_json_dump(json_t *root, FILE *out)
 {
+    if (!root || json_alloc_failed) {
+        json_decref(root);
+        return -1;
+    }
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
     fputc('\n', out);
     json_decref(root);

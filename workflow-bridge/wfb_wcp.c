@@ -468,17 +468,17 @@ static void run_span(const wfb_graph *g, uint32_t run, double *start, double *en
     }
 }
 
-/* Has the walk been at period i? It goes back in time, to rows begun
- * earlier; a mark per row (a spill array too) stops it should a trace make
- * it go round. */
-static bool seen_before(const wfb_graph *g, kit_spill *seen, uint32_t i)
+/* Has the walk been at period i (*was)? It goes back in time, to rows
+ * begun earlier; a mark per row (a spill array too) stops it should a
+ * trace make it go round. -1 when the mark cannot be kept. */
+static int seen_before(const wfb_graph *g, kit_spill *seen, uint32_t i, bool *was)
 {
     uint8_t *mark = wfb_graph_spill_at(g, seen, i);
     if (!mark)
-        return true;
-    bool was = *mark;
+        return -1;
+    *was = *mark;
     *mark = 1;
-    return was;
+    return 0;
 }
 
 static int periods_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
@@ -490,7 +490,8 @@ static int periods_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
     step_list s = {g, wfb_graph_spill(g, sizeof(wfb_step), 0.125), 0};
     kit_spill *seen = wfb_graph_spill(g, 1, 0.03);
     int rc = s.rows && seen ? 0 : -1;
-    while (rc == 0 && at != WFB_NONE && !seen_before(g, seen, at)) {
+    bool was = false;
+    while (rc == 0 && at != WFB_NONE && !(rc = seen_before(g, seen, at, &was)) && !was) {
         wfb_period p = period(g, at);
         rc = push_step(&s, (wfb_step){.kind = WFB_STEP_RUN, .task = p.task, .worker = p.worker,
                                       .vertex = step_vertex(g, &p, until),

@@ -261,6 +261,8 @@ int snetmon_cmd_metrics(int argc, char **argv)
     if (out && rc) {
         fputs("snetmon metrics: ", stderr);
         wfb_error_print(&err, stderr);
+    } else if (out) {
+        rc = input_graph_check("metrics", g);
     }
     if (!out || (a.output_path && out_file_finish(&report, rc == 0) != 0))
         rc = -1;

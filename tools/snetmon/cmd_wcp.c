@@ -298,10 +298,13 @@ int snetmon_cmd_wcp(int argc, char **argv)
         rc = write_dot_file(g, &lp, &ae, &dot, a.dot);
     if (!rc && a.render)
         rc = render_path(g, ae.valid ? &ae : &lp, &picture, a.render, a.input, !a.no_collapse);
-    if (!rc && a.nested)
-        rc = report_with_nested(&a, g, &lp, &ae, out);
-    else if (!rc)
-        rc = wfb_report_wcp(g, &lp, &ae, a.report, out);
+    if (!rc && (a.nested ? report_with_nested(&a, g, &lp, &ae, out)
+                         : wfb_report_wcp(g, &lp, &ae, a.report, out))) {
+        fputs("snetmon wcp: error writing the report (out of memory, or the output)\n", stderr);
+        rc = -1;
+    }
+    if (!rc)
+        rc = input_graph_check("wcp", g);
     if (a.output && out && out_file_finish(&report, rc == 0) != 0)
         rc = -1;
     if (a.dot && out_file_finish(&dot, rc == 0) != 0)

@@ -406,3 +406,14 @@ wfb_graph *input_load_graph_bounded(const char *cmd, const char *path, wfb_forma
 {
     return load_graph(cmd, path, format, bp_map, partial, memory, errbuf, errlen);
 }
+
+int input_graph_check(const char *cmd, const wfb_graph *g)
+{
+    int e = wfb_graph_io_error(g);
+    if (!e)
+        return 0;
+    const char *src = wfb_graph_source(g);
+    say(cmd, NULL, 0, "%s: the analysis's temporary records: %s", src ? src : "input",
+        strerror(e));
+    return -1;
+}

@@ -106,4 +106,10 @@ wfb_graph *input_load_graph_bounded(const char *cmd, const char *path, wfb_forma
                                     const char *bp_map, bool partial, size_t memory,
                                     char *errbuf, size_t errlen);
 
+/* After an analysis of g and its report: 0, or -1 after one line saying
+ * that a temporary file of g could not be written or read back, or memory
+ * for its cache ran out (wfb_graph_io_error), so what was computed is
+ * wrong; the output must not be kept. */
+int input_graph_check(const char *cmd, const wfb_graph *g);
+
 #endif
