@@ -171,6 +171,12 @@ struct json_t;
 struct json_t *wfb_json_num(double x);
 struct json_t *wfb_json_str(const char *s);
 int wfb_json_dump(struct json_t *root, FILE *out);
+/* An array of n items made one at a time as wfb_json_dump writes the
+ * document (item(a, b, i) returns item i, NULL when out of memory): for
+ * arrays as long as the trace. Valid in the next wfb_json_dump only. */
+typedef struct json_t *(*wfb_json_item)(const void *a, const void *b, size_t i);
+struct json_t *wfb_json_deferred_array(wfb_json_item item, const void *a, const void *b,
+                                       size_t n);
 
 /* An as-executed path of steps (wfb_report_steps.c): its text lines
  * after the title, and its JSON object. */

@@ -44,16 +44,102 @@ __attribute__((constructor)) static void json_watch_allocations(void)
     json_set_alloc_funcs(json_malloc, free);
 }
 
+/* ---- arrays made as they are written ----
+ *
+ * An array as long as the trace (a path's steps) is not built: its place
+ * in the document holds a marker string, and wfb_json_dump writes its
+ * items there one at a time, laid out as jansson lays out an array at that
+ * depth (so the output is the same bytes as with the array built). The
+ * markers are registered here until the next dump (reports are written by
+ * one thread). */
+typedef struct deferred_array {
+    wfb_json_item item;
+    const void *a, *b;
+    size_t n;
+} deferred_array;
+
+static deferred_array *deferred;
+static size_t n_deferred, cap_deferred;
+
+#define DEFERRED_MARK "\001wfb-deferred "
+#define DEFERRED_DUMPED "\"\\u0001wfb-deferred " /* the marker as json_dumps writes it */
+#define JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12))
+
+json_t *wfb_json_deferred_array(wfb_json_item item, const void *a, const void *b, size_t n)
+{
+    if (KIT_GROW(deferred, cap_deferred, n_deferred + 1)) {
+        json_alloc_failed = true;
+        return NULL;
+    }
+    deferred[n_deferred] = (deferred_array){item, a, b, n};
+    char mark[48];
+    snprintf(mark, sizeof mark, DEFERRED_MARK "%zu", n_deferred++);
+    return json_string(mark);
+}
+
+/* s with every line after the first indented by `indent` more spaces. */
+static void put_indented(const char *s, int indent, FILE *out)
+{
+    for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1)
+        fprintf(out, "%.*s\n%*s", (int)(nl - s), s, indent, "");
+    fputs(s, out);
+}
+
+/* The items of array d, where a member line indented by `indent` holds it. */
+static int put_deferred(const deferred_array *d, int indent, FILE *out)
+{
+    if (!d->n) {
+        fputs("[]", out);
+        return 0;
+    }
+    fputc('[', out);
+    for (size_t i = 0; i < d->n; i++) {
+        json_t *x = d->item(d->a, d->b, i);
+        char *text = x && !json_alloc_failed ? json_dumps(x, JSON_FLAGS) : NULL;
+        json_decref(x);
+        if (!text)
+            return -1;
+        fprintf(out, "\n%*s", indent + 2, "");
+        put_indented(text, indent + 2, out);
+        free(text);
+        if (i + 1 < d->n)
+            fputc(',', out);
+    }
+    fprintf(out, "\n%*s]", indent, "");
+    return ferror(out) ? -1 : 0;
+}
+
+/* The dumped document `text`, its markers replaced by their arrays. */
+static int put_document(const char *text, FILE *out)
+{
+    for (const char *m; (m = strstr(text, DEFERRED_DUMPED));) {
+        const char *line = m;
+        while (line > text && line[-1] != '\n')
+            line--;
+        int indent = (int)strspn(line, " ");
+        char *end;
+        unsigned long long k = strtoull(m + strlen(DEFERRED_DUMPED), &end, 10);
+        if (*end != '"' || k >= n_deferred)
+            return -1;
+        fwrite(text, 1, (size_t)(m - text), out);
+        if (put_deferred(&deferred[k], indent, out))
+            return -1;
+        text = end + 1;
+    }
+    fputs(text, out);
+    return 0;
+}
+
 int wfb_json_dump(json_t *root, FILE *out)
 {
-    if (!root || json_alloc_failed) {
-        json_decref(root);
-        return -1;
-    }
-    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-    fputc('\n', out);
+    char *text = root && !json_alloc_failed ? json_dumps(root, JSON_FLAGS) : NULL;
     json_decref(root);
-    return rc;
+    int rc = text ? put_document(text, out) : -1;
+    free(text);
+    n_deferred = 0;
+    if (rc == 0)
+        fputc('\n', out);
+    return rc == 0 && !ferror(out) ? 0 : -1;
 }
 
 /* RFC 4180: quote fields holding commas, quotes or line breaks. */

@@ -235,9 +235,16 @@ static json_t *step_json(const wfb_graph *g, const wfb_step *s)
     return o;
 }
 
+/* Step i of path a of graph b (wfb_json_deferred_array's item). */
+static json_t *step_item(const void *a, const void *b, size_t i)
+{
+    wfb_step s = wfb_path_step_at(a, i);
+    return step_json(b, &s);
+}
+
 json_t *wfb_steps_json(const wfb_graph *g, const wfb_path *p)
 {
-    json_t *o = json_object(), *steps = json_array(), *kinds = json_object(),
+    json_t *o = json_object(), *kinds = json_object(),
            *vias = json_object(), *tasks = json_array();
     wfb_step_totals t;
     wfb_path_step_totals(p, &t);
@@ -279,10 +286,7 @@ json_t *wfb_steps_json(const wfb_graph *g, const wfb_path *p)
     free(v);
     json_object_set_new(o, "kind_shares", kinds_json);
     json_object_set_new(o, "task_shares", tasks);
-    for (size_t i = 0; i < p->n_steps; i++) {
-        wfb_step s = wfb_path_step_at(p, i);
-        json_array_append_new(steps, step_json(g, &s));
-    }
-    json_object_set_new(o, "steps", steps);
+    /* as many as the run has periods: written one at a time */
+    json_object_set_new(o, "steps", wfb_json_deferred_array(step_item, p, g, p->n_steps));
     return o;
 }
