@@ -44,6 +44,7 @@
 
 #include "mon_reader.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -177,7 +178,7 @@ static int oom(const wfb_lifter *l, wfb_error *err)
         wfb_set_error(err, l->g->source, 0, "%s: the message graph must be built in memory", why);
         return WFB_LIFT_IN_MEMORY;
     }
-    if (l->g->io_err)
+    if (l->g->io_err && l->g->io_err != ENOMEM)
         wfb_set_error(err, l->g->source, 0, "temporary file: %s", strerror(l->g->io_err));
     else
         wfb_set_error(err, l->g->source, 0, "out of memory lifting the trace");
