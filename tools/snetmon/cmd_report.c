@@ -334,8 +334,8 @@ int snetmon_cmd_report(int argc, char **argv)
         fprintf(stderr, "snetmon report: %s: cannot read the advice\n", a.advice);
         return 1;
     }
-    wfb_graph *g = input_load_graph("report", a.trace, WFB_FORMAT_LPEL_TRACE, NULL, a.partial,
-                                    NULL, 0);
+    wfb_graph *g = input_load_graph_bounded("report", a.trace, WFB_FORMAT_LPEL_TRACE, NULL,
+                                            a.partial, CLI_MAX_MEMORY_DEFAULT, NULL, 0);
     wfb_message_report m;
     memset(&m, 0, sizeof m);
     wfb_path path = {0};
