@@ -344,7 +344,12 @@ static int fix_up(mon_ranks *m)
         free(cur);
         return -1;
     }
+    /* At least 1 ns: with no round trip measured (latency 0) a receive
+     * moved to the very time of its send could come first in the merged
+     * order, which breaks ties by rank. */
     int64_t latency = (int64_t)llround(m->align.latency_ns);
+    if (latency < 1)
+        latency = 1;
     for (;;) {
         bool progress = false, left = false;
         for (unsigned i = 0; i < m->n; i++) {

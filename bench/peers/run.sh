@@ -8,7 +8,10 @@
 # --orig, also the original LPEL through PROGRAM, a program built outside
 # this repository that takes lpel-bench's older spellings of the same
 # arguments (--tasks K, --depth D) and prints "ns_per_hop X"
-# (no script that builds another project's code is committed here).
+# (no script that builds another project's code is committed here;
+# docs/BENCHMARKS.md, issue 28, says how the one measured was built: the
+# original configured with its x86_64-linux contexts, and a driver of the
+# same shapes written against its API).
 #
 # Rows: ring of 1,000 tasks x 1000 rounds, ring of 10,000 x 100, ring of
 # 100,000 x 10 (one worker or OS thread; timed from the end of the first

@@ -388,6 +388,27 @@ LPEL_API void lpel_event_wait(lpel_event *e, lpel_block_cause cause);
 /* From any thread: set the flag and wake the waiting task, if any. */
 LPEL_API void lpel_event_raise(lpel_event *e);
 
+/* Idle polling: how the outside party gets a worker's attention without a
+ * thread of its own waking one. A worker that has nothing to run calls
+ * poll(arg, false) over and over, in bursts of ~1 us between which it
+ * yields its core, until window_ns have passed since it last ran a task or
+ * a poll last returned true, or until it finds that it lost its core (the
+ * machine has none to spare). Whenever it stops polling, to run what it
+ * found, to yield its core (which may be gone for a time slice) or to
+ * sleep, it calls poll(arg, true) once, so that a poll can tell others
+ * that nobody on this worker looks now and take a last look itself. poll
+ * returns true when it did something (the worker then looks for work
+ * instead of yielding or sleeping). One worker of the runtime polls at a
+ * time; the others sleep as they do without a poll. It runs on the worker's thread outside any task:
+ * it may raise events (a task of this worker that it wakes runs next, with
+ * no other thread involved), must not block, and must not call task or
+ * stream functions. A worker that polls is not idle, so the run is not
+ * quiescent meanwhile. Set before lpel_run (LPEL_ESTATE otherwise); NULL
+ * removes the poll. */
+typedef bool (*lpel_idle_poll_fn)(void *arg, bool last);
+LPEL_API int lpel_runtime_set_idle_poll(lpel_runtime *rt, lpel_idle_poll_fn poll, void *arg,
+                                        long window_ns);
+
 /* True if the run has started, every live task is blocked (on streams or
  * events) and no wake-up is under way: nothing moves until an event is
  * raised. *live_tasks gets the number of live tasks. Any thread. */

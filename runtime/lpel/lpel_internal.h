@@ -339,6 +339,11 @@ struct lpel_runtime {
     /* Tasks blocked in lpel_event_wait: while there are any, every task
      * blocked is not a deadlock LPEL can see (event.c). */
     atomic_long event_waits;
+    /* lpel_runtime_set_idle_poll (worker.c), fixed once the run starts. */
+    lpel_idle_poll_fn idle_poll;
+    void *idle_poll_arg;
+    long idle_poll_ns;
+    atomic_int idle_polling; /* 1 while a worker polls */
 
     char error[256];
 };
@@ -347,19 +352,29 @@ struct lpel_runtime {
  * passes here; out of line the calls were ~20 instructions of a 360-
  * instruction ring hop, callgrind) ---------------------------------------- */
 
-/* Start loading what running t touches first: the frame its switch pops
- * (saved registers, 64 bytes from its saved stack pointer). A task made
- * ready now runs after the tasks queued before it; with thousands of tasks
- * its frame has left the caches by then, and a switch into it waited for
- * that miss (and the page walk: every stack is on its own pages). Ring of
- * 10,000 tasks on one worker: CPU time per hop -7 % (median of 8 per-run
- * ratios, interleaved with the build without it); 1,000 tasks: no change. */
-static inline void lpel_task_prefetch_frame(const lpel_task *t)
+/* Start loading what running t touches first: the top of its stack, from
+ * the frame its switch pops (saved registers, 64 bytes from its saved
+ * stack pointer) up through the frames it returns through (5 lines: a
+ * block in a stream operation returns through ~280 bytes of frames), and
+ * the fence its next switch away checks. A task made ready now runs after
+ * the tasks queued before it; with thousands of tasks these lines have left
+ * the caches by then, and a switch into it waited for each miss in turn
+ * (and the page walk: every stack is on its own pages). Ring of 10,000
+ * tasks on one worker, CPU time per hop: -7 % with the first 2 lines
+ * (median of 8 per-run ratios, interleaved with the build without it);
+ * 5 lines with the stack check on the task's first line (prepare_dispatch):
+ * -13 %, 10^5 tasks -10 %; 1,000 tasks: no change. Prefetching also the
+ * stream line the task blocked on, and the stream and reader task of its
+ * last write (hints kept in the task), made 10^5 tasks 6-9 % slower: the
+ * core overlaps those misses itself. Always inlined: GCC 12 takes a
+ * function of prefetches alone for a pure one and drops the calls it has
+ * not inlined early (all of them, once the function had 9 prefetches). */
+static inline __attribute__((always_inline)) void lpel_task_prefetch_frame(const lpel_task *t)
 {
 #if !LPEL_CONTEXT_UCONTEXT
     const char *sp = t->ctx.sp;
-    __builtin_prefetch(sp, 1, 3);
-    __builtin_prefetch(sp + 63, 1, 3);
+    for (int i = 0; i < 5; i++)
+        __builtin_prefetch(sp + 64 * i, 1, 3);
     /* and the fence its next switch away checks */
     __builtin_prefetch(t->stack.fence, 0, 3);
 #else

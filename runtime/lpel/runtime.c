@@ -199,6 +199,23 @@ int lpel_runtime_create(lpel_runtime **out, const lpel_config *config,
     return LPEL_OK;
 }
 
+int lpel_runtime_set_idle_poll(lpel_runtime *rt, lpel_idle_poll_fn poll, void *arg,
+                               long window_ns)
+{
+    if (rt->run_state != 0) {
+        lpel_runtime_set_error(rt, "lpel_runtime_set_idle_poll: the run has started");
+        return LPEL_ESTATE;
+    }
+    if (poll && window_ns <= 0) {
+        lpel_runtime_set_error(rt, "lpel_runtime_set_idle_poll: window_ns must be positive");
+        return LPEL_EINVAL;
+    }
+    rt->idle_poll = poll;
+    rt->idle_poll_arg = arg;
+    rt->idle_poll_ns = window_ns;
+    return LPEL_OK;
+}
+
 void lpel_runtime_terminate(lpel_runtime *rt)
 {
     atomic_store(&rt->terminate, 1);

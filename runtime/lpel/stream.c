@@ -2,13 +2,23 @@
  * stream.c - bounded single-reader single-writer streams, and poll.
  *
  * The buffer is a ring indexed by two counters: head (advanced only by the
- * reader) and tail (advanced only by the writer). Each side keeps a cached
- * copy of the other's counter, so a read or write touches the other side's
- * cache line only when its cached view says empty or full.
+ * reader) and tail (advanced only by the writer). Each end has a cache line
+ * of its own (stream_end) with everything an operation at that end touches
+ * but the slot: its counter, its cached copy of the other end's counter
+ * (so it reads the other end's line only when that view says empty or
+ * full), and copies of what both ends read (the task to wake at the other
+ * end, the slot mask, `local`), written when the ends are bound. A read or
+ * write so touches two lines, and a hop from task to task through a stream
+ * three (the writer's line and the slot, then the reader's line): with
+ * 10^4-10^5 tasks on a worker every line of a hop comes from far away
+ * (docs/BENCHMARKS.md, issue 28).
  *
- * Blocking. A reader that finds the stream empty announces itself
- * (reader_waiting), re-checks, and blocks; a writer that publishes an item
- * looks at reader_waiting and, if set, wakes the reader. Announce-then-
+ * Blocking. A reader that finds the stream empty announces itself (the
+ * `peer_waiting` flag in the writer's line, which every write looks at
+ * anyway and which the reader writes only when it blocks), re-checks, and
+ * blocks; a writer that publishes an item looks at the flag and, if set,
+ * wakes the reader. A writer that finds the stream full does the mirror
+ * image in the reader's line. Announce-then-
  * check on one side and publish-then-check on the other need a full fence
  * on both, or each side can miss the other's store (the store-load
  * reordering of every modern CPU). The blocking side is always
@@ -38,18 +48,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One end's cache line (see the top of the file). "Peer" is the other end. */
+typedef struct stream_end {
+    _Atomic(lpel_task *) self; /* the task bound to this end */
+    _Atomic(lpel_task *) peer; /* the task bound to the other end: whom we wake */
+    atomic_size_t count;       /* head (reader) or tail (writer) */
+    size_t seen;               /* our last view of the other end's counter */
+    uint32_t capacity;         /* items (the writer's room check) */
+    uint32_t mask;             /* slots - 1 */
+    atomic_int local;          /* both ends on one worker (see above) */
+    atomic_int peer_waiting;   /* the peer announced it blocks on us (set by it) */
+    atomic_int waking;         /* we are inside a wake of the peer */
+    atomic_int closed;         /* this end is closed */
+    atomic_int peer_closed;    /* the other end is closed (set by it) */
+    bool at_end;               /* reader: end-of-stream read */
+} stream_end;
+
 struct lpel_stream {
-    /* Read on every operation, written only when the ends are bound. */
-    size_t capacity;
-    size_t mask;
-    _Atomic(lpel_task *) reader;
-    _Atomic(lpel_task *) writer;
-    atomic_int local;
-    atomic_int reader_closed;
-    atomic_int writer_closed;
+    _Alignas(LPEL_CACHE_LINE) stream_end w; /* the writer's line */
+    _Alignas(LPEL_CACHE_LINE) stream_end r; /* the reader's line */
 
     /* Cold: identity, binding, lifetime. */
-    lpel_runtime *rt;
+    _Alignas(LPEL_CACHE_LINE) lpel_runtime *rt;
     void (*discard_item)(void *item); /* config.discard_item, kept here:
                                          a stream may outlive its runtime */
     uint64_t id;
@@ -59,39 +79,41 @@ struct lpel_stream {
     atomic_int writer_worker;
     atomic_int refs;
 
-    /* The reader's side. */
-    _Alignas(LPEL_CACHE_LINE) atomic_size_t head;
-    size_t tail_seen;
-    atomic_int reader_waiting;
-    atomic_int waking_writer; /* the reader is inside a wake of the writer */
-    bool at_end;
-
-    /* The writer's side. */
-    _Alignas(LPEL_CACHE_LINE) atomic_size_t tail;
-    size_t head_seen;
-    atomic_int writer_waiting;
-    atomic_int waking_reader; /* the writer is inside a wake of the reader */
-
     /* The ring itself, in the same allocation: one less pointer to chase
      * and one less cache miss per operation. */
     _Alignas(LPEL_CACHE_LINE) void *slots[];
 };
+
+_Static_assert(sizeof(stream_end) <= LPEL_CACHE_LINE, "an end's fields fit its cache line");
+
+/* Capacities and slot counts fit the ends' 32-bit fields. */
+#define STREAM_MAX_SLOTS ((size_t)1 << 31)
+
+static inline stream_end *end_of(lpel_stream *s, lpel_stream_mode mode)
+{
+    return mode == LPEL_STREAM_READ ? &s->r : &s->w;
+}
+
+static inline stream_end *other_end(lpel_stream *s, lpel_stream_mode mode)
+{
+    return mode == LPEL_STREAM_READ ? &s->w : &s->r;
+}
 
 /* The end-of-stream item: only its address matters. */
 static const char end_of_stream_marker;
 #define END_OF_STREAM ((void *)&end_of_stream_marker)
 
 uint64_t lpel_stream_id(const lpel_stream *s) { return s->id; }
-size_t lpel_stream_capacity(const lpel_stream *s) { return s->capacity; }
-lpel_task *lpel_stream_reader(const lpel_stream *s) { return atomic_load(&((lpel_stream *)s)->reader); }
-lpel_task *lpel_stream_writer(const lpel_stream *s) { return atomic_load(&((lpel_stream *)s)->writer); }
+size_t lpel_stream_capacity(const lpel_stream *s) { return s->w.capacity; }
+lpel_task *lpel_stream_reader(const lpel_stream *s) { return atomic_load(&((lpel_stream *)s)->r.self); }
+lpel_task *lpel_stream_writer(const lpel_stream *s) { return atomic_load(&((lpel_stream *)s)->w.self); }
 uint64_t lpel_stream_reader_id(const lpel_stream *s) { return atomic_load(&((lpel_stream *)s)->reader_id); }
 uint64_t lpel_stream_writer_id(const lpel_stream *s) { return atomic_load(&((lpel_stream *)s)->writer_id); }
 
 size_t lpel_stream_count(const lpel_stream *s)
 {
     lpel_stream *m = (lpel_stream *)s;
-    return atomic_load(&m->tail) - atomic_load(&m->head);
+    return atomic_load(&m->w.count) - atomic_load(&m->r.count);
 }
 
 bool lpel_stream_is_empty_now(const lpel_stream *s) { return lpel_stream_count(s) == 0; }
@@ -106,6 +128,8 @@ lpel_stream *lpel_stream_create(lpel_runtime *rt, size_t capacity)
         return NULL;
     if (capacity == 0)
         capacity = rt->config.default_stream_capacity;
+    if (capacity > STREAM_MAX_SLOTS)
+        return NULL;
     size_t slots = 1;
     while (slots < capacity)
         slots <<= 1;
@@ -119,8 +143,8 @@ lpel_stream *lpel_stream_create(lpel_runtime *rt, size_t capacity)
     s->rt = rt;
     s->discard_item = rt->config.discard_item;
     s->id = atomic_fetch_add_explicit(&rt->next_stream_id, 1, memory_order_relaxed) + 1;
-    s->capacity = capacity;
-    s->mask = slots - 1;
+    s->w.capacity = s->r.capacity = (uint32_t)capacity;
+    s->w.mask = s->r.mask = (uint32_t)(slots - 1);
     atomic_init(&s->refs, 2); /* one per end */
     atomic_init(&s->reader_worker, -1);
     atomic_init(&s->writer_worker, -1);
@@ -136,9 +160,9 @@ static void discard(lpel_stream *s, void *item)
 /* Free s with whatever is still queued in it. */
 static void stream_free(lpel_stream *s)
 {
-    size_t tail = atomic_load(&s->tail);
-    for (size_t head = atomic_load(&s->head); head != tail; head++)
-        discard(s, s->slots[head & s->mask]);
+    size_t tail = atomic_load(&s->w.count);
+    for (size_t head = atomic_load(&s->r.count); head != tail; head++)
+        discard(s, s->slots[head & s->r.mask]);
     free(s);
 }
 
@@ -173,10 +197,9 @@ static const char *mode_name(lpel_stream_mode mode)
 static LPEL_SLOW_PATH lpel_task *bind_slow(lpel_stream *s, lpel_stream_mode mode, lpel_task *t)
 {
     bool reading = mode == LPEL_STREAM_READ;
-    _Atomic(lpel_task *) *end = reading ? &s->reader : &s->writer;
+    stream_end *mine = end_of(s, mode), *other = other_end(s, mode);
     _Atomic(uint64_t) *end_id = reading ? &s->reader_id : &s->writer_id;
-    atomic_int *closed = reading ? &s->reader_closed : &s->writer_closed;
-    if (atomic_load(closed))
+    if (atomic_load(&mine->closed))
         lpel_fatal("stream %llu: task '%s' (id %llu) uses the %s end after it was closed",
                    (unsigned long long)s->id, t->name, (unsigned long long)t->id,
                    mode_name(mode));
@@ -188,13 +211,16 @@ static LPEL_SLOW_PATH lpel_task *bind_slow(lpel_stream *s, lpel_stream_mode mode
                    (unsigned long long)t->id);
     atomic_store(end_id, t->id);
     atomic_store(reading ? &s->reader_worker : &s->writer_worker, (int)t->worker->id);
-    atomic_store(end, t);
+    atomic_store(&other->peer, t);
+    atomic_store(&mine->self, t);
     /* If the other end is bound to a task of this worker, the two never
      * run at once. A task of another worker binding concurrently leaves
      * the flag clear, which is always safe. */
     int other_worker = atomic_load(reading ? &s->writer_worker : &s->reader_worker);
-    if (other_worker == (int)t->worker->id)
-        atomic_store(&s->local, 1);
+    if (other_worker == (int)t->worker->id) {
+        atomic_store(&s->w.local, 1);
+        atomic_store(&s->r.local, 1);
+    }
     LPEL_HOOK(t->worker, stream_open, &t->hook_data, t->id, s->id, mode);
     return t;
 }
@@ -204,8 +230,7 @@ static inline lpel_task *bind_end(lpel_stream *s, lpel_stream_mode mode)
     lpel_task *t = lpel_current_task();
     if (lpel_unlikely(!t))
         lpel_fatal("stream %llu used outside a task", (unsigned long long)s->id);
-    lpel_task *bound = atomic_load_explicit(mode == LPEL_STREAM_READ ? &s->reader : &s->writer,
-                                            memory_order_relaxed);
+    lpel_task *bound = atomic_load_explicit(&end_of(s, mode)->self, memory_order_relaxed);
     if (lpel_likely(bound == t))
         return t;
     return bind_slow(s, mode, t);
@@ -256,29 +281,32 @@ static LPEL_SLOW_PATH void wake_peer(lpel_stream *s, lpel_task *self, _Atomic(lp
  * sequentially consistent, pairing with the seq_cst announce-and-recheck
  * of the blocking side: one of the two always sees the other. Within one
  * worker, plain release/relaxed suffices. */
-static inline void publish_and_wake(lpel_stream *s, lpel_task *self, atomic_size_t *counter,
-                                    size_t value, atomic_int *waiting,
-                                    _Atomic(lpel_task *) *peer_end, atomic_int *waking)
+static inline void publish_and_wake(lpel_stream *s, lpel_task *self, stream_end *mine,
+                                    size_t value)
 {
     int peer_waits;
-    bool local = atomic_load_explicit(&s->local, memory_order_relaxed);
+    bool local = atomic_load_explicit(&mine->local, memory_order_relaxed);
     if (local) {
-        atomic_store_explicit(counter, value, memory_order_release);
-        peer_waits = atomic_load_explicit(waiting, memory_order_relaxed);
+        atomic_store_explicit(&mine->count, value, memory_order_release);
+        peer_waits = atomic_load_explicit(&mine->peer_waiting, memory_order_relaxed);
     } else {
-        atomic_store(counter, value);
-        peer_waits = atomic_load(waiting);
+        atomic_store(&mine->count, value);
+        peer_waits = atomic_load(&mine->peer_waiting);
     }
     if (lpel_unlikely(peer_waits))
-        wake_peer(s, self, peer_end, waiting, waking, local);
+        wake_peer(s, self, &mine->peer, &mine->peer_waiting, &mine->waking, local);
 }
 
-/* Unbind a closed end; then wait until the other side is no longer in the
- * middle of waking this task, so the task may be freed after we return. */
-static void close_end(_Atomic(lpel_task *) *end, atomic_int *peer_waking)
+/* Close our end: unbind it (in our line and in the other end's copy);
+ * then wait until the other end is no longer in the middle of waking our
+ * task, so the task may be freed after we return. */
+static void close_end(stream_end *mine, stream_end *other)
 {
-    atomic_store(end, NULL); /* seq_cst: ordered before the check below */
-    while (atomic_load(peer_waking))
+    atomic_store(&mine->closed, 1);
+    atomic_store(&other->peer_closed, 1);
+    atomic_store(&mine->self, NULL);
+    atomic_store(&other->peer, NULL); /* seq_cst: ordered before the check below */
+    while (atomic_load(&other->waking))
         lpel_cpu_relax();
 }
 
@@ -286,13 +314,13 @@ static void close_end(_Atomic(lpel_task *) *end, atomic_int *peer_waking)
 
 /* Announce that t waits (flag), then re-check with cond. Returns true if
  * the condition already holds and t may go on without blocking. */
-static bool announce_and_recheck(lpel_task *t, atomic_int *waiting, bool (*cond)(lpel_stream *),
-                                 lpel_stream *s)
+static bool announce_and_recheck(lpel_task *t, stream_end *mine, atomic_int *waiting,
+                                 bool (*cond)(lpel_stream *), lpel_stream *s)
 {
     /* Release: whoever takes the token also sees everything this
      * worker did to the task before (e.g. its last mailbox hand-off). */
     atomic_store_explicit(&t->wake_token, 1, memory_order_release);
-    if (atomic_load_explicit(&s->local, memory_order_relaxed)) {
+    if (atomic_load_explicit(&mine->local, memory_order_relaxed)) {
         /* The peer runs on this worker, so not now: nothing can change. */
         atomic_store_explicit(waiting, 1, memory_order_relaxed);
         return false;
@@ -317,27 +345,27 @@ static void block_on(lpel_task *t, lpel_stream *s, lpel_block_cause cause)
 
 static bool has_data(lpel_stream *s)
 {
-    return atomic_load(&s->tail) != atomic_load_explicit(&s->head, memory_order_relaxed);
+    return atomic_load(&s->w.count) != atomic_load_explicit(&s->r.count, memory_order_relaxed);
 }
 
 static bool has_room(lpel_stream *s)
 {
-    return atomic_load_explicit(&s->tail, memory_order_relaxed) - atomic_load(&s->head) <
-           s->capacity;
+    return atomic_load_explicit(&s->w.count, memory_order_relaxed) - atomic_load(&s->r.count) <
+           s->w.capacity;
 }
 
 /* Block until the stream has data; false if the run started unwinding. */
 static LPEL_SLOW_PATH bool wait_for_data(lpel_stream *s, lpel_task *t)
 {
     for (;;) {
-        if (!announce_and_recheck(t, &s->reader_waiting, has_data, s)) {
+        if (!announce_and_recheck(t, &s->r, &s->w.peer_waiting, has_data, s)) {
             block_on(t, s, LPEL_BLOCK_INPUT);
-            atomic_store_explicit(&s->reader_waiting, 0, memory_order_relaxed);
+            atomic_store_explicit(&s->w.peer_waiting, 0, memory_order_relaxed);
             if (lpel_unlikely(lpel_worker_unwinding()))
                 return false;
         }
-        s->tail_seen = atomic_load_explicit(&s->tail, memory_order_acquire);
-        if (s->tail_seen != atomic_load_explicit(&s->head, memory_order_relaxed))
+        s->r.seen = atomic_load_explicit(&s->w.count, memory_order_acquire);
+        if (s->r.seen != atomic_load_explicit(&s->r.count, memory_order_relaxed))
             return true;
     }
 }
@@ -346,14 +374,14 @@ static LPEL_SLOW_PATH bool wait_for_data(lpel_stream *s, lpel_task *t)
 static LPEL_SLOW_PATH bool wait_for_room(lpel_stream *s, lpel_task *t)
 {
     for (;;) {
-        if (!announce_and_recheck(t, &s->writer_waiting, has_room, s)) {
+        if (!announce_and_recheck(t, &s->w, &s->r.peer_waiting, has_room, s)) {
             block_on(t, s, LPEL_BLOCK_OUTPUT);
-            atomic_store_explicit(&s->writer_waiting, 0, memory_order_relaxed);
+            atomic_store_explicit(&s->r.peer_waiting, 0, memory_order_relaxed);
             if (lpel_unlikely(lpel_worker_unwinding()))
                 return false;
         }
-        s->head_seen = atomic_load_explicit(&s->head, memory_order_acquire);
-        if (atomic_load_explicit(&s->tail, memory_order_relaxed) - s->head_seen < s->capacity)
+        s->w.seen = atomic_load_explicit(&s->r.count, memory_order_acquire);
+        if (atomic_load_explicit(&s->w.count, memory_order_relaxed) - s->w.seen < s->w.capacity)
             return true;
     }
 }
@@ -362,17 +390,16 @@ static LPEL_SLOW_PATH bool wait_for_room(lpel_stream *s, lpel_task *t)
 
 static inline bool room_known(lpel_stream *s, size_t tail)
 {
-    if (tail - s->head_seen < s->capacity)
+    if (tail - s->w.seen < s->w.capacity)
         return true;
-    s->head_seen = atomic_load_explicit(&s->head, memory_order_acquire);
-    return tail - s->head_seen < s->capacity;
+    s->w.seen = atomic_load_explicit(&s->r.count, memory_order_acquire);
+    return tail - s->w.seen < s->w.capacity;
 }
 
 static inline void publish(lpel_stream *s, lpel_task *t, size_t tail, void *item)
 {
-    s->slots[tail & s->mask] = item;
-    publish_and_wake(s, t, &s->tail, tail + 1, &s->reader_waiting, &s->reader,
-                     &s->waking_reader);
+    s->slots[tail & s->w.mask] = item;
+    publish_and_wake(s, t, &s->w, tail + 1);
 }
 
 static _Noreturn LPEL_SLOW_PATH void write_misuse(lpel_stream *s, lpel_task *t, void *item)
@@ -382,14 +409,14 @@ static _Noreturn LPEL_SLOW_PATH void write_misuse(lpel_stream *s, lpel_task *t, 
                    (unsigned long long)s->id, t->name);
     lpel_fatal("stream %llu: task '%s' writes after the %s end was closed",
                (unsigned long long)s->id, t->name,
-               atomic_load(&s->writer_closed) ? "writer" : "reader");
+               atomic_load(&s->w.closed) ? "writer" : "reader");
 }
 
 static inline lpel_task *writer_or_die(lpel_stream *s, void *item)
 {
     lpel_task *t = bind_end(s, LPEL_STREAM_WRITE);
-    if (lpel_unlikely(!item || atomic_load_explicit(&s->writer_closed, memory_order_relaxed) ||
-                      atomic_load_explicit(&s->reader_closed, memory_order_relaxed)))
+    if (lpel_unlikely(!item || atomic_load_explicit(&s->w.closed, memory_order_relaxed) ||
+                      atomic_load_explicit(&s->w.peer_closed, memory_order_relaxed)))
         write_misuse(s, t, item);
     return t;
 }
@@ -401,7 +428,7 @@ void lpel_stream_write(lpel_stream *s, void *item)
         return;
     }
     lpel_task *t = writer_or_die(s, item);
-    size_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
+    size_t tail = atomic_load_explicit(&s->w.count, memory_order_relaxed);
     if (lpel_unlikely(!room_known(s, tail)) && !wait_for_room(s, t)) {
         discard(s, item);
         return;
@@ -417,7 +444,7 @@ bool lpel_stream_try_write(lpel_stream *s, void *item)
         return true;
     }
     lpel_task *t = writer_or_die(s, item);
-    size_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
+    size_t tail = atomic_load_explicit(&s->w.count, memory_order_relaxed);
     if (!room_known(s, tail))
         return false;
     LPEL_HOOK(t->worker, stream_write, &t->hook_data, t->id, s->id);
@@ -429,55 +456,54 @@ bool lpel_stream_try_write(lpel_stream *s, void *item)
 
 static inline bool data_known(lpel_stream *s, size_t head)
 {
-    if (head != s->tail_seen)
+    if (head != s->r.seen)
         return true;
-    s->tail_seen = atomic_load_explicit(&s->tail, memory_order_acquire);
-    return head != s->tail_seen;
+    s->r.seen = atomic_load_explicit(&s->w.count, memory_order_acquire);
+    return head != s->r.seen;
 }
 
 void *lpel_stream_read(lpel_stream *s)
 {
     lpel_task *t = bind_end(s, LPEL_STREAM_READ);
-    if (lpel_unlikely(s->at_end || lpel_worker_unwinding()))
+    if (lpel_unlikely(s->r.at_end || lpel_worker_unwinding()))
         return NULL;
-    size_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+    size_t head = atomic_load_explicit(&s->r.count, memory_order_relaxed);
     if (lpel_unlikely(!data_known(s, head)) && !wait_for_data(s, t))
         return NULL;
-    void *item = s->slots[head & s->mask];
+    void *item = s->slots[head & s->r.mask];
     if (lpel_unlikely(item == END_OF_STREAM)) {
-        s->at_end = true; /* left in place: later reads see it again */
+        s->r.at_end = true; /* left in place: later reads see it again */
         return NULL;
     }
     LPEL_HOOK(t->worker, stream_read, &t->hook_data, t->id, s->id);
-    publish_and_wake(s, t, &s->head, head + 1, &s->writer_waiting, &s->writer,
-                     &s->waking_writer);
+    publish_and_wake(s, t, &s->r, head + 1);
     return item;
 }
 
 void *lpel_stream_peek(lpel_stream *s)
 {
     bind_end(s, LPEL_STREAM_READ);
-    if (s->at_end || lpel_worker_unwinding())
+    if (s->r.at_end || lpel_worker_unwinding())
         return NULL;
-    size_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+    size_t head = atomic_load_explicit(&s->r.count, memory_order_relaxed);
     if (!data_known(s, head))
         return NULL;
-    void *item = s->slots[head & s->mask];
+    void *item = s->slots[head & s->r.mask];
     return item == END_OF_STREAM ? NULL : item;
 }
 
 void lpel_stream_prefetch_next(lpel_stream *s)
 {
     /* Both ends on one worker: the item was written by this core. */
-    if (atomic_load_explicit(&s->local, memory_order_relaxed))
+    if (atomic_load_explicit(&s->r.local, memory_order_relaxed))
         return;
     /* Reader-side fields only: the item at head is there if head is below
      * the tail this reader last saw (published with release, seen with
      * acquire), so no shared line is touched here. */
-    size_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
-    if (head == s->tail_seen)
+    size_t head = atomic_load_explicit(&s->r.count, memory_order_relaxed);
+    if (head == s->r.seen)
         return;
-    void *item = s->slots[head & s->mask];
+    void *item = s->slots[head & s->r.mask];
     if (item != END_OF_STREAM)
         __builtin_prefetch(item, 1, 3);
 }
@@ -485,14 +511,14 @@ void lpel_stream_prefetch_next(lpel_stream *s)
 bool lpel_stream_at_end(lpel_stream *s)
 {
     bind_end(s, LPEL_STREAM_READ);
-    if (s->at_end || lpel_worker_unwinding())
+    if (s->r.at_end || lpel_worker_unwinding())
         return true;
-    size_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+    size_t head = atomic_load_explicit(&s->r.count, memory_order_relaxed);
     if (!data_known(s, head))
         return false;
-    if (s->slots[head & s->mask] == END_OF_STREAM)
-        s->at_end = true;
-    return s->at_end;
+    if (s->slots[head & s->r.mask] == END_OF_STREAM)
+        s->r.at_end = true;
+    return s->r.at_end;
 }
 
 /* ---- closing ------------------------------------------------------------ */
@@ -501,26 +527,25 @@ void lpel_stream_close(lpel_stream *s, lpel_stream_mode mode)
 {
     lpel_task *t = bind_end(s, mode);
     if (mode == LPEL_STREAM_WRITE) {
-        if (atomic_load(&s->writer_closed))
+        if (atomic_load(&s->w.closed))
             lpel_fatal("stream %llu: task '%s' closed the writer end twice",
                        (unsigned long long)s->id, t->name);
         /* Ends may close in any order; with the reader gone, nobody needs
          * the end-of-stream item. */
-        bool reader_gone = atomic_load(&s->reader_closed);
-        size_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
+        bool reader_gone = atomic_load(&s->w.peer_closed);
+        size_t tail = atomic_load_explicit(&s->w.count, memory_order_relaxed);
         /* Unwinding: no waiting, and a reader sees the end anyway. */
         bool room = !reader_gone && !lpel_worker_unwinding() &&
                     (room_known(s, tail) || wait_for_room(s, t));
-        atomic_store(&s->writer_closed, 1);
         LPEL_HOOK(t->worker, stream_close, &t->hook_data, t->id, s->id, mode);
-        /* Publishing reads s->reader, not s->writer: safe after clearing. */
-        close_end(&s->writer, &s->waking_writer);
+        /* Publishing wakes the reader through s->w.peer, which the close
+         * leaves alone: safe after closing. */
+        close_end(&s->w, &s->r);
         if (room)
             publish(s, t, tail, END_OF_STREAM);
     } else {
-        atomic_store(&s->reader_closed, 1);
         LPEL_HOOK(t->worker, stream_close, &t->hook_data, t->id, s->id, mode);
-        close_end(&s->reader, &s->waking_reader);
+        close_end(&s->r, &s->w);
     }
     stream_release(s);
 }
@@ -529,7 +554,7 @@ void lpel_stream_close(lpel_stream *s, lpel_stream_mode mode)
 
 static bool ready_for_reader(lpel_stream *s)
 {
-    return s->at_end || has_data(s);
+    return s->r.at_end || has_data(s);
 }
 
 static size_t find_ready(lpel_stream *const *streams, size_t n, size_t start)
@@ -548,9 +573,9 @@ static void set_waiting(lpel_stream *const *streams, size_t n, int value)
 {
     for (size_t i = 0; i < n; i++) {
         if (value)
-            atomic_store(&streams[i]->reader_waiting, value);
+            atomic_store(&streams[i]->w.peer_waiting, value);
         else
-            atomic_store_explicit(&streams[i]->reader_waiting, value, memory_order_relaxed);
+            atomic_store_explicit(&streams[i]->w.peer_waiting, value, memory_order_relaxed);
     }
 }
 

@@ -85,7 +85,7 @@ static inline __attribute__((always_inline)) void prepare_dispatch(lpel_worker *
      * worker that will also free it: tasks waiting to start cost only
      * their descriptor, so millions of them can be queued. Nobody is left
      * to return an error to here, so running out of mappings is fatal. */
-    if (lpel_unlikely(!t->stack.slab) && task_take_stack(w, t) != LPEL_OK)
+    if (lpel_unlikely(!t->stack.fence) && task_take_stack(w, t) != LPEL_OK)
         lpel_fatal("%s", w->rt->error);
     w->current = t;
     t->state = LPEL_TASK_RUNNING;

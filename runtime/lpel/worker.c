@@ -15,9 +15,11 @@
  */
 #include "lpel_internal.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if LPEL_ASAN
 #include <sanitizer/asan_interface.h>
@@ -123,14 +125,113 @@ static void leave_idle(lpel_worker *w)
     pthread_mutex_unlock(&w->rt->idle_lock);
 }
 
+static bool has_mail(lpel_worker *w)
+{
+    return !lpel_mailbox_is_empty(&w->mailbox) || atomic_load(&w->rt->terminate);
+}
+
+static long monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* A look that comes this long after the one before lost the core. */
+#define IDLE_POLL_PREEMPTED_NS 50000L
+/* Polls in a burst, between two yields of the core. Measured with S-Net
+ * across 2 ranks on 2 cores (mpi-bench, docs/BENCHMARKS.md): with 10 us
+ * bursts a stream between ranks of 2 workers each ran at 3.5e5 records/s,
+ * with 1 us at 5.6e5 (6e5 when the communication thread polled instead of
+ * a worker); with a yield after every poll
+ * a record's latency with 2 workers a rank was 38 us, with 1 us bursts
+ * 14 us (1.1-1.5 us with 1 worker either way). */
+#define IDLE_POLL_BURST_NS 1000L
+
+/* One burst of polls (lpel_runtime_set_idle_poll) without giving up the
+ * core, until *now passes burst_end: true as soon as the worker has
+ * something to look at (mail, or a task a poll may have woken), false
+ * when the burst has ended, or with *lost set when the core was lost in
+ * it. */
+static bool poll_burst(lpel_worker *w, long burst_end, long *now, bool *lost)
+{
+    lpel_runtime *rt = w->rt;
+    for (long last = *now;; last = *now) {
+        if (has_mail(w) || rt->idle_poll(rt->idle_poll_arg, false))
+            return true;
+        *now = monotonic_ns();
+        if (*now - last > IDLE_POLL_PREEMPTED_NS) {
+            *lost = true;
+            return false;
+        }
+        if (*now >= burst_end)
+            return false;
+        lpel_cpu_relax();
+    }
+}
+
+/* The idle poll: true when the worker has something to look at, false when
+ * the window has passed or the core was lost and the last look found
+ * nothing. Bursts of polls alternate with yields of the core, so that a
+ * poller does not hold a core another thread is waiting for; before each
+ * yield the poll is told that the worker stops polling (last): the yield
+ * may give the core away for a whole time slice, and meanwhile whoever
+ * has work for this worker must not count on it looking (S-Net's MPI
+ * senders then wake the rank's communication thread instead). */
+static bool poll_while_idle(lpel_worker *w)
+{
+    lpel_runtime *rt = w->rt;
+    long start = monotonic_ns(), now = start;
+    for (;;) {
+        bool lost = false;
+        if (poll_burst(w, now + IDLE_POLL_BURST_NS, &now, &lost)) {
+            rt->idle_poll(rt->idle_poll_arg, true);
+            return true;
+        }
+        bool found = rt->idle_poll(rt->idle_poll_arg, true) || has_mail(w);
+        if (found || lost || now - start > rt->idle_poll_ns)
+            return found;
+        sched_yield();
+        long before = now;
+        now = monotonic_ns();
+        if (now - before > IDLE_POLL_PREEMPTED_NS)
+            return has_mail(w);
+    }
+}
+
+/* One idle worker of the runtime polls at a time: every poller spins, and
+ * on a machine without spare cores each one takes time from the threads
+ * that have work (S-Net's MPI transport had one poller a rank, its
+ * communication thread, before idle workers polled). */
+static bool poll_if_nobody_does(lpel_worker *w, bool *found)
+{
+    lpel_runtime *rt = w->rt;
+    int none = 0;
+    if (!rt->idle_poll || !atomic_compare_exchange_strong(&rt->idle_polling, &none, 1))
+        return false;
+    *found = poll_while_idle(w);
+    atomic_store(&rt->idle_polling, 0);
+    return true;
+}
+
+/* Without the poll, a few looks at the mailbox first: a wake-up that comes
+ * now costs the waker no system call, and this worker no sleep. */
+static bool mail_soon(lpel_worker *w)
+{
+    for (unsigned i = 0; i < w->rt->config.idle_spin; i++) {
+        if (has_mail(w))
+            return true;
+        lpel_cpu_relax();
+    }
+    return false;
+}
+
 static void sleep_until_mail(lpel_worker *w)
 {
     lpel_runtime *rt = w->rt;
-    for (unsigned i = 0; i < rt->config.idle_spin; i++) {
-        if (!lpel_mailbox_is_empty(&w->mailbox) || atomic_load(&rt->terminate))
-            return;
-        lpel_cpu_relax();
-    }
+    bool found = false;
+    if (poll_if_nobody_does(w, &found) ? found : mail_soon(w))
+        return;
     LPEL_HOOK0(w, worker_wait);
     if (enter_idle(w))
         lpel_runtime_terminate(rt);

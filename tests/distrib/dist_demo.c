@@ -325,7 +325,8 @@ static void put_input(snet_run *run, const scenario *sc, long n)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: dist_demo [--mpi] [-w N] [-n RECORDS] [-m FLAGS --mon-dir DIR] SCENARIO\n"
+    fprintf(stderr, "usage: dist_demo [--mpi [--window RECORDS]] [-w N] [-n RECORDS] "
+                    "[-m FLAGS --mon-dir DIR] SCENARIO\n"
                     "scenarios:");
     for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
         fprintf(stderr, " %s", scenarios[i].name);
@@ -342,7 +343,7 @@ int main(int argc, char **argv)
         return 2;
     }
     bool mpi = false;
-    long n = 1000, workers = 2;
+    long n = 1000, workers = 2, window = 0;
     const scenario *sc = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--mpi")) {
@@ -351,6 +352,10 @@ int main(int argc, char **argv)
             n = atol(argv[++i]);
         } else if (!strcmp(argv[i], "-w") && i + 1 < argc) {
             workers = atol(argv[++i]);
+        } else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
+            window = atol(argv[++i]); /* records in flight per channel; one process: none */
+            if (window < 1)
+                return usage();
         } else {
             for (size_t s = 0; s < sizeof scenarios / sizeof *scenarios; s++)
                 if (!strcmp(argv[i], scenarios[s].name))
@@ -367,6 +372,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "dist_demo: %s\n", err);
         return 1;
     }
+    if (dist && window)
+        snet_distrib_set_window(dist, (unsigned)window);
     my_rank = snet_distrib_rank(dist);
     unsigned ranks = (unsigned)snet_distrib_size(dist);
 

@@ -1,6 +1,8 @@
 /*
  * test_worker.c - unit tests of LPEL's workers (worker.c): a pluggable scheduling policy (LIFO) against the
- * default FIFO queue, and an idle worker that sleeps instead of spinning.
+ * default FIFO queue, an idle worker that sleeps instead of spinning, and
+ * the idle poll (lpel_runtime_set_idle_poll) that lets an outside party
+ * wake tasks from an idle worker's own thread.
  *
  * Split from the one test file LPEL had, so that tests mirror the source
  * (docs/ARCHITECTURE.md): nothing here measures time; every test checks an
@@ -138,6 +140,87 @@ START_TEST(test_idle_worker_sleeps)
 }
 END_TEST
 
+/* ---- the idle poll --------------------------------------------------------- */
+
+/* What the poll saw. One worker calls it, so plain fields do. */
+typedef struct poll_log {
+    lpel_event *event;
+    long raise_at;     /* raise the event on this call (0: never) */
+    long calls, lasts; /* calls with last false, and with last true */
+    /* A call with last false came after the last true one. */
+    atomic_bool polling;
+    bool polling_after_sleep; /* polling, seen by a task on another worker */
+} poll_log;
+
+/* Raises p->event on call raise_at, or on the last call before that (a
+ * worker that lost its core while polling stops early, and then sleeps
+ * until mail, which the event's task would never get). */
+static bool logging_poll(void *arg, bool last)
+{
+    poll_log *p = arg;
+    bool raise = p->raise_at && p->calls < p->raise_at && (last || p->calls + 1 == p->raise_at);
+    if (last) {
+        p->lasts++;
+        atomic_store(&p->polling, false);
+    } else {
+        p->calls++;
+        atomic_store(&p->polling, true);
+    }
+    if (raise) {
+        p->calls = p->raise_at; /* raised once */
+        lpel_event_raise(p->event);
+    }
+    return raise;
+}
+
+static void event_waiter(void *arg)
+{
+    poll_log *p = arg;
+    lpel_event_wait(p->event, LPEL_BLOCK_INPUT);
+}
+
+/* The only task waits for an event that only the poll raises: the run ends
+ * only if the idle worker polls, and the woken task runs on it. */
+START_TEST(test_idle_poll_wakes_a_task)
+{
+    lpel_runtime *rt = make_runtime(1);
+    poll_log p = {.event = lpel_event_create("the poll"), .raise_at = 5};
+    ck_assert_int_eq(lpel_runtime_set_idle_poll(rt, logging_poll, &p, 1000L * 1000 * 1000),
+                     LPEL_OK);
+    spawn(rt, "waiter", 0, event_waiter, &p);
+    ck_assert_int_eq(lpel_run(rt), LPEL_OK);
+    ck_assert_int_eq(p.calls, 5);
+    ck_assert_int_ge(p.lasts, 1);
+    ck_assert_msg(!atomic_load(&p.polling), "a polling phase was not ended by a call with last set");
+    ck_assert_int_eq(lpel_runtime_set_idle_poll(rt, logging_poll, &p, 1), LPEL_ESTATE);
+    lpel_runtime_destroy(rt);
+    lpel_event_destroy(p.event);
+}
+END_TEST
+
+static void sleepy_noting(void *arg)
+{
+    poll_log *p = arg;
+    sleepy_task(NULL);
+    p->polling_after_sleep = atomic_load(&p->polling);
+}
+
+/* With a window of 1 ms, idle worker 1 has stopped polling (and said so)
+ * long before the 300 ms sleep of the task on worker 0 ends. */
+START_TEST(test_idle_poll_ends_with_its_window)
+{
+    lpel_runtime *rt = make_runtime(2);
+    ck_assert_int_eq(lpel_runtime_set_idle_poll(rt, logging_poll, NULL, 0), LPEL_EINVAL);
+    poll_log p = {.raise_at = 0};
+    ck_assert_int_eq(lpel_runtime_set_idle_poll(rt, logging_poll, &p, 1000L * 1000), LPEL_OK);
+    spawn(rt, "sleepy", 0, sleepy_noting, &p);
+    ck_assert_int_eq(lpel_run(rt), LPEL_OK);
+    ck_assert_int_ge(p.lasts, 1);
+    ck_assert_msg(!p.polling_after_sleep, "worker 1 still polled 300 ms into a 1 ms window");
+    lpel_runtime_destroy(rt);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lpel_worker");
@@ -145,6 +228,8 @@ int main(void)
     tcase_add_test(tc, test_sched_policy_lifo);
     tcase_add_test(tc, test_sched_default_fifo);
     tcase_add_test(tc, test_idle_worker_sleeps);
+    tcase_add_test(tc, test_idle_poll_wakes_a_task);
+    tcase_add_test(tc, test_idle_poll_ends_with_its_window);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,33 +1,40 @@
 /*
- * comm.c - the communication thread: the one thread of a rank that calls
- * MPI while a run executes (so MPI_THREAD_SERIALIZED suffices, and no
- * worker ever waits inside MPI).
+ * comm.c - MPI during a run: the communication thread, and the two ways
+ * tasks and idle workers use MPI without it.
  *
- * Its loop: send what tasks queued (non-blocking sends, buffers freed when
- * MPI is done with them), take in what arrived (probe, receive, hand it to
- * the channel end, the spawner or the detection), and on rank 0 run the
- * detection of the end of the run. Messages from one rank are received in
- * the order they were sent (MPI's non-overtaking rule, which holds because
- * every probe matches any tag), which the protocol relies on: a SPAWN
- * arrives before the first frame of its channels.
+ * MPI_THREAD_SERIALIZED lets any thread call MPI, one at a time: every MPI
+ * call of a run is made under the MPI lock (d->mpi_lock). Three kinds of
+ * thread take it:
+ *   - a task sending a frame or credits (snet_comm_post) takes it only if
+ *     it is free and sends at once; otherwise it queues the message for
+ *     whoever holds the lock next, so a worker never waits for MPI;
+ *   - a worker with nothing to run polls (lpel_runtime_set_idle_poll; one
+ *     worker of the rank at a time): if the lock is free, it sends what is
+ *     queued and takes in frames, credits and spawn requests, and a
+ *     receiver task of its own it wakes runs next (no second thread is
+ *     woken for a record);
+ *   - the communication thread does all of that and what only it may do:
+ *     the detection of the end of the run (detect.c), whose verdict may
+ *     wait for the workers to be idle.
+ * Messages from one rank are received in the order they were sent (MPI's
+ * non-overtaking rule, which holds because every probe matches any tag),
+ * which the protocol relies on: a SPAWN arrives before the first frame of
+ * its channels. A worker that meets a message for the communication thread
+ * leaves it, and everything after it, in MPI's queue and wakes the thread.
  *
- * Idle, the thread must not eat a core the workers need, yet a record
- * should cross in microseconds. So after it last did something it keeps
- * polling for SNET_COMM_SPIN_NS, yielding its core to any thread that
- * wants it between polls (a message often follows another: a stream, its
- * credits, the next wave), and then sleeps on its doorbell, a futex word
- * in memory shared by the ranks of the host. Whoever gives it work rings
- * the bell: a task that queues a message, and a rank of the same host
- * right after sending it one. So no message to or from a rank of this
- * host waits for a sleep to end. The sleep still ends after doubling
- * intervals up to SNET_COMM_MAX_SLEEP_NS: messages from other hosts are
- * only found by polling, and the end-of-run detection and unfinished sends
- * need the thread now and then.
+ * The communication thread does not poll: idle workers do that, and busy
+ * workers should not lose their cores to it. It sleeps on its doorbell, a
+ * futex word in memory shared by the ranks of the host, which whoever
+ * gives it work rings: a task that queues a message, and a rank of the
+ * same host right after sending it one when no worker of this rank polls.
+ * So no message between ranks of one host waits for a sleep to end. The
+ * sleep still ends after doubling intervals up to SNET_COMM_MAX_SLEEP_NS:
+ * messages from other hosts are only found by polling, and the end-of-run
+ * detection and unfinished sends need the thread now and then.
  */
 #include "distrib_internal.h"
 
 #include <linux/futex.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -35,13 +42,14 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How long the thread polls after it last did something. Longer than the
- * 100 us between records of the latency benchmark, so a steady trickle
- * finds it awake; a rank that receives nothing sleeps after this. */
-#define SNET_COMM_SPIN_NS 300000L
-/* A poll that took this long means the thread lost its core meanwhile. */
-#define SNET_COMM_PREEMPTED_NS 50000L
 #define SNET_COMM_MIN_SLEEP_NS 2000L
+/* The shortest sleep when every message to this rank rings its bell: the
+ * thread wakes for them anyway. Starting at 2 us, a thread that had
+ * something to do every ~100 us (a stream's frames while its workers are
+ * busy) never slept longer than a few microseconds and spent a third of a
+ * core in futex calls (2 workers a rank: a stream ran at 1e5 records/s,
+ * 3.5e5 with this). */
+#define SNET_COMM_MIN_QUIET_SLEEP_NS 100000L
 /* The longest sleep while a message may come unannounced: a rank on
  * another host has none of our bells, and a send not finished yet needs
  * MPI's progress. */
@@ -54,6 +62,7 @@
 /* A bell's share of the host's window: a cache line, so that ringing one
  * rank does not disturb another. */
 #define SNET_BELL_BYTES 64
+_Static_assert(sizeof(snet_bell) <= SNET_BELL_BYTES, "a bell fits its share of the window");
 /* Messages taken in per loop, so that sends are not starved. */
 #define SNET_COMM_RECV_BATCH 64
 
@@ -77,24 +86,44 @@ void snet_msg_free(snet_msg *m)
 
 /* ---- doorbells -------------------------------------------------------------------------- */
 
-/* A bell is 1 while its thread sleeps or is about to, else 0. The sleeper
- * sets it and then looks for work once more before it waits; a ringer
- * publishes its work (queues a message, or sends one into the sleeper's
- * shared memory) and then looks at the bell. With a full barrier on both
- * sides either the sleeper sees the work or the ringer sees the bell:
- * no wake-up is lost, and a bell nobody sleeps on costs a fence. */
-static void bell_ring(atomic_int *bell)
+/* The thread's `sleeping` word is 1 while it sleeps or is about to, else 0.
+ * The sleeper sets it and then looks for work once more before it waits; a
+ * ringer publishes its work (queues a message, or sends one into the
+ * sleeper's shared memory) and then looks at the word. With a full barrier
+ * on both sides either the sleeper sees the work or the ringer sees the
+ * word: no wake-up is lost, and a bell nobody sleeps on costs a fence.
+ * `watchers` follows the same pattern: a worker that stops polling MPI
+ * lowers it and then takes a last look (snet_comm_idle_poll), so a ringer
+ * that saw it raised may leave the thread asleep. */
+static void bell_wake(snet_bell *b)
 {
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(bell, memory_order_relaxed) == 1 && atomic_exchange(bell, 0) == 1)
-        syscall(SYS_futex, bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+    if (atomic_load(&b->sleeping) == 1 && atomic_exchange(&b->sleeping, 0) == 1)
+        syscall(SYS_futex, &b->sleeping, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* Work for whoever watches MPI on b's rank: the communication thread, if
+ * no worker polls there now. The read of `watchers` is a read-modify-write:
+ * the full barrier after the work was published (ThreadSanitizer does not
+ * take a lone atomic_thread_fence). */
+static void bell_ring(snet_bell *b)
+{
+    if (atomic_fetch_add(&b->watchers, 0) == 0)
+        bell_wake(b);
+}
+
+/* Work only the communication thread can do: wake it whoever polls (the
+ * exchange is the barrier). */
+static void bell_summon(snet_bell *b)
+{
+    if (atomic_exchange(&b->sleeping, 0) == 1)
+        syscall(SYS_futex, &b->sleeping, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 /* Shared (not FUTEX_PRIVATE): the ringer may be another process. */
-static void bell_wait(atomic_int *bell, long ns)
+static void bell_wait(snet_bell *b, long ns)
 {
     struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
-    syscall(SYS_futex, bell, FUTEX_WAIT, 1, &ts, NULL, 0);
+    syscall(SYS_futex, &b->sleeping, FUTEX_WAIT, 1, &ts, NULL, 0);
 }
 
 void snet_bells_create(snet_distrib *job)
@@ -104,10 +133,11 @@ void snet_bells_create(snet_distrib *job)
         return; /* no bells: every sleep ends by its timeout */
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, job->rank, MPI_INFO_NULL,
                         &job->host);
-    atomic_int *mine;
+    snet_bell *mine;
     MPI_Win_allocate_shared(SNET_BELL_BYTES, 1, MPI_INFO_NULL, job->host, &mine,
                             &job->bell_win);
-    atomic_init(mine, 0);
+    atomic_init(&mine->sleeping, 0);
+    atomic_init(&mine->watchers, 0);
     MPI_Group world, host;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Comm_group(job->host, &host);
@@ -148,12 +178,6 @@ static void enqueue(snet_dist *d, snet_msg *m)
     bell_ring(d->bell);
 }
 
-void snet_comm_post(snet_dist *d, snet_msg *m)
-{
-    if (m->body.failed)
-        snet_fatal_oom("a message to another rank");
-    enqueue(d, m);
-}
 
 void snet_comm_register(snet_dist *d, snet_endpoint *e)
 {
@@ -197,7 +221,10 @@ static void track(snet_dist *d, MPI_Request req, snet_msg *m)
         snet_msg **ms = cap ? realloc(d->req_msgs, cap * sizeof *ms) : NULL;
         if (ms)
             d->req_msgs = ms;
-        if (!r || !ms)
+        int *done = cap ? realloc(d->req_done, cap * sizeof *done) : NULL;
+        if (done)
+            d->req_done = done;
+        if (!r || !ms || !done)
             snet_fatal_oom("the communication thread");
         d->capreqs = cap;
     }
@@ -208,7 +235,7 @@ static void track(snet_dist *d, MPI_Request req, snet_msg *m)
 /* Ring rank dest's bell, if it is on this host. */
 static void ring_peer(snet_dist *d, int dest)
 {
-    atomic_int **bells = d->job->bells;
+    snet_bell **bells = d->job->bells;
     if (bells && bells[dest] && dest != d->rank)
         bell_ring(bells[dest]);
 }
@@ -261,10 +288,7 @@ static bool complete_sends(snet_dist *d)
 {
     if (d->nreqs == 0)
         return false;
-    int done = 0;
-    int *idx = malloc(d->nreqs * sizeof *idx);
-    if (!idx)
-        snet_fatal_oom("the communication thread");
+    int done = 0, *idx = d->req_done;
     MPI_Testsome((int)d->nreqs, d->reqs, &done, idx, MPI_STATUSES_IGNORE);
     if (done == MPI_UNDEFINED)
         done = 0;
@@ -275,7 +299,6 @@ static bool complete_sends(snet_dist *d)
         snet_msg_free(d->req_msgs[idx[i]]);
         d->req_msgs[idx[i]] = NULL;
     }
-    free(idx);
     size_t kept = 0;
     for (size_t i = 0; i < d->nreqs; i++)
         if (d->req_msgs[i]) {
@@ -284,6 +307,36 @@ static bool complete_sends(snet_dist *d)
         }
     d->nreqs = kept;
     return done > 0;
+}
+
+/* A task's message goes out from the task itself when that costs it no
+ * wait: no other thread is in MPI (the lock is free), nothing is queued
+ * before the message (MPI keeps the order of one rank's sends to a peer,
+ * and the queue's order must hold: a channel's registration and its SPAWN
+ * before its frames) and the run is not over. Otherwise the communication
+ * thread sends it. Sending here spares a record the hop to that thread,
+ * which on a machine without a spare core waited ~8 us for one
+ * (docs/BENCHMARKS.md, issue 28). A send MPI has not finished at once is
+ * left to the communication thread, woken for it. */
+void snet_comm_post(snet_dist *d, snet_msg *m)
+{
+    if (m->body.failed)
+        snet_fatal_oom("a message to another rank");
+    if (pthread_mutex_trylock(&d->mpi_lock) == 0) {
+        bool direct = !d->done && snet_comm_queue_empty(d);
+        bool unfinished = false;
+        if (direct) {
+            send_msg(d, m);
+            complete_sends(d);
+            unfinished = d->nreqs > 0;
+        }
+        pthread_mutex_unlock(&d->mpi_lock);
+        if (unfinished)
+            bell_summon(d->bell);
+        if (direct)
+            return;
+    }
+    enqueue(d, m);
 }
 
 /* ---- receiving ----------------------------------------------------------------------- */
@@ -372,7 +425,18 @@ static void dispatch(snet_dist *d, int src, int tag, unsigned char *buf, size_t 
     free(buf);
 }
 
-static bool receive(snet_dist *d)
+/* May a worker's idle poll take in a message of this tag? Not the
+ * detection's: its verdict may wait for this rank's workers to be idle
+ * (stop_deadlocked in detect.c), which a polling worker is not. */
+static bool worker_takes(int tag)
+{
+    return counted(tag);
+}
+
+/* Take in what arrived (up to a batch). On a worker (by_worker), stop at
+ * the first message the communication thread must take, leaving it and
+ * everything after it in MPI's queue (in order), and ring that thread. */
+static bool receive(snet_dist *d, bool by_worker)
 {
     int taken = 0;
     for (; taken < SNET_COMM_RECV_BATCH; taken++) {
@@ -381,6 +445,10 @@ static bool receive(snet_dist *d)
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, d->comm, &flag, &st);
         if (!flag)
             break;
+        if (by_worker && !worker_takes(st.MPI_TAG)) {
+            bell_summon(d->bell);
+            break;
+        }
         MPI_Get_count(&st, MPI_BYTE, &count);
         unsigned char *buf = malloc(count > 0 ? (size_t)count : 1);
         if (!buf)
@@ -401,39 +469,70 @@ static bool has_work(snet_dist *d)
     return flag || !snet_comm_queue_empty(d) || atomic_load(&d->local_over);
 }
 
-static long monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
 /* Does every other rank ring this rank's bell when it sends (all ranks
  * on this host)? */
 static bool all_peers_ring(const snet_dist *d)
 {
-    atomic_int **bells = d->job->bells;
+    snet_bell **bells = d->job->bells;
     for (int r = 0; bells && r < d->size; r++)
         if (!bells[r])
             return false;
     return bells != NULL;
 }
 
-/* The thread found nothing to do `sleeps` times after its polling time ran
- * out: sleep on the bell, for doubling intervals. */
+/* The thread found nothing to do `sleeps` times in a row: sleep on the
+ * bell, for doubling intervals (short at first: a message often follows
+ * another, e.g. the next detection wave). */
 static void idle_sleep(snet_dist *d, unsigned sleeps)
 {
-    long max = d->nreqs == 0 && all_peers_ring(d) ? SNET_COMM_MAX_QUIET_SLEEP_NS
-                                                  : SNET_COMM_MAX_SLEEP_NS;
-    long ns = SNET_COMM_MIN_SLEEP_NS;
+    pthread_mutex_lock(&d->mpi_lock);
+    bool sends_unfinished = d->nreqs > 0;
+    pthread_mutex_unlock(&d->mpi_lock);
+    bool quiet = !sends_unfinished && all_peers_ring(d);
+    long max = quiet ? SNET_COMM_MAX_QUIET_SLEEP_NS : SNET_COMM_MAX_SLEEP_NS;
+    long ns = quiet ? SNET_COMM_MIN_QUIET_SLEEP_NS : SNET_COMM_MIN_SLEEP_NS;
     while (sleeps-- && ns < max)
         ns *= 2;
     if (ns > max)
         ns = max;
-    atomic_store(d->bell, 1); /* seq_cst: before the look below */
-    if (!has_work(d))
+    atomic_store(&d->bell->sleeping, 1); /* seq_cst: before the look below */
+    pthread_mutex_lock(&d->mpi_lock);
+    bool work = has_work(d);
+    pthread_mutex_unlock(&d->mpi_lock);
+    if (!work)
         bell_wait(d->bell, ns);
-    atomic_store(d->bell, 0);
+    atomic_store(&d->bell->sleeping, 0);
+}
+
+/* Whether this worker thread counts itself among its rank's watchers. */
+static _Thread_local bool watching;
+
+bool snet_comm_idle_poll(void *arg, bool last)
+{
+    snet_dist *d = arg;
+    if (!last && !watching) {
+        atomic_fetch_add(&d->bell->watchers, 1);
+        watching = true;
+    } else if (last && watching) {
+        atomic_fetch_sub(&d->bell->watchers, 1); /* seq_cst: before the look below */
+        watching = false;
+    }
+    if (pthread_mutex_trylock(&d->mpi_lock) != 0) {
+        /* Whoever holds it is looking, but may have looked before a
+         * message whose sender saw us watching: on our last look, leave
+         * it to the communication thread. */
+        if (last)
+            bell_summon(d->bell);
+        return false;
+    }
+    bool progress = false;
+    if (!d->done) {
+        progress = send_queued(d);
+        progress |= complete_sends(d);
+        progress |= receive(d, true);
+    }
+    pthread_mutex_unlock(&d->mpi_lock);
+    return progress;
 }
 
 bool snet_comm_queue_empty(snet_dist *d)
@@ -450,29 +549,22 @@ static void *comm_main(void *arg)
     /* Short sleeps should be short: the default 50 us slack would add a
      * quarter of the longest sleep to every incoming message's wait. */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    long last_progress = monotonic_ns(), last_poll = last_progress;
     unsigned sleeps = 0;
     for (;;) {
+        pthread_mutex_lock(&d->mpi_lock);
         bool progress = send_queued(d);
         progress |= complete_sends(d);
-        progress |= receive(d);
+        progress |= receive(d, false);
         if (!d->done)
             snet_detect_step(d);
-        if (d->done && d->nreqs == 0 && snet_comm_queue_empty(d))
+        bool over = d->done && d->nreqs == 0 && snet_comm_queue_empty(d);
+        pthread_mutex_unlock(&d->mpi_lock);
+        if (over)
             break;
-        long now = monotonic_ns(), since_poll = now - last_poll;
-        last_poll = now;
-        if (progress) {
-            last_progress = now;
+        if (progress)
             sleeps = 0;
-        } else if (now - last_progress < SNET_COMM_SPIN_NS && since_poll < SNET_COMM_PREEMPTED_NS) {
-            sched_yield();
-        } else {
-            /* Idle long enough, or preempted while polling: the machine
-             * has no core to spare, and polling would take the workers'. */
-            last_progress -= SNET_COMM_SPIN_NS;
+        else
             idle_sleep(d, sleeps++);
-        }
     }
     return NULL;
 }
@@ -495,4 +587,4 @@ void snet_comm_join(snet_dist *d)
     d->thread_started = false;
 }
 
-void snet_comm_wake(snet_dist *d) { bell_ring(d->bell); }
+void snet_comm_wake(snet_dist *d) { bell_summon(d->bell); }

@@ -80,9 +80,11 @@ static snet_dist *dist_new(snet_distrib *job)
     d->comm = MPI_COMM_NULL;
     atomic_init(&d->next_index, 0);
     atomic_init(&d->local_over, 0);
+    pthread_mutex_init(&d->mpi_lock, NULL);
     pthread_mutex_init(&d->lock, NULL);
     pthread_mutex_init(&d->ends_lock, NULL);
-    atomic_init(&d->own_bell, 0);
+    atomic_init(&d->own_bell.sleeping, 0);
+    atomic_init(&d->own_bell.watchers, 0);
     d->bell = job->bells && job->bells[d->rank] ? job->bells[d->rank] : &d->own_bell;
     d->workers = calloc((size_t)d->size, sizeof *d->workers);
     d->table = calloc((size_t)d->size, sizeof *d->table);
@@ -151,6 +153,7 @@ int snet_dist_attach(snet_run *run, snet_dist *d, char *err, size_t errlen)
     d->run = run;
     run->dist = d;
     run->rank = d->rank;
+    lpel_runtime_set_idle_poll(run->lpel, snet_comm_idle_poll, d, SNET_COMM_SPIN_NS);
     return snet_dist_start_spawner(d, err, errlen);
 }
 
@@ -379,6 +382,7 @@ void snet_dist_free(snet_dist *d)
     }
     free(d->reqs);
     free(d->req_msgs);
+    free(d->req_done);
     for (snet_spawn_req *r = d->spawns, *next; r; r = next) {
         next = r->next;
         free(r->prefix);
@@ -396,6 +400,7 @@ void snet_dist_free(snet_dist *d)
     lpel_event_destroy(d->spawn_event);
     if (d->comm != MPI_COMM_NULL)
         MPI_Comm_free(&d->comm);
+    pthread_mutex_destroy(&d->mpi_lock);
     pthread_mutex_destroy(&d->lock);
     pthread_mutex_destroy(&d->ends_lock);
     free(d);

@@ -1,25 +1,29 @@
 /*
  * distrib_internal.h - a run across MPI ranks: the job, the per-run state,
- * channels (the two ends of a stream between ranks), the communication
- * thread and its messages, and the detection of the end of a run (normal
- * or deadlocked). docs/WIRE.md describes the messages byte by byte.
+ * channels (the two ends of a stream between ranks), MPI during the run
+ * (comm.c: the communication thread, tasks and idle workers) and its
+ * messages, and the detection of the end of a run (normal or deadlocked). docs/WIRE.md describes the messages byte by byte.
  *
  * Who does what on each rank:
  *   - tasks (workers) encode and decode records: a sender task per
- *     outgoing channel reads its local stream and hands frames of records
- *     to the communication thread; a receiver task per incoming channel
- *     writes the records of arrived frames into its local stream;
- *   - the communication thread makes every MPI call (so workers never wait
- *     for MPI), owns the table of channel ends, and runs the detection;
+ *     outgoing channel reads its local stream and sends frames of records
+ *     (itself when no other thread is in MPI, else through the queue); a
+ *     receiver task per incoming channel writes the records of arrived
+ *     frames into its local stream;
+ *   - an idle worker polls MPI (comm.c): it takes in frames, credits and
+ *     spawn requests and wakes the tasks they are for;
+ *   - the communication thread does the same when woken, and the
+ *     detection of the end of the run; it sleeps on the rank's doorbell;
  *   - the spawner task ("snet.spawn") instantiates the sub-networks other
  *     ranks ask this rank to run (only tasks may create tasks during a run).
- * Tasks wait for the communication thread with lpel_event (runtime/lpel).
+ * Every MPI call is made under d->mpi_lock, which no worker waits for.
+ * Tasks wait for what arrives with lpel_event (runtime/lpel).
  *
  * Flow control: a sender starts with `window` credits (records) and
  * SNET_WINDOW_BYTES of byte budget, spends one credit and the record's
  * bytes per record sent, and sends only while it has a credit and budget
- * left; the receiver returns both frame by frame once the records are in
- * its local stream. So per channel at most `window` records, and at most
+ * left; the receiver returns both once the records are in its local
+ * stream and the sender has asked (SNET_FRAME_ASK, at half its window). So per channel at most `window` records, and at most
  * SNET_WINDOW_BYTES plus one record, are in flight or waiting on the
  * receiving side, on top of the two local streams: bounded like a local
  * stream, never unbounded buffering. The window is large (small records
@@ -53,6 +57,12 @@ enum {
 
 /* DATA frame flags. */
 #define SNET_FRAME_EOS 1u /* end-of-stream after the records of this frame */
+/* The sender is down to half its window or byte budget: return the credits
+ * held back so far once this frame is delivered. Without it the receiver
+ * holds them back, so a slow stream costs no CREDIT message a record (the
+ * sender asks in time: it blocks only at no credit or budget left, and the
+ * frame that took it below half asked, as every later one does). */
+#define SNET_FRAME_ASK 2u
 
 /* Records per channel in flight by default (snet_distrib_set_window), and
  * the bytes of records per channel in flight. Why 1024: with 64 a channel
@@ -69,16 +79,24 @@ struct snet_distrib {
     int rank, size;
     bool started_mpi; /* snet_distrib_init called MPI_Init_thread */
     unsigned window;
-    /* Doorbells (comm.c): one word per rank of this host, in memory the
-     * host's ranks share (an MPI shared-memory window). A communication
-     * thread sleeps on its own; whoever gives it work rings it: a local
-     * task queueing a message, or another rank of the host that has just
-     * sent it one. bells[r] is rank r's, NULL for ranks on other hosts
-     * (their messages are found by polling). */
+    /* Doorbells (comm.c), one per rank of this host, in memory the host's
+     * ranks share (an MPI shared-memory window). bells[r] is rank r's,
+     * NULL for ranks on other hosts (their messages are found by
+     * polling). */
     MPI_Comm host;
     MPI_Win bell_win;
-    atomic_int **bells;
+    struct snet_bell **bells;
 };
+
+/* A rank's doorbell, a cache line of the host's shared window. Its
+ * communication thread sleeps on `sleeping` (a futex); whoever gives it
+ * work rings it: a local task queueing a message, or another rank of the
+ * host that has just sent it one, unless a worker of the rank is polling
+ * MPI (`watchers`) and so will see the message itself. */
+typedef struct snet_bell {
+    atomic_int sleeping; /* 1 while the thread sleeps or is about to */
+    atomic_int watchers; /* workers in their idle poll */
+} snet_bell;
 
 /* Set up and tear down the doorbells (collective; job.c). */
 void snet_bells_create(snet_distrib *job);
@@ -114,6 +132,7 @@ typedef struct snet_endpoint {
     long credits;              /* sender: records it may still send */
     long budget;               /* sender: bytes it may still send (may go below 0
                                   by the last record's size) */
+    uint32_t held, held_bytes; /* receiver task: credits delivered, not yet returned */
     snet_frame *head, *tail;   /* receiver: frames not yet taken */
 } snet_endpoint;
 
@@ -147,9 +166,14 @@ typedef struct snet_dist {
     /* The communication thread and its queue (lock). */
     pthread_t thread;
     bool thread_started;
+    /* Held around every MPI call of the run and everything below marked
+     * "MPI lock" (MPI_THREAD_SERIALIZED: one thread in MPI at a time). The
+     * communication thread holds it for each pass of its loop; a task
+     * sending a message takes it only if it is free (comm.c). */
+    pthread_mutex_t mpi_lock;
     pthread_mutex_t lock;
-    atomic_int *bell; /* this rank's doorbell (job->bells[rank]) */
-    atomic_int own_bell; /* the doorbell when the job has none */
+    snet_bell *bell;   /* this rank's doorbell (job->bells[rank]) */
+    snet_bell own_bell; /* the doorbell when the job has none */
     snet_msg *head, *tail;
     /* The spawner's requests (lock). */
     lpel_event *spawn_event;
@@ -161,12 +185,13 @@ typedef struct snet_dist {
     snet_endpoint **ends;
     size_t nends, capends;
 
-    /* Owned by the communication thread. */
+    /* MPI lock. */
     snet_endpoint ***table; /* [creator][index] */
     size_t *table_len;
     uint64_t sent, received; /* counted messages */
     MPI_Request *reqs;       /* sends in flight, and their buffers */
     snet_msg **req_msgs;
+    int *req_done;           /* MPI_Testsome's answer (capreqs long) */
     size_t nreqs, capreqs;
     bool done;               /* FINISH or DEADLOCK handled */
     /* detection, rank 0 only */
@@ -187,11 +212,23 @@ typedef struct snet_dist {
 
 snet_msg *snet_msg_new(int dest, int tag);
 void snet_msg_free(snet_msg *m);
-/* Queue m for sending (any thread; ownership passes). */
+/* Send m, or queue it for the communication thread (any thread;
+ * ownership passes). A task sends at once when nothing is queued before it
+ * and no other thread is in MPI; it never waits for MPI. */
 void snet_comm_post(snet_dist *d, snet_msg *m);
 /* Add the end e to the table before anything queued after this call. */
 void snet_comm_register(snet_dist *d, snet_endpoint *e);
 int snet_comm_start(snet_dist *d, char *err, size_t errlen);
+/* The idle poll of this rank's workers (lpel_runtime_set_idle_poll; arg
+ * is the snet_dist): what the communication thread does for the channels,
+ * if no other thread is in MPI. So a frame that arrives while a worker is
+ * idle wakes its receiver task without a second thread. */
+bool snet_comm_idle_poll(void *arg, bool last);
+/* How long the communication thread, and an idle worker, poll after they
+ * last did something. Longer than the 100 us between records of the
+ * latency benchmark, so a steady trickle finds them awake; a rank that
+ * receives nothing sleeps after this. */
+#define SNET_COMM_SPIN_NS 300000L
 /* Wake a sleeping communication thread (e.g. lpel_run has returned). */
 void snet_comm_wake(snet_dist *d);
 void snet_comm_join(snet_dist *d);
