@@ -794,8 +794,10 @@ int wfb_online_batch(wfb_online *o, const wfb_mv_batch *in)
     uint32_t n = in->n_reads + in->n_writes;
     if (!(b.v = malloc((n ? n : 1) * sizeof *b.v)))
         return -1;
-    memcpy(b.v, in->reads, in->n_reads * sizeof *b.v);
-    memcpy(b.v + in->n_reads, in->writes, in->n_writes * sizeof *b.v);
+    if (in->n_reads) /* (an empty list may be NULL) */
+        memcpy(b.v, in->reads, in->n_reads * sizeof *b.v);
+    if (in->n_writes)
+        memcpy(b.v + in->n_reads, in->writes, in->n_writes * sizeof *b.v);
     uint32_t index;
     if (o->n_free_batches) {
         index = o->free_batches[--o->n_free_batches];
