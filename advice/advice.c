@@ -16,8 +16,8 @@
  * has the last word, so a partition that balances badly is never advised.
  *
  * The text report is in advice_report.c, the mapping file writer in
- * advice_map.c, the replay of a run on another placement in
- * advice_replay.c.
+ * advice_map.c; the replay of a run on another placement is the whatif
+ * library's (whatif_replay, whatif.h), the one replay of the project.
  */
 #include "advice_internal.h"
 
@@ -42,7 +42,7 @@ typedef struct advise_ctx {
     uint32_t *now;             /* per task: the worker it ran on */
     id_index *ids;             /* sorted by id */
     uint32_t *task_of;         /* graph task index -> index here (WFB_NONE: other run) */
-    advice_replay *replay;     /* the run's executions, NULL when it has none */
+    whatif_model *replay;      /* the run's executions, NULL when it has none */
     size_t ns;                 /* streams with both ends known */
     uint32_t *s_writer, *s_reader; /* task indices */
     uint64_t *s_items;
@@ -68,7 +68,7 @@ static void ctx_free(advise_ctx *c)
     free(c->now);
     free(c->ids);
     free(c->task_of);
-    advice_replay_free(c->replay);
+    whatif_model_free(c->replay);
     free(c->s_writer);
     free(c->s_reader);
     free(c->s_items);
@@ -311,8 +311,8 @@ static double predict(const advise_ctx *c, const uint32_t *where, double *load, 
     }
     if (cross_items)
         *cross_items = total;
-    double s = c->replay ? advice_replay_run(c->replay, where, a->cores, a->message_cost_s)
-                         : NAN;
+    whatif_scenario sc = {.where = where, .cores = a->cores, .message_cost_s = a->message_cost_s};
+    double s = c->replay ? whatif_replay(c->replay, &sc) : NAN;
     if (replay)
         *replay = s >= 0 ? s : NAN;
     return s > worst ? s : worst;
@@ -583,7 +583,7 @@ static int metis(const csr *m, unsigned workers, int method, int ufactor, int co
 static double exhaustive_size(const advise_ctx *c)
 {
     double placements = pow((double)c->a->workers, (double)c->a->n_groups);
-    double visits = (double)(c->nt + c->ns) + (c->replay ? 3.0 * (double)advice_replay_size(c->replay) : 0);
+    double visits = (double)(c->nt + c->ns) + (c->replay ? 3.0 * (double)whatif_model_size(c->replay) : 0);
     if (placements > 65536 || placements * visits > 5e7)
         return 0;
     return placements;
@@ -888,7 +888,7 @@ static int evidence(advise_ctx *c, uint32_t run, wfb_error *err)
     heaviest_groups(a);
     a->replay_now_s = a->replay_advised_s = NAN;
     if (wfb_exec_count(c->g) && wfb_exec_costs_known(c->g) &&
-        !(c->replay = advice_replay_new(c->g, c->task_of)))
+        !(c->replay = whatif_model_from_executions(c->g, c->task_of, c->nt)))
         return -1;
     wfb_path p;
     a->critical_path_s = NAN;

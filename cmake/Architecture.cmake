@@ -12,7 +12,7 @@
 # snetmon and snetrun (tests, benchmarks and the applications' own
 # libraries are users, not modules).
 set(SNET_ARCH_DIRS kit prog_opt runtime/lpel monitor runtime/snet runtime/c4snet runtime/snet/lang
-    workflow-bridge advice viz live export repo apps/common tools/snetmon tools/snetrun)
+    workflow-bridge whatif advice viz live export repo apps/common tools/snetmon tools/snetrun)
 
 function(snet_architecture_deps out)
   set(libs "")

@@ -26,11 +26,22 @@
  * event can be delivered, so the ranks' traces are read twice: once for
  * the send/receive events only (kept in memory: 40 bytes each), once to
  * deliver. What was found is reported (mon_trace_clock_alignment).
+ *
+ * A run in progress (mon_trace_options.follow) cannot give pass 1 or the
+ * end samples: each rank is merged live on step 1's offset at the start
+ * samples alone (no drift, no fix-up: the alignment is "provisional"),
+ * read once, by the same merge. A rank joins once its trace and its start samples are
+ * there (in rank order: its workers are numbered after the ones before
+ * it); until then, and while a rank's reader holds back what it may still
+ * precede (MON_TRACE_AGAIN), the merge holds back every later event. The
+ * figures with the full alignment come from reading the finished trace
+ * again (snetmon top does so at the end).
  */
 #include "mon_ranks_internal.h"
 
 #include "mon_ends_internal.h"
 #include "mon_format_internal.h"
+#include "kit.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -51,10 +62,16 @@ typedef struct sync_ev {
     uint32_t from_index; /* its index in that rank's list */
 } sync_ev;
 
+/* A worker of a rank numbered outside the rank's span (following only). */
+typedef struct worker_alias {
+    unsigned local, global;
+} worker_alias;
+
 typedef struct rank_state {
     unsigned rank;
     char dir[4096];
-    mon_trace *trace;   /* NULL: the rank's trace is missing or unreadable */
+    mon_trace *trace;   /* NULL: the rank's trace is missing or unreadable (or,
+                           following, not merged yet) */
     mon_log_state pseudo_state; /* such a rank's one status line */
     char *pseudo_msg;
     unsigned base;      /* its first global worker number */
@@ -72,6 +89,15 @@ typedef struct rank_state {
     mon_event head;
     int64_t head_time;
     size_t delivered_sync;
+    bool ended;         /* its trace has nothing more (or it is a status line) */
+    /* Following. */
+    bool joined;        /* merged (numbered); always, unless following */
+    bool reserved;      /* span fixed: all but the last rank to join */
+    bool waiting;       /* its trace said MON_TRACE_AGAIN: */
+    int64_t floor;      /*   no later event of it is earlier (rank 0's clock) */
+    unsigned logs_seen; /* logs of its trace numbered so far */
+    worker_alias *alias; /* workers that appeared after its span was fixed */
+    size_t nalias, capalias;
 } rank_state;
 
 struct mon_ranks {
@@ -80,7 +106,11 @@ struct mon_ranks {
     mon_rank_clock *clocks;
     mon_clock_alignment align;
     bool truncated, failed, error_pending;
-    unsigned nlogs;
+    /* Following (mon_trace_options.follow, a run in progress). */
+    bool live;
+    mon_trace_options opt;
+    unsigned joined;    /* ranks 0 .. joined-1 are merged */
+    unsigned next_free; /* the first worker number no merged rank has */
     mon_ends_table chans; /* both ends of each channel, from channel_open (global task ids) */
     char name[MON_NAME_MAX + 1];
     char msg[4608];
@@ -440,13 +470,12 @@ static int align(mon_ranks *m, char *err, size_t errlen)
  * Opening
  * ------------------------------------------------------------------------- */
 
-/* A rank without a readable trace: one status line (the reader's own line,
- * which names the file, or DIR/rank-R: missing: ...), and the trace is
- * incomplete. */
-static int pseudo_log(mon_ranks *m, rank_state *r, mon_log_state st, const char *what)
+/* Rank r's status line in place of its logs: the reader's own line (which
+ * names the file) for a damaged trace, else DIR/rank-R: STATE: what. */
+static int set_status_line(rank_state *r, mon_log_state st, const char *what)
 {
     r->pseudo_state = st;
-    r->span = 1;
+    free(r->pseudo_msg);
     const char *state = mon_log_state_name(st);
     bool own = st == MON_LOG_DAMAGED;
     int n = own ? snprintf(NULL, 0, "%s", what)
@@ -458,6 +487,17 @@ static int pseudo_log(mon_ranks *m, rank_state *r, mon_log_state st, const char 
         snprintf(r->pseudo_msg, (size_t)n + 1, "%s", what);
     else
         snprintf(r->pseudo_msg, (size_t)n + 1, "%s: %s: %s", r->dir, state, what);
+    return 0;
+}
+
+/* A rank without a readable trace: one status line, and the trace is
+ * incomplete. */
+static int pseudo_log(mon_ranks *m, rank_state *r, mon_log_state st, const char *what)
+{
+    r->span = 1;
+    r->ended = true;
+    if (set_status_line(r, st, what) != 0)
+        return -1;
     if (!m->truncated) {
         m->truncated = true;
         snprintf(m->msg, sizeof m->msg, "%s", r->pseudo_msg);
@@ -465,15 +505,30 @@ static int pseudo_log(mon_ranks *m, rank_state *r, mon_log_state st, const char 
     return 0;
 }
 
+/* A rank the top-level run.json promises that wrote nothing. */
+static int missing_rank(mon_ranks *m, rank_state *r)
+{
+    char what[96];
+    snprintf(what, sizeof what, "the trace says it has %u ranks, but rank %u wrote nothing", m->n,
+             r->rank);
+    return pseudo_log(m, r, MON_LOG_MISSING, what);
+}
+
+/* One more than the highest worker number of rank r's logs. */
+static unsigned log_span(const rank_state *r)
+{
+    unsigned top = 0;
+    for (unsigned i = 0; i < mon_trace_num_workers(r->trace); i++)
+        if (mon_trace_worker_id(r->trace, i) + 1 > top)
+            top = mon_trace_worker_id(r->trace, i) + 1;
+    return top;
+}
+
 static int open_rank(mon_ranks *m, rank_state *r, const mon_trace_options *opt, char *err,
                      size_t errlen)
 {
-    if (!exists(r->dir)) {
-        char what[96];
-        snprintf(what, sizeof what, "the trace says it has %u ranks, but rank %u wrote nothing",
-                 m->n, r->rank);
-        return pseudo_log(m, r, MON_LOG_MISSING, what);
-    }
+    if (!exists(r->dir))
+        return missing_rank(m, r);
     char msg[4608];
     if (mon_trace_open_with(&r->trace, r->dir, opt, msg, sizeof msg) != 0) {
         r->trace = NULL;
@@ -483,32 +538,96 @@ static int open_rank(mon_ranks *m, rank_state *r, const mon_trace_options *opt, 
         }
         return pseudo_log(m, r, MON_LOG_DAMAGED, msg);
     }
-    if (opt && opt->follow && mon_trace_live(r->trace)) {
-        /* Merging needs every send and receive of every rank before the
-         * first event goes out (the clock fix-up), which a run in progress
-         * cannot give. A finished run is read as without follow. */
-        snprintf(err, errlen,
-                 "%s: rank %u is still running (its run.json is not complete), and a multi-rank "
-                 "trace cannot be followed live; read it once the run has finished",
-                 r->dir, r->rank);
-        return -1;
-    }
     r->freq = mon_trace_clock_freq(r->trace);
-    unsigned top = 0;
-    for (unsigned i = 0; i < mon_trace_num_workers(r->trace); i++)
-        if (mon_trace_worker_id(r->trace, i) + 1 > top)
-            top = mon_trace_worker_id(r->trace, i) + 1;
-    r->span = top;
+    r->span = log_span(r);
     return 0;
 }
 
-/* The next event of rank r, with its time on rank 0's clock. */
+/* ---------------------------------------------------------------------------
+ * Worker numbers: each rank's from its base, in rank order
+ * ------------------------------------------------------------------------- */
+
+/* Following: the span of the last rank to join is fixed now (its logs so
+ * far), so that the numbers after it can be given out. */
+static void reserve_last(mon_ranks *m)
+{
+    if (m->joined == 0)
+        return;
+    rank_state *r = &m->r[m->joined - 1];
+    if (r->reserved)
+        return;
+    unsigned span = r->trace ? log_span(r) : 1;
+    if (span > r->span)
+        r->span = span;
+    r->reserved = true;
+    m->next_free = r->base + r->span;
+}
+
+/* The merged trace's number of rank r's worker `local`: base + local. While
+ * following, the last rank to join has no fixed span yet (its numbers go on
+ * from its base), and a worker of another rank that appears beyond its
+ * rank's span gets the next free number (once: numbers never change while
+ * the trace is read; the finished trace numbers it base + local). */
+static unsigned global_worker(mon_ranks *m, rank_state *r, unsigned local)
+{
+    if (!m->live || !r->reserved || local < r->span) {
+        if (!r->reserved && local >= r->span)
+            r->span = local + 1;
+        return r->base + local;
+    }
+    for (size_t i = 0; i < r->nalias; i++)
+        if (r->alias[i].local == local)
+            return r->alias[i].global;
+    reserve_last(m);
+    worker_alias a = {local, m->next_free};
+    if (KIT_PUSH(r->alias, r->nalias, r->capalias, a) != 0) {
+        if (!m->error_pending) {
+            m->error_pending = true;
+            snprintf(m->msg, sizeof m->msg, "out of memory numbering the workers of %s", r->dir);
+        }
+        return r->base + local;
+    }
+    m->next_free++;
+    return a.global;
+}
+
+/* global_worker for a worker already numbered. */
+static unsigned worker_number(const rank_state *r, unsigned local)
+{
+    for (size_t i = 0; i < r->nalias; i++)
+        if (r->alias[i].local == local)
+            return r->alias[i].global;
+    return r->base + local;
+}
+
+/* Following: number the logs rank r's trace has found since the last look
+ * (a worker's log appears with its first events). */
+static void number_new_logs(mon_ranks *m, rank_state *r)
+{
+    unsigned n = mon_trace_num_workers(r->trace);
+    if (n == r->logs_seen)
+        return;
+    r->logs_seen = n;
+    for (unsigned i = 0; i < n; i++)
+        (void)global_worker(m, r, mon_trace_worker_id(r->trace, i));
+}
+
+/* ---------------------------------------------------------------------------
+ * A rank's next event
+ * ------------------------------------------------------------------------- */
+
+/* The next event of rank r, with its time on rank 0's clock; following, it
+ * may have none yet (waiting, with the earliest time it can still have). */
 static void fetch(mon_ranks *m, rank_state *r)
 {
-    r->has_head = false;
-    if (!r->trace)
+    r->has_head = r->waiting = false;
+    if (!r->trace) {
+        r->ended = true;
         return;
+    }
     int rc = mon_trace_next(r->trace, &r->head);
+    if (m->live)
+        number_new_logs(m, r);
     if (rc == MON_TRACE_EVENT) {
         r->has_head = true;
         int64_t shift = 0;
@@ -522,6 +641,12 @@ static void fetch(mon_ranks *m, rank_state *r)
         r->head_time = linear(r, r->head.time) + shift;
         return;
     }
+    if (rc == MON_TRACE_AGAIN) {
+        r->waiting = true;
+        r->floor = linear(r, mon_trace_follow_floor_ns(r->trace));
+        return;
+    }
+    r->ended = true;
     if (rc == MON_TRACE_END)
         return;
     if (rc == MON_TRACE_ERROR && !m->error_pending) {
@@ -531,6 +656,218 @@ static void fetch(mon_ranks *m, rank_state *r)
         m->truncated = true;
         snprintf(m->msg, sizeof m->msg, "%s", mon_trace_error(r->trace));
     }
+}
+
+/* ---------------------------------------------------------------------------
+ * Following a run in progress
+ * ------------------------------------------------------------------------- */
+
+/* What rank r's run.json says now: the run has finished; it is recorded
+ * with times (then the rank measures its clock at the start). Both false
+ * when there is none or it cannot be read (yet). */
+static void run_facts(const rank_state *r, bool *complete, bool *timed)
+{
+    char err[4400];
+    mon_run_json *run;
+    *complete = *timed = false;
+    if (mon_run_json_read(r->dir, &run, err, sizeof err) != 0)
+        return;
+    *complete = run->complete;
+    *timed = run->flags && strchr(run->flags, 't');
+    mon_run_json_free(run);
+}
+
+/* Is the run still going on: some rank's run.json not complete, or no
+ * rank's directory there yet? (The ranks start together: a rank without a
+ * directory when the others have finished wrote nothing and never will.) */
+static bool still_running(const mon_ranks *m)
+{
+    bool any = false;
+    for (unsigned i = 0; i < m->n; i++) {
+        bool complete, timed;
+        if (!exists(m->r[i].dir))
+            continue;
+        any = true;
+        run_facts(&m->r[i], &complete, &timed);
+        if (!complete)
+            return true;
+    }
+    return !any;
+}
+
+/* Rank r is merged from now on: it gets its worker numbers and its clock. */
+static void join(mon_ranks *m, rank_state *r)
+{
+    reserve_last(m);
+    r->base = m->next_free;
+    r->joined = true;
+    r->reserved = !r->trace; /* a status line takes one number */
+    if (r->reserved)
+        m->next_free = r->base + r->span;
+    m->joined++;
+    m->align.joined = m->joined;
+    m->clocks[r->rank] = r->clock;
+    double half = r->clock.rtt_ns / 2;
+    if (r->clock.has_start && half > 0 && (m->align.latency_ns == 0 || half < m->align.latency_ns))
+        m->align.latency_ns = half;
+    if (r->trace) {
+        free(r->pseudo_msg);
+        r->pseudo_msg = NULL;
+        number_new_logs(m, r);
+    }
+}
+
+/* Rank r, the next in rank order, joins if it can: its trace is there, with
+ * the clock samples it takes at the start (a run recorded without times
+ * takes none), and the rank before it has a log (so its workers, which start
+ * together, are numbered before r's). 1 joined, 0 not yet, -1 with the
+ * reader's message in err. */
+static int try_join(mon_ranks *m, rank_state *r, char *err, size_t errlen)
+{
+    const rank_state *prev = r->rank ? &m->r[r->rank - 1] : NULL;
+    if (prev && prev->trace && mon_trace_live(prev->trace) &&
+        mon_trace_num_workers(prev->trace) == 0)
+        return 0;
+    if (!exists(r->dir)) {
+        if (still_running(m))
+            return 0;
+        if (missing_rank(m, r) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        join(m, r);
+        return 1;
+    }
+    bool complete, timed;
+    run_facts(r, &complete, &timed);
+    char msg[4608];
+    if (mon_trace_open_with(&r->trace, r->dir, &m->opt, msg, sizeof msg) != 0) {
+        r->trace = NULL;
+        if (!complete)
+            return 0; /* being created */
+        if (!m->opt.keep_going) {
+            snprintf(err, errlen, "%s", msg);
+            return -1;
+        }
+        if (pseudo_log(m, r, MON_LOG_DAMAGED, msg) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        join(m, r);
+        return 1;
+    }
+    r->freq = mon_trace_clock_freq(r->trace);
+    r->clock = (mon_rank_clock){.rank = r->rank};
+    r->offset = r->drift = r->a0 = 0;
+    if (prev && m->r[0].trace) {
+        read_samples(r, m->r[0].freq);
+        if (timed && !complete && !r->clock.has_start) {
+            mon_trace_close(r->trace); /* try again when they are there */
+            r->trace = NULL;
+            return 0;
+        }
+    }
+    /* The offset at the start alone: a drift needs the samples at the end. */
+    r->drift = 0;
+    r->clock.drift_ppm = 0;
+    r->clock.has_end = false;
+    join(m, r);
+    fetch(m, r);
+    return 1;
+}
+
+/* The ranks that can join now, in order. -1 with err as try_join. */
+static int join_ranks(mon_ranks *m, char *err, size_t errlen)
+{
+    int rc = 1;
+    while (m->joined < m->n && (rc = try_join(m, &m->r[m->joined], err, errlen)) > 0)
+        ;
+    return rc < 0 ? -1 : 0;
+}
+
+/* The merge cannot go on: what the waiting ranks have published since, and
+ * the ranks that can join now. */
+static void poll_ranks(mon_ranks *m)
+{
+    for (unsigned i = 0; i < m->joined; i++)
+        if (m->r[i].waiting)
+            fetch(m, &m->r[i]);
+    char err[4608];
+    if (join_ranks(m, err, sizeof err) != 0 && !m->error_pending) {
+        m->error_pending = true;
+        snprintf(m->msg, sizeof m->msg, "%s", err);
+    }
+}
+
+/* Can best's event go out? Not while a rank not merged yet, or one waiting
+ * for its writer, may still have an earlier one. */
+static bool may_deliver(const mon_ranks *m, const rank_state *best)
+{
+    for (unsigned i = 0; i < m->n; i++) {
+        const rank_state *r = &m->r[i];
+        if (r == best || r->has_head || r->ended)
+            continue;
+        if (!r->joined || best->head_time > r->floor)
+            return false;
+    }
+    return true;
+}
+
+bool mon_ranks_live(const mon_ranks *m)
+{
+    if (!m->live)
+        return false;
+    if (m->joined < m->n)
+        return true;
+    for (unsigned i = 0; i < m->n; i++)
+        if (m->r[i].trace && mon_trace_live(m->r[i].trace))
+            return true;
+    return false;
+}
+
+/* ---------------------------------------------------------------------------
+ * Opening
+ * ------------------------------------------------------------------------- */
+
+/* Every rank's trace, aligned in full (pass 1 included). */
+static int open_finished(mon_ranks *m, const mon_trace_options *opt, char *err, size_t errlen)
+{
+    unsigned base = 0;
+    for (unsigned i = 0; i < m->n; i++) {
+        rank_state *r = &m->r[i];
+        if (open_rank(m, r, opt, err, errlen) != 0)
+            return -1;
+        r->base = base;
+        base += r->span;
+        r->joined = r->reserved = true;
+    }
+    m->joined = m->align.joined = m->n;
+    m->next_free = base;
+    if (align(m, err, errlen) != 0)
+        return -1;
+    for (unsigned i = 0; i < m->n; i++) {
+        m->clocks[i] = m->r[i].clock;
+        fetch(m, &m->r[i]);
+    }
+    return 0;
+}
+
+/* A run in progress: the ranks that are there join now, the others later. */
+static int open_following(mon_ranks *m, const mon_trace_options *opt, char *err, size_t errlen)
+{
+    m->live = true;
+    m->opt = *opt;
+    m->align.provisional = true;
+    for (unsigned i = 0; i < m->n; i++) {
+        m->clocks[i].rank = i;
+        if (set_status_line(&m->r[i], MON_LOG_IN_PROGRESS,
+                            "not merged yet: waiting for its trace and the clock samples it "
+                            "takes at the start") != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    return join_ranks(m, err, errlen);
 }
 
 int mon_ranks_open(mon_ranks **out, const char *dir, unsigned ranks,
@@ -548,7 +885,6 @@ int mon_ranks_open(mon_ranks **out, const char *dir, unsigned ranks,
         return -1;
     }
     m->n = ranks;
-    unsigned base = 0;
     for (unsigned i = 0; i < ranks; i++) {
         rank_state *r = &m->r[i];
         r->rank = i;
@@ -559,21 +895,12 @@ int mon_ranks_open(mon_ranks **out, const char *dir, unsigned ranks,
             mon_ranks_close(m);
             return -1;
         }
-        if (open_rank(m, r, opt, err, errlen) != 0) {
-            mon_ranks_close(m);
-            return -1;
-        }
-        r->base = base;
-        base += r->span;
-        m->nlogs += r->trace ? mon_trace_num_workers(r->trace) : 1;
     }
-    if (align(m, err, errlen) != 0) {
+    int rc = opt && opt->follow && still_running(m) ? open_following(m, opt, err, errlen)
+                                                    : open_finished(m, opt, err, errlen);
+    if (rc != 0) {
         mon_ranks_close(m);
         return -1;
-    }
-    for (unsigned i = 0; i < ranks; i++) {
-        m->clocks[i] = m->r[i].clock;
-        fetch(m, &m->r[i]);
     }
     m->align.ranks = ranks;
     m->align.rank = m->clocks;
@@ -598,14 +925,14 @@ static void make_global(mon_ranks *m, rank_state *r, mon_event *ev)
     ev->ranked = true;
     ev->rank = r->rank;
     ev->rank_worker = ev->worker;
-    ev->worker = r->base + ev->worker;
+    ev->worker = global_worker(m, r, ev->worker);
     ev->task = global_id(r, ev->task);
     ev->stream = global_id(r, ev->stream);
     ev->peer = global_id(r, ev->peer);
     uint32_t run = ev->run ? ev->run : 1;
     switch (ev->kind) {
     case MON_EV_TASK_MAP:
-        ev->worker_mapped = r->base + ev->worker_mapped;
+        ev->worker_mapped = global_worker(m, r, ev->worker_mapped);
         snprintf(m->name, sizeof m->name, "%s", ev->name ? ev->name : "");
         ev->name = m->name;
         break;
@@ -626,6 +953,26 @@ static void make_global(mon_ranks *m, rank_state *r, mon_event *ev)
     }
 }
 
+/* The rank with the earliest next event (ties: the lower rank). */
+static rank_state *earliest(mon_ranks *m)
+{
+    rank_state *best = NULL;
+    for (unsigned i = 0; i < m->n; i++) {
+        rank_state *r = &m->r[i];
+        if (r->has_head && (!best || r->head_time < best->head_time))
+            best = r;
+    }
+    return best;
+}
+
+static bool all_ended(const mon_ranks *m)
+{
+    for (unsigned i = 0; i < m->n; i++)
+        if (!m->r[i].ended)
+            return false;
+    return true;
+}
+
 int mon_ranks_next(mon_ranks *m, mon_event *ev)
 {
     if (m->failed)
@@ -634,11 +981,16 @@ int mon_ranks_next(mon_ranks *m, mon_event *ev)
         m->failed = true;
         return MON_TRACE_ERROR;
     }
-    rank_state *best = NULL;
-    for (unsigned i = 0; i < m->n; i++) {
-        rank_state *r = &m->r[i];
-        if (r->has_head && (!best || r->head_time < best->head_time))
-            best = r;
+    rank_state *best = earliest(m);
+    if (m->live && !(best && may_deliver(m, best))) {
+        poll_ranks(m);
+        if (m->error_pending) {
+            m->failed = true;
+            return MON_TRACE_ERROR;
+        }
+        best = earliest(m);
+        if (best ? !may_deliver(m, best) : !all_ended(m))
+            return MON_TRACE_AGAIN;
     }
     if (!best)
         return m->truncated ? MON_TRACE_TRUNCATED : MON_TRACE_END;
@@ -668,8 +1020,25 @@ static const rank_state *log_at(const mon_ranks *m, unsigned i, long *sub)
     return NULL;
 }
 
+/* The worker number of rank r's status line: its base; following, before
+ * it joins, the number it will start from (as things stand). */
+static unsigned status_worker(const mon_ranks *m, const rank_state *r)
+{
+    if (r->joined)
+        return r->base;
+    const rank_state *last = m->joined ? &m->r[m->joined - 1] : NULL;
+    return last && !last->reserved ? last->base + last->span : m->next_free;
+}
+
 const char *mon_ranks_error(const mon_ranks *m) { return m->msg; }
-unsigned mon_ranks_num_workers(const mon_ranks *m) { return m->nlogs; }
+
+unsigned mon_ranks_num_workers(const mon_ranks *m)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < m->n; k++)
+        n += m->r[k].trace ? mon_trace_num_workers(m->r[k].trace) : 1;
+    return n;
+}
 
 unsigned mon_ranks_worker_id(const mon_ranks *m, unsigned i)
 {
@@ -677,7 +1046,8 @@ unsigned mon_ranks_worker_id(const mon_ranks *m, unsigned i)
     const rank_state *r = log_at(m, i, &sub);
     if (!r)
         return 0;
-    return sub < 0 ? r->base : r->base + mon_trace_worker_id(r->trace, (unsigned)sub);
+    return sub < 0 ? status_worker(m, r)
+                   : worker_number(r, mon_trace_worker_id(r->trace, (unsigned)sub));
 }
 
 void mon_ranks_worker_place(const mon_ranks *m, unsigned i, unsigned *rank, unsigned *rank_worker)
@@ -690,12 +1060,21 @@ void mon_ranks_worker_place(const mon_ranks *m, unsigned i, unsigned *rank, unsi
 
 bool mon_ranks_worker_of(const mon_ranks *m, unsigned w, unsigned *rank, unsigned *rank_worker)
 {
-    for (unsigned k = 0; k < m->n; k++)
-        if (w >= m->r[k].base && w < m->r[k].base + m->r[k].span) {
-            *rank = k;
-            *rank_worker = w - m->r[k].base;
+    for (unsigned k = 0; k < m->n; k++) {
+        const rank_state *r = &m->r[k];
+        if (!r->joined)
+            continue;
+        *rank = k;
+        for (size_t i = 0; i < r->nalias; i++)
+            if (r->alias[i].global == w) {
+                *rank_worker = r->alias[i].local;
+                return true;
+            }
+        if (w >= r->base && (w < r->base + r->span || !r->reserved)) {
+            *rank_worker = w - r->base;
             return true;
         }
+    }
     return false;
 }
 
@@ -707,7 +1086,7 @@ void mon_ranks_log_status(const mon_ranks *m, unsigned i, mon_log_status *out)
     if (!r)
         return;
     if (sub < 0) {
-        out->worker = r->base;
+        out->worker = status_worker(m, r);
         out->path = r->dir;
         out->state = r->pseudo_state;
         out->events_expected = out->bytes_expected = -1;
@@ -716,7 +1095,7 @@ void mon_ranks_log_status(const mon_ranks *m, unsigned i, mon_log_status *out)
         return;
     }
     mon_trace_log_status(r->trace, (unsigned)sub, out);
-    out->worker += r->base;
+    out->worker = worker_number(r, out->worker);
 }
 
 uint64_t mon_ranks_events_discarded(const mon_ranks *m)
@@ -768,6 +1147,7 @@ void mon_ranks_close(mon_ranks *m)
         free(m->r[k].pseudo_msg);
         free(m->r[k].sync);
         free(m->r[k].shift);
+        free(m->r[k].alias);
     }
     free(m->r);
     free(m->clocks);

@@ -16,9 +16,10 @@ typedef struct mon_ranks mon_ranks;
  * or it has no trace of its own but rank-N subdirectories), else 0. */
 unsigned mon_ranks_detect(const char *dir);
 
-/* opt->follow: a run still going on is refused (the clock fix-up needs
- * every rank's sends and receives first); a finished run reads as without
- * follow. */
+/* opt->follow: a run still going on is merged as it is written, on the
+ * offsets of the start samples only (mon_clock_alignment.provisional),
+ * each rank once its trace and those samples are there; a run every rank
+ * of which has finished reads as without follow (the full alignment). */
 int mon_ranks_open(mon_ranks **out, const char *dir, unsigned ranks,
                    const mon_trace_options *opt, char *err, size_t errlen);
 int mon_ranks_next(mon_ranks *m, mon_event *ev);
@@ -36,6 +37,14 @@ void mon_ranks_worker_place(const mon_ranks *m, unsigned i, unsigned *rank, unsi
 /* The rank and worker in it of global worker number w; false if none. */
 bool mon_ranks_worker_of(const mon_ranks *m, unsigned w, unsigned *rank, unsigned *rank_worker);
 const mon_clock_alignment *mon_ranks_clock_alignment(const mon_ranks *m);
+/* Following: some rank's run goes on, or some rank has not joined yet. */
+bool mon_ranks_live(const mon_ranks *m);
 void mon_ranks_close(mon_ranks *m);
+
+/* What mon_reader.c offers mon_ranks.c in return. After mon_trace_next
+ * said MON_TRACE_AGAIN (follow mode): the earliest time (ns on t's clock)
+ * an event t delivers later can have, as far as t can tell (the settle
+ * time of mon_trace_options.follow included). */
+uint64_t mon_trace_follow_floor_ns(const mon_trace *t);
 
 #endif /* MON_RANKS_INTERNAL_H */

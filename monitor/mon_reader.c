@@ -1653,6 +1653,21 @@ static bool deliverable(const mon_trace *t)
     return t->n_waiting == 0 || c <= t->wait_min || c <= t->settled;
 }
 
+/* After MON_TRACE_AGAIN: a waiting log's next event is no earlier than its
+ * last, the heap's are later still, and whatever is older than the settle
+ * time has been published (mon_ranks.c merges ranks by this). */
+uint64_t mon_trace_follow_floor_ns(const mon_trace *t)
+{
+    uint64_t lowest = UINT64_MAX;
+    if (t->n_waiting)
+        lowest = t->wait_min;
+    if (t->nheap && t->heap[0]->clock < lowest)
+        lowest = t->heap[0]->clock;
+    if (lowest == UINT64_MAX || lowest < t->settled)
+        lowest = t->settled;
+    return mon_ticks_to_ns(lowest, t->clock_freq);
+}
+
 static void heap_push(mon_trace *t, log_reader *r)
 {
     unsigned i = t->nheap++;
@@ -1974,7 +1989,7 @@ const mon_clock_alignment *mon_trace_clock_alignment(const mon_trace *t)
 {
     return t->ranks ? mon_ranks_clock_alignment(t->ranks) : NULL;
 }
-bool mon_trace_live(const mon_trace *t) { return !t->ranks && t->live; }
+bool mon_trace_live(const mon_trace *t) { return t->ranks ? mon_ranks_live(t->ranks) : t->live; }
 unsigned mon_trace_flush_ms(const mon_trace *t) { return t->ranks ? 0 : t->flush_ms; }
 uint64_t mon_trace_now_ns(const mon_trace *t)
 {

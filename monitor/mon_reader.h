@@ -188,7 +188,10 @@ typedef struct mon_trace_options {
      * line: the writer publishes every event within a flush period, so a
      * sleeping worker does not hold the others up). Once the run is
      * complete, or when it never started a follow (no run.json, or a
-     * finished run), the trace reads as without follow. */
+     * finished run), the trace reads as without follow. A multi-rank
+     * trace is followed likewise, merged on the ranks' start offsets
+     * alone (mon_clock_alignment.provisional): a rank not there yet holds
+     * the merge back until it is. */
     bool follow;
 } mon_trace_options;
 
@@ -267,8 +270,9 @@ MON_READER_API uint64_t mon_trace_clock_freq(const mon_trace *t);
 
 /* Follow mode: true while the run is still writing the trace (run.json
  * exists and does not say "complete": true, as of the last call that
- * returned MON_TRACE_AGAIN); always false without follow. A killed run
- * stays "live" for ever: nothing in the trace tells a kill from a pause. */
+ * returned MON_TRACE_AGAIN; a multi-rank trace: some rank's, or some rank
+ * has not joined yet); always false without follow. A killed run stays
+ * "live" for ever: nothing in the trace tells a kill from a pause. */
 MON_READER_API bool mon_trace_live(const mon_trace *t);
 /* The flush period of the run (--mon-flush, from run.json's command line;
  * the default 200 when not given there), in ms; 0 when the run published
@@ -318,6 +322,16 @@ typedef struct mon_clock_alignment {
     double latency_ns;          /* the minimal latency a receive is moved to */
     uint64_t after;             /* violations left after the fix-up (0 unless the
                                    trace is inconsistent: a cycle) */
+    /* Following a run in progress (mon_trace_options.follow): each rank's
+     * times are moved by its offset at its best start sample only (no
+     * drift: drift_ppm 0, has_end false; no check, no fix-up: messages ..
+     * after 0). Each rank's offset is uncertain by half its round trip
+     * (rtt_ns / 2); latency_ns is the smallest of those. The full
+     * alignment comes with opening the finished trace again. */
+    bool provisional;
+    unsigned joined;            /* ranks merged so far (all, unless provisional):
+                                   a rank joins once its trace and its start
+                                   samples are there */
 } mon_clock_alignment;
 
 /* NULL for the trace of one process. Valid until mon_trace_close. */

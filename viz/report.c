@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum block_kind { BLOCK_HEADING, BLOCK_TEXT, BLOCK_TABLE, BLOCK_TIMELINE } block_kind;
+typedef enum block_kind { BLOCK_HEADING, BLOCK_TEXT, BLOCK_TABLE, BLOCK_TIMELINE, BLOCK_PLOT } block_kind;
 
 typedef struct report_row {
     char **text;
@@ -38,6 +38,9 @@ typedef struct report_block {
     report_row *rows;
     size_t nrows, rows_cap;
     viz_timeline *timeline;
+    char *svg;                  /* plot: its SVG document, drawn when added */
+    size_t svg_len;
+    int width, height;
 } report_block;
 
 typedef struct path_point {
@@ -90,6 +93,7 @@ static void free_block(report_block *b)
     for (size_t c = 0; c < b->ncolumns; c++)
         free((char *)b->columns[c].title);
     free(b->columns);
+    free(b->svg);
 }
 
 void viz_report_destroy(viz_report *r)
@@ -223,6 +227,18 @@ int viz_report_add_timeline(viz_report *r, viz_timeline *tl)
         return VIZ_ENOMEM;
     b->timeline = tl;
     return VIZ_OK;
+}
+
+int viz_report_add_plot(viz_report *r, const viz_series_plot *plot)
+{
+    report_block *b = add_block(r, BLOCK_PLOT);
+    if (!b)
+        return VIZ_ENOMEM;
+    int rc = viz_series_svg_document(plot, &b->svg, &b->svg_len, &b->width, &b->height, r->error,
+                                     sizeof r->error);
+    if (rc != VIZ_OK)
+        r->nblocks--; /* nothing to show */
+    return rc;
 }
 
 int viz_report_add_path_point(viz_report *r, int worker, viz_time when, const char *label)
@@ -426,6 +442,51 @@ static int write_timeline(FILE *out, viz_report *r, viz_timeline *tl)
     return VIZ_OK;
 }
 
+/* SVG text with every id it defines and refers to (cairo's glyphs, clips)
+ * prefixed, so that two drawings in one page do not take each other's: the
+ * timeline's glyph0-1 is not the plot's. */
+static void write_prefixed_ids(FILE *out, const char *svg, size_t len, const char *prefix)
+{
+    static const char *const refs[] = {"id=\"", "href=\"#", "url(#"};
+    size_t i = 0;
+    while (i < len) {
+        size_t k = 0, n = 0;
+        for (; k < 3; k++) {
+            n = strlen(refs[k]);
+            if (n <= len - i && !memcmp(svg + i, refs[k], n))
+                break;
+        }
+        if (k == 3) {
+            fputc(svg[i++], out);
+            continue;
+        }
+        fwrite(svg + i, 1, n, out);
+        fputs(prefix, out);
+        i += n;
+    }
+}
+
+/* A plot: its drawing inline, scaled to the page's width. */
+static int write_plot(FILE *out, viz_report *r, const report_block *b, size_t index)
+{
+    const char *body;
+    size_t body_len;
+    if (!svg_body(b->svg, b->svg_len, &body, &body_len)) {
+        viz_set_error(r->error, sizeof r->error, "plot: cairo wrote no SVG document");
+        return VIZ_ERENDER;
+    }
+    fprintf(out,
+            "<div class=\"plot\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
+            "xmlns:xlink=\"http://www.w3.org/1999/xlink\" viewBox=\"0 0 %d %d\" "
+            "style=\"max-width: %dpx; width: 100%%\">",
+            b->width, b->height, b->width);
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "plot%zu-", index);
+    write_prefixed_ids(out, body, body_len, prefix);
+    fputs("</svg></div>\n", out);
+    return VIZ_OK;
+}
+
 static void write_paragraphs(FILE *out, const char *text)
 {
     fputs("<p>", out);
@@ -498,6 +559,9 @@ int viz_report_write(viz_report *r, FILE *out)
             break;
         case BLOCK_TIMELINE:
             rc = write_timeline(out, r, b->timeline);
+            break;
+        case BLOCK_PLOT:
+            rc = write_plot(out, r, b, i);
             break;
         }
     }

@@ -13,6 +13,7 @@
 #include <cairo.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SP_FONT "DejaVu Sans"
@@ -156,6 +157,50 @@ static void draw_plot(cairo_t *cr, const viz_series_plot *plot, int width, int h
     draw_x_labels(cr, &f, plot);
 }
 
+/* The plot's size, or VIZ_EINVAL (err set) when there is nothing to plot. */
+static int plot_size(const viz_series_plot *plot, int *width, int *height, char *err,
+                     size_t errlen)
+{
+    if (!plot->n_points || !plot->n_panels) {
+        viz_set_error(err, errlen, "nothing to plot (no points or no panels)");
+        return VIZ_EINVAL;
+    }
+    *width = plot->width > 0 ? plot->width : 900;
+    *height = plot->height > 0 ? plot->height
+                               : (int)(SP_TITLE_H + SP_XLABEL_H + 260 * plot->n_panels);
+    return VIZ_OK;
+}
+
+int viz_series_svg_document(const viz_series_plot *plot, char **doc, size_t *len, int *width,
+                            int *height, char *err, size_t errlen)
+{
+    *doc = NULL;
+    *len = 0;
+    int rc = plot_size(plot, width, height, err, errlen);
+    FILE *mem = rc == VIZ_OK ? open_memstream(doc, len) : NULL;
+    if (rc != VIZ_OK || !mem)
+        return rc != VIZ_OK ? rc : VIZ_ENOMEM;
+    cairo_surface_t *surface =
+        cairo_svg_surface_create_for_stream(viz_cairo_write_file, mem, *width, *height);
+    cairo_t *cr = cairo_create(surface);
+    draw_plot(cr, plot, *width, *height);
+    cairo_status_t st = cairo_status(cr);
+    cairo_destroy(cr);
+    cairo_surface_finish(surface);
+    if (st == CAIRO_STATUS_SUCCESS)
+        st = cairo_surface_status(surface);
+    cairo_surface_destroy(surface);
+    if (fclose(mem) != 0 && st == CAIRO_STATUS_SUCCESS)
+        st = CAIRO_STATUS_WRITE_ERROR;
+    if (st != CAIRO_STATUS_SUCCESS) {
+        viz_set_error(err, errlen, "cannot draw the plot: %s", cairo_status_to_string(st));
+        free(*doc);
+        *doc = NULL;
+        return VIZ_ERENDER;
+    }
+    return VIZ_OK;
+}
+
 int viz_series_render(const viz_series_plot *plot, const char *path, char *err, size_t errlen)
 {
     viz_format fmt = viz_format_from_path(path);
@@ -163,13 +208,10 @@ int viz_series_render(const viz_series_plot *plot, const char *path, char *err, 
         viz_set_error(err, errlen, "%s: the plot is .png or .svg", path);
         return VIZ_EINVAL;
     }
-    if (!plot->n_points || !plot->n_panels) {
-        viz_set_error(err, errlen, "nothing to plot (no points or no panels)");
-        return VIZ_EINVAL;
-    }
-    int width = plot->width > 0 ? plot->width : 900;
-    int height = plot->height > 0 ? plot->height
-                                  : (int)(SP_TITLE_H + SP_XLABEL_H + 260 * plot->n_panels);
+    int width, height;
+    int rc = plot_size(plot, &width, &height, err, errlen);
+    if (rc != VIZ_OK)
+        return rc;
     cairo_surface_t *surface = fmt == VIZ_FMT_PNG
                                    ? cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height)
                                    : cairo_svg_surface_create(path, width, height);

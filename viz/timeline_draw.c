@@ -772,12 +772,6 @@ static int write_png(viz_timeline *tl, const char *path)
     return rc;
 }
 
-static cairo_status_t append_to_file(void *closure, const unsigned char *data, unsigned int length)
-{
-    return fwrite(data, 1, length, closure) == length ? CAIRO_STATUS_SUCCESS
-                                                      : CAIRO_STATUS_WRITE_ERROR;
-}
-
 static void write_xml_escaped(FILE *out, const char *s)
 {
     for (; *s; s++) {
@@ -813,7 +807,7 @@ int viz_timeline_svg_document(viz_timeline *tl, char **out, size_t *out_len)
     FILE *mem = open_memstream(&doc, &doc_len);
     if (!mem)
         return VIZ_ENOMEM;
-    cairo_surface_t *surface = cairo_svg_surface_create_for_stream(append_to_file, mem, tl->width,
+    cairo_surface_t *surface = cairo_svg_surface_create_for_stream(viz_cairo_write_file, mem, tl->width,
                                                                    tl->height);
     cairo_t *cr = cairo_create(surface);
     canvas cv = {.cr = cr, .record_text = true};

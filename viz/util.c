@@ -6,6 +6,7 @@
  */
 #include "viz_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -27,6 +28,12 @@ char *viz_strdup(const char *s)
     if (copy)
         memcpy(copy, s, n);
     return copy;
+}
+
+cairo_status_t viz_cairo_write_file(void *closure, const unsigned char *data, unsigned int length)
+{
+    return fwrite(data, 1, length, closure) == length ? CAIRO_STATUS_SUCCESS
+                                                      : CAIRO_STATUS_WRITE_ERROR;
 }
 
 viz_format viz_format_from_path(const char *path)

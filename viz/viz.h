@@ -272,6 +272,10 @@ int viz_report_add_timeline(viz_report *r, viz_timeline *tl);
  * points, in the order added): on worker's column at time when (the same
  * clock as the timeline's events); label shows on hover. */
 int viz_report_add_path_point(viz_report *r, int worker, viz_time when, const char *label);
+/* A series plot (part 5), drawn now as the SVG viz_series_render would
+ * write; the report shows it inline at the page's width. */
+struct viz_series_plot;
+int viz_report_add_plot(viz_report *r, const struct viz_series_plot *plot);
 /* The advice section's text, shown as it is (preformatted). */
 int viz_report_set_advice(viz_report *r, const char *text);
 

@@ -11,6 +11,7 @@
 #include "mon_reader.h"
 #include "kit.h" /* growing arrays (KIT_GROW_ZEROED), id -> index maps (kit_id_map) */
 
+#include <cairo.h>
 #include <stdarg.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -29,6 +30,9 @@ char *viz_strdup(const char *s);
 /* Output format from the path's extension. */
 typedef enum viz_format { VIZ_FMT_UNKNOWN, VIZ_FMT_PNG, VIZ_FMT_SVG, VIZ_FMT_DOT } viz_format;
 viz_format viz_format_from_path(const char *path);
+/* cairo's write function for a FILE (closure): an SVG drawn into memory
+ * (open_memstream) by the report's pictures. */
+cairo_status_t viz_cairo_write_file(void *closure, const unsigned char *data, unsigned int length);
 /* "1.25 ms", "830 ns", "2 s": a duration in a readable unit. */
 void viz_format_duration(viz_time ns, char *buf, size_t len);
 
@@ -151,6 +155,10 @@ int viz_timeline_draw(viz_timeline *tl, const char *path, viz_format format);
 /* The SVG document exactly as viz_timeline_render writes it, in memory
  * (malloc'ed; the HTML report embeds it). */
 int viz_timeline_svg_document(viz_timeline *tl, char **doc, size_t *len);
+/* The series plot as an SVG document in memory (malloc'ed), *width x
+ * *height; VIZ_OK or an error in err. */
+int viz_series_svg_document(const viz_series_plot *plot, char **doc, size_t *len, int *width,
+                            int *height, char *err, size_t errlen);
 
 /* ---- Graphviz output (gv_output.c) ---- */
 

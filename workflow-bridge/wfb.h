@@ -177,6 +177,10 @@ int wfb_graph_set_limits(wfb_graph *g, const wfb_limits *limits);
  * (ENOSPC: the disk is full), 0 when none failed: what was computed from
  * the graph after that is wrong, so check it before keeping any output. */
 int wfb_graph_io_error(const wfb_graph *g);
+/* Whether g was lifted bounded (wfb_lifter_new_bounded): its figures and
+ * paths are there, its edges are not, nor what needs them again (the
+ * what-if factors per execution of wfb_message_options). */
+bool wfb_graph_bounded(const wfb_graph *g);
 
 /* Approximate bytes held by the graph (for benchmarks and reports). */
 size_t wfb_graph_bytes(const wfb_graph *g);
@@ -581,6 +585,15 @@ int wfb_speedup(const wfb_graph *base, const wfb_graph *other, double *speedup,
 int wfb_speedup_subgraph(const wfb_graph *base, const wfb_graph *other, const char *id_pattern,
                          double *speedup, size_t *common, wfb_error *err);
 
+/* A pcre2 pattern over ids or names (metrics --subgraph RE, whatif
+ * --tasks RE), unanchored. compile: *out NULL for a NULL pattern (which
+ * matches everything); a bad one is "bad WHAT pattern 'P' at N: why" in
+ * err. match: NULL text matches only the NULL pattern. */
+typedef struct wfb_pattern wfb_pattern;
+int wfb_pattern_compile(const char *pattern, const char *what, wfb_pattern **out, wfb_error *err);
+bool wfb_pattern_match(const wfb_pattern *p, const char *text);
+void wfb_pattern_free(wfb_pattern *p);
+
 /* Message-graph metrics (data states: LPEL messages or data events),
  * defined in docs/METRICS.md: eq. 1 throughput, eq. 2 latency, eq. 3
  * jitter of the monitoring paper, and variants beside them under their own
@@ -629,7 +642,11 @@ typedef struct wfb_message_options {
     double timeout_percentile; /* (0,100]; 0 selects 99 */
     size_t inputs;             /* N_input of eq. 1 for each run; 0 = count them */
     int cpu_time;              /* eq. 2 and 3 over the executions' CPU time (wfb_exec
-                                  cpu_s) instead of their dispatched time */
+                                   cpu_s) instead of their dispatched time */
+    /* Per component execution (wfb_exec_at), a factor on its cost in eq. 2
+     * (its execution time, or its CPU time with cpu_time; the what-if
+     * profile's "X % faster"); NULL: 1 for all. */
+    const double *exec_scale;
 } wfb_message_options;
 
 typedef struct wfb_message_report {

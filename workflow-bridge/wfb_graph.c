@@ -581,6 +581,8 @@ int wfb_graph_set_limits(wfb_graph *g, const wfb_limits *limits)
 
 int wfb_graph_io_error(const wfb_graph *g) { return g->io_err; }
 
+bool wfb_graph_bounded(const wfb_graph *g) { return g->online != NULL; }
+
 kit_spill *wfb_graph_spill(const wfb_graph *g, size_t rec_size, double share)
 {
     size_t cache = g->limits.memory ? (size_t)((double)g->limits.memory * share) : SIZE_MAX;

@@ -40,6 +40,7 @@ typedef struct walk {
     size_t n_exec_ids;  /* keys below: execution groups; above: single edges */
     bool shared;        /* some execution is reached from two inputs or more */
     bool cpu;           /* costs are the executions' CPU times (--cpu-time) */
+    const double *scale;/* per execution: a factor on its cost (NULL: 1) */
 } walk;
 
 static bool is_input(const wfb_graph *g, uint32_t v)
@@ -63,12 +64,16 @@ static size_t exec_key(const wfb_graph *g, const walk *w, uint32_t e)
     return x != WFB_NONE ? x : w->n_exec_ids + e;
 }
 
-/* An edge's cost: its execution's CPU time with --cpu-time (edges without
- * an execution, transfers, cost nothing either way), else its cost. */
+/* The cost of edge e in eq. 2: its execution's CPU time with --cpu-time,
+ * else its cost (edges without an execution, transfers, cost nothing either
+ * way), scaled per execution as asked (the what-if latencies). */
 static double edge_cost(const wfb_graph *g, const walk *w, uint32_t e)
 {
-    uint32_t x = w->cpu && g->e_exec ? g->e_exec[e] : WFB_NONE;
-    return x != WFB_NONE && x < g->n_execs ? wfb_exec_at(g, x)->cpu_s : g->e_cost[e];
+    uint32_t x = g->e_exec ? g->e_exec[e] : WFB_NONE;
+    if (x == WFB_NONE || x >= g->n_execs)
+        return g->e_cost[e];
+    double c = w->cpu ? wfb_exec_at(g, x)->cpu_s : g->e_cost[e];
+    return w->scale ? c * w->scale[x] : c;
 }
 
 /* One walk from l->input. The first (counting) notes for each execution
@@ -514,8 +519,12 @@ int wfb_message_metrics_compute(const wfb_graph *g, const wfb_message_options *o
         wfb_set_error(err, g->source, 0, "graph not finished");
         return -1;
     }
-    walk w = {0};
-    w.cpu = opt && opt->cpu_time;
+    walk w = {.cpu = opt && opt->cpu_time, .scale = opt ? opt->exec_scale : NULL};
+    if (g->online && w.scale) { /* its latencies were summed as the trace was read */
+        wfb_set_error(err, g->source, 0,
+                      "factors per execution need the graph in memory, not lifted bounded");
+        return -1;
+    }
     size_t n_runs = g->n_runs;
     wfb_summary *lat = calloc(n_runs + 1, sizeof *lat), *e2e = calloc(n_runs + 1, sizeof *e2e);
     r->runs = calloc(n_runs ? n_runs : 1, sizeof *r->runs);

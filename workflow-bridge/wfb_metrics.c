@@ -5,11 +5,9 @@
  * (throughput, latency, end-to-end latency, jitter), distribution summaries,
  * the fixed-memory histogram and lifeline anomalies.
  */
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include "wfb_internal.h"
 
 #include <math.h>
-#include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -405,55 +403,14 @@ static double marked_span(const wfb_graph *g, const uint8_t *mark, double *scrat
     return best;
 }
 
-/* Compiled id filter; NULL pattern = everything matches. */
-typedef struct id_filter {
-    pcre2_code *re;
-    pcre2_match_data *md;
-} id_filter;
-
-static int filter_open(id_filter *f, const char *pattern, wfb_error *err)
-{
-    memset(f, 0, sizeof *f);
-    if (!pattern)
-        return 0;
-    int code;
-    PCRE2_SIZE offset;
-    f->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0, &code, &offset, NULL);
-    if (!f->re) {
-        PCRE2_UCHAR msg[200];
-        pcre2_get_error_message(code, msg, sizeof msg);
-        wfb_set_error(err, NULL, 0, "bad subgraph pattern '%s' at %zu: %s", pattern,
-                      (size_t)offset, (const char *)msg);
-        return -1;
-    }
-    f->md = pcre2_match_data_create_from_pattern(f->re, NULL);
-    if (!f->md) {
-        pcre2_code_free(f->re);
-        wfb_set_error(err, NULL, 0, "out of memory");
-        return -1;
-    }
-    return 0;
-}
-
-static bool filter_match(const id_filter *f, const char *id)
-{
-    return !f->re || pcre2_match(f->re, (PCRE2_SPTR)id, strlen(id), 0, 0, f->md, NULL) >= 0;
-}
-
-static void filter_close(id_filter *f)
-{
-    pcre2_match_data_free(f->md);
-    pcre2_code_free(f->re);
-}
-
 /* Marks the activities both runs contain (and the filter accepts). */
-static size_t mark_common(const wfb_graph *base, const wfb_graph *other, const id_filter *f,
+static size_t mark_common(const wfb_graph *base, const wfb_graph *other, const wfb_pattern *f,
                           uint8_t *mb, uint8_t *mo)
 {
     size_t n = 0;
     for (uint32_t v = 0; v < base->ids.count; v++) {
         const char *id = wfb_vertex_id(base, v);
-        if (!is_activity(base, v) || !filter_match(f, id))
+        if (!is_activity(base, v) || !wfb_pattern_match(f, id))
             continue;
         uint32_t w = wfb_vertex_find(other, id, strlen(id));
         if (w != WFB_NONE && is_activity(other, w)) {
@@ -471,24 +428,24 @@ int wfb_speedup_subgraph(const wfb_graph *base, const wfb_graph *other, const ch
         wfb_set_error(err, NULL, 0, "graph not finished");
         return -1;
     }
-    id_filter f;
-    if (filter_open(&f, id_pattern, err))
+    wfb_pattern *f;
+    if (wfb_pattern_compile(id_pattern, "subgraph", &f, err))
         return -1;
     size_t nb = base->ids.count, no = other->ids.count, nmax = nb > no ? nb : no;
     uint8_t *mb = calloc(nb ? nb : 1, 1), *mo = calloc(no ? no : 1, 1);
     double *scratch = malloc((nmax ? nmax : 1) * sizeof *scratch);
     if (!mb || !mo || !scratch) {
         free(mb), free(mo), free(scratch);
-        filter_close(&f);
+        wfb_pattern_free(f);
         wfb_set_error(err, NULL, 0, "out of memory");
         return -1;
     }
-    size_t n = mark_common(base, other, &f, mb, mo);
+    size_t n = mark_common(base, other, f, mb, mo);
     double sb = marked_span(base, mb, scratch), so = marked_span(other, mo, scratch);
     *common = n;
     *speedup = n && so > 0 ? sb / so : NAN;
     free(mb), free(mo), free(scratch);
-    filter_close(&f);
+    wfb_pattern_free(f);
     return 0;
 }
 

@@ -130,7 +130,7 @@ uint64_t aco_random_objective(const aco_instance *inst, uint64_t seed)
 aco_params aco_params_default(void)
 {
     return (aco_params){.ants = 8, .iterations = 40, .alpha = 1.0, .beta = 2.0,
-                        .rho = 0.1, .q0 = 0.9, .seed = 0xac0u};
+                        .rho = 0.1, .q0 = 0.9, .seed = 0xac0u, .candidates = 1.0};
 }
 
 /* Bounds of tau (MAX-MIN ant system): keep every choice possible. */
@@ -185,14 +185,18 @@ static double heuristic(const aco_instance *inst, unsigned j, uint64_t t)
 /* The job placed at position pos: greedy with probability q0, otherwise
  * roulette over tau^alpha * eta^beta among unscheduled jobs. */
 static unsigned choose_job(const aco_instance *inst, const double *tau_row, const aco_params *prm,
-                           const unsigned char *used, uint64_t t, double *score, rng *r)
+                           const unsigned char *used, unsigned left, uint64_t t, double *score,
+                           rng *r)
 {
     unsigned n = inst->jobs, best = n;
+    /* the first `weigh` of the jobs left (all unless prm->candidates < 1) */
+    unsigned weigh = prm->candidates < 1 ? (unsigned)ceil(prm->candidates * left) : left;
     double total = 0;
     for (unsigned j = 0; j < n; j++) {
         score[j] = 0;
-        if (used[j])
+        if (used[j] || !weigh)
             continue;
+        weigh--;
         score[j] = pow(tau_row[j], prm->alpha) * pow(heuristic(inst, j, t), prm->beta);
         total += score[j];
         if (best == n || score[j] > score[best])
@@ -225,7 +229,7 @@ uint64_t aco_construct(const aco_instance *inst, const double *tau, const aco_pa
     rng r = rng_for(prm->seed, iteration + 1, ant + 1);
     uint64_t t = 0;
     for (unsigned pos = 0; pos < n; pos++) {
-        unsigned j = choose_job(inst, tau + (size_t)pos * n, prm, used, t, score, &r);
+        unsigned j = choose_job(inst, tau + (size_t)pos * n, prm, used, n - pos, t, score, &r);
         used[j] = 1;
         order[pos] = j;
         t += inst->p[j];

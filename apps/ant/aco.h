@@ -42,6 +42,9 @@ typedef struct aco_params {
     double rho;         /* evaporation */
     double q0;          /* probability of the greedy choice */
     uint64_t seed;
+    double candidates;  /* the share (0, 1] of the jobs left an ant weighs at each
+                           step, the first ones by index (1: all; less: less work
+                           per ant, as ant --scale ant=F asks) */
 } aco_params;
 
 aco_params aco_params_default(void);

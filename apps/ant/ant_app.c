@@ -347,6 +347,7 @@ static int ant_finish(void *arg, const app_ctx *ctx)
         app->prm.ants = ctx->paper ? 45 : 4;
     if (!app->prm.iterations)
         app->prm.iterations = ctx->paper ? 10 : 5;
+    app->prm.candidates = app_scale_of(ctx, "ant");
     app->inst = calloc((size_t)app->instances, sizeof *app->inst);
     app->result = calloc((size_t)app->instances, sizeof *app->result);
     if (!app->inst || !app->result)
@@ -450,4 +451,5 @@ const app_spec ant_app_spec = {
     .input = next_instance,
     .output = take_result,
     .report = ant_report,
+    .scalable = (const char *const[]){"ant", NULL},
 };

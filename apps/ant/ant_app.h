@@ -29,7 +29,9 @@ extern const app_spec ant_app_spec;
 #define ANT_OPTIONS_HELP                                                                   \
     "  --jobs J         jobs per instance (about; 0.75 to 1.25 times J)\n"                 \
     "  --ants A         ants per iteration\n"                                              \
-    "  --rounds I       rounds of the colony (iterations of the ants' search)\n"
+    "  --rounds I       rounds of the colony (iterations of the ants' search)\n"          \
+    "  --scale ant=F    an ant weighs only the first F of the jobs left at each step\n"    \
+    "                   (less work, other schedules); --check runs the same search\n"
 
 /* The boxes (snet.h box API; their user pointer is the ant_app, whose
  * instances and parameters they read). */

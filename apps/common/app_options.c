@@ -32,7 +32,7 @@ void app_usage(const app_spec *spec, const char *synopsis, const char *host_opti
             spec->options, host_options);
 }
 
-enum { OPT_INPUTS = PROG_OPT_OWN, OPT_PAPER, OPT_CHECK, OPT_MAP, OPT_MPI, OPT_APP };
+enum { OPT_INPUTS = PROG_OPT_OWN, OPT_PAPER, OPT_CHECK, OPT_SCALE, OPT_MAP, OPT_MPI, OPT_APP };
 
 /* The options of the host's argv for getopt_long: the shared ones, -w N
  * and --map FILE for the C program (snetrun takes those itself), --mpi for
@@ -45,7 +45,8 @@ static struct option *option_table(const app_spec *spec, app_host host)
         PROG_OPT_STANDARD,
         {"inputs", required_argument, NULL, OPT_INPUTS},
         {"paper", no_argument, NULL, OPT_PAPER},
-        {"check", no_argument, NULL, OPT_CHECK}};
+        {"check", no_argument, NULL, OPT_CHECK},
+        {"scale", required_argument, NULL, OPT_SCALE}};
     static const struct option program[] = {
         {"workers", required_argument, NULL, 'w'},
         {"map", required_argument, NULL, OPT_MAP},
@@ -67,6 +68,60 @@ static struct option *option_table(const app_spec *spec, app_host host)
     return t;
 }
 
+/* The boxes --scale takes, for messages: "vcall" or "ip, round1, ...". */
+static void scalable_list(const app_spec *spec, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; spec->scalable && spec->scalable[i] && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", spec->scalable[i]);
+}
+
+/* --scale BOX=F: 0, or -1 after the message. */
+static int take_scale(const app_spec *spec, app_ctx *ctx, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    size_t k = 0, n = eq ? (size_t)(eq - arg) : 0;
+    while (spec->scalable && spec->scalable[k] &&
+           (strlen(spec->scalable[k]) != n || strncmp(spec->scalable[k], arg, n)))
+        k++;
+    char *end;
+    errno = 0;
+    double f = eq ? strtod(eq + 1, &end) : 0;
+    char boxes[256];
+    scalable_list(spec, boxes, sizeof boxes);
+    if (!spec->scalable || !spec->scalable[k]) {
+        fprintf(stderr, "%s: --scale expects BOX=F with BOX one of: %s; got '%s'\n", spec->name,
+                boxes[0] ? boxes : "(none: no box of this app can be scaled)", arg);
+        return -1;
+    }
+    if (errno || end == eq + 1 || *end || !(f > 0 && f <= 1)) {
+        fprintf(stderr, "%s: --scale %.*s=F expects a fraction 0 < F <= 1, got '%s'\n",
+                spec->name, (int)n, arg, eq + 1);
+        return -1;
+    }
+    size_t i = 0;
+    while (i < ctx->n_scales && strcmp(ctx->scales[i].box, spec->scalable[k]))
+        i++;
+    if (i == ctx->n_scales) {
+        if (ctx->n_scales == APP_MAX_SCALES) {
+            fprintf(stderr, "%s: --scale: at most %d boxes\n", spec->name, APP_MAX_SCALES);
+            return -1;
+        }
+        ctx->n_scales++;
+    }
+    ctx->scales[i] = (app_scale){spec->scalable[k], f};
+    return 0;
+}
+
+double app_scale_of(const app_ctx *ctx, const char *box)
+{
+    for (size_t i = 0; i < ctx->n_scales; i++)
+        if (!strcmp(ctx->scales[i].box, box))
+            return ctx->scales[i].factor;
+    return 1.0;
+}
+
 /* One shared, host or app option; 0, or -1 after the message. */
 static int take_option(const app_spec *spec, void *app, app_ctx *ctx, int c)
 {
@@ -78,6 +133,8 @@ static int take_option(const app_spec *spec, void *app, app_ctx *ctx, int c)
     case OPT_PAPER:
         ctx->paper = true;
         return 0;
+    case OPT_SCALE:
+        return take_scale(spec, ctx, optarg);
     case 'w':
         if (app_parse_long(spec->name, "-w", optarg, 1, 4096, &n) != 0)
             return -1;

@@ -71,6 +71,16 @@ typedef struct app_ctx app_ctx;
 typedef int (*app_rerun_fn)(const app_ctx *ctx, snet_input_fn next, void *in_user,
                             app_take_fn take, void *out_user);
 
+/* --scale BOX=F: box BOX does the fraction F of its work (0 < F <= 1), so
+ * that a run can be timed with a box made faster (bench/whatif checks the
+ * predictions of `snetmon whatif` with it). What "its work" is, each app
+ * says for the boxes it lists in app_spec.scalable. */
+#define APP_MAX_SCALES 32
+typedef struct app_scale {
+    const char *box; /* one of app_spec.scalable */
+    double factor;
+} app_scale;
+
 /* What the shared options said, and what the run needs from its host. */
 struct app_ctx {
     const char *prog;
@@ -92,7 +102,12 @@ struct app_ctx {
     snet_distrib *distrib;        /* the job; NULL without --mpi */
     int rank, ranks;              /* 0 and 1 without --mpi */
     const snet_codec *const *codecs; /* the spec's, registered with each run */
+    app_scale scales[APP_MAX_SCALES]; /* --scale, each box once (the last given) */
+    size_t n_scales;
 };
+
+/* The factor --scale gave box `box`, 1 when none. */
+double app_scale_of(const app_ctx *ctx, const char *box);
 
 typedef struct app_spec {
     const char *name;    /* program name in messages: "mc" */
@@ -125,6 +140,9 @@ typedef struct app_spec {
      * registered with every run. */
     bool mpi;
     const snet_codec *const *codecs;
+    /* The boxes --scale takes (NULL-terminated; NULL: none); the app's
+     * `options` text says what a factor does to each. */
+    const char *const *scalable;
 } app_spec;
 
 /* The C program: options, network, monitor, run, report. */
@@ -151,7 +169,9 @@ int app_parse_options(const app_spec *spec, app_host host, int argc, char **argv
 #define APP_SHARED_OPTIONS_HELP                                                             \
     "  --inputs N       input records in the stream (default and --paper: above)\n"        \
     "  --paper          the paper's sizes\n"                                                \
-    "  --check          verify every result (exit 1 if one is wrong)\n"
+    "  --check          verify every result (exit 1 if one is wrong)\n"                    \
+    "  --scale BOX=F    box BOX does the fraction F (0 < F <= 1) of its work, to time\n"   \
+    "                   what a faster box gains (snetmon whatif); repeatable\n"
 
 /* The --help lines of --mpi (the C program of an app whose spec says mpi). */
 #define APP_MPI_OPTION_HELP                                                                 \

@@ -24,7 +24,10 @@ extern const app_spec des_app_spec;
 /* The des options beyond the shared ones (--help lines). */
 #define DES_OPTIONS_HELP                                                                   \
     "  --kb N           kilobytes in all the messages together\n"                          \
-    "  --lanes L        parallel pipelines (default 4)\n"
+    "  --lanes L        parallel pipelines (default 4)\n"                                \
+    "  --scale BOX=F    BOX (ip, round1 .. round16, fp) transforms the first F of each\n"  \
+    "                   message's blocks, the rest pass; no longer DES: --check then\n"   \
+    "                   compares with the same boxes run sequentially\n"
 
 /* The boxes (snet.h box API; their user pointer is the des_app, whose key
  * schedule the rounds use). */

@@ -24,7 +24,9 @@ extern const app_spec mc_app_spec;
 /* The mc options beyond the shared ones (--help lines). */
 #define MC_OPTIONS_HELP                                                                    \
     "  --paths P        paths per request\n"                                               \
-    "  --batch B        paths per vcall batch\n"
+    "  --batch B        paths per vcall batch\n"                                           \
+    "  --scale vcall=F  vcall prices F of each batch's paths (at least one); --check\n"    \
+    "                   then compares with the kernel over the same paths\n"
 
 /* The boxes (snet.h box API; their user pointer is the mc_app). */
 int mc_png(snet_handle *h, snet_record *in);

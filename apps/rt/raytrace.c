@@ -178,13 +178,17 @@ static unsigned char to_byte(double c)
     return (unsigned char)lround(255.0 * sqrt(c)); /* gamma 2 */
 }
 
-void rt_render(const rt_scene *s, rt_image *img)
+void rt_render(const rt_scene *s, rt_image *img) { rt_render_share(s, img, 1.0); }
+
+void rt_render_share(const rt_scene *s, rt_image *img, double share)
 {
     rt_vec forward = normalize(sub(s->look_at, s->eye));
     rt_vec right = normalize(cross(forward, v(0, 1, 0)));
     rt_vec up = cross(right, forward);
     double aspect = (double)img->width / img->height, half = 0.6;
     for (unsigned y = 0; y < img->height; y++) {
+        if (share < 1 && floor((y + 1) * share) == floor(y * share))
+            continue;
         for (unsigned x = 0; x < img->width; x++) {
             double u = (2.0 * (x + 0.5) / img->width - 1.0) * half * aspect;
             double w = (1.0 - 2.0 * (y + 0.5) / img->height) * half;

@@ -53,6 +53,10 @@ void rt_image_free(rt_image *img);
 
 /* Render the whole scene into img (sized already). */
 void rt_render(const rt_scene *s, rt_image *img);
+/* Render only the share (0, 1] of its rows spread evenly over the image:
+ * row y when floor((y + 1) share) > floor(y share) (the others stay as they
+ * are), so the work shrinks with the share whatever the scene looks like. */
+void rt_render_share(const rt_scene *s, rt_image *img, double share);
 
 /* FNV-1a 64 over the dimensions and pixels. */
 uint64_t rt_image_checksum(const rt_image *img);

@@ -49,6 +49,7 @@ typedef struct rt_job {
     bool distributed; /* --mpi: settle subtracts, not the solver */
     long solvers;
     unsigned width, height;
+    double share;     /* of each image's rows rendered: 1, or less with --scale solver=F */
     atomic_uint_fast64_t outstanding[RT_MAX_SOLVERS]; /* estimated cost queued per solver */
     atomic_long rendered[RT_MAX_SOLVERS];             /* scenes per solver, for the report */
 } rt_job;
@@ -176,7 +177,7 @@ int rt_solver(snet_handle *h, snet_record *in)
         free(img);
         return -1;
     }
-    rt_render(&s, img);
+    rt_render_share(&s, img, job->share);
     uint64_t cost = rt_scene_cost(&s, job->width, job->height);
     snet_record *out = snet_record_new();
     snet_record_set_field(out, "img", &IMAGE_TYPE, img);
@@ -279,7 +280,8 @@ static int check_sequential(const rt_app *app)
     for (long i = 0; i < app->scenes && !status; i++) {
         rt_scene s;
         rt_scene_generate(&s, (unsigned)i, RT_SEED);
-        rt_render(&s, &img);
+        memset(img.rgb, 0, (size_t)img.width * img.height * 3);
+        rt_render_share(&s, &img, app->job.share);
         if (rt_image_checksum(&img) != app->sums[i]) {
             fprintf(stderr, "rt: check failed: scene %ld checksum %016llx, sequential %016llx\n",
                     i, (unsigned long long)app->sums[i],
@@ -339,6 +341,7 @@ static int rt_finish(void *arg, const app_ctx *ctx)
     app->job.distributed = ctx->mpi;
     app->job.width = (unsigned)app->width;
     app->job.height = (unsigned)app->height;
+    app->job.share = app_scale_of(ctx, "solver");
     app->sums = calloc((size_t)app->scenes, sizeof *app->sums);
     if (!app->sums) {
         fprintf(stderr, "rt: out of memory for %ld scenes\n", app->scenes);
@@ -392,4 +395,5 @@ const app_spec rt_app_spec = {
     .report = rt_report,
     .mpi = true,
     .codecs = RT_CODECS,
+    .scalable = (const char *const[]){"solver", NULL},
 };

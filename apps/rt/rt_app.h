@@ -24,7 +24,9 @@ extern const app_spec rt_app_spec;
 #define RT_OPTIONS_HELP                                                                    \
     "  --solvers N      solver instances (default 4, at most 64)\n"                        \
     "  --size WxH       image size\n"                                                      \
-    "  --images DIR     write each image as DIR/sceneNNN.ppm\n"
+    "  --images DIR     write each image as DIR/sceneNNN.ppm\n"                            \
+    "  --scale solver=F the solver renders F of each image's rows, spread evenly (the\n"  \
+    "                   rest black); --check renders the same rows\n"
 
 /* The boxes (snet.h box API; their user pointer is the rt_app, whose
  * outstanding-work counters they share). */

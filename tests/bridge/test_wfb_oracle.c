@@ -4,7 +4,8 @@
  *  - the oracle: a trace written by hand through the monitor's writer
  *    (oracle_trace.c, whose comment works out every figure on paper),
  *    read back through the trace reader and lifted: every metric equals
- *    the paper value - eq. 1-3, over dispatched and over CPU time, the
+ *    the paper value - eq. 1-3, over dispatched and over CPU time (eq. 2
+ *    also with the executions' costs scaled, as whatif asks), the
  *    runtime tables with blocked, ready and CPU time, the waiting
  *    relations split at their wakes, both critical paths, and the
  *    as-executed path's steps through occupancy, data, back-pressure and
@@ -97,6 +98,24 @@ START_TEST(oracle_eq1_eq2_eq3)
     assert_near(r.total.jitter_s, 0.5 * NS);
     assert_near(r.total.latency.mean, 16 * NS);
     wfb_message_report_free(&r);
+    /* exec_scale (the what-if latencies) scales each execution's cost,
+     * dispatched or CPU time: every execution at half its cost halves both
+     * inputs' latencies (the transfers cost nothing) */
+    double *half = malloc(wfb_exec_count(g) * sizeof *half);
+    ck_assert_ptr_nonnull(half);
+    for (size_t i = 0; i < wfb_exec_count(g); i++)
+        half[i] = 0.5;
+    wfb_message_options scaled = {.exec_scale = half};
+    ck_assert_int_eq(wfb_message_metrics_compute(g, &scaled, &r, &err), 0);
+    assert_near(lifeline(g, &r, a).latency_s, 10.75 * NS);
+    assert_near(lifeline(g, &r, b).latency_s, 7.75 * NS);
+    wfb_message_report_free(&r);
+    scaled.cpu_time = 1;
+    ck_assert_int_eq(wfb_message_metrics_compute(g, &scaled, &r, &err), 0);
+    assert_near(lifeline(g, &r, a).latency_s, 8.25 * NS);
+    assert_near(lifeline(g, &r, b).latency_s, 7.75 * NS);
+    wfb_message_report_free(&r);
+    free(half);
     wfb_graph_free(g);
 }
 END_TEST

@@ -3,7 +3,8 @@
 # across 2 and 3 ranks and checks the result against a run in one process,
 # or, for the scenarios that must fail, the exit status and the messages.
 # The monitored scenarios read the merged multi-rank trace with snetmon.
-# Environment: DIST_DEMO, SNETMON, MPIEXEC, MC, RT (set by CTest).
+# Environment: DIST_DEMO, SNETMON, MPIEXEC, MC, RT, TOP_CHECK (set by CTest;
+# TOP_CHECK is tests/cli/top_check, empty without the LPEL hooks).
 set -u
 scenario=$1
 work=$2
@@ -209,14 +210,51 @@ monitored)
     cat "$work/advise.err"
     [ $rc -eq 1 ] && grep -q "a trace of a run across MPI ranks" "$work/advise.err" ||
         fail "advise: exit status $rc, no refusal"
-    # A multi-rank run still going on cannot be followed: one line, exit 1.
+    # A multi-rank run still going on is followed on the start offsets
+    # (the mpi_top scenario follows a real one).
     cp -r "$work/trace" "$work/live"
     sed -i 's/"complete": true/"complete": false/' "$work/live/rank-1/run.json"
-    "$SNETMON" top --once "$work/live" >/dev/null 2>"$work/top.err"
+    "$SNETMON" top --once "$work/live" >"$work/top" 2>"$work/top.err" ||
+        fail "top on a live multi-rank run: $(cat "$work/top.err")"
+    grep -q "run in progress" "$work/top" && grep -q "^clocks: 2 of 2 ranks merged .* offsets at the start" "$work/top" ||
+        fail "top on a live multi-rank run: $(cat "$work/top")"
+    ;;
+top)
+    # snetmon top following rt across 2 ranks while it runs (seconds, a
+    # small trace): snapshots of the run in progress on the ranks' start
+    # offsets that grow, then, once both ranks have finished, one of the
+    # finished trace aligned in full: what metrics prints of it.
+    [ -n "${TOP_CHECK:-}" ] || { echo "top: skipped: built without LPEL hooks"; exit 77; }
+    $run 2 "$RT" --mpi -w 1 --inputs 300 -m A --mon-dir "$work/trace" --mon-flush 50 \
+        >"$work/rt.out" 2>"$work/rt.err" &
+    pid=$!
+    i=0
+    while [ ! -f "$work/trace/run.json" ]; do # rank 0 writes it first
+        kill -0 $pid 2>/dev/null || fail "the run ended before its trace appeared: $(cat "$work/rt.err")"
+        i=$((i + 1))
+        [ $i -lt 400 ] || { kill $pid; fail "no trace after 20 s"; }
+        sleep 0.05
+    done
+    timeout 150 "$SNETMON" top --json --top 0 -d 0.2 -n 100000 "$work/trace" >"$work/top.jsonl" 2>"$work/top.err"
     rc=$?
-    cat "$work/top.err"
-    [ $rc -eq 1 ] && [ "$(wc -l <"$work/top.err")" -eq 1 ] &&
-        grep -q "rank 1 is still running" "$work/top.err" || fail "top on a live multi-rank run"
+    wait $pid || fail "the run failed: $(cat "$work/rt.err")"
+    [ $rc -eq 0 ] || fail "top: exit status $rc (124: it did not end with the run): $(cat "$work/top.err")"
+    echo "$(wc -l <"$work/top.jsonl") snapshots"
+    grep '"run":"in progress"' "$work/top.jsonl" | grep '"method":"start offsets","ranks":2,"merged":2' |
+        grep '"events":[1-9]' >"$work/live.jsonl"
+    [ "$(wc -l <"$work/live.jsonl")" -ge 2 ] ||
+        fail "fewer than two snapshots of the run in progress with both ranks: $(cat "$work/top.jsonl")"
+    head -n 1 "$work/live.jsonl" >"$work/first.json"
+    tail -n 1 "$work/live.jsonl" >"$work/later.json"
+    "$TOP_CHECK" grow "$work/first.json" "$work/later.json" || fail "the snapshots do not progress"
+    tail -n 1 "$work/top.jsonl" >"$work/last.json"
+    grep -q '"run":"finished"' "$work/last.json" && grep -q '"method":"full"' "$work/last.json" ||
+        fail "the last snapshot is not of the finished trace aligned in full: $(cat "$work/last.json")"
+    "$SNETMON" metrics --json "$work/trace" >"$work/metrics.json" || fail "metrics"
+    events=$("$SNETMON" dump --count "$work/trace") || fail "dump --count"
+    "$TOP_CHECK" match "$work/last.json" "$work/metrics.json" "$events" ||
+        fail "top's last snapshot and metrics disagree"
+    echo "the last snapshot agrees with metrics ($events events)"
     ;;
 mc)
     same_app_result "$MC" -w 2

@@ -9,7 +9,11 @@
  *     leaves no message received before it was sent;
  *   - without samples the fix-up (controlled logical clock) moves the
  *     receives, and the merged order then has every receive after its send;
- *   - a rank the trace lacks is reported as missing, the others are read.
+ *   - a rank the trace lacks is reported as missing, the others are read;
+ *   - followed while "running" (run.json not complete): the merge waits for
+ *     a rank that is not there yet, then merges it on its start offset
+ *     alone, numbers a worker that starts late without renumbering, and
+ *     reads in full once every run is complete.
  */
 #include <check.h>
 #include <math.h>
@@ -322,6 +326,116 @@ START_TEST(one_rank_directory_alone)
 }
 END_TEST
 
+/* Rewrite DIR/run.json as a finished run's ("complete": true). */
+static void mark_complete(const char *dir)
+{
+    char path[4300], text[65536];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *at = strstr(text, "\"complete\": false");
+    ck_assert_ptr_nonnull(at);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%.*s\"complete\": true%s", (int)(at - text), text, at + strlen("\"complete\": false"));
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(follow_live_alignment)
+{
+    char top[4096], dir[4200], err[512];
+    fixture_tmpdir(top, sizeof top);
+    write_rank0(top);
+    mon_trace *t;
+    mon_trace_options opt = {.follow = true};
+    ck_assert_int_eq(mon_trace_open_with(&t, top, &opt, err, sizeof err), 0);
+    const mon_clock_alignment *a = mon_trace_clock_alignment(t);
+    ck_assert(a->provisional);
+    ck_assert_uint_eq(a->joined, 1);
+    ck_assert(mon_trace_live(t));
+    /* Rank 1 is not there yet: rank 0's events wait for it. */
+    mon_event ev;
+    ck_assert_int_eq(mon_trace_next(t, &ev), MON_TRACE_AGAIN);
+    mon_log_status st;
+    mon_trace_log_status(t, mon_trace_num_workers(t) - 1, &st);
+    ck_assert_int_eq(st.state, MON_LOG_IN_PROGRESS);
+    ck_assert_ptr_nonnull(strstr(st.message, "rank-1: in progress: not merged yet"));
+
+    write_rank1(top, true);
+    size_t n;
+    int end;
+    mon_event *all = read_all(t, &n, &end);
+    ck_assert_int_eq(end, MON_TRACE_AGAIN);
+    ck_assert_uint_eq(n, 15 + 2 * MESSAGES);
+    ck_assert_uint_eq(a->joined, 2);
+    /* The offset of the start sample as the full alignment has it, no
+     * drift: rank 1's times are off by at most DRIFT times their distance
+     * from the sample (2.1 ms: 525 ns), well within the latency. */
+    const mon_rank_clock *r1 = &a->rank[1];
+    ck_assert(r1->has_start && !r1->has_end);
+    ck_assert_double_eq_tol(r1->offset_ns, -(OFFSET + DRIFT * -100000.0), 2.0);
+    ck_assert_double_eq(r1->drift_ppm, 0);
+    ck_assert_double_eq_tol(a->latency_ns, 400 * (1 + DRIFT), 1.0);
+    ck_assert_uint_eq(a->messages, 0); /* no check while following */
+    ck_assert_uint_eq(check_causal(all, n, LATENCY - 600), MESSAGES);
+    for (size_t i = 0; i < n; i++)
+        if (all[i].rank == 1)
+            ck_assert_uint_eq(all[i].worker, 1 + all[i].rank_worker);
+    char label[32];
+    ck_assert_str_eq(mon_trace_worker_label(t, 2, label, sizeof label), "r1.w1");
+    free(all);
+
+    /* A worker of rank 0 that starts after rank 1 joined keeps the numbers
+     * given out: it gets one of its own, after rank 1's. */
+    char ctf0[4300];
+    snprintf(ctf0, sizeof ctf0, "%s/rank-0/ctf", top);
+    mon_writer *wr = open_log(ctf0, 1);
+    mon_emit_task(wr, MON_ID_RUN_START, T0 + 3000000, 1);
+    mon_emit_bare(wr, MON_ID_WORKER_START, T0 + 3000000);
+    mon_emit_bare(wr, MON_ID_WORKER_END, T0 + 3000010);
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+    all = read_all(t, &n, &end);
+    ck_assert_int_eq(end, MON_TRACE_AGAIN);
+    ck_assert_uint_eq(n, 3);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_eq(all[i].worker, 3);
+        ck_assert_uint_eq(all[i].rank, 0);
+        ck_assert_uint_eq(all[i].rank_worker, 1);
+    }
+    ck_assert_str_eq(mon_trace_worker_label(t, 3, label, sizeof label), "r0.w1");
+    ck_assert_str_eq(mon_trace_worker_label(t, 2, label, sizeof label), "r1.w1");
+    free(all);
+
+    /* Both runs end: the merge ends, still on the provisional alignment. */
+    snprintf(dir, sizeof dir, "%s/rank-0", top);
+    mark_complete(dir);
+    snprintf(dir, sizeof dir, "%s/rank-1", top);
+    mark_complete(dir);
+    ck_assert_int_eq(mon_trace_next(t, &ev), MON_TRACE_END);
+    ck_assert(!mon_trace_live(t));
+    ck_assert(a->provisional);
+    mon_trace_close(t);
+
+    /* Opened again, the finished trace is aligned in full. */
+    ck_assert_int_eq(mon_trace_open_with(&t, top, &opt, err, sizeof err), 0);
+    a = mon_trace_clock_alignment(t);
+    ck_assert(!a->provisional);
+    ck_assert_uint_eq(a->joined, 2);
+    ck_assert(a->rank[1].has_end);
+    ck_assert_uint_eq(a->messages, MESSAGES);
+    all = read_all(t, &n, &end);
+    ck_assert_int_eq(end, MON_TRACE_END);
+    ck_assert_uint_eq(n, 18 + 2 * MESSAGES);
+    ck_assert_str_eq(mon_trace_worker_label(t, 1, label, sizeof label), "r0.w1");
+    free(all);
+    mon_trace_close(t);
+    fixture_rmdir(top);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("mon_ranks");
@@ -331,6 +445,7 @@ static Suite *suite(void)
     tcase_add_test(tc, fix_up_without_samples);
     tcase_add_test(tc, missing_rank);
     tcase_add_test(tc, one_rank_directory_alone);
+    tcase_add_test(tc, follow_live_alignment);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -54,7 +54,8 @@
  *   --event-map FILE     a NetLogger event mapping of an input (snetmon)
  *   --map FILE           a task placement: net-path patterns to workers,
  *                        docs/MAPPING.md (the programs; advise writes one)
- *   --tasks RE           a pcre2 pattern selecting tasks by name (render)
+ *   --tasks RE           a pcre2 pattern selecting tasks by name (render;
+ *                        whatif: the tasks of one question, --task too)
  *   --mon-tasks RE       ... the tasks to monitor (the programs)
  *   --mon-dir DIR        the trace directory (the programs)
  *   --mon-flush MS       how often the trace is made readable (the programs)
@@ -65,7 +66,10 @@
  *   --check              verify every result, exit 1 if one is wrong (the
  *                        apps, snetrun)
  *   --paper              the paper's sizes (the apps)
- *   --top N              how many rows of a ranking to list (compare, top)
+ *   --scale BOX=F        box BOX does the fraction F of its work, to time
+ *                        what a faster box gains (the apps, snetrun's)
+ *   --top N              how many rows of a ranking to list (compare, top,
+ *                        whatif)
  *   -n, --iterations N   snapshots before exiting (top)
  *   --rounds N           rounds of a program's loop: laps of the token
  *                        (lpel-bench ring), iterations of the colony (ant)

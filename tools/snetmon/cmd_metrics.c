@@ -199,7 +199,8 @@ static int run_metrics(const wfb_graph *g, const metrics_args *a, FILE *out, wfb
     wfb_metrics_input in = {0};
     if (wfb_activity_metrics_compute(g, &act, err))
         return -1;
-    wfb_message_options mo = {a->timeout_pct, a->inputs, a->cpu_time};
+    wfb_message_options mo = {.timeout_percentile = a->timeout_pct, .inputs = a->inputs,
+                              .cpu_time = a->cpu_time};
     if (wfb_message_metrics_compute(g, &mo, &msg, err)) {
         wfb_activity_report_free(&act);
         return -1;

@@ -11,7 +11,9 @@
  * when all of it worked (out_file).
  *
  * --advice FILE puts a text (e.g. what `snetmon advise` says) into the
- * report's advice section, which is left out without it.
+ * report's advice section, which is left out without it. The what-if
+ * section is the whatif library's profile (whatif.h) of a third reading of
+ * the trace, drawn as a plot and a table.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -28,6 +30,7 @@
 #include "viz.h"
 #include "viz_wfb.h"
 #include "wfb.h"
+#include "whatif.h"
 
 const char snetmon_summary_report[] =
     "write a self-contained HTML report of a trace (figures, timeline, critical path, tasks)";
@@ -51,7 +54,9 @@ static void report_usage(FILE *out)
             "`snetmon render` (same colours) to zoom and pan, with the critical path of\n"
             "`snetmon wcp` drawn over it (the as-executed path, else the longest), the waits\n"
             "per worker, the path's steps, and tables of tasks and waiting relations that\n"
-            "sort by any column. Every figure is defined in docs/METRICS.md.\n\n"
+            "sort by any column, and what the run would gain if a kind of task or a net path\n"
+            "were faster (the profile of `snetmon whatif`, as a plot and a table). Every\n"
+            "figure is defined in docs/METRICS.md.\n\n"
             "  -o, --output FILE  the report; it appears only when the command succeeded\n"
             "  --advice FILE      a text for the report's advice section (left out without)\n"
             "  --width W, --height H  size of the timeline picture (default 1200 x 900)\n"
@@ -286,6 +291,118 @@ static void critical_path(const wfb_graph *g, wfb_path *path)
         path->valid = 0;
 }
 
+/* ---- what if a task were faster ---- */
+
+enum { WHATIF_PLOT_LINES = 8 };
+
+/* The profile's rows as a table: the speedup at each X. */
+static int whatif_table(viz_report *r, const whatif_profile *p)
+{
+    viz_report_column cols[3 + WHATIF_MAX_FACTORS] = {
+        {"tasks", false}, {"group", false}, {"work [s]", true}};
+    char titles[WHATIF_MAX_FACTORS][32];
+    for (size_t f = 0; f < p->n_faster; f++) {
+        snprintf(titles[f], sizeof titles[f], "%g %% faster", p->faster_pct[f]);
+        cols[3 + f] = (viz_report_column){titles[f], true};
+    }
+    int rc = viz_report_add_table(r, "whatif-table", cols, 3 + p->n_faster, true);
+    for (size_t i = 0; rc == VIZ_OK && i < p->n_rows; i++) {
+        const whatif_row *w = &p->rows[i];
+        char text[3 + WHATIF_MAX_FACTORS][48];
+        viz_report_cell cells[3 + WHATIF_MAX_FACTORS] = {
+            {w->label, NAN}, {i < p->n_kinds ? "kind" : "net path", NAN}, {text[2], w->work_s}};
+        snprintf(text[2], sizeof text[2], "%.4g", w->work_s);
+        for (size_t f = 0; f < p->n_faster; f++) {
+            snprintf(text[3 + f], sizeof text[3 + f], "%.3fx", w->at[f].speedup);
+            cells[3 + f] = (viz_report_cell){text[3 + f], w->at[f].speedup};
+        }
+        rc = viz_report_add_row(r, cells, false);
+    }
+    return rc;
+}
+
+/* The profile as a plot: a line per group (the first kinds and net paths
+ * of the ranking), the predicted speedup over X. */
+static int whatif_plot(viz_report *r, const whatif_profile *p)
+{
+    size_t n = p->n_rows < WHATIF_PLOT_LINES ? p->n_rows : WHATIF_PLOT_LINES;
+    double values[WHATIF_PLOT_LINES][WHATIF_MAX_FACTORS];
+    char labels[WHATIF_MAX_FACTORS][32], names[WHATIF_PLOT_LINES][80];
+    const char *x_labels[WHATIF_MAX_FACTORS];
+    viz_series_line lines[WHATIF_PLOT_LINES];
+    for (size_t f = 0; f < p->n_faster; f++) {
+        snprintf(labels[f], sizeof labels[f], "%g %%", p->faster_pct[f]);
+        x_labels[f] = labels[f];
+    }
+    for (size_t i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "%s", p->rows[i].label);
+        for (size_t f = 0; f < p->n_faster; f++)
+            values[i][f] = p->rows[i].at[f].speedup;
+        lines[i] = (viz_series_line){names[i], values[i]};
+    }
+    viz_series_panel panel = {"predicted speedup of the run (eq. 1)", n, lines};
+    viz_series_plot plot = {.title = "If the tasks' executions took X % less time",
+                            .x_title = "X",
+                            .n_points = p->n_faster,
+                            .x_labels = x_labels,
+                            .n_panels = 1,
+                            .panels = &panel};
+    return viz_report_add_plot(r, &plot);
+}
+
+/* The what-if profile (docs/METRICS.md section 11): what the run would
+ * gain if a kind of task or a net path were faster, as `snetmon whatif`
+ * prints it; or why the trace cannot be replayed (the rest of the report
+ * does not need it). Its latency predictions walk the lifelines again with
+ * factors per execution, which a graph lifted bounded cannot: then the
+ * trace is lifted once more, in memory, for this section alone. */
+static int add_whatif(viz_report *r, const report_args *a, const wfb_graph *g)
+{
+    char text[1200];
+    int rc = viz_report_add_heading(r, "whatif", "What if a task were faster");
+    whatif_model *m = rc == VIZ_OK ? input_load_whatif("report", a->trace, a->partial, text,
+                                                      sizeof text)
+                                   : NULL;
+    wfb_graph *own = m && wfb_graph_bounded(g)
+                         ? input_load_graph("report", a->trace, WFB_FORMAT_LPEL_TRACE, NULL,
+                                            a->partial, text, sizeof text)
+                         : NULL;
+    if (own)
+        g = own;
+    else if (m && wfb_graph_bounded(g)) {
+        whatif_model_free(m);
+        m = NULL;
+    }
+    whatif_profile p;
+    wfb_error err;
+    whatif_options o = {.top = 5};
+    if (rc != VIZ_OK || !m) {
+        if (rc == VIZ_OK)
+            rc = viz_report_add_text(r, text);
+    } else if (whatif_profile_compute(m, g, &o, &p, &err) != 0) {
+        rc = viz_report_add_text(r, err.msg);
+    } else {
+        snprintf(text, sizeof text,
+                 "The run replayed with a group of tasks' work X %% smaller (docs/METRICS.md "
+                 "section 11): each stream item read after it was written and written once a "
+                 "slot was free, every task on its worker, one at a time. The replay of the run "
+                 "as recorded takes %.4g s of the %.4g s span; the rest, %.4g s, it does not "
+                 "see and adds to every prediction. The kinds, then the %zu net paths that "
+                 "gain most (of %zu):",
+                 p.replay_s, p.span_s, p.unexplained_s, p.n_rows - p.n_kinds,
+                 p.n_rows - p.n_kinds + p.paths_skipped);
+        rc = viz_report_add_text(r, text);
+        if (rc == VIZ_OK)
+            rc = whatif_plot(r, &p);
+        if (rc == VIZ_OK)
+            rc = whatif_table(r, &p);
+        whatif_profile_free(&p);
+    }
+    whatif_model_free(m);
+    wfb_graph_free(own);
+    return rc;
+}
+
 static int write_report(const report_args *a, viz_report *r)
 {
     out_file of;
@@ -313,6 +430,8 @@ static int build_report(const report_args *a, const wfb_graph *g, const wfb_mess
     int rc = add_facts(r, a, g);
     if (rc == VIZ_OK && viz_wfb_report_add(r, g, m, path, tl, err, sizeof err) != VIZ_OK)
         rc = VIZ_ENOMEM;
+    if (rc == VIZ_OK)
+        rc = add_whatif(r, a, g);
     if (rc == VIZ_OK && advice)
         rc = viz_report_set_advice(r, advice);
     if (rc != VIZ_OK)

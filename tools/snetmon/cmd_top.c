@@ -44,8 +44,11 @@ static void top_usage(FILE *out)
             "count, WT: time); the tasks with the most execution time in the last interval;\n"
             "the events and inputs read so far and the throughput so far. Each refresh\n"
             "reads only what the run published since the last. On a finished trace it\n"
-            "shows the end of the run and exits. A trace of a run across MPI ranks\n"
-            "(DIR/rank-R/) is read once its run has finished. Ctrl-C quits.\n\n"
+            "shows the end of the run and exits. A run across MPI ranks (DIR/rank-R/)\n"
+            "is followed on rank 0's clock, each rank's times moved by the clock offset\n"
+            "it measured at the start (a rank joins once that is in its trace); once\n"
+            "every rank has finished, the last snapshot reads the trace again with the\n"
+            "full clock alignment, as metrics does. Ctrl-C quits.\n\n"
             "options:\n"
             "  -d, --interval S  refresh period and length of \"the last interval\" in\n"
             "                    seconds (default 1; at least 0.01)\n"
@@ -199,6 +202,7 @@ typedef struct view {
     live_snapshot snap;
     read_result read;
     bool live;
+    bool followed_ranks; /* a multi-rank run was followed while it went on */
     char flags[16]; /* the run's monitoring flags (run.json), "" when unknown */
 } view;
 
@@ -350,6 +354,46 @@ static void print_tasks(FILE *out, const view *v)
     }
 }
 
+/* ---- the clocks of a run across MPI ranks ---- */
+
+/* The largest uncertainty of a rank's offset: half its round trip. */
+static double clock_uncertainty_ns(const mon_clock_alignment *a)
+{
+    double u = 0;
+    for (unsigned i = 0; i < a->ranks; i++)
+        if (a->rank[i].has_start && a->rank[i].rtt_ns / 2 > u)
+            u = a->rank[i].rtt_ns / 2;
+    return u;
+}
+
+static const char *clock_method(const mon_clock_alignment *a)
+{
+    return a->provisional ? "start offsets" : "full";
+}
+
+/* The alignment in use, for a multi-rank run followed while it went on:
+ * provisional, then full for the last snapshot. (A multi-rank trace that
+ * had finished when top opened it is aligned as for every command.) */
+static const mon_clock_alignment *clocks_to_show(const view *v)
+{
+    return v->followed_ranks ? mon_trace_clock_alignment(v->trace) : NULL;
+}
+
+static void print_clocks(FILE *out, const view *v)
+{
+    const mon_clock_alignment *a = clocks_to_show(v);
+    if (!a)
+        return;
+    if (a->provisional)
+        fprintf(out, "clocks: %u of %u ranks merged on rank 0's clock by their offsets at the "
+                     "start (no drift, no causal fix-up while the run goes on), within %.3f us\n",
+                a->joined, a->ranks, clock_uncertainty_ns(a) * 1e-3);
+    else
+        fprintf(out, "clocks: %u ranks on rank 0's clock, fully aligned (offsets, drift, causal "
+                     "fix-up); offsets within %.3f us\n",
+                a->ranks, clock_uncertainty_ns(a) * 1e-3);
+}
+
 static void print_text(FILE *out, const view *v)
 {
     const live_snapshot *s = &v->snap;
@@ -364,6 +408,7 @@ static void print_text(FILE *out, const view *v)
     if (!s->has_periods)
         fprintf(out, "; %s: busy is 0", missing_why(v, 'T', "task_dispatch"));
     fputc('\n', out);
+    print_clocks(out, v);
     print_log_states(out, v->trace);
     print_workers(out, s);
     print_tasks(out, v);
@@ -436,6 +481,14 @@ static json_t *logs_json(const mon_trace *t)
     return logs;
 }
 
+/* The member "clocks" (clocks_to_show). */
+static json_t *clocks_json(const mon_clock_alignment *a)
+{
+    return json_pack("{s:s, s:i, s:i, s:o}", "method", clock_method(a), "ranks", (int)a->ranks,
+                     "merged", (int)a->joined, "uncertainty_s",
+                     json_real(clock_uncertainty_ns(a) * NS));
+}
+
 static json_t *snapshot_json(const view *v)
 {
     const live_snapshot *s = &v->snap;
@@ -465,6 +518,9 @@ static json_t *snapshot_json(const view *v)
         json_object_set_new(o, "tasks", tasks);
         json_object_set_new(o, "tasks_total", json_integer((json_int_t)s->n_tasks));
         json_object_set_new(o, "logs", logs_json(v->trace));
+        const mon_clock_alignment *clocks = clocks_to_show(v);
+        if (clocks)
+            json_object_set_new(o, "clocks", clocks_json(clocks));
     }
     return o;
 }
@@ -518,20 +574,63 @@ static int show(view *v, live_acc *acc, bool redraw)
     return fflush(stdout) == 0 ? 0 : -1;
 }
 
-static int run_top(const top_args *a, trace_input *in, live_acc *acc)
+/* The figures' accumulator for an interval of a->interval_s; NULL when out
+ * of memory (said). */
+static live_acc *new_acc(const top_args *a)
+{
+    live_acc *acc = live_acc_new((uint64_t)(a->interval_s * 1e9));
+    if (!acc)
+        fprintf(stderr, "snetmon top: out of memory\n");
+    return acc;
+}
+
+/* A followed run across MPI ranks has ended: what was read is on the
+ * start offsets alone (mon_clock_alignment.provisional). The trace is read
+ * again from its start into a new accumulator, now aligned in full as for
+ * every command that reads a finished trace. -1 on failure (said). */
+static int read_again_aligned(view *v, trace_input *in, live_acc **acc, double budget)
+{
+    live_acc *fresh = new_acc(v->args);
+    if (!fresh)
+        return -1;
+    if (trace_input_rewind(in) != 0) {
+        live_acc_free(fresh);
+        return -1;
+    }
+    live_acc_free(*acc);
+    *acc = fresh;
+    v->trace = trace_input_trace(in);
+    v->read = read_available(in, fresh, budget);
+    return 0;
+}
+
+/* Notes a provisional alignment; true when its trace has ended. */
+static bool provisional_end(view *v)
+{
+    const mon_clock_alignment *c = mon_trace_clock_alignment(v->trace);
+    if (!c || !c->provisional)
+        return false;
+    v->followed_ranks = true;
+    return v->read == READ_END;
+}
+
+static int run_top(const top_args *a, trace_input *in, live_acc **acc)
 {
     view v = {.args = a, .trace = trace_input_trace(in)};
     read_flags(&v);
     bool redraw = !a->once && !a->json && isatty(STDOUT_FILENO);
     /* The first read of a long finished trace may take a while; later ones
      * read one interval's worth. */
-    double budget = a->once ? 2 * a->interval_s + 1 : a->interval_s / 2;
+    double first = 2 * a->interval_s + 1, budget = a->once ? first : a->interval_s / 2;
     for (unsigned long shown = 0;;) {
-        v.read = read_available(in, acc, budget);
+        v.read = read_available(in, *acc, budget);
+        if (v.read != READ_ERROR && provisional_end(&v) &&
+            read_again_aligned(&v, in, acc, first) != 0)
+            return 1;
         if (v.read == READ_ERROR)
             return 1;
         v.live = mon_trace_live(v.trace);
-        if (show(&v, acc, redraw) != 0)
+        if (show(&v, *acc, redraw) != 0)
             return 1;
         if (a->once || v.read == READ_END || ++shown == a->iterations || stop_requested)
             return 0;
@@ -550,15 +649,14 @@ int snetmon_cmd_top(int argc, char **argv)
     trace_input *in = trace_input_open_follow("top", a.trace, a.partial);
     if (!in)
         return 1;
-    live_acc *acc = live_acc_new((uint64_t)(a.interval_s * 1e9));
+    live_acc *acc = new_acc(&a);
     if (!acc) {
-        fprintf(stderr, "snetmon top: out of memory\n");
         trace_input_close(in);
         return 1;
     }
     stop_requested = 0;
     catch_stop_signals();
-    rc = run_top(&a, in, acc);
+    rc = run_top(&a, in, &acc);
     live_acc_free(acc);
     trace_input_close(in);
     return rc;

@@ -9,6 +9,7 @@
 #include "trace_input.h"
 
 #include "export.h"
+#include "whatif.h"
 
 #include "progress_bar.h"
 
@@ -416,4 +417,26 @@ int input_graph_check(const char *cmd, const wfb_graph *g)
     say(cmd, NULL, 0, "%s: the analysis's temporary records: %s", src ? src : "input",
         strerror(e));
     return -1;
+}
+
+/* trace_input_next as the whatif library's source of events. */
+static int whatif_next(void *in, mon_event *ev)
+{
+    int rc = trace_input_next(in, ev);
+    return rc == 1 ? 1 : rc == 0 ? 0 : -1;
+}
+
+whatif_model *input_load_whatif(const char *cmd, const char *dir, bool partial, char *errbuf,
+                                size_t errlen)
+{
+    trace_input *in = open_input(cmd, dir, partial, false, errbuf, errlen);
+    if (!in)
+        return NULL;
+    trace_input_no_warning(in);
+    whatif_model *m = NULL;
+    wfb_error err;
+    if (whatif_model_from_trace(whatif_next, in, &m, &err) != 0 && err.msg[0])
+        say(cmd, errbuf, errlen, "%s: %s", dir, err.msg);
+    trace_input_close(in);
+    return m;
 }

@@ -16,8 +16,9 @@
  * calls as one trace (the reader merges and aligns the ranks); its events
  * are `ranked`, mon_trace_worker_label names their columns, and
  * trace_input_report_alignment says how the clocks were aligned. (Follow
- * mode refuses a multi-rank run still going on: the clock fix-up needs
- * every rank's sends and receives first.)
+ * mode merges a multi-rank run still going on on the ranks' start offsets
+ * alone, mon_clock_alignment.provisional; trace_input_rewind reads it
+ * again without follow, aligned in full once it has finished.)
  */
 #ifndef SNETMON_TRACE_INPUT_H
 #define SNETMON_TRACE_INPUT_H
@@ -62,7 +63,8 @@ const mon_trace *trace_input_trace(const trace_input *in);
 void trace_input_close(trace_input *in);
 
 /* Start over from the first event, for commands that read the trace twice
- * (the exporters pair each message's write with its read first). The
+ * (the exporters pair each message's write with its read first; top, a
+ * followed multi-rank run once it has finished), without follow. The
  * --partial warning is printed only once. 0, or -1 with the one-line
  * message printed (the trace changed under us); close it either way. */
 int trace_input_rewind(trace_input *in);
@@ -111,5 +113,13 @@ wfb_graph *input_load_graph_bounded(const char *cmd, const char *path, wfb_forma
  * for its cache ran out (wfb_graph_io_error), so what was computed is
  * wrong; the output must not be kept. */
 int input_graph_check(const char *cmd, const wfb_graph *g);
+
+/* The what-if replay model (whatif.h) of trace directory dir, read once
+ * more (the loader of its graph has said what --partial lost: not again).
+ * NULL on failure after one line "snetmon CMD: DIR: ..." on stderr, or,
+ * when errbuf is not NULL, with the line there (the report shows it). */
+struct whatif_model;
+struct whatif_model *input_load_whatif(const char *cmd, const char *dir, bool partial,
+                                       char *errbuf, size_t errlen);
 
 #endif
