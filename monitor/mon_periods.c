@@ -44,6 +44,9 @@ typedef struct task_slot {
     uint64_t key; /* mon_run_id_key(run, task) */
     bool running, blocked;
     mon_interval exec, wait;
+    /* A stream_wake met while the task still ran: its next block's. */
+    bool early_wake;
+    uint64_t early_at, early_waker, early_stream;
 } task_slot;
 
 /* A worker: the task running there (by key), its open wait, and where its
@@ -158,6 +161,7 @@ static int close_exec(mon_periods *p, task_slot *s, uint64_t at, mon_interval_en
     if (!s->running)
         return 0;
     s->running = false;
+    s->early_wake = false;
     if (s->exec.worker < p->n_workers) {
         worker_slot *w = &p->workers[s->exec.worker];
         if (w->running && w->task_key == s->key)
@@ -247,9 +251,24 @@ static int on_stop(mon_periods *p, const mon_event *ev)
     return rc;
 }
 
+/* The wait's wake: the waker moved data through its end of the stream, so
+ * it is the task waited for (the block may have named none: the other end
+ * was not open yet), and of a poll's streams the one it came through. */
+static void take_wake(task_slot *s, uint64_t at, uint64_t waker, uint64_t stream)
+{
+    s->wait.woken = true;
+    s->wait.wake = at;
+    s->wait.waker = waker;
+    if (!s->wait.channel) {
+        s->wait.peer = waker;
+        s->wait.stream = stream;
+    }
+}
+
 /* stream_block, channel_block: the task waits until its next dispatch. The
  * blocks of one poll share a time and extend one wait (the last names the
- * stream); a later block means the dispatch between was lost. */
+ * stream, unless a wake already named it); a later block means the
+ * dispatch between was lost. */
 static int on_block(mon_periods *p, const mon_event *ev)
 {
     uint64_t key = mon_run_key(ev, ev->task);
@@ -267,35 +286,47 @@ static int on_block(mon_periods *p, const mon_event *ev)
     bool channel = ev->kind == MON_EV_CHANNEL_BLOCK;
     uint64_t on = channel ? ev->channel : ev->stream;
     if (same_poll) {
-        s->wait.stream = on;
-        s->wait.peer = ev->peer;
-        s->wait.empty = ev->empty;
-        s->wait.channel = channel;
+        if (!s->wait.woken) {
+            s->wait.stream = on;
+            s->wait.peer = ev->peer;
+            s->wait.empty = ev->empty;
+            s->wait.channel = channel;
+        }
         return 0;
     }
     s->blocked = true;
     s->wait = (mon_interval){.kind = MON_INTERVAL_BLOCKED, .run = ev->run, .worker = ev->worker,
                              .task = ev->task, .start = ev->time, .stream = on,
                              .peer = ev->peer, .empty = ev->empty, .channel = channel};
+    if (s->early_wake) {
+        s->early_wake = false;
+        take_wake(s, s->early_at, s->early_waker, s->early_stream);
+    }
     return emit(p, true, &s->wait);
 }
 
-/* stream_wake: `peer` (the woken task) is ready from now on. The waker
- * moved data through its end of the stream, so it is the task waited for
- * (the block may have named none: the other end was not open yet), and
- * of a poll's streams the one it came through. */
+/* stream_wake: `peer` (the woken task) is ready from now on. A poll
+ * registers its task with every stream before the task's block events are
+ * stamped, so a writer on another worker can wake it first (seen under
+ * load, the blocks stamped milliseconds after the wake): a wake met while
+ * the task runs belongs to its next block in that period, which is then
+ * ready from its start. */
 static void on_wake(mon_periods *p, const mon_event *ev)
 {
     task_slot *s = find_task(p, mon_run_key(ev, ev->peer));
-    if (!s || !s->blocked || s->wait.woken)
+    if (!s)
         return;
-    s->wait.woken = true;
-    s->wait.wake = ev->time;
-    s->wait.waker = ev->task;
-    if (!s->wait.channel) {
-        s->wait.peer = ev->task;
-        s->wait.stream = ev->stream;
+    if (!s->blocked) {
+        if (s->running && !s->early_wake) {
+            s->early_wake = true;
+            s->early_at = ev->time;
+            s->early_waker = ev->task;
+            s->early_stream = ev->stream;
+        }
+        return;
     }
+    if (!s->wait.woken)
+        take_wake(s, ev->time, ev->task, ev->stream);
 }
 
 /* The worker's counts start from 0 at its worker_start (cpu_time values

@@ -185,6 +185,47 @@ START_TEST(the_wake_names_the_task_waited_for)
 }
 END_TEST
 
+/* A poll registers its task with its streams before the task's block
+ * events are stamped, so in time order the wake can come first, while the
+ * task still runs (seen on loaded machines, milliseconds apart): it is the
+ * next block's wake, and the task was ready from the block on. A wake
+ * while running that no block follows in the period is forgotten. */
+START_TEST(a_wake_before_the_block_is_the_blocks)
+{
+    feed(MON_EV_TASK_DISPATCH, 0, 1, 1);
+    mon_event wake = {.kind = MON_EV_STREAM_WAKE, .run = 1, .worker = 1, .time = 4, .task = 9,
+                      .stream = 3, .peer = 1};
+    ck_assert_int_eq(mon_periods_feed(p, &wake), 0);
+    feed_block(5, 1, 3, 0);
+    feed_block(5, 1, 4, 0);
+    feed_stop(0, 5, 1, MON_BLOCK_ANY);
+    feed(MON_EV_TASK_DISPATCH, 0, 11, 1);
+    /* the second period: a stray wake, a yield, then a block of its own */
+    wake.time = 12;
+    ck_assert_int_eq(mon_periods_feed(p, &wake), 0);
+    feed(MON_EV_TASK_YIELD, 0, 13, 1);
+    feed(MON_EV_TASK_DISPATCH, 0, 14, 1);
+    feed_block(15, 1, 4, 7);
+    feed_stop(0, 15, 1, MON_BLOCK_INPUT);
+    feed(MON_EV_TASK_DISPATCH, 0, 20, 1);
+    const mon_interval *w[2] = {NULL, NULL};
+    size_t n = 0;
+    for (size_t i = 0; i < got.n; i++)
+        if (!got.opened[i] && got.iv[i].kind == MON_INTERVAL_BLOCKED && n < 2)
+            w[n++] = &got.iv[i];
+    ck_assert_uint_eq(n, 2);
+    ck_assert(w[0]->woken);
+    ck_assert_uint_eq(w[0]->peer, 9);
+    ck_assert_uint_eq(w[0]->stream, 3);
+    ck_assert_uint_eq(mon_interval_blocked_ns(w[0]), 0);
+    ck_assert_uint_eq(mon_interval_ready_ns(w[0]), 6);
+    ck_assert(!w[1]->woken);
+    ck_assert_uint_eq(w[1]->peer, 7);
+    ck_assert_uint_eq(w[1]->stream, 4);
+    ck_assert_uint_eq(mon_interval_blocked_ns(w[1]), 5);
+}
+END_TEST
+
 static void feed_cpu(unsigned worker, uint64_t time, uint64_t cpu_ns, uint32_t preemptions)
 {
     mon_event ev = {.kind = MON_EV_CPU_TIME, .run = 1, .worker = worker, .time = time,
@@ -425,6 +466,7 @@ static Suite *periods_suite(void)
     tcase_add_test(tc, periods_and_waits_of_a_whole_trace);
     tcase_add_test(tc, stream_blocks_keep_their_wake);
     tcase_add_test(tc, the_wake_names_the_task_waited_for);
+    tcase_add_test(tc, a_wake_before_the_block_is_the_blocks);
     tcase_add_test(tc, cpu_readings_charge_the_periods_they_end);
     tcase_add_test(tc, first_reading_without_a_start_is_a_base);
     tcase_add_test(tc, lost_ends_close_at_the_next_sign);
