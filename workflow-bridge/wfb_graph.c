@@ -622,9 +622,10 @@ uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x)
 
 wfb_exec *wfb_graph_exec_mut(wfb_graph *g, uint32_t x)
 {
-    static wfb_exec lost; /* written to in vain after a failure (io_err is set) */
+    /* after a failure (io_err is set), written to in vain: the graph's own
+     * row, so that graphs in other threads do not share it */
     wfb_exec *row = x < g->n_execs ? wfb_graph_spill_at(g, g->execs, x) : NULL;
-    return row ? row : &lost;
+    return row ? row : &g->exec_lost;
 }
 
 size_t wfb_worker_stats_count(const wfb_graph *g) { return g->n_workers; }

@@ -81,6 +81,7 @@ struct wfb_graph {
     wfb_limits limits;         /* the caches of the spilled tables (wfb_graph_set_limits) */
     char *tmp_dir;             /* limits.tmp_dir's copy */
     int io_err;                /* errno of a temporary file that failed, 0 */
+    wfb_exec exec_lost;        /* wfb_graph_exec_mut's row after such a failure */
     struct wfb_online *online; /* an LPEL trace lifted bounded: its message graph's
                                   vertices are there, not in the columns above */
     char name_ring[8][128];    /* wfb_vertex_id/attr of an online graph: the last 8 */
@@ -165,30 +166,48 @@ int wfb_import_lpel_trace_opt(wfb_graph *g, const char *dir, const wfb_import_op
                               wfb_error *err);
 
 /* Report helpers (wfb_report.c): a number (null when NAN or infinite), a
- * string (null when NULL), a whole document dumped with stable key order
- * and freed, an RFC 4180 CSV field. */
+ * string (null when NULL), an RFC 4180 CSV field, and JSON documents.
+ *
+ * A document is built into one wfb_json_doc (zero-initialised, on the
+ * stack of the report that writes it; nothing of it is shared between
+ * documents or threads): every member goes in through wfb_json_set and
+ * wfb_json_append (jansson's json_object_set_new and
+ * json_array_append_new, which take a NULL value for a failed
+ * constructor), which note in the document that one could not be added;
+ * wfb_json_dump writes the document with stable key order, or refuses
+ * (-1, nothing written) when that happened, and frees root and the
+ * document's state. */
 struct json_t;
+struct wfb_json_deferred;
+typedef struct wfb_json_doc {
+    bool failed; /* a member could not be added: memory ran out (or jansson
+                    refused a string that is not UTF-8) */
+    struct wfb_json_deferred *deferred; /* wfb_json_deferred_array's */
+    size_t n_deferred, cap_deferred;
+} wfb_json_doc;
 struct json_t *wfb_json_num(double x);
 struct json_t *wfb_json_str(const char *s);
-int wfb_json_dump(struct json_t *root, FILE *out);
-/* An array of n items made one at a time as wfb_json_dump writes the
- * document (item(a, b, i) returns item i, NULL when out of memory): for
- * arrays as long as the trace. Valid in the next wfb_json_dump only. */
-typedef struct json_t *(*wfb_json_item)(const void *a, const void *b, size_t i);
-struct json_t *wfb_json_deferred_array(wfb_json_item item, const void *a, const void *b,
-                                       size_t n);
+int wfb_json_set(wfb_json_doc *d, struct json_t *o, const char *key, struct json_t *v);
+int wfb_json_append(wfb_json_doc *d, struct json_t *a, struct json_t *v);
+int wfb_json_dump(wfb_json_doc *d, struct json_t *root, FILE *out);
+/* An array of n items made one at a time as wfb_json_dump writes d
+ * (item(d, a, b, i) returns item i, NULL when out of memory): for arrays
+ * as long as the trace. */
+typedef struct json_t *(*wfb_json_item)(wfb_json_doc *d, const void *a, const void *b, size_t i);
+struct json_t *wfb_json_deferred_array(wfb_json_doc *d, wfb_json_item item, const void *a,
+                                       const void *b, size_t n);
 
 /* An as-executed path of steps (wfb_report_steps.c): its text lines
  * after the title, and its JSON object. */
 void wfb_steps_text(const wfb_graph *g, const wfb_path *p, FILE *out);
-struct json_t *wfb_steps_json(const wfb_graph *g, const wfb_path *p);
+struct json_t *wfb_steps_json(wfb_json_doc *d, const wfb_graph *g, const wfb_path *p);
 
 /* The input loss as a JSON object (jansson), for the reports. */
-struct json_t *wfb_input_loss_json(const wfb_input_loss *loss);
+struct json_t *wfb_input_loss_json(wfb_json_doc *d, const wfb_input_loss *loss);
 void wfb_loss_free(struct wfb_loss_copy *copy);
 /* The clock alignment as a JSON object (null for NULL), and freeing the
  * graph's copy. */
-struct json_t *wfb_clock_alignment_json(const wfb_clock_alignment *a);
+struct json_t *wfb_clock_alignment_json(wfb_json_doc *d, const wfb_clock_alignment *a);
 void wfb_clock_alignment_free(wfb_clock_alignment *a);
 
 /* One event of an activity's life, checked against the others: submitted
