@@ -520,11 +520,11 @@ int live_acc_feed(live_acc *a, const mon_event *ev)
 
 /* ---- snapshot ---- */
 
-static void worker_figures(const live_acc *a, size_t i, uint64_t lo, uint64_t k0, uint64_t k1,
-                           live_worker *o)
+static void worker_figures(const live_acc *a, size_t i, uint64_t T, uint64_t lo, uint64_t k0,
+                           uint64_t k1, live_worker *o)
 {
     const worker_acc *w = &a->workers[i];
-    uint64_t T = a->last, hi = T + 1; /* the window [lo, T] as [lo, T + 1) */
+    uint64_t hi = T + 1; /* the window [lo, T] as [lo, T + 1) */
     memset(o, 0, sizeof *o);
     o->worker = (unsigned)i;
     o->run = w->run;
@@ -597,10 +597,12 @@ static int by_window_then_total(const void *x, const void *y)
     return (a->task > b->task) - (a->task < b->task);
 }
 
-int live_acc_snapshot(live_acc *a, live_snapshot *out)
+int live_acc_snapshot(live_acc *a, live_snapshot *out) { return live_acc_snapshot_at(a, 0, out); }
+
+int live_acc_snapshot_at(live_acc *a, uint64_t at, live_snapshot *out)
 {
     memset(out, 0, sizeof *out);
-    uint64_t T = a->last;
+    uint64_t T = at > a->last ? at : a->last;
     /* The window: whole bins from the one holding T - interval to T's. */
     uint64_t k1 = T / a->bin_ns;
     uint64_t k0 = T >= a->interval_ns ? (T - a->interval_ns) / a->bin_ns : 0;
@@ -614,6 +616,7 @@ int live_acc_snapshot(live_acc *a, live_snapshot *out)
         return -1;
     a->out_tasks = ts;
     out->time_ns = T;
+    out->latest_ns = a->last;
     out->first_ns = a->first;
     out->window_start_ns = lo;
     out->events = a->events;
@@ -621,7 +624,7 @@ int live_acc_snapshot(live_acc *a, live_snapshot *out)
     out->runs = a->runs;
     out->has_periods = a->has_periods;
     for (size_t i = 0; i < a->n_workers; i++) {
-        worker_figures(a, i, lo, k0, k1, &ws[i]);
+        worker_figures(a, i, T, lo, k0, k1, &ws[i]);
         if (ws[i].has_span && (!out->has_span || ws[i].span_ns > out->span_max_ns)) {
             out->span_max_ns = ws[i].span_ns;
             out->span_worker = ws[i].worker;

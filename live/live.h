@@ -72,7 +72,8 @@ typedef struct live_task {
 } live_task;
 
 typedef struct live_snapshot {
-    uint64_t time_ns;       /* T: the latest event read */
+    uint64_t time_ns;       /* T: the moment of the figures, live_acc_snapshot_at's */
+    uint64_t latest_ns;     /* the latest event read (<= T) */
     uint64_t first_ns;      /* the earliest worker_start (else the first event) */
     uint64_t window_start_ns;
     uint64_t events;        /* events read */
@@ -96,5 +97,14 @@ typedef struct live_snapshot {
  * a and are valid until the next feed or snapshot. 0, or -1 out of
  * memory. */
 int live_acc_snapshot(live_acc *a, live_snapshot *out);
+
+/* The same at T = at (ns on the trace clock), or the latest event when
+ * that is later: a run still going on is counted up to the moment of the
+ * refresh, so an execution, a wait or a worker's span still open then is
+ * counted up to it (the G-PM rule for a measurement that falls inside a
+ * call: a long box shows busy, not idle, while it runs). The caller gives
+ * `at` only for a run that is still going on and whose events up to `at`
+ * have been fed (as far as they are published). */
+int live_acc_snapshot_at(live_acc *a, uint64_t at, live_snapshot *out);
 
 #endif

@@ -108,7 +108,16 @@ typedef struct mon_options {
      * marks DIR as a multi-rank trace (docs/LOGFORMAT.md section 8).
      * mon_options_set_rank sets both. */
     int rank, ranks;
+    /* The flight recorder (--mon-ring): keep only the last ring_bytes of
+     * each worker's log, in memory, and write that window as a trace on
+     * request (snetmon snap, SIGUSR1), on a deadlock, on a crash and at
+     * the end. 0: write the whole log as it goes. */
+    size_t ring_bytes;
 } mon_options;
+
+/* --mon-ring's range per worker: two pages at least. */
+#define MON_RING_MIN ((size_t)8 << 10)
+#define MON_RING_MAX ((unsigned long long)64 << 30)
 
 /* This process is rank `rank` of a job of `ranks` processes: its trace goes
  * into DIR/rank-<rank>/. Returns 0, or -1 if rank is not in [0, ranks). */
@@ -134,6 +143,8 @@ MON_API void mon_flags_format(unsigned flags, char *buf, size_t len);
  *     --mon-tasks REGEX | --mon-tasks=REGEX   monitor only matching tasks
  *     --mon-flush MS | --mon-flush=MS         flush period (0: only full
  *                                             packets and the end)
+ *     --mon-ring SIZE | --mon-ring=SIZE       flight recorder: keep the last
+ *                                             SIZE bytes per worker (K, M, G)
  * Parsing stops at "--" (which is kept). The strings stored in *out point
  * into argv. Returns 0 (after printing mon_options_warning's warning, if
  * any), or -1 with a one-line message in err (an unknown flag letter, a
@@ -154,7 +165,9 @@ MON_API const char *mon_options_warning(const mon_options *o, char *buf, size_t 
     "  -m FLAGS         monitor the run (letters mtWTSMLC, A = all)\n"          \
     "  --mon-dir DIR    trace directory (default ./trace)\n"                    \
     "  --mon-tasks RE   monitor only tasks whose name matches RE\n"          \
-    "  --mon-flush MS   make the trace readable every MS ms (default 200)\n"
+    "  --mon-flush MS   make the trace readable every MS ms (default 200)\n"         \
+    "  --mon-ring SIZE  keep only the last SIZE bytes per worker (K, M, G) and\n"    \
+    "                   write them on snetmon snap, SIGUSR1, a crash, the end\n"
 
 /* ---------------------------------------------------------------------------
  * Attaching to the runtime

@@ -37,12 +37,20 @@
 
 /* The format this writer writes (metadata env format_version, run.json
  * format_version). 3.1 is 3.0 with the events of runs across MPI ranks
- * (23-26) and message ids carrying the rank; 3.2 is 3.1 with cpu_time
- * (27). The reader reads both: a 3.1 log is a 3.2 log without event 27
- * (MON_FORMAT_VERSION_OLDEST, MON_ID_COUNT_3_1). */
+ * (23-26) and message ids carrying the rank; 3.2 adds cpu_time (27),
+ * monitor_control (28) and the one-byte header of an event that shares the
+ * previous event's time (the clock is read once per task switch,
+ * docs/LOGFORMAT.md section 5). The reader reads both: a 3.1 log is a 3.2
+ * log without those (MON_FORMAT_VERSION_OLDEST, MON_ID_COUNT_3_1). */
 #define MON_FORMAT_VERSION "3.2"
 #define MON_FORMAT_VERSION_OLDEST "3.1"
 #define MON_CTF_MAGIC UINT32_C(0xC1FC1FC1)
+
+/* The event classes a monitor_control event may name: mon.h's MON_FLAG_*
+ * bits and their letters in bit order, which the reader does not include
+ * (mon_writer.c checks that the two agree). */
+#define MON_FLAG_BITS_ALL 0xffu
+#define MON_FLAG_BITS_LETTERS "mtWTSMLC"
 
 #define MON_PACKET_HEADER_BYTES 8
 #define MON_PACKET_CONTEXT_BYTES 52
@@ -72,6 +80,10 @@
 #define MON_HDR_TS_SHIFT 7
 #define MON_HDR_FORM_FULL 3u
 #define MON_HDR_FULL_BYTES 9
+/* Form 3 with bit 7 set (since format 3.2): a one-byte header, the event's
+ * time is the clock value C, the previous event's (or timestamp_begin). */
+#define MON_HDR_SAME_BIT 0x80u
+#define MON_HDR_SAME(id) ((uint8_t)((id) | MON_HDR_FORM_FULL << MON_HDR_FORM_SHIFT | MON_HDR_SAME_BIT))
 #define MON_HDR_MAX_BYTES MON_HDR_FULL_BYTES
 /* The time bits of form f (0-2): 9, 17, 25. */
 #define MON_HDR_TS_BITS(f) (9u + 8u * (f))
@@ -210,10 +222,14 @@ typedef enum mon_event_id {
     MON_ID_CPU_TIME = 27,         /* uint cpu_ns, uint preemptions: the worker thread's CPU
                                      time and involuntary context switches since its
                                      worker_start (flag C) */
-    MON_ID_COUNT = 28
+    MON_ID_MONITOR_CONTROL = 28,  /* uint/filter flags (the MON_FLAG_* classes on from here;
+                                     filter: 1 bit, a --mon-tasks pattern in effect),
+                                     string tasks (that pattern, "" without one) */
+    MON_ID_COUNT = 29
 } mon_event_id;
 
-/* The event ids a log of format 3.1 may hold. */
+/* The event ids a log of format 3.1 may hold (0-26: the ids from 27 on
+ * came with 3.2). */
 #define MON_ID_COUNT_3_1 MON_ID_CPU_TIME
 
 /* Message ids in the trace: node and sequence number, mon_msg_id.h's
@@ -257,8 +273,8 @@ static inline uint64_t mon_get_u64(const uint8_t *p)
 
 /* A small integer with k flag bits (flags < 2^k) at p; returns the byte
  * after it. Stores 8 bytes (MON_STORE_SLACK): the caller keeps room. */
-static inline __attribute__((always_inline)) uint8_t *mon_put_uint(uint8_t *p, uint64_t v,
-                                                                    unsigned k, unsigned flags)
+static inline __attribute__((always_inline)) uint8_t *mon_put_uint_wide(uint8_t *p, uint64_t v,
+                                                                         unsigned k, unsigned flags)
 {
     unsigned s = k + 2;
     if (__builtin_expect(v > MON_UINT_MAX(k), 0))
@@ -268,6 +284,18 @@ static inline __attribute__((always_inline)) uint8_t *mon_put_uint(uint8_t *p, u
     uint64_t w = (uint64_t)flags | (uint64_t)code << k | v << s;
     memcpy(p, &w, 8);
     return p + (1u << code);
+}
+
+/* The same, with the one-byte case first: ids and counts of a run are
+ * mostly below 64 (2^(6-k)), and that case is one store. */
+static inline __attribute__((always_inline)) uint8_t *mon_put_uint(uint8_t *p, uint64_t v,
+                                                                    unsigned k, unsigned flags)
+{
+    if (__builtin_expect(v < (UINT64_C(1) << (6 - k)), 1)) {
+        *p = (uint8_t)(flags | (unsigned)v << (k + 2));
+        return p + 1;
+    }
+    return mon_put_uint_wide(p, v, k, flags);
 }
 
 /* The small integer with k flag bits at *pp: its value, its flags in
@@ -300,15 +328,19 @@ static inline size_t mon_event_bytes(const uint8_t *p, size_t avail)
         [MON_ID_MESSAGE_WRITTEN] = 3, [MON_ID_TASK_LOAD] = 3,        [MON_ID_WORKER_LOAD] = 3,
         [MON_ID_RUN_START] = 1,       [MON_ID_MESSAGE_SENT] = 4,     [MON_ID_MESSAGE_RECEIVED] = 4,
         [MON_ID_CHANNEL_OPEN] = 4,    [MON_ID_CHANNEL_BLOCK] = 3,    [MON_ID_CPU_TIME] = 2,
+        [MON_ID_MONITOR_CONTROL] = 1,
     };
     if (avail == 0)
         return 0;
     unsigned id = p[0] & MON_HDR_ID_MASK, form = (p[0] >> MON_HDR_FORM_SHIFT) & 3u;
     if (id >= MON_ID_COUNT)
         return 0;
-    size_t n = form == MON_HDR_FORM_FULL ? MON_HDR_FULL_BYTES : 2u + form;
+    size_t n = form != MON_HDR_FORM_FULL ? 2u + form
+               : p[0] & MON_HDR_SAME_BIT  ? 1u
+                                          : MON_HDR_FULL_BYTES;
     for (unsigned i = 0; i < uints[id]; i++) {
         unsigned k = id == MON_ID_TASK_BLOCK ? 2
+                     : id == MON_ID_MONITOR_CONTROL ? 1
                      : i == 1 && (id == MON_ID_STREAM_OPEN || id == MON_ID_STREAM_CLOSE ||
                                   id == MON_ID_STREAM_BLOCK)
                          ? 1
@@ -319,7 +351,7 @@ static inline size_t mon_event_bytes(const uint8_t *p, size_t avail)
             return 0;
         n += (size_t)1 << ((p[n] >> k) & 3u);
     }
-    if (id == MON_ID_TASK_MAP) {
+    if (id == MON_ID_TASK_MAP || id == MON_ID_MONITOR_CONTROL) {
         const uint8_t *nul = n < avail ? memchr(p + n, 0, avail - n) : NULL;
         if (!nul)
             return 0;

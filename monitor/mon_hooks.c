@@ -1,35 +1,48 @@
 /*
  * mon_hooks.c - the monitoring objects (MMO, SCMO, WMO, SMO, TMO) attached
- * to LPEL's hook table, the flusher thread, and mon_open / mon_close.
+ * to LPEL's hook table, the flight recorder's windows, and mon_open /
+ * mon_close.
  *
  * Every hook of a worker runs on that worker's thread with the context its
  * worker_start returned, so each worker gets its own writer and its own
- * per-task records and the hooks need no locks. Per-task state (selected by
- * --mon-tasks or not, dispatch time, load counters) hangs off the task's
- * hook slot, which the runtime passes to every task hook together with the
+ * per-task records and the hooks need no locks. Per-task state (the classes
+ * recorded for it, dispatch time, load counters) hangs off the task's hook
+ * slot, which the runtime passes to every task hook together with the
  * ids, so no hook calls back into the runtime. Records are kept on a
  * per-worker list too so that tasks the runtime discards without a destroy
- * (after a deadlock) are freed by mon_close.
+ * (after a deadlock) are freed by mon_close, and so that a change of
+ * --mon-tasks (snetmon ctl) can choose every task again.
  *
- * Clock readings are the main cost of an event, so events that the runtime
- * reports with only its own code between them share one reading (the rule
- * is written down in docs/LOGFORMAT.md section 5): a task_block takes the
- * time of the stream_block(s) just before it, and a stream_wake that of the
- * stream operation that caused it.
+ * Clock readings are the main cost of an event, so the clock is read once
+ * per task switch (docs/LOGFORMAT.md section 5): where a period ends and,
+ * unless it follows such an end at once, where one begins, and at worker
+ * events; every other event takes the last reading, and then the writer's
+ * one-byte header. The worker's CPU time (C) is read at the ends of
+ * periods with their clock reading, at most once per MON_CPU_STEP_NS.
+ * Every hook is installed whatever the flags, because the classes can be
+ * switched while the program runs: each worker compares a generation
+ * number at its dispatches and applies a change there itself.
  *
- * The flusher thread publishes every worker's packet each --mon-flush
- * period, so a run killed at any moment leaves a readable trace up to the
- * last period, and `snetmon top` can follow a run in progress.
+ * The service thread (mon_control.c) publishes every worker's packet each
+ * --mon-flush period, so a run killed at any moment leaves a readable
+ * trace up to the last period and `snetmon top` can follow a run in
+ * progress; it answers snetmon ctl and snap, and writes a flight
+ * recorder's windows (--mon-ring) through ring_snapshot below.
  */
 #include "mon.h"
 
 #include "kit.h"
+#include "mon_control_internal.h"
 #include "mon_cpu_internal.h"
 #include "mon_crash_internal.h"
 #include "mon_writer_internal.h"
+#if MON_LTTNG
+#include "mon_lttng_internal.h" /* the benchmark peer: events to LTTng-UST */
+#endif
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
+#include <fcntl.h>
 #include <pcre2.h>
 #include <pthread.h>
 #include <signal.h>
@@ -42,15 +55,25 @@
 
 typedef struct mon_worker mon_worker;
 
-/* What the monitor keeps per task. */
+/* The classes recorded per task (the rest are per worker or the map). */
+#define MON_TASK_CLASSES (MON_FLAG_TASK | MON_FLAG_STREAM | MON_FLAG_MESSAGE | MON_FLAG_LOAD)
+
+/* What the monitor keeps per task. The first two fields are all an event
+ * of a running task reads: whether its class is recorded for this task,
+ * and where it goes. */
 typedef struct mon_task_rec {
+    unsigned on;          /* MON_TASK_CLASSES recorded for it now: its worker's
+                             classes, or 0 when --mon-tasks leaves it out */
+    mon_writer *w;        /* its worker's writer */
     mon_worker *mw;
     uint64_t id;
     bool selected;        /* name matches --mon-tasks (or no pattern) */
     uint32_t dispatches;
     uint64_t exec_ticks;  /* trace clock ticks; converted to ns in task_load */
     uint64_t dispatch_ts;
+    uint64_t dead_seq;    /* a flight recorder's ended task: the packet of its end */
     struct mon_task_rec *prev, *next; /* the worker's list */
+    char name[];          /* for choosing again when --mon-tasks changes */
 } mon_task_rec;
 
 /* The per-worker context (what worker_start returns). */
@@ -62,9 +85,16 @@ struct mon_worker {
     bool tsc;       /* the trace clock is the TSC (copied from the mon) */
     uint64_t freq;  /* its ticks per second */
     const mon_skew *skew; /* the clock-skew test hook, NULL when off */
-    uint64_t reading; /* the last clock reading taken for an event */
     bool in_block;    /* stream_block(s) recorded, their task_block to come */
+    bool switched;    /* a period just ended with a reading: the next dispatch is the
+                         same moment (one reading per task switch), unless the
+                         worker takes tasks from its mailbox first (worker_mail) */
     mon_task_rec *current; /* the task running on this worker (for TMO) */
+    /* What is recorded (snetmon ctl): the monitor's choice of generation
+     * ctl_gen, applied by the worker itself at its next dispatch or resume
+     * (mon_control.c), so that the hooks read it without a lock. */
+    unsigned ctl_gen;
+    const pcre2_code *regex;   /* --mon-tasks in effect, NULL for all tasks */
     pcre2_match_data *match; /* per worker: pcre2 match data is not shareable */
     mon_task_rec *tasks;
     uint64_t wait_ts;
@@ -74,6 +104,15 @@ struct mon_worker {
     mon_cpu cpu;          /* the thread's CPU time (flag C) */
     uint64_t tasks_seen, tasks_selected; /* for the --mon-tasks warning */
     uint64_t run_starts;                 /* run_start markers written */
+    /* A flight recorder: the task list is read by snapshots (for the names
+     * of tasks mapped before the window), so changing it takes this lock;
+     * the crash handler writes the window to ring_path. */
+    pthread_mutex_t tasks_lock;
+    char ring_path[4300];
+    /* Ended tasks whose last events may still be in the window, oldest
+     * first (next links), so that a window names them too; each goes when
+     * its last packet has left the ring. Under tasks_lock. */
+    mon_task_rec *dead, *dead_last;
     mon_worker *next; /* the monitor's list; set before publishing */
 };
 
@@ -103,12 +142,11 @@ struct mon {
     unsigned run_workers, run_started; /* its workers, and how many have started */
     mon_crash_entry crash;
     bool crash_registered;
-    /* The flusher thread (flush_ms > 0). */
-    pthread_t flusher;
-    bool flusher_started;
-    bool flusher_stop;             /* under flush_lock */
-    pthread_mutex_t flush_lock;
-    pthread_cond_t flush_cond;
+    /* The service thread and control channel (mon_control.c): flushes,
+     * snetmon ctl, snapshots. ctl_gen is its generation counter. */
+    mon_control *ctl;
+    const _Atomic unsigned *ctl_gen;
+    unsigned snapshots; /* flight-recorder snapshots written (under lock) */
     /* A rank of a multi-rank trace: DIR (dir is DIR/rank-R) and the offset
      * samples so far (under lock). */
     char top_dir[4096];
@@ -137,26 +175,36 @@ static inline uint64_t raw_ticks(bool tsc)
     return mon_clock_ns(CLOCK_MONOTONIC);
 }
 
+/* Readings are made odd (a tick less resolution): an event at the time of
+ * the one before it then takes a one-byte header whose one bit CTF readers
+ * take for the time's low bit, which is 1 (docs/LOGFORMAT.md section 4.3). */
 static inline uint64_t now_ticks(const mon_worker *mw)
 {
+#if MON_LTTNG
+    (void)mw;
+    return 1; /* LTTng-UST reads its own clock for every event */
+#endif
     uint64_t t = raw_ticks(mw->tsc);
     if (__builtin_expect(mw->skew != NULL, 0))
-        return mon_skew_apply(mw->skew, t);
-    return t;
+        t = mon_skew_apply(mw->skew, t);
+    return t | 1u;
 }
 
-/* The time stamped on an event that takes its own clock reading: 0
- * without the t flag. */
-static inline uint64_t event_time(mon_worker *mw)
+/* A new clock reading, the time of this event and of every event after it
+ * until the next reading (docs/LOGFORMAT.md section 5): taken at each task
+ * switch and each worker event, so that the events in between cost no
+ * clock read. 0 without the t flag. */
+static inline uint64_t take_reading(mon_worker *mw)
 {
     if (!(mw->flags & MON_FLAG_TIMESTAMPS))
         return 0;
-    return mw->reading = now_ticks(mw);
+    uint64_t t = now_ticks(mw);
+    mon_writer_hot_of(mw->w)->reading = t;
+    return t;
 }
 
-/* The time of an event that shares the reading of the event the runtime
- * reported just before it (same task, only runtime code between). */
-static inline uint64_t shared_time(const mon_worker *mw) { return mw->reading; }
+/* The time of an event between two readings: the last one. */
+static inline uint64_t shared_time(const mon_worker *mw) { return mon_writer_reading(mw->w); }
 
 /* The reading itself: two system calls and an event, out of line. */
 static __attribute__((noinline)) void cpu_read_now(mon_worker *mw, uint64_t ts, uint64_t now)
@@ -166,17 +214,31 @@ static __attribute__((noinline)) void cpu_read_now(mon_worker *mw, uint64_t ts, 
         mon_emit_cpu_time(mw->w, ts, cpu_ns, switches);
 }
 
+/* The trace clock for the CPU readings' step: the reading ts the task
+ * switch has taken anyway, or the clock itself where there is none (no t
+ * flag; the LTTng peer, whose events carry LTTng's times, not ours). */
+static inline uint64_t cpu_clock(const mon_worker *mw, uint64_t ts)
+{
+#if MON_LTTNG
+    (void)ts;
+    return raw_ticks(mw->tsc);
+#else
+    return ts ? ts : now_ticks(mw);
+#endif
+}
+
 /* A cpu_time event (flag C) before the event at ts that ends a task's
  * period or the worker: when the step has passed since the last one
  * (mon_cpu_internal.h), or always (`force`: worker_end, so that the
- * worker's total is in the trace). Inline: every task switch asks, and
- * the answer is a subtraction and a comparison. */
+ * worker's total is in the trace, and where snetmon ctl switches C).
+ * Inline: every task switch asks, and the answer is a subtraction and a
+ * comparison against the switch's own clock reading. */
 static inline __attribute__((always_inline)) void cpu_reading(mon_worker *mw, uint64_t ts,
                                                               bool force)
 {
     if (!(mw->flags & MON_FLAG_CPU))
         return;
-    uint64_t now = ts ? ts : now_ticks(mw);
+    uint64_t now = cpu_clock(mw, ts);
     if (force || mon_cpu_due(&mw->cpu, now))
         cpu_read_now(mw, ts, now);
 }
@@ -195,14 +257,72 @@ static inline uint64_t ticks_ns(const mon_worker *mw, uint64_t ticks)
     return mon_ticks_to_ns(ticks, mw->freq);
 }
 
+static void task_rec_choose(mon_worker *mw, struct mon_task_rec *r);
+
+/* A new choice of what to record (snetmon ctl): take it over, choose every
+ * task of this worker again, and say so in the log (monitor_control), at
+ * the moment it applies here. Off the hot path: once per change. */
+static void control_take(mon_worker *mw, char *pattern, size_t len)
+{
+    unsigned flags;
+    const pcre2_code *regex;
+    mon_control_get(mw->m->ctl, &mw->ctl_gen, &flags, &regex, pattern, len);
+    if (regex != mw->regex) {
+        pcre2_match_data *md = regex ? pcre2_match_data_create_from_pattern(regex, NULL) : NULL;
+        if (regex && !md) {
+            fprintf(stderr, "mon: warning: out of memory: worker %u keeps its --mon-tasks\n",
+                    mw->id);
+        } else {
+            pcre2_match_data_free(mw->match);
+            mw->match = md;
+            mw->regex = regex;
+        }
+    }
+    /* t stays as it was at the start (mon_control refuses to change it). */
+    mw->flags = (flags & ~MON_FLAG_TIMESTAMPS) | (mw->flags & MON_FLAG_TIMESTAMPS);
+}
+
+static __attribute__((noinline)) void control_apply(mon_worker *mw)
+{
+    char pattern[MON_NAME_MAX + 1];
+    unsigned had_cpu = mw->flags & MON_FLAG_CPU;
+    control_take(mw, pattern, sizeof pattern);
+    for (mon_task_rec *r = mw->tasks; r; r = r->next)
+        task_rec_choose(mw, r);
+    unsigned has_cpu = mw->flags & MON_FLAG_CPU;
+    uint64_t ts = take_reading(mw);
+    /* Where C goes off, a CPU reading ends its last stretch just before the
+     * mark; where it comes on, one just after starts the next: no stretch
+     * spans time without readings (mon_periods.c). */
+    if (had_cpu && !has_cpu)
+        cpu_read_now(mw, ts, cpu_clock(mw, ts));
+    mon_emit_control(mw->w, ts, mw->flags, mw->regex ? pattern : NULL);
+    if (has_cpu && !had_cpu)
+        cpu_read_now(mw, ts, cpu_clock(mw, ts));
+}
+
+/* Whether what to record changed since this worker last looked. */
+static inline void control_check(mon_worker *mw)
+{
+    if (__builtin_expect(atomic_load_explicit(mw->m->ctl_gen, memory_order_acquire) != mw->ctl_gen,
+                         0))
+        control_apply(mw);
+}
+
 static bool name_selected(mon_worker *mw, const char *name)
 {
-    if (!mw->m->regex)
+    if (!mw->regex)
         return true;
-    if (!name)
-        name = "";
-    return pcre2_match(mw->m->regex, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, mw->match,
+    return pcre2_match(mw->regex, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, mw->match,
                        NULL) >= 0;
+}
+
+/* Whether the task's events are recorded now, and which: the worker's
+ * task classes if --mon-tasks selects it. */
+static void task_rec_choose(mon_worker *mw, mon_task_rec *r)
+{
+    r->selected = name_selected(mw, r->name);
+    r->on = r->selected ? mw->flags & MON_TASK_CLASSES : 0;
 }
 
 /* A record for task `id`, stored in its hook slot: made by task_map, the
@@ -210,38 +330,81 @@ static bool name_selected(mon_worker *mw, const char *name)
  * then not recorded). */
 static mon_task_rec *task_rec_new(mon_worker *mw, void **slot, uint64_t id, const char *name)
 {
-    mon_task_rec *r = calloc(1, sizeof *r);
+    size_t len = name ? strnlen(name, MON_NAME_MAX) : 0;
+    mon_task_rec *r = calloc(1, sizeof *r + len + 1);
     if (!r)
         return NULL;
     r->mw = mw;
+    r->w = mw->w;
     r->id = id;
-    r->selected = name_selected(mw, name);
+    if (len)
+        memcpy(r->name, name, len);
+    task_rec_choose(mw, r);
     mw->tasks_seen++;
     mw->tasks_selected += r->selected;
+    bool ring = mw->m->opt.ring_bytes != 0;
+    if (ring)
+        pthread_mutex_lock(&mw->tasks_lock);
     r->next = mw->tasks;
     if (mw->tasks)
         mw->tasks->prev = r;
     mw->tasks = r;
+    if (ring)
+        pthread_mutex_unlock(&mw->tasks_lock);
     *slot = r;
     return r;
 }
 
 static void task_rec_free(mon_worker *mw, mon_task_rec *r)
 {
+    bool ring = mw->m->opt.ring_bytes != 0;
+    if (ring)
+        pthread_mutex_lock(&mw->tasks_lock);
     if (r->prev)
         r->prev->next = r->next;
     else
         mw->tasks = r->next;
     if (r->next)
         r->next->prev = r->prev;
+    if (ring)
+        pthread_mutex_unlock(&mw->tasks_lock);
     free(r);
 }
 
-/* The record if the task is monitored, else NULL. */
-static inline mon_task_rec *selected_rec(void **slot)
+/* A flight recorder keeps an ended task's record while its last events may
+ * be in the window (a window names the tasks in it), and frees those whose
+ * last packet has left the ring. */
+static void task_rec_bury(mon_worker *mw, mon_task_rec *r)
+{
+    pthread_mutex_lock(&mw->tasks_lock);
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        mw->tasks = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    r->dead_seq = mon_writer_packet_seq(mw->w);
+    r->next = NULL;
+    if (mw->dead_last)
+        mw->dead_last->next = r;
+    else
+        mw->dead = r;
+    mw->dead_last = r;
+    while (mw->dead && mon_writer_ring_dropped(mw->w, mw->dead->dead_seq)) {
+        mon_task_rec *gone = mw->dead;
+        mw->dead = gone->next;
+        if (!mw->dead)
+            mw->dead_last = NULL;
+        free(gone);
+    }
+    pthread_mutex_unlock(&mw->tasks_lock);
+}
+
+/* The record if the task's events of class `cls` are recorded, else NULL. */
+static inline mon_task_rec *rec_on(void **slot, unsigned cls)
 {
     mon_task_rec *r = *slot;
-    return r && r->selected ? r : NULL;
+    return r && (r->on & cls) ? r : NULL;
 }
 
 /* ---------------------------------------------------------------------------
@@ -255,10 +418,21 @@ static _Thread_local mon_worker *this_thread_worker;
 /* Flush the crashing thread's own log first: it is the one that matters
  * most and the only one not written concurrently, so it is out before the
  * flush of the others (best effort, they are still running) can go wrong. */
+static void crash_ring_window(mon_worker *mw);
+
 static void crash_flush_all(void *arg)
 {
     mon *m = arg;
     mon_worker *self = this_thread_worker;
+    if (m->opt.ring_bytes) {
+        /* A flight recorder writes its window: its own log first. */
+        if (self && self->m == m)
+            crash_ring_window(self);
+        for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
+            if (mw != self)
+                crash_ring_window(mw);
+        return;
+    }
     if (self && self->m == m)
         mon_writer_crash_flush(self->w);
     for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
@@ -296,13 +470,16 @@ static uint32_t run_of_starting_worker(mon *m, unsigned num_workers)
  * readers need it to tell the runs apart. */
 static void begin_run(mon_worker *mw, uint32_t run)
 {
-    uint64_t ts = event_time(mw);
+    mon_writer_set_run(mw->w, run);
+    mon_writer_set_timed(mw->w, mw->flags & MON_FLAG_TIMESTAMPS);
+    uint64_t ts = take_reading(mw);
     mon_emit_task(mw->w, MON_ID_RUN_START, ts, run);
     mw->run_starts++;
     if (mw->flags & MON_FLAG_WORKER)
         mon_emit_bare(mw->w, MON_ID_WORKER_START, ts);
-    if (mw->flags & MON_FLAG_CPU)
-        mon_cpu_start(&mw->cpu, mw->freq, ts ? ts : now_ticks(mw));
+    /* Whatever the flags: snetmon ctl may switch C on later, and the
+     * readings count from here (two system calls per worker and run). */
+    mon_cpu_start(&mw->cpu, mw->freq, cpu_clock(mw, ts));
 }
 
 static void *hook_worker_start(void *ctx, unsigned worker_id, unsigned num_workers)
@@ -331,11 +508,17 @@ static void *hook_worker_start(void *ctx, unsigned worker_id, unsigned num_worke
     char err[512];
     mw->m = m;
     mw->id = worker_id;
+    pthread_mutex_init(&mw->tasks_lock, NULL);
+    snprintf(mw->ring_path, sizeof mw->ring_path, "%s/%s%u", m->ctf_dir, MON_WORKER_FILE_PREFIX,
+             worker_id);
     mw->flags = m->opt.flags;
     mw->tsc = m->info.clock.tsc;
     mw->freq = m->info.clock.freq;
     mw->skew = m->skewed ? &m->skew : NULL;
-    mw->w = mon_writer_open(m->ctf_dir, worker_id, m->opt.packet_bytes, err, sizeof err);
+    mw->w = m->opt.ring_bytes
+                ? mon_writer_open_ring(m->ctf_dir, worker_id, m->opt.packet_bytes,
+                                       m->opt.ring_bytes, err, sizeof err)
+                : mon_writer_open(m->ctf_dir, worker_id, m->opt.packet_bytes, err, sizeof err);
     if (!mw->w) {
         /* Keep going: every event of this worker is then counted as lost. */
         fprintf(stderr, "mon: warning: %s\n", err);
@@ -344,12 +527,14 @@ static void *hook_worker_start(void *ctx, unsigned worker_id, unsigned num_worke
             path[0] = '\0';
         mw->w = mon_writer_open_fd(-1, path, worker_id, m->opt.packet_bytes, err, sizeof err);
     }
-    if (m->regex)
-        mw->match = pcre2_match_data_create_from_pattern(m->regex, NULL);
-    if (!mw->w || (m->regex && !mw->match)) {
+    /* What to record now: as started, or as snetmon ctl has changed it. */
+    char pattern[MON_NAME_MAX + 1];
+    control_take(mw, pattern, sizeof pattern);
+    if (!mw->w || (mw->regex && !mw->match)) {
         fprintf(stderr, "mon: warning: out of memory: worker %u is not monitored\n", worker_id);
         mon_writer_close(mw->w);
         pcre2_match_data_free(mw->match);
+        pthread_mutex_destroy(&mw->tasks_lock);
         free(mw);
         return NULL;
     }
@@ -364,6 +549,8 @@ static void *hook_worker_start(void *ctx, unsigned worker_id, unsigned num_worke
     pthread_mutex_unlock(&m->lock);
     this_thread_worker = mw;
     begin_run(mw, run);
+    if (mw->ctl_gen != 0) /* changed before this worker started: the log says so */
+        mon_emit_control(mw->w, shared_time(mw), mw->flags, mw->regex ? pattern : NULL);
     return mw;
 }
 
@@ -372,7 +559,8 @@ static void hook_worker_wait(void *wctx)
     mon_worker *mw = wctx;
     if (!mw)
         return;
-    uint64_t ts = event_time(mw);
+    uint64_t ts = take_reading(mw);
+    mw->switched = false;
     cpu_reading(mw, ts, false);
     mw->wait_ts = load_time(mw, ts);
     if (mw->flags & MON_FLAG_WORKER)
@@ -384,7 +572,8 @@ static void hook_worker_resume(void *wctx)
     mon_worker *mw = wctx;
     if (!mw)
         return;
-    uint64_t ts = event_time(mw);
+    control_check(mw);
+    uint64_t ts = take_reading(mw);
     if (mw->flags & MON_FLAG_LOAD) {
         mw->waits++;
         mw->wait_ticks += load_time(mw, ts) - mw->wait_ts;
@@ -393,12 +582,25 @@ static void hook_worker_resume(void *wctx)
         mon_emit_bare(mw->w, MON_ID_WORKER_RESUME, ts);
 }
 
+/* The worker takes tasks other threads posted (another worker's wake-up,
+ * a new task): they became ready after the period that just ended, maybe
+ * while the worker polled its mailbox, so the dispatch that follows reads
+ * the clock anew; sharing the end's reading would date it before the wake
+ * that made its task ready (a reader would pair neither). Also after
+ * worker_resume, which the mail that woke the worker always follows. */
+static void hook_worker_mail(void *wctx)
+{
+    mon_worker *mw = wctx;
+    if (mw)
+        mw->switched = false;
+}
+
 static void hook_worker_end(void *wctx)
 {
     mon_worker *mw = wctx;
     if (!mw)
         return;
-    uint64_t ts = event_time(mw);
+    uint64_t ts = take_reading(mw);
     cpu_reading(mw, ts, true);
     if (mw->flags & MON_FLAG_LOAD)
         mon_emit_worker_load(mw->w, ts, mw->waits, ticks_ns(mw, mw->wait_ticks),
@@ -411,6 +613,13 @@ static void hook_worker_end(void *wctx)
 
 /* ---------------------------------------------------------------------------
  * Mapping and scheduling events (MMO, SCMO)
+ *
+ * Readings: the end of a period (the task's first stream_block, or its
+ * task_block, yield or destroy) reads the clock, and the dispatch right
+ * after it shares that reading; a dispatch after anything else reads it
+ * anew. Every other task-level event takes the last reading. The CPU
+ * readings (C) are taken at the ends of periods with their reading, once
+ * the step has passed (mon_cpu_internal.h), and at worker_wait and end.
  * ------------------------------------------------------------------------- */
 
 static void hook_task_map(void *wctx, void **slot, uint64_t task, const char *name,
@@ -424,16 +633,15 @@ static void hook_task_map(void *wctx, void **slot, uint64_t task, const char *na
     /* Mapping is recorded for every task, filtered or not, so that the ids
      * in other tasks' stream events can always be named. */
     if (r && (mw->flags & MON_FLAG_MAP))
-        mon_emit_task_map(mw->w, event_time(mw), task, name);
+        mon_emit_task_map(mw->w, shared_time(mw), task, name);
 }
 
 static void hook_task_create(void *wctx, void **slot, uint64_t task)
 {
     (void)task;
-    mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
-    if (r && (mw->flags & MON_FLAG_TASK))
-        mon_emit_task(mw->w, MON_ID_TASK_CREATE, event_time(mw), r->id);
+    mon_task_rec *r = wctx ? rec_on(slot, MON_FLAG_TASK) : NULL;
+    if (r)
+        mon_emit_task(r->w, MON_ID_TASK_CREATE, mon_writer_reading(r->w), r->id);
 }
 
 static void hook_task_dispatch(void *wctx, void **slot, uint64_t task)
@@ -442,28 +650,55 @@ static void hook_task_dispatch(void *wctx, void **slot, uint64_t task)
     mon_worker *mw = wctx;
     if (!mw)
         return;
+    control_check(mw);
     mon_task_rec *r = *slot;
     mw->current = r; /* for the message traces of this period */
-    if (!r || !r->selected || !(mw->flags & (MON_FLAG_TASK | MON_FLAG_LOAD)))
+    bool shared = mw->switched;
+    mw->switched = false;
+    if (!r || !r->on)
         return;
-    uint64_t ts = event_time(mw);
-    if (mw->flags & MON_FLAG_LOAD) {
+    uint64_t ts = shared ? shared_time(mw) : take_reading(mw);
+    if (r->on & MON_FLAG_LOAD) {
         r->dispatch_ts = load_time(mw, ts);
         r->dispatches++;
     }
-    if (mw->flags & MON_FLAG_TASK)
-        mon_emit_task(mw->w, MON_ID_TASK_DISPATCH, ts, r->id);
+    if (r->on & MON_FLAG_TASK)
+        mon_emit_task(r->w, MON_ID_TASK_DISPATCH, ts, r->id);
 }
 
 /* The task stops running (block, yield, destroy): account its period. */
 static void period_end(mon_worker *mw, mon_task_rec *r, uint64_t ts)
 {
-    if (!(mw->flags & MON_FLAG_LOAD) || !r->dispatch_ts)
+    if (!(r->on & MON_FLAG_LOAD) || !r->dispatch_ts)
         return;
     uint64_t d = load_time(mw, ts) - r->dispatch_ts;
     r->exec_ticks += d;
     mw->busy_ticks += d;
     r->dispatch_ts = 0;
+}
+
+/* The reading that ends a period: the stream_block's just before, or a new
+ * one; the next dispatch shares it. */
+static inline uint64_t period_end_reading(mon_worker *mw)
+{
+    bool after_stream_block = mw->in_block;
+    mw->in_block = false;
+    mw->switched = true;
+    return after_stream_block ? shared_time(mw) : take_reading(mw);
+}
+
+/* A period ends (block, yield, destroy): its reading when the task's T or
+ * L events are recorded (`timed`), and the worker's CPU reading when C is on
+ * and the step has passed, which shares it. false: neither is wanted, and
+ * no reading is taken. */
+static inline __attribute__((always_inline)) bool period_stop(mon_worker *mw, bool timed,
+                                                              uint64_t *ts)
+{
+    if (!timed && !(mw->flags & MON_FLAG_CPU))
+        return false;
+    *ts = period_end_reading(mw);
+    cpu_reading(mw, *ts, false);
+    return true;
 }
 
 static void hook_task_block(void *wctx, void **slot, uint64_t task, lpel_block_cause cause)
@@ -472,37 +707,35 @@ static void hook_task_block(void *wctx, void **slot, uint64_t task, lpel_block_c
     mon_worker *mw = wctx;
     if (!mw)
         return;
-    /* The runtime reports the block right after the task's stream_block(s)
-     * with nothing but bookkeeping between, so their clock reading is this
-     * event's time too: one clock read less per blocking (one of the six
-     * events of a ring hop at -m A) for a few ns of difference. */
-    bool after_stream_block = mw->in_block;
-    mw->in_block = false;
-    mon_task_rec *r = selected_rec(slot);
-    bool record = r && (mw->flags & (MON_FLAG_TASK | MON_FLAG_LOAD));
-    if (!record && !(mw->flags & MON_FLAG_CPU))
+    mon_task_rec *r = rec_on(slot, MON_FLAG_TASK | MON_FLAG_LOAD);
+    uint64_t ts;
+    if (!period_stop(mw, r != NULL, &ts)) {
+        /* Nothing of this period to time; a stream_block's reading still
+         * serves the next dispatch. */
+        mw->switched = mw->in_block;
+        mw->in_block = false;
         return;
-    uint64_t ts = after_stream_block ? shared_time(mw) : event_time(mw);
-    cpu_reading(mw, ts, false);
-    if (!record)
+    }
+    if (!r)
         return;
     period_end(mw, r, ts);
-    if (mw->flags & MON_FLAG_TASK)
-        mon_emit_task_block(mw->w, ts, r->id, (unsigned)cause);
+    if (r->on & MON_FLAG_TASK)
+        mon_emit_task_block(r->w, ts, r->id, (unsigned)cause);
 }
 
 static void hook_task_yield(void *wctx, void **slot, uint64_t task)
 {
     (void)task;
     mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
-    if (!r)
+    if (!mw)
         return;
-    uint64_t ts = event_time(mw);
-    cpu_reading(mw, ts, false);
+    mon_task_rec *r = rec_on(slot, MON_FLAG_TASK | MON_FLAG_LOAD);
+    uint64_t ts;
+    if (!period_stop(mw, r != NULL, &ts) || !r)
+        return;
     period_end(mw, r, ts);
-    if (mw->flags & MON_FLAG_TASK)
-        mon_emit_task(mw->w, MON_ID_TASK_YIELD, ts, r->id);
+    if (r->on & MON_FLAG_TASK)
+        mon_emit_task(r->w, MON_ID_TASK_YIELD, ts, r->id);
 }
 
 static void hook_task_destroy(void *wctx, void **slot, uint64_t task)
@@ -512,80 +745,97 @@ static void hook_task_destroy(void *wctx, void **slot, uint64_t task)
     mon_task_rec *r = *slot;
     if (!mw || !r)
         return;
-    if (r->selected) {
-        uint64_t ts = event_time(mw);
-        cpu_reading(mw, ts, false);
+    unsigned timed = r->on & (MON_FLAG_TASK | MON_FLAG_LOAD);
+    uint64_t ts;
+    if (period_stop(mw, timed, &ts) && timed) {
         period_end(mw, r, ts);
-        if (mw->flags & MON_FLAG_LOAD)
-            mon_emit_task_load(mw->w, ts, r->id, r->dispatches, ticks_ns(mw, r->exec_ticks));
-        if (mw->flags & MON_FLAG_TASK)
-            mon_emit_task(mw->w, MON_ID_TASK_DESTROY, ts, r->id);
+        if (r->on & MON_FLAG_LOAD)
+            mon_emit_task_load(r->w, ts, r->id, r->dispatches, ticks_ns(mw, r->exec_ticks));
+        if (r->on & MON_FLAG_TASK)
+            mon_emit_task(r->w, MON_ID_TASK_DESTROY, ts, r->id);
     }
+    if (mw->current == r)
+        mw->current = NULL;
     *slot = NULL;
-    task_rec_free(mw, r);
+    if (mw->m->opt.ring_bytes)
+        task_rec_bury(mw, r);
+    else
+        task_rec_free(mw, r);
 }
 
 /* ---------------------------------------------------------------------------
- * Stream events (SMO)
+ * Stream events (SMO): the reading of the period they are in, except the
+ * stream_block(s) that end it
  * ------------------------------------------------------------------------- */
 
 static void hook_stream_open(void *wctx, void **slot, uint64_t task, uint64_t stream,
                              lpel_stream_mode mode)
 {
-    mon_worker *mw = wctx;
-    if (mw && selected_rec(slot))
-        mon_emit_stream_mode(mw->w, MON_ID_STREAM_OPEN, event_time(mw), task, stream,
+    (void)wctx;
+    mon_task_rec *r = rec_on(slot, MON_FLAG_STREAM);
+    if (r)
+        mon_emit_stream_mode(r->w, MON_ID_STREAM_OPEN, mon_writer_reading(r->w), task, stream,
                              mode == LPEL_STREAM_WRITE);
 }
 
 static void hook_stream_close(void *wctx, void **slot, uint64_t task, uint64_t stream,
                               lpel_stream_mode mode)
 {
-    mon_worker *mw = wctx;
-    if (mw && selected_rec(slot))
-        mon_emit_stream_mode(mw->w, MON_ID_STREAM_CLOSE, event_time(mw), task, stream,
+    (void)wctx;
+    mon_task_rec *r = rec_on(slot, MON_FLAG_STREAM);
+    if (r)
+        mon_emit_stream_mode(r->w, MON_ID_STREAM_CLOSE, mon_writer_reading(r->w), task, stream,
                              mode == LPEL_STREAM_WRITE);
 }
 
 static void hook_stream_read(void *wctx, void **slot, uint64_t task, uint64_t stream)
 {
-    mon_worker *mw = wctx;
-    if (mw && selected_rec(slot))
-        mon_emit_stream_io(mw->w, MON_ID_STREAM_READ, event_time(mw), task, stream);
+    (void)wctx;
+    mon_task_rec *r = rec_on(slot, MON_FLAG_STREAM);
+    if (r)
+        mon_emit_stream_io(r->w, MON_ID_STREAM_READ, mon_writer_reading(r->w), task, stream);
 }
 
 static void hook_stream_write(void *wctx, void **slot, uint64_t task, uint64_t stream)
 {
-    mon_worker *mw = wctx;
-    if (mw && selected_rec(slot))
-        mon_emit_stream_io(mw->w, MON_ID_STREAM_WRITE, event_time(mw), task, stream);
+    (void)wctx;
+    mon_task_rec *r = rec_on(slot, MON_FLAG_STREAM);
+    if (r)
+        mon_emit_stream_io(r->w, MON_ID_STREAM_WRITE, mon_writer_reading(r->w), task, stream);
 }
 
 static void hook_stream_block(void *wctx, void **slot, uint64_t task, uint64_t stream,
                               bool empty)
 {
-    mon_worker *mw = wctx;
-    mon_task_rec *r = mw ? selected_rec(slot) : NULL;
+    (void)wctx;
+    mon_task_rec *r = rec_on(slot, MON_FLAG_STREAM);
     if (!r)
         return;
     /* The task waited for is not recorded here: the other end's task may
      * be closing and freeing itself on another worker right now, so it
      * must not be touched. Readers know it from that task's stream_open.
-     * A poll reports several streams in a row: one moment, one reading. */
-    uint64_t ts = mw->in_block ? shared_time(mw) : event_time(mw);
+     * The block ends the period, so it reads the clock; a poll reports
+     * several streams in a row: one moment, one reading. */
+    mon_worker *mw = r->mw;
+    uint64_t ts = mw->in_block ? shared_time(mw) : take_reading(mw);
     mw->in_block = true;
-    mon_emit_stream_block(mw->w, ts, task, stream, empty);
+    mon_emit_stream_block(r->w, ts, task, stream, empty);
 }
 
-/* The runtime reports a wake-up right after the read, write or close that
- * caused it (the item is published in between), so it takes that
- * operation's reading. */
+/* A wake of a task on another worker reads the clock: that worker may run
+ * it at once, and with the period's reading the wake could be dated before
+ * the woken task's block (or dispatch) there, which a reader could not pair
+ * it with, and the split of its wait into blocked and ready time would be
+ * off by the waker's period. A task on this worker runs after the waker's
+ * period only: the period's reading keeps the order. */
 static void hook_stream_wake(void *wctx, void **slot, uint64_t task, uint64_t stream,
-                             uint64_t woken)
+                             uint64_t woken, bool local)
 {
-    mon_worker *mw = wctx;
-    if (mw && selected_rec(slot))
-        mon_emit_stream_wake(mw->w, shared_time(mw), task, stream, woken);
+    (void)wctx;
+    mon_task_rec *r = rec_on(slot, MON_FLAG_STREAM);
+    if (r)
+        mon_emit_stream_wake(r->w, local ? mon_writer_reading(r->w) : take_reading(r->mw), task,
+                             stream, woken);
 }
 
 /* ---------------------------------------------------------------------------
@@ -593,44 +843,46 @@ static void hook_stream_wake(void *wctx, void **slot, uint64_t task, uint64_t st
  * ------------------------------------------------------------------------- */
 
 /* The record of the task running on the calling worker thread, if its
- * messages are monitored. t is that task (what lpel_task_self returns);
- * only whether it is NULL matters: the record comes from the dispatch
- * hook, so no call into the runtime is needed. */
-static inline mon_task_rec *message_rec(const lpel_task *t)
+ * events of class cls are recorded. t is that task (what lpel_task_self
+ * returns); only whether it is NULL matters: the record comes from the
+ * dispatch hook, so no call into the runtime is needed. */
+static inline mon_task_rec *running_rec(const lpel_task *t, unsigned cls)
 {
     mon_worker *mw = this_thread_worker;
     mon_task_rec *r = mw && t ? mw->current : NULL;
-    if (!r || !r->selected || !(mw->flags & MON_FLAG_MESSAGE))
-        return NULL;
-    return r;
+    return r && (r->on & cls) ? r : NULL;
 }
 
 void mon_component_begin(lpel_task *t)
 {
-    mon_task_rec *r = message_rec(t);
+    mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_task(r->mw->w, MON_ID_COMPONENT_BEGIN, event_time(r->mw), r->id);
+        mon_emit_task(r->w, MON_ID_COMPONENT_BEGIN, mon_writer_reading(r->w), r->id);
 }
 
+/* The events that end user code (a box's output, its return) read the
+ * clock: a box call lies between them and the reading before, which is
+ * what the message latencies measure. Those before the call
+ * (component_begin, message_read) follow runtime code only. */
 void mon_component_end(lpel_task *t)
 {
-    mon_task_rec *r = message_rec(t);
+    mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_task(r->mw->w, MON_ID_COMPONENT_END, event_time(r->mw), r->id);
+        mon_emit_task(r->w, MON_ID_COMPONENT_END, take_reading(r->mw), r->id);
 }
 
 void mon_message_read(lpel_task *t, uint64_t msg_id)
 {
-    mon_task_rec *r = message_rec(t);
+    mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_message(r->mw->w, MON_ID_MESSAGE_READ, event_time(r->mw), r->id, msg_id);
+        mon_emit_message(r->w, MON_ID_MESSAGE_READ, mon_writer_reading(r->w), r->id, msg_id);
 }
 
 void mon_message_written(lpel_task *t, uint64_t msg_id)
 {
-    mon_task_rec *r = message_rec(t);
+    mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_message(r->mw->w, MON_ID_MESSAGE_WRITTEN, event_time(r->mw), r->id, msg_id);
+        mon_emit_message(r->w, MON_ID_MESSAGE_WRITTEN, take_reading(r->mw), r->id, msg_id);
 }
 
 /* ---------------------------------------------------------------------------
@@ -639,41 +891,32 @@ void mon_message_written(lpel_task *t, uint64_t msg_id)
 
 void mon_message_sent(lpel_task *t, uint64_t msg, unsigned rank)
 {
-    mon_task_rec *r = message_rec(t);
+    mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_transfer(r->mw->w, MON_ID_MESSAGE_SENT, event_time(r->mw), r->id, msg, rank);
+        mon_emit_transfer(r->w, MON_ID_MESSAGE_SENT, take_reading(r->mw), r->id, msg, rank);
 }
 
 void mon_message_received(lpel_task *t, uint64_t msg, unsigned rank)
 {
-    mon_task_rec *r = message_rec(t);
+    mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_transfer(r->mw->w, MON_ID_MESSAGE_RECEIVED, event_time(r->mw), r->id, msg,
-                          rank);
-}
-
-/* The record of the running task if its stream events are monitored. */
-static inline mon_task_rec *channel_rec(const lpel_task *t)
-{
-    mon_worker *mw = this_thread_worker;
-    mon_task_rec *r = mw && t ? mw->current : NULL;
-    if (!r || !r->selected || !(mw->flags & MON_FLAG_STREAM))
-        return NULL;
-    return r;
+        mon_emit_transfer(r->w, MON_ID_MESSAGE_RECEIVED, take_reading(r->mw), r->id, msg, rank);
 }
 
 void mon_channel_open(lpel_task *t, uint64_t channel, unsigned rank, bool sends)
 {
-    mon_task_rec *r = channel_rec(t);
+    mon_task_rec *r = running_rec(t, MON_FLAG_STREAM);
     if (r)
-        mon_emit_channel_open(r->mw->w, event_time(r->mw), r->id, channel, rank, sends);
+        mon_emit_channel_open(r->w, mon_writer_reading(r->w), r->id, channel, rank, sends);
 }
 
+/* A channel wait: the moment the task starts waiting matters, so it reads
+ * the clock. */
 void mon_channel_block(lpel_task *t, uint64_t channel, bool empty)
 {
-    mon_task_rec *r = channel_rec(t);
+    mon_task_rec *r = running_rec(t, MON_FLAG_STREAM);
     if (r)
-        mon_emit_channel_block(r->mw->w, event_time(r->mw), r->id, channel, empty);
+        mon_emit_channel_block(r->w, take_reading(r->mw), r->id, channel, empty);
 }
 
 bool mon_sync_now(uint64_t *ticks)
@@ -715,41 +958,41 @@ void mon_sync_record(const char *phase, const mon_sync_sample *s, size_t n)
  * Opening and closing
  * ------------------------------------------------------------------------- */
 
-/* Only the hooks the flags need are installed: a hook left NULL costs the
- * runtime one predictable branch. */
+/* A deadlock: the flight recorder's window shows what led to it (written
+ * by the service thread; this runs under the runtime's lock). */
+static void hook_deadlock(void *ctx)
+{
+    mon *m = ctx;
+    mon_control_request_snapshot(m->ctl, "deadlock");
+}
+
+/* Every hook is installed, whatever the flags: snetmon ctl may switch any
+ * class on while the program runs. A class that is off costs its hook
+ * point a call and a test of the task record's classes. */
 static void fill_hooks(mon *m)
 {
-    unsigned f = m->opt.flags;
     lpel_hooks *h = &m->hooks;
-    memset(h, 0, sizeof *h);
-    h->ctx = m;
-    h->worker_start = hook_worker_start;
-    h->worker_end = hook_worker_end;
-    if (f & (MON_FLAG_WORKER | MON_FLAG_LOAD | MON_FLAG_CPU)) {
-        h->worker_wait = hook_worker_wait;
-        h->worker_resume = hook_worker_resume;
-    }
-    h->task_map = hook_task_map;
-    h->task_destroy = hook_task_destroy;
-    if (f & MON_FLAG_TASK)
-        h->task_create = hook_task_create;
-    /* dispatch also tells the message traces which task runs; task_block
-     * also ends the stream_blocks' shared reading; the ends of periods
-     * take the CPU readings. */
-    if (f & (MON_FLAG_TASK | MON_FLAG_LOAD | MON_FLAG_MESSAGE))
-        h->task_dispatch = hook_task_dispatch;
-    if (f & (MON_FLAG_TASK | MON_FLAG_LOAD | MON_FLAG_STREAM | MON_FLAG_CPU))
-        h->task_block = hook_task_block;
-    if (f & (MON_FLAG_TASK | MON_FLAG_LOAD | MON_FLAG_CPU))
-        h->task_yield = hook_task_yield;
-    if (f & MON_FLAG_STREAM) {
-        h->stream_open = hook_stream_open;
-        h->stream_close = hook_stream_close;
-        h->stream_read = hook_stream_read;
-        h->stream_write = hook_stream_write;
-        h->stream_block = hook_stream_block;
-        h->stream_wake = hook_stream_wake;
-    }
+    *h = (lpel_hooks){
+        .ctx = m,
+        .worker_start = hook_worker_start,
+        .worker_wait = hook_worker_wait,
+        .worker_resume = hook_worker_resume,
+        .worker_end = hook_worker_end,
+        .worker_mail = hook_worker_mail,
+        .task_map = hook_task_map,
+        .task_create = hook_task_create,
+        .task_dispatch = hook_task_dispatch,
+        .task_block = hook_task_block,
+        .task_yield = hook_task_yield,
+        .task_destroy = hook_task_destroy,
+        .stream_open = hook_stream_open,
+        .stream_close = hook_stream_close,
+        .stream_read = hook_stream_read,
+        .stream_write = hook_stream_write,
+        .stream_block = hook_stream_block,
+        .stream_wake = hook_stream_wake,
+        .deadlock = m->opt.ring_bytes ? hook_deadlock : NULL,
+    };
 }
 
 static int compile_regex(mon *m, char *err, size_t errlen)
@@ -781,7 +1024,7 @@ static int append_arg(mon *m, const char *arg)
 /* The command line for run.json as the process was given it: the kernel's
  * copy, since by now mon_parse_args has cut the monitoring options out of
  * argv and the program's getopt has reordered what is left ("-m A" came
- * back as "-m mtWTSML" at the end). 0, 1 when it cannot be read (then
+ * back as "-m mtWTSMLC" at the end). 0, 1 when it cannot be read (then
  * copy_args rebuilds it), -1 when memory runs out. */
 static int read_cmdline(mon *m)
 {
@@ -827,7 +1070,7 @@ static int copy_args(mon *m, const mon_options *opt, int argc, char *const *argv
     int given = read_cmdline(m);
     if (given <= 0)
         return given;
-    m->argv = calloc((size_t)argc + 9, sizeof *m->argv);
+    m->argv = calloc((size_t)argc + 11, sizeof *m->argv);
     if (!m->argv)
         return -1;
     for (int i = 0; i < argc; i++)
@@ -845,6 +1088,10 @@ static int copy_args(mon *m, const mon_options *opt, int argc, char *const *argv
     if (opt->flush_ms != MON_DEFAULT_FLUSH_MS &&
         (append_arg(m, "--mon-flush") || append_arg(m, ms)))
         return -1;
+    char ring[32];
+    snprintf(ring, sizeof ring, "%zu", opt->ring_bytes);
+    if (opt->ring_bytes && (append_arg(m, "--mon-ring") || append_arg(m, ring)))
+        return -1;
     return 0;
 }
 
@@ -855,91 +1102,195 @@ static void mon_free(mon *m)
         mon_worker *next = mw->next;
         while (mw->tasks)
             task_rec_free(mw, mw->tasks);
+        while (mw->dead) {
+            mon_task_rec *gone = mw->dead;
+            mw->dead = gone->next;
+            free(gone);
+        }
         pcre2_match_data_free(mw->match);
+        pthread_mutex_destroy(&mw->tasks_lock);
         free(mw);
         mw = next;
     }
     for (int i = 0; i < m->argc; i++)
         free(m->argv[i]);
     free(m->argv);
-    pcre2_code_free(m->regex);
+    pcre2_code_free(m->regex); /* NULL once the control channel has it */
     free(m->regex_src);
     free(m->sync);
     pthread_mutex_destroy(&m->lock);
-    pthread_mutex_destroy(&m->flush_lock);
-    pthread_cond_destroy(&m->flush_cond);
     free(m);
 }
 
 /* ---------------------------------------------------------------------------
- * The flusher thread
+ * The flight recorder (--mon-ring): windows of the rings as traces
+ * ------------------------------------------------------------------------- */
+
+/* The task_map of every task the worker has now, with one-byte headers: the
+ * window's prefix, so that tasks mapped before the window keep their
+ * names. NULL (no names, a warning) when out of memory. */
+static uint8_t *task_map_prefix(mon_worker *mw, size_t *len, uint64_t *events)
+{
+    pthread_mutex_lock(&mw->tasks_lock);
+    size_t n = 0, cap = 0;
+    mon_task_rec *lists[] = {mw->dead, mw->tasks};
+    for (unsigned l = 0; l < 2; l++)
+        for (mon_task_rec *r = lists[l]; r; r = r->next)
+            cap += MON_EVENT_MAX_BYTES;
+    uint8_t *buf = malloc(cap + MON_STORE_SLACK);
+    *events = 0;
+    for (unsigned l = 0; l < 2; l++)
+        for (mon_task_rec *r = lists[l]; buf && r; r = r->next, ++*events)
+            n += mon_encode_task_map(buf + n, mw->m->opt.flags & MON_FLAG_TIMESTAMPS, 0, r->id,
+                                     r->name);
+    pthread_mutex_unlock(&mw->tasks_lock);
+    if (!buf)
+        fprintf(stderr, "mon: warning: out of memory: the window of worker %u names no task "
+                        "mapped before it\n", mw->id);
+    *len = n;
+    return buf;
+}
+
+/* Worker mw's window into DIR/worker-N; its run.json entries into *win
+ * and *log. 0, or -1 with err. */
+static int window_log(mon_worker *mw, const char *dir, mon_window_entry *win, mon_log_count *log,
+                      char *err, size_t errlen)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/%s%u", dir, MON_WORKER_FILE_PREFIX, mw->id);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t plen = 0;
+    uint64_t prefix_events = 0;
+    /* Names whatever the m flag: a window without them would leave its
+     * tasks anonymous. (mw->flags is the worker's to change: not read.) */
+    uint8_t *prefix = task_map_prefix(mw, &plen, &prefix_events);
+    mon_ring_window rw;
+    int rc = mon_writer_ring_write(mw->w, fd, prefix, plen, true, &rw);
+    free(prefix);
+    if (rc != 0 || close(fd) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        if (rc != 0)
+            close(fd);
+        return -1;
+    }
+    *win = (mon_window_entry){mw->id, rw.first_packet, rw.events_before, rw.start_ticks};
+    *log = (mon_log_count){mw->id, rw.events + prefix_events, rw.bytes};
+    return 0;
+}
+
+/* Every worker's window into ctf_dir, and the run.json of the window into
+ * dir (why: what asked for it; k: the snapshot's number, 0 at exit). */
+static int window_write(mon *m, const char *dir, const char *ctf_dir, const char *why, unsigned k,
+                        char *err, size_t errlen)
+{
+    unsigned n = 0;
+    for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
+        n++;
+    mon_window_entry *win = calloc(n ? n : 1, sizeof *win);
+    mon_log_count *logs = calloc(n ? n : 1, sizeof *logs);
+    int rc = win && logs ? 0 : -1;
+    if (rc)
+        snprintf(err, errlen, "out of memory");
+    unsigned i = 0;
+    uint64_t events = 0;
+    for (mon_worker *mw = atomic_load(&m->workers); rc == 0 && mw; mw = mw->next, i++) {
+        rc = window_log(mw, ctf_dir, &win[i], &logs[i], err, errlen);
+        events += logs[i].events;
+    }
+    if (rc == 0) {
+        pthread_mutex_lock(&m->lock);
+        mon_run_info info = m->info;
+        pthread_mutex_unlock(&m->lock);
+        info.workers = n;
+        info.events_recorded = events;
+        info.logs = logs;
+        info.nlogs = n;
+        info.complete = true;
+        info.window_why = why;
+        info.snapshot = k;
+        info.window = win;
+        info.nwindow = n;
+        rc = mon_metadata_write(ctf_dir, &info, err, errlen) == 0 &&
+                     mon_run_json_write(dir, &info, err, errlen) == 0
+                 ? 0
+                 : -1;
+    }
+    free(win);
+    free(logs);
+    return rc;
+}
+
+/* A snapshot (snetmon snap, SIGUSR1, a deadlock): DIR/snapshot-K, a whole
+ * trace of the window, made under a temporary name and renamed, so that a
+ * reader never meets half of one. */
+static int ring_snapshot(void *arg, const char *why, char *path, size_t len, char *err,
+                         size_t errlen)
+{
+    mon *m = arg;
+    pthread_mutex_lock(&m->lock);
+    unsigned k = ++m->snapshots;
+    pthread_mutex_unlock(&m->lock);
+    char tmp[4200], ctf[4300];
+    snprintf(path, len, "%s/snapshot-%u", m->dir, k);
+    snprintf(tmp, sizeof tmp, "%s/snapshot-%u.tmp", m->dir, k);
+    snprintf(ctf, sizeof ctf, "%s/%s", tmp, MON_CTF_SUBDIR);
+    if (mon_mkdirs(ctf, err, errlen) != 0 || window_write(m, tmp, ctf, why, k, err, errlen) != 0)
+        return -1;
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The crash handler's window of one worker, into DIR/ctf/worker-N: no
+ * names prefix and no run.json (only async-signal-safe calls); the first
+ * run.json says it is a flight recorder's, and the reader takes the log's
+ * packets before the window as not recorded. */
+static void crash_ring_window(mon_worker *mw)
+{
+    int fd = open(mw->ring_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    (void)mon_writer_ring_write(mw->w, fd, NULL, 0, false, NULL);
+    close(fd);
+}
+
+/* ---------------------------------------------------------------------------
+ * The service thread's work (mon_control.c calls these)
  * ------------------------------------------------------------------------- */
 
 /* Every flush period, publish what each worker has recorded: a killed run
  * then keeps everything up to the last period, and a live view sees the
  * run as it goes. Publishing writes each worker's new events and header
- * fields into its log (a few pwrite calls on this thread); a worker waits
- * for it only if it fills its packet at that very moment. */
-static void *flusher_main(void *arg)
+ * fields into its log (a few pwrite calls on the service thread); a worker
+ * waits for it only if it fills its packet at that very moment. */
+static void flush_tick(void *arg)
 {
     mon *m = arg;
-    pthread_mutex_lock(&m->flush_lock);
-    while (!m->flusher_stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)m->opt.flush_ms * 1000000u;
-        until.tv_sec += (time_t)(ns / 1000000000u);
-        until.tv_nsec = (long)(ns % 1000000000u);
-        while (!m->flusher_stop &&
-               pthread_cond_timedwait(&m->flush_cond, &m->flush_lock, &until) != ETIMEDOUT)
-            ;
-        if (m->flusher_stop)
-            break;
-        for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
-            mon_writer_publish(mw->w);
-    }
-    pthread_mutex_unlock(&m->flush_lock);
-    return NULL;
+    for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
+        mon_writer_publish(mw->w);
 }
 
-/* The flusher's lock and condition (waited on with CLOCK_MONOTONIC). */
-static void flusher_init(mon *m)
-{
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&m->flush_cond, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&m->flush_lock, NULL);
-}
+/* The generation of a run without a control channel: never moves. */
+static const _Atomic unsigned no_control_gen;
 
-static void flusher_start(mon *m)
+static int control_start(mon *m, char *err, size_t errlen)
 {
-    if (m->opt.flush_ms == 0)
-        return;
-    /* Signals are for the program's own threads, not this one. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&m->flusher, NULL, flusher_main, m);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0)
-        fprintf(stderr, "mon: warning: no flusher thread (%s): the trace is written only as "
-                        "packets fill and at the end\n", strerror(rc));
-    else
-        m->flusher_started = true;
-}
-
-static void flusher_stop(mon *m)
-{
-    if (!m->flusher_started)
-        return;
-    pthread_mutex_lock(&m->flush_lock);
-    m->flusher_stop = true;
-    pthread_cond_signal(&m->flush_cond);
-    pthread_mutex_unlock(&m->flush_lock);
-    pthread_join(m->flusher, NULL);
-    m->flusher_started = false;
+    mon_control_handlers h = {.arg = m, .tick = flush_tick,
+                              .snapshot = m->opt.ring_bytes ? ring_snapshot : NULL,
+                              .flush_ms = m->opt.ring_bytes ? 0 : m->opt.flush_ms};
+    m->ctl_gen = &no_control_gen;
+    if (mon_control_open(&m->ctl, m->dir, m->opt.flags, m->regex_src, m->regex, &h, err,
+                         errlen) != 0)
+        return -1;
+    m->ctl_gen = mon_control_generation(m->ctl);
+    m->regex = NULL; /* the control channel's now */
+    return 0;
 }
 
 /* Copy what the monitor keeps of the options and the command line: the
@@ -998,6 +1349,7 @@ static int start_trace(mon *m, char *err, size_t errlen)
     info->task_regex = m->regex_src;
     info->host = m->host;
     info->rank = m->opt.ranks > 0 ? m->opt.rank : 0;
+    info->ring_bytes = m->opt.ring_bytes;
     info->ranks = m->opt.ranks;
     mon_clock_init(&info->clock, getenv(MON_CLOCK_ENV));
     if (start_skew(m, err, errlen) != 0)
@@ -1029,15 +1381,15 @@ int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv, lpe
         return -1;
     }
     pthread_mutex_init(&m->lock, NULL);
-    flusher_init(m);
-    if (copy_options(m, opt, argc, argv, err, errlen) != 0 || start_trace(m, err, errlen) != 0) {
+    m->ctl_gen = &no_control_gen;
+    if (copy_options(m, opt, argc, argv, err, errlen) != 0 || start_trace(m, err, errlen) != 0 ||
+        control_start(m, err, errlen) != 0) {
         mon_free(m);
         return -1;
     }
     m->crash.flush = crash_flush_all;
     m->crash.arg = m;
     fill_hooks(m);
-    flusher_start(m);
     if (hooks)
         *hooks = m->hooks;
     *out = m;
@@ -1116,15 +1468,38 @@ static void warn_if_empty(const mon *m, uint64_t events, uint64_t tasks_seen,
                 m->regex_src, (unsigned long long)tasks_seen, m->dir);
 }
 
+/* A flight recorder ends with its last window as the trace in DIR (its
+ * snapshots stay beside it). */
+static int close_ring(mon *m)
+{
+    char err[512];
+    int rc = 0;
+    pthread_mutex_lock(&m->lock);
+    (void)mon_clock_refine(&m->info.clock);
+    pthread_mutex_unlock(&m->lock);
+    if (window_write(m, m->dir, m->ctf_dir, "exit", 0, err, sizeof err) != 0) {
+        fprintf(stderr, "mon: warning: the flight recorder's last window: %s\n", err);
+        rc = -1;
+    }
+    for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next) {
+        (void)mon_writer_close(mw->w);
+        mw->w = NULL;
+    }
+    mon_free(m);
+    return rc;
+}
+
 int mon_close(mon *m)
 {
     if (!m)
         return 0;
     mon *self = m;
     atomic_compare_exchange_strong(&mon_current, &self, NULL);
-    flusher_stop(m);
+    mon_control_close(m->ctl); /* no flushes, requests or snapshots from here on */
     if (m->crash_registered)
         mon_crash_unregister(&m->crash);
+    if (m->opt.ring_bytes)
+        return close_ring(m);
     unsigned workers = 0;
     uint64_t recorded = 0, lost = 0, tasks_seen = 0, tasks_selected = 0, markers = 0;
     int rc = 0;

@@ -61,6 +61,7 @@ static const char *const event_fields[MON_ID_COUNT][2] = {
     [MON_ID_CHANNEL_BLOCK] = {"channel_block", "struct uint task; struct uint channel_rank; "
                                                "struct uint_state channel_index;"},
     [MON_ID_CPU_TIME] = {"cpu_time", "struct uint cpu_ns; struct uint preemptions;"},
+    [MON_ID_MONITOR_CONTROL] = {"monitor_control", "struct uint_filter flags; string tasks;"},
 };
 
 /* The small integers: LEN picks the variant (1, 2, 4 or 8 bytes in all,
@@ -103,6 +104,8 @@ static const char tsdl_head[] =
     "\tenum : uint1_t { full = 0, empty = 1 } state;\n" TSDL_UINT(5, 13, 29, 61) "};\n"
     "struct uint_end {\n"
     "\tenum : uint1_t { receiving = 0, sending = 1 } end;\n" TSDL_UINT(5, 13, 29, 61) "};\n"
+    "struct uint_filter {\n"
+    "\tenum : uint1_t { all = 0, filtered = 1 } filter;\n" TSDL_UINT(5, 13, 29, 61) "};\n"
     "struct uint_cause {\n"
     "\tenum : uint2_t { input = 0, output = 1, any = 2 } cause;\n" TSDL_UINT(4, 12, 28, 60)
     "};\n"
@@ -120,7 +123,12 @@ static const char tsdl_head[] =
 
 /* The stream class; the %s are the clock's name. The header's 7-bit id is
  * the event's id plus 32 times the header form, which selects how many
- * bits of the time follow: so each event has four classes (below). */
+ * bits of the time follow: so each event has four classes (below). Form 3
+ * has one more bit: 0, the full time follows (byte-aligned); 1, nothing
+ * follows and the event has the previous event's time (a one-byte header,
+ * format 3.2). Named "timestamp", that bit is taken by CTF readers for the
+ * time's lowest bit: our writer makes every time odd, so reading it so
+ * keeps the time, and the full time that may follow replaces it. */
 static const char tsdl_stream_fmt[] =
     "typealias integer { size = 9; align = 1; signed = false; map = clock.%s.value; }"
     " := uint9_clock_t;\n"
@@ -139,7 +147,10 @@ static const char tsdl_stream_fmt[] =
     "\t\t\tuint9_clock_t t9;\n"
     "\t\t\tuint17_clock_t t17;\n"
     "\t\t\tuint25_clock_t t25;\n"
-    "\t\t\tuint64_clock_t t64;\n"
+    "\t\t\tstruct {\n"
+    "\t\t\t\tenum : uint1_t { full = 0, same = 1 } timestamp;\n"
+    "\t\t\t\tvariant <timestamp> { uint64_clock_t full; struct { } same; } value;\n"
+    "\t\t\t} t64;\n"
     "\t\t} timestamp;\n"
     "\t} align(8);\n"
     "\tpacket.context := struct {\n"
@@ -278,6 +289,27 @@ static void write_rank_part(FILE *f, const mon_run_info *info)
     fputs("  ]},\n", f);
 }
 
+/* A flight recorder's run: the ring's size, and in a window's run.json
+ * (a snapshot, or the trace at exit) where each log's window starts. */
+static void write_ring_part(FILE *f, const mon_run_info *info)
+{
+    fprintf(f, "  \"ring_bytes\": %zu,\n", info->ring_bytes);
+    if (!info->window_why)
+        return;
+    fprintf(f, "  \"window\": {\"why\": \"%s\", \"snapshot\": %u, \"logs\": [\n",
+            info->window_why, info->snapshot);
+    for (unsigned i = 0; i < info->nwindow; i++) {
+        const mon_window_entry *e = &info->window[i];
+        fprintf(f,
+                "    {\"worker\": %u, \"first_packet\": %llu, \"events_before\": %llu, "
+                "\"start_ticks\": %llu}%s\n",
+                e->worker, (unsigned long long)e->first_packet,
+                (unsigned long long)e->events_before, (unsigned long long)e->start_ticks,
+                i + 1 < info->nwindow ? "," : "");
+    }
+    fputs("  ]},\n", f);
+}
+
 static void write_run_json(FILE *f, const mon_run_info *info)
 {
     char letters[16];
@@ -340,6 +372,8 @@ static void write_run_json(FILE *f, const mon_run_info *info)
     }
     if (info->ranks > 0)
         write_rank_part(f, info);
+    if (info->ring_bytes)
+        write_ring_part(f, info);
     fprintf(f, "  \"complete\": %s\n}\n", info->complete ? "true" : "false");
 }
 

@@ -24,7 +24,7 @@ static const struct {
 
 mon_options mon_options_default(void)
 {
-    mon_options o = {0, NULL, NULL, 0, MON_DEFAULT_FLUSH_MS, 0, 0};
+    mon_options o = {.flush_ms = MON_DEFAULT_FLUSH_MS};
     return o;
 }
 
@@ -127,10 +127,33 @@ static int parse_flush_ms(const char *v, unsigned *ms, char *err, size_t errlen)
     return 0;
 }
 
+/* --mon-ring's value: bytes, with an optional K, M or G (KiB, MiB, GiB),
+ * from MON_RING_MIN to MON_RING_MAX. */
+static int parse_ring_bytes(const char *v, size_t *bytes, char *err, size_t errlen)
+{
+    unsigned long long n = 0;
+    const char *p = v;
+    for (; *p >= '0' && *p <= '9' && n <= MON_RING_MAX; p++)
+        n = n * 10 + (unsigned long long)(*p - '0');
+    unsigned shift = 0;
+    if (p > v && *p && !p[1])
+        shift = *p == 'K' || *p == 'k' ? 10 : *p == 'M' || *p == 'm' ? 20 : *p == 'G' || *p == 'g' ? 30 : 99;
+    if (p == v || (*p && shift == 99) || n > (MON_RING_MAX >> shift) ||
+        (n << shift) < MON_RING_MIN) {
+        snprintf(err, errlen, "--mon-ring %s: expected a size in bytes (K, M or G after the "
+                              "number for KiB, MiB, GiB) from %u KiB to %llu GiB per worker",
+                 v, (unsigned)(MON_RING_MIN >> 10), (unsigned long long)(MON_RING_MAX >> 30));
+        return -1;
+    }
+    *bytes = (size_t)(n << shift);
+    return 0;
+}
+
 /* Which of our options argv[i] is; its value in *value (inline or the next
  * argument, then *used = 2). Returns the option letter ('m', 'd' for
  * --mon-dir, 'o' for its old spelling -o, 't' for --mon-tasks, 'f' for
- * --mon-flush), 0 if not ours, -1 if the value is missing. */
+ * --mon-flush, 'r' for --mon-ring), 0 if not ours, -1 if the value is
+ * missing. */
 static int match_option(int argc, char **argv, int i, const char **value, int *used)
 {
     const char *a = argv[i];
@@ -146,6 +169,8 @@ static int match_option(int argc, char **argv, int i, const char **value, int *u
         opt = 't';
     } else if (long_option(a, "--mon-flush", &inline_value)) {
         opt = 'f';
+    } else if (long_option(a, "--mon-ring", &inline_value)) {
+        opt = 'r';
     }
     if (!opt)
         return 0;
@@ -198,6 +223,8 @@ int mon_parse_args(int *argc, char **argv, mon_options *out, char *err, size_t e
         }
         if (opt == 'f' && parse_flush_ms(value, &out->flush_ms, err, errlen) != 0)
             return -1;
+        if (opt == 'r' && parse_ring_bytes(value, &out->ring_bytes, err, errlen) != 0)
+            return -1;
         i += used - 1;
     }
     for (; i < *argc; i++)
@@ -216,10 +243,10 @@ const char *mon_options_warning(const mon_options *o, char *buf, size_t len)
         MON_FLAG_WORKER | MON_FLAG_TASK | MON_FLAG_STREAM | MON_FLAG_MESSAGE | MON_FLAG_CPU;
     char letters[16];
     mon_flags_format(o->flags, letters, sizeof letters);
-    if (!o->flags && (o->dir || o->task_regex))
+    if (!o->flags && (o->dir || o->task_regex || o->ring_bytes))
         snprintf(buf, len, "%s has no effect without -m: monitoring is off and no trace is "
                            "written (add -m FLAGS, e.g. -m A)",
-                 o->dir ? "--mon-dir" : "--mon-tasks");
+                 o->dir ? "--mon-dir" : o->task_regex ? "--mon-tasks" : "--mon-ring");
     else if (o->flags == MON_FLAG_TIMESTAMPS)
         snprintf(buf, len, "-m t records nothing by itself: t adds times to the events the "
                            "other letters select (e.g. -m tW, or -m A)");

@@ -74,8 +74,8 @@ struct mon_periods {
 #define MON_PERIODS_MAX_WORKER (1u << 20)
 
 static const char *const end_names[MON_END_COUNT] = {
-    "open",     "block input", "block output", "block any", "yield",       "destroy",
-    "resume",   "dispatch",    "reading",      "lost",      "end of trace"};
+    "open",   "block input", "block output", "block any",    "yield",      "destroy",
+    "resume", "dispatch",    "reading",      "lost",         "end of trace", "unmonitored"};
 
 const char *mon_interval_end_name(mon_interval_end how)
 {
@@ -414,6 +414,29 @@ static int on_worker_resume(mon_periods *p, const mon_event *ev)
     return close_idle(p, &p->workers[ev->worker], ev->time, MON_END_RESUME);
 }
 
+/* snetmon ctl changed what this worker records: with the task events off,
+ * the period running there ends at the mark (its block will not be in the
+ * trace), and the next dispatch after they are on again opens the next.
+ * With C off, the CPU stretch ends (the monitor took a reading just before
+ * the mark): the next reading, taken just after C is on again, starts the
+ * next, so that no stretch spans time without readings. */
+static int on_control(mon_periods *p, const mon_event *ev)
+{
+    if (ev->worker >= p->n_workers)
+        return 0;
+    worker_slot *w = &p->workers[ev->worker];
+    if (!(ev->classes & MON_CLASS_CPU))
+        w->cpu_base = false;
+    if (ev->classes & MON_CLASS_TASK || !w->running)
+        return 0;
+    uint64_t key = w->task_key;
+    task_slot *s = find_task(p, key);
+    w->running = false;
+    int rc = s ? close_exec(p, s, ev->time, MON_END_UNMONITORED) : 0;
+    release_task(p, key);
+    return rc;
+}
+
 int mon_periods_feed(mon_periods *p, const mon_event *ev)
 {
     switch (ev->kind) {
@@ -439,6 +462,8 @@ int mon_periods_feed(mon_periods *p, const mon_event *ev)
         return close_worker(p, ev->worker, ev->time, MON_END_LOST);
     case MON_EV_CPU_TIME:
         return on_cpu(p, ev);
+    case MON_EV_MONITOR_CONTROL:
+        return on_control(p, ev);
     default:
         return 0;
     }

@@ -936,6 +936,10 @@ static void make_global(mon_ranks *m, rank_state *r, mon_event *ev)
         snprintf(m->name, sizeof m->name, "%s", ev->name ? ev->name : "");
         ev->name = m->name;
         break;
+    case MON_EV_MONITOR_CONTROL:
+        snprintf(m->name, sizeof m->name, "%s", ev->name ? ev->name : "");
+        ev->name = m->name;
+        break;
     case MON_EV_CHANNEL_OPEN: {
         mon_ends *c = mon_ends_of(&m->chans, run, ev->channel);
         if (c)

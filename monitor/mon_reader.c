@@ -73,7 +73,7 @@ typedef struct log_reader {
     uint64_t freq_recip; /* floor((2^64 - 1) / freq), for clock_ns */
     uint64_t sec_ticks, sec_ns; /* clock_ns: a whole second, in ticks and in ns */
     uint64_t ts_end;
-    unsigned id_count;   /* event ids of its format: 27 in 3.1, 28 in 3.2 */
+    unsigned id_count;   /* event ids of its format: 27 in 3.1, 29 in 3.2 */
     uint64_t pkt_events; /* events decoded from the current packet */
     uint64_t discarded;
     bool in_packet;
@@ -89,6 +89,7 @@ typedef struct log_reader {
     int64_t expected_events, expected_bytes; /* run.json, -1 unknown */
     uint32_t run;          /* from the last run_start */
     bool ended;            /* the last event decoded is worker_end */
+    bool v32;              /* format 3.2: one-byte headers (its ids: id_count) */
     char *message;         /* the status line, once stopped */
     /* Follow mode (mon_trace_options.follow). */
     bool follow;           /* packets are read as far as published, and re-read */
@@ -118,6 +119,10 @@ struct mon_trace {
     bool run_json_found, run_complete; /* from the last read of run.json */
     unsigned flush_ms;     /* --mon-flush of the run */
     bool clock_monotonic;  /* the trace clock is CLOCK_MONOTONIC itself */
+    bool v32;              /* format 3.2 (else 3.1) */
+    bool window;           /* a flight recorder's window (run.json "window") */
+    mon_run_window *windows; /* where each log's window starts */
+    size_t n_windows;
     unsigned logs_cap;     /* capacity of logs */
     unsigned heap_cap;     /* capacity of heap */
     unsigned n_waiting;    /* logs at the end of what is published */
@@ -140,7 +145,7 @@ static const char *const kind_names[MON_EV_KIND_COUNT] = {
     "stream_open",   "stream_close",   "stream_read",     "stream_write",  "stream_block",
     "stream_wake",   "component_begin", "component_end",  "message_read",  "message_written",
     "task_load",     "worker_load",    "run_start",       "message_sent",  "message_received",
-    "channel_open",  "channel_block",  "cpu_time",
+    "channel_open",  "channel_block",  "cpu_time",        "monitor_control",
 };
 
 const char *mon_event_kind_name(mon_event_kind k)
@@ -747,6 +752,22 @@ static inline const uint8_t *decode_payload(log_reader *r, unsigned id, const ui
         }
         e->preemptions = (uint32_t)v;
         break;
+    case MON_ID_MONITOR_CONTROL: {
+        v = mon_get_uint(&p, 1, &f);
+        if (v > MON_FLAG_BITS_ALL) {
+            *rc = bad_field(r, r->pkt_off + (size_t)(field - r->pkt), "monitor_control flags", v,
+                            msg, len);
+            return NULL;
+        }
+        e->classes = (unsigned)v;
+        e->filtered = f;
+        long n = decode_name(r, p, r->pkt_off + (size_t)(p - r->pkt), rc, msg, len);
+        if (n < 0)
+            return NULL;
+        e->name = r->name;
+        p += n;
+        break;
+    }
     case MON_ID_COUNT:
         break;
     }
@@ -770,6 +791,14 @@ static inline int decode_event(log_reader *r, mon_event *e, char *msg, size_t le
         uint64_t mask = (UINT64_C(1) << MON_HDR_TS_BITS(form)) - 1;
         ts = r->clock + (((h >> MON_HDR_TS_SHIFT) - r->clock) & mask);
         hdr = 2 + form;
+    } else if (h & MON_HDR_SAME_BIT) {
+        if (!r->v32) {
+            corrupt(msg, len, r, r->pkt_off + r->pos, "a one-byte event header in a format "
+                    MON_FORMAT_VERSION_OLDEST " log");
+            return LOG_ERROR;
+        }
+        ts = r->clock;
+        hdr = 1;
     } else {
         ts = mon_get_u64(p + 1);
         hdr = MON_HDR_FULL_BYTES;
@@ -903,13 +932,22 @@ static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t
         const uint8_t *p = base + pos;
         uint64_t w = mon_get_u64(p);
         unsigned id = (unsigned)w & MON_HDR_ID_MASK, form = (unsigned)(w >> MON_HDR_FORM_SHIFT) & 3u;
-        if (form == MON_HDR_FORM_FULL || id >= MON_ID_TASK_LOAD || id == MON_ID_TASK_MAP)
+        if (id >= MON_ID_TASK_LOAD || id == MON_ID_TASK_MAP)
             break;
-        uint64_t mask = (UINT64_C(1) << MON_HDR_TS_BITS(form)) - 1;
-        uint64_t ts = clock + ((((uint32_t)w >> MON_HDR_TS_SHIFT) - clock) & mask);
+        uint64_t ts;
+        size_t o;
+        if (form != MON_HDR_FORM_FULL) {
+            uint64_t mask = (UINT64_C(1) << MON_HDR_TS_BITS(form)) - 1;
+            ts = clock + ((((uint32_t)w >> MON_HDR_TS_SHIFT) - clock) & mask);
+            o = 2 + form;
+        } else if ((w & MON_HDR_SAME_BIT) && r->v32) {
+            ts = clock; /* the one-byte header: the previous event's time */
+            o = 1;
+        } else {
+            break;
+        }
         if (ts > limit)
             break;
-        size_t o = 2 + form;
         /* The fields into locals, then every field of the event stored
          * once: a memset or a compound literal is a `rep stos` per event
          * (gcc), the slowest part of the loop. */
@@ -969,6 +1007,8 @@ static unsigned decode_run(log_reader *r, mon_event *out, unsigned max, uint64_t
         e->kind = (mon_event_kind)id;
         e->worker = worker;
         e->run = run;
+        e->classes = 0;
+        e->filtered = false;
         e->time = clock_ns(r);
         e->task = task;
         e->stream = stream;
@@ -1181,7 +1221,7 @@ static mon_log_state clean_end_state(const mon_trace *t, log_reader *r, char *ms
                  r->path, r->discarded);
         return MON_LOG_DISCARDED;
     }
-    if (t->worker_events && !r->ended) {
+    if (t->worker_events && !r->ended && !t->window) {
         r->problem_off = r->file_bytes;
         snprintf(msg, len,
                  "%s: unfinished: the log ends at byte %" PRIu64 " without worker_end, although "
@@ -1282,7 +1322,7 @@ static void fill_batch(mon_trace *t, log_reader *r)
         }
         if (e == &r->cur)
             break;
-        if (__builtin_expect(e->kind == MON_EV_TASK_MAP, 0) ||
+        if (__builtin_expect(e->kind == MON_EV_TASK_MAP || e->kind == MON_EV_MONITOR_CONTROL, 0) ||
             r->clock > other_clock || (r->clock == other_clock && !worker_first)) {
             r->cur = *e; /* the look-ahead */
             break;
@@ -1315,7 +1355,7 @@ static __attribute__((noinline)) int next_from_heap(mon_trace *t, mon_event *ev)
     log_reader *r = t->heap[0];
     *ev = r->cur;
     track_stream_ends(t, ev);
-    if (ev->kind == MON_EV_TASK_MAP) {
+    if (ev->kind == MON_EV_TASK_MAP || ev->kind == MON_EV_MONITOR_CONTROL) {
         memcpy(t->name, r->name, sizeof t->name);
         ev->name = t->name;
     }
@@ -1402,10 +1442,12 @@ static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen
                  path);
         return -1;
     }
-    /* One layout, one decoder: 3.1 is 3.2 without its last event id, so
-     * both read here; older traces are refused by name (babeltrace2 still
-     * reads them with their own metadata). */
-    if (strcmp(version, MON_FORMAT_VERSION) == 0) {
+    /* One decoder: 3.2 only adds to 3.1 (the one-byte header, event ids 27
+     * and 28), so both are read, a 3.1 log without those; older traces are
+     * refused by name (babeltrace2 still reads them with their own
+     * metadata). */
+    t->v32 = strcmp(version, MON_FORMAT_VERSION) == 0;
+    if (t->v32) {
         t->id_count = MON_ID_COUNT;
     } else if (strcmp(version, MON_FORMAT_VERSION_OLDEST) == 0) {
         t->id_count = MON_ID_COUNT_3_1;
@@ -1454,6 +1496,7 @@ static int add_log(mon_trace *t, const char *dir, const char *name, long worker,
         return -1;
     }
     r->worker = (unsigned)worker;
+    r->v32 = t->v32;
     r->freq = t->clock_freq;
     r->freq_recip = UINT64_MAX / t->clock_freq;
     r->id_count = t->id_count;
@@ -1553,6 +1596,13 @@ static int read_run_json(mon_trace *t, const char *trace_dir, const char *ctf_di
     if (run->flush_ms >= 0)
         t->flush_ms = (unsigned)run->flush_ms;
     t->run_complete = run->complete;
+    if (run->window_why) {
+        /* A window ends within the run: no worker_end is missing. */
+        t->window = true;
+        t->windows = run->window;
+        t->n_windows = run->n_window;
+        run->window = NULL;
+    }
     for (size_t i = 0; run->complete && rc == 0 && i < run->n_logs; i++)
         rc = expect_log(t, ctf_dir, run->logs[i].worker, run->logs[i].events,
                         run->logs[i].bytes, cap, err, errlen);
@@ -1916,6 +1966,12 @@ void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out)
     out->events_expected = r->expected_events;
     out->bytes_expected = r->expected_bytes;
     out->events_discarded = r->discarded;
+    out->window = t->window;
+    for (size_t k = 0; k < t->n_windows; k++)
+        if (t->windows[k].worker == r->worker) {
+            out->events_before = t->windows[k].events_before;
+            out->window_start_ns = mon_ticks_to_ns(t->windows[k].start_ticks, t->clock_freq);
+        }
     if (out->state != MON_LOG_IN_PROGRESS)
         out->message = r->message;
     bool whole = r->state == MON_LOG_COMPLETE || r->state == MON_LOG_DISCARDED;
@@ -2015,6 +2071,7 @@ void mon_trace_close(mon_trace *t)
         log_free(t->logs[i]);
     free(t->logs);
     free(t->heap);
+    free(t->windows);
     mon_ends_table_free(&t->ends);
     free(t);
 }
@@ -2228,6 +2285,23 @@ int mon_event_format(const mon_event *e, char *buf, size_t len)
         p = FMT_FIELD(p, " cpu_ns=", e->cpu_ns);
         p = FMT_FIELD(p, " preemptions=", e->preemptions);
         break;
+    case MON_EV_MONITOR_CONTROL: { /* " classes=LETTERS" (mtWTSMLC, "-" for none)
+                                      [" tasks=PATTERN"] */
+        static const char letters[] = MON_FLAG_BITS_LETTERS;
+        p = FMT_LIT(p, " classes=");
+        char *first = p;
+        for (unsigned i = 0; i < sizeof letters - 1; i++)
+            if (e->classes & 1u << i)
+                *p++ = letters[i];
+        if (p == first)
+            *p++ = '-';
+        if (e->filtered) {
+            const char *pat = e->name ? e->name : "";
+            p = FMT_LIT(p, " tasks=");
+            p = fmt_str(p, pat, strnlen(pat, MON_NAME_MAX));
+        }
+        break;
+    }
     default:
         break;
     }

@@ -62,8 +62,9 @@ typedef enum mon_event_kind {
     MON_EV_MESSAGE_RECEIVED = 24,
     MON_EV_CHANNEL_OPEN = 25,
     MON_EV_CHANNEL_BLOCK = 26,
-    MON_EV_CPU_TIME = 27,
-    MON_EV_KIND_COUNT = 28
+    MON_EV_CPU_TIME = 27,        /* format 3.2: the worker's CPU time (flag C) */
+    MON_EV_MONITOR_CONTROL = 28, /* format 3.2: what is recorded changed (snetmon ctl) */
+    MON_EV_KIND_COUNT = 29
 } mon_event_kind;
 
 /* Why a task blocked (task_block.cause). */
@@ -115,6 +116,8 @@ typedef struct mon_event {
     mon_event_kind kind;
     unsigned worker;   /* whose log it is in */
     uint32_t run;      /* the runtime instance, from 1 */
+    unsigned classes;  /* monitor_control: the event classes recorded from here on, as
+                          mon.h's MON_FLAG_* bits (m t W T S M L C) */
     uint64_t time;     /* ns on the trace clock (0 without the t flag): CLOCK_MONOTONIC,
                           or TSC ticks converted exactly with the clock's frequency;
                           + mon_trace_clock_offset_ns = wall-clock time */
@@ -126,13 +129,16 @@ typedef struct mon_event {
     unsigned cause;
     bool write_end;
     bool empty;
+    bool filtered;     /* monitor_control: task events only of tasks whose name matches
+                          `name`, the --mon-tasks pattern in effect from here on */
     uint32_t dispatches;
     uint32_t waits;
     uint32_t preemptions; /* cpu_time */
     uint64_t exec_ns;
     uint64_t wait_ns;
     uint64_t busy_ns;
-    const char *name;  /* task_map only; valid until the next mon_trace_next */
+    const char *name;  /* task_map: the task's name; monitor_control: the --mon-tasks pattern
+                          ("" without one); valid until the next mon_trace_next */
     uint64_t offset;   /* byte offset of the event in its worker log */
     uint64_t channel;  /* channel_*: creator rank << 32 | index, unique in the job */
     uint32_t peer_rank; /* message_sent/received, channel_open */
@@ -141,6 +147,14 @@ typedef struct mon_event {
     unsigned rank_worker; /* the worker's number in its rank (= worker unless ranked) */
     uint64_t cpu_ns;   /* cpu_time */
 } mon_event;
+
+/* Send one request line to the monitor of the program running now with
+ * trace directory dir (its control channel, docs/LOGFORMAT.md section 10:
+ * "snap", "classes LETTERS|+LETTERS|-LETTERS", "tasks [PATTERN]",
+ * "status") and put its answer line into reply ("ok ..." or "error ...").
+ * 0, or -1 with err when no program answers there. */
+MON_READER_API int mon_control_request(const char *dir, const char *request, char *reply,
+                                       size_t len, char *err, size_t errlen);
 
 /* A key unique in the trace for a task or stream id of run `run`: ids
  * restart with each run; the run goes into the high 16 bits (ids of a
@@ -251,6 +265,10 @@ typedef struct mon_log_status {
                                   the file and its last packet declare) minus
                                   bytes_read */
     uint64_t events_discarded; /* events the writer itself lost (events_discarded) */
+    bool window;               /* the log is a flight recorder's window: it starts
+                                  and ends within the run (not a loss) */
+    uint64_t events_before;    /* a window: events before it, not recorded (run.json) */
+    uint64_t window_start_ns;  /* a window: its first time (trace clock, ns) */
     const char *message;       /* one line naming file, offset and problem; NULL
                                   while reading or complete */
 } mon_log_status;
@@ -350,6 +368,29 @@ typedef struct mon_run_log {
     uint64_t events, bytes;  /* what the writer wrote to the worker's log */
 } mon_run_log;
 
+/* The event classes of monitor_control (mon_event.classes): the bits of
+ * mon.h's MON_FLAG_*, letters m t W T S M L C. */
+enum {
+    MON_CLASS_MAP = 1u << 0,
+    MON_CLASS_TIMES = 1u << 1,
+    MON_CLASS_WORKER = 1u << 2,
+    MON_CLASS_TASK = 1u << 3,
+    MON_CLASS_STREAM = 1u << 4,
+    MON_CLASS_MESSAGE = 1u << 5,
+    MON_CLASS_LOAD = 1u << 6,
+    MON_CLASS_CPU = 1u << 7
+};
+
+/* Where a flight recorder's window of one log starts (run.json "window",
+ * docs/LOGFORMAT.md section 10): the log's packets before it are gone, and
+ * their events were not recorded (which is not a loss). */
+typedef struct mon_run_window {
+    unsigned worker;
+    uint64_t first_packet;   /* the sequence number of the window's first packet */
+    uint64_t events_before;  /* events of the packets gone before it */
+    uint64_t start_ticks;    /* the window's first time, in ticks of the trace clock */
+} mon_run_window;
+
 typedef struct mon_clock_sample {
     bool end;                /* measured after the run (else before it) */
     uint64_t local_send, reference, local_receive; /* ticks: this rank's, rank 0's, this rank's */
@@ -377,6 +418,12 @@ typedef struct mon_run_json {
     int64_t ranks;           /* the ranks of a multi-rank run; 0 otherwise */
     mon_clock_sample *samples; /* [n_samples]: a rank's clock against rank 0's */
     size_t n_samples;
+    uint64_t ring_bytes;     /* --mon-ring: a flight recorder's run; 0 otherwise */
+    char *window_why;        /* a window of a flight recorder ("request", "signal",
+                                "deadlock", "exit"); NULL: the whole run */
+    int64_t snapshot;        /* the window's snapshot number (0 at exit), -1 none */
+    mon_run_window *window;  /* [n_window]: where each log's window starts */
+    size_t n_window;
 } mon_run_json;
 
 /* Reads DIR/run.json: 0 with *out; 1 when there is none (*out NULL); -1
@@ -481,11 +528,13 @@ typedef enum mon_interval_end {
     MON_END_READING,      /* CPU: the worker's next cpu_time */
     MON_END_LOST,         /* its own end is not in the trace (see above) */
     MON_END_TRACE,        /* still open when the trace ended (mon_periods_finish) */
+    MON_END_UNMONITORED,  /* EXEC: the task events were switched off (monitor_control,
+                             snetmon ctl): the period is known up to there */
     MON_END_COUNT
 } mon_interval_end;
 
 /* "open", "block input", "block output", "block any", "yield", "destroy",
- * "resume", "dispatch", "reading", "lost", "end of trace". */
+ * "resume", "dispatch", "reading", "lost", "end of trace", "unmonitored". */
 MON_READER_API const char *mon_interval_end_name(mon_interval_end how);
 
 typedef struct mon_interval {

@@ -43,6 +43,8 @@ void mon_run_json_free(mon_run_json *r)
     free(r->clock_source);
     free(r->logs);
     free(r->samples);
+    free(r->window_why);
+    free(r->window);
     free(r);
 }
 
@@ -117,6 +119,26 @@ static bool read_logs(mon_run_json *r, json_t *logs)
     return true;
 }
 
+/* "window": {"logs": [{"worker", "first_packet", "events_before",
+ * "start_ticks"}, ...]}: a flight recorder's window. */
+static bool read_window(mon_run_json *r, json_t *logs)
+{
+    size_t n = json_is_array(logs) ? json_array_size(logs) : 0;
+    if (n > MON_RUN_JSON_MAX_LOGS)
+        n = MON_RUN_JSON_MAX_LOGS;
+    if (!(r->window = calloc(n ? n : 1, sizeof *r->window)))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(logs, i);
+        int64_t w = get_count(e, "worker", -1), p = get_count(e, "first_packet", -1),
+                b = get_count(e, "events_before", -1), s = get_count(e, "start_ticks", -1);
+        if (w >= 0 && (uint64_t)w <= MON_RUN_JSON_MAX_WORKER && p >= 0 && b >= 0 && s >= 0)
+            r->window[r->n_window++] =
+                (mon_run_window){(unsigned)w, (uint64_t)p, (uint64_t)b, (uint64_t)s};
+    }
+    return true;
+}
+
 /* "clock_sync": {"samples": [{"phase", "local_send", "reference",
  * "local_receive"}, ...]}: a rank's clock against rank 0's. */
 static bool read_samples(mon_run_json *r, json_t *sync)
@@ -160,9 +182,15 @@ static mon_run_json *from_json(json_t *root)
     r->complete = json_is_true(complete);
     r->rank = get_count(root, "rank", -1);
     r->ranks = get_count(root, "ranks", 0);
+    int64_t ring = get_count(root, "ring_bytes", 0);
+    r->ring_bytes = ring > 0 ? (uint64_t)ring : 0;
+    json_t *window = json_object_get(root, "window");
+    r->window_why = copy_string(window, "why", &oom);
+    r->snapshot = get_count(window, "snapshot", -1);
     if (oom || !read_command_line(r, json_object_get(root, "command_line")) ||
         !read_logs(r, json_object_get(root, "logs")) ||
-        !read_samples(r, json_object_get(root, "clock_sync"))) {
+        !read_samples(r, json_object_get(root, "clock_sync")) ||
+        !read_window(r, json_object_get(window, "logs"))) {
         mon_run_json_free(r);
         return NULL;
     }

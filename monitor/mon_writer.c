@@ -51,6 +51,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* monitor_control names the classes with the reader's copy of mon.h's. */
+_Static_assert(MON_FLAG_BITS_ALL == MON_FLAG_ALL && sizeof MON_FLAG_BITS_LETTERS ==
+                                                    sizeof MON_FLAG_LETTERS,
+               "mon_format_internal.h's MON_FLAG_BITS_* are mon.h's MON_FLAG_ALL and letters");
+
 struct mon_writer {
     /* Hot: touched by every event (mon_emit_internal.h), only by the
      * worker thread; pos and last_ts are read by the publishers. */
@@ -70,6 +75,15 @@ struct mon_writer {
     pthread_mutex_t lock;  /* packet switches against publishing */
     unsigned worker;
     int error;             /* errno of the first failure, 0 if none */
+    /* The flight recorder (--mon-ring): the last ring_n packets in memory,
+     * packet seq in ring[seq % ring_n]; nothing goes to the file until a
+     * snapshot (mon_writer_ring_write). Under lock: ring_events (events of
+     * each finished packet), dropped (events of the packets overwritten). */
+    uint8_t **ring;
+    size_t ring_n;
+    uint64_t *ring_events;
+    uint64_t dropped;
+    uint32_t run;          /* run_start of each ring packet (mon_writer_set_run) */
     char path[4096];
 };
 
@@ -214,8 +228,39 @@ static int region_start(mon_writer *w)
 /* Start a new packet: in the file if it can grow, else only in the buffer
  * (its events are lost). Called by the worker with the lock held (or
  * before anyone else knows w). */
+static void ring_packet_start(mon_writer *w)
+{
+    size_t slot = (size_t)(w->seq % w->ring_n);
+    if (w->seq >= w->ring_n)
+        w->dropped += w->ring_events[slot]; /* the oldest packet goes */
+    w->ring_events[slot] = 0;
+    w->hot.buf = w->ring[slot];
+    header_init(w, w->hot.buf);
+    w->packet_first = w->hot.events;
+    set_pos(w, MON_PACKET_PREAMBLE_BYTES);
+    /* Each packet of a ring says its run: the packet that held the run's
+     * run_start may be gone from the window. */
+    if (w->run)
+        mon_emit_task(w, MON_ID_RUN_START, last_ts_of(w), w->run);
+}
+
+/* The end of a ring packet: its header says what it holds, for the
+ * snapshots (which copy it as it is). */
+static void ring_packet_end(mon_writer *w)
+{
+    uint8_t *buf = w->hot.buf;
+    (void)mon_put_u64(buf + MON_OFF_TS_END, last_ts_of(w));
+    (void)mon_put_u64(buf + MON_OFF_CONTENT_SIZE, (uint64_t)pos_of(w) * 8);
+    w->ring_events[w->seq % w->ring_n] = w->hot.events - w->packet_first;
+    w->seq++;
+}
+
 static void packet_start(mon_writer *w)
 {
+    if (w->ring) {
+        ring_packet_start(w);
+        return;
+    }
     header_init(w, w->hot.buf);
     w->packet_first = w->hot.events;
     w->write_failed = false;
@@ -271,6 +316,10 @@ static void publish_committed(mon_writer *w)
  * cannot reach the file. Worker thread, lock held. */
 static void packet_end(mon_writer *w)
 {
+    if (w->ring) {
+        ring_packet_end(w);
+        return;
+    }
     if (w->in_file)
         publish_committed(w);
     size_t pos = pos_of(w);
@@ -317,6 +366,57 @@ mon_writer *mon_writer_open_fd(int fd, const char *path, unsigned worker, size_t
     return w;
 }
 
+mon_writer *mon_writer_open_ring(const char *dir, unsigned worker, size_t packet_bytes,
+                                 size_t ring_bytes, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s%u", dir, MON_WORKER_FILE_PREFIX, worker);
+    /* At least two packets, so that a full one is kept while the next
+     * fills: a ring smaller than two packets gets smaller packets. */
+    size_t cap = packet_size_for(packet_bytes);
+    if (ring_bytes / 2 < cap)
+        cap = packet_size_for(ring_bytes / 2);
+    size_t n = ring_bytes / cap < 2 ? 2 : ring_bytes / cap;
+    mon_writer *w = calloc(1, sizeof *w);
+    if (w) {
+        w->ring = calloc(n, sizeof *w->ring);
+        w->ring_events = calloc(n, sizeof *w->ring_events);
+    }
+    for (size_t i = 0; w && w->ring && i < n; i++)
+        if (!(w->ring[i] = malloc(cap)))
+            break;
+    if (!w || !w->ring || !w->ring_events || !w->ring[n - 1]) {
+        for (size_t i = 0; w && w->ring && i < n; i++)
+            free(w->ring[i]);
+        if (w) {
+            free(w->ring);
+            free(w->ring_events);
+        }
+        free(w);
+        set_err(err, errlen, "%s: out of memory for the flight recorder%s", path, "");
+        return NULL;
+    }
+    w->ring_n = n;
+    w->hot.cap = cap;
+    w->fd = -1;
+    w->worker = worker;
+    pthread_mutex_init(&w->lock, NULL);
+    snprintf(w->path, sizeof w->path, "%s", path);
+    packet_start(w);
+    return w;
+}
+
+void mon_writer_set_run(mon_writer *w, uint32_t run) { w->run = run; }
+
+void mon_writer_set_timed(mon_writer *w, bool timed) { w->hot.timed = timed; }
+
+bool mon_writer_ring_dropped(const mon_writer *w, uint64_t seq)
+{
+    return w->ring && seq + w->ring_n <= w->seq;
+}
+
+uint64_t mon_writer_packet_seq(const mon_writer *w) { return w->seq; }
+
 mon_writer *mon_writer_open(const char *dir, unsigned worker, size_t packet_bytes,
                             char *err, size_t errlen)
 {
@@ -332,6 +432,8 @@ mon_writer *mon_writer_open(const char *dir, unsigned worker, size_t packet_byte
 
 void mon_writer_publish(mon_writer *w)
 {
+    if (w->ring)
+        return; /* nothing goes to the file until a snapshot */
     pthread_mutex_lock(&w->lock);
     publish_committed(w);
     pthread_mutex_unlock(&w->lock);
@@ -339,6 +441,8 @@ void mon_writer_publish(mon_writer *w)
 
 void mon_writer_flush(mon_writer *w)
 {
+    if (w->ring)
+        return;
     pthread_mutex_lock(&w->lock);
     if (w->in_file) {
         publish_committed(w);
@@ -363,6 +467,8 @@ void mon_writer_flush(mon_writer *w)
 
 MON_CRASH_PATH void mon_writer_crash_flush(mon_writer *w)
 {
+    if (w->ring)
+        return; /* the monitor writes the ring's window instead */
     size_t pos = atomic_load_explicit(&w->hot.pos, memory_order_acquire);
     size_t from = w->published;
     if (!w->in_file || w->write_failed || pos <= from)
@@ -388,10 +494,25 @@ static void record_final_loss(mon_writer *w)
     (void)write_u64_at(w->fd, lost, w->packet_off + MON_OFF_DISCARDED);
 }
 
+/* A flight recorder's buffers; its window went out with the last snapshot. */
+static void ring_free(mon_writer *w)
+{
+    for (size_t i = 0; i < w->ring_n; i++)
+        free(w->ring[i]);
+    free(w->ring);
+    free(w->ring_events);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
 int mon_writer_close(mon_writer *w)
 {
     if (!w)
         return 0;
+    if (w->ring) {
+        ring_free(w);
+        return 0;
+    }
     pthread_mutex_lock(&w->lock);
     /* The crash flush may have published already: the file says what it
      * published, the worker's position says what there is. */
@@ -434,6 +555,88 @@ uint64_t mon_writer_bytes(const mon_writer *w)
     if (!w->in_file)
         return w->packet_off;
     return w->packet_off + (w->write_failed ? w->published : pos_of((mon_writer *)w));
+}
+
+/* ---------------------------------------------------------------------------
+ * The flight recorder's window
+ * ------------------------------------------------------------------------- */
+
+/* One packet of the window into fd at *off: its preamble with the given
+ * end, content and sequence number (packet_size = content_size: no
+ * padding), then its events. */
+static int ring_put_packet(int fd, const uint8_t *buf, size_t content, uint64_t ts_end,
+                           uint64_t seq, uint64_t *off)
+{
+    uint8_t pre[MON_PACKET_PREAMBLE_BYTES];
+    memcpy(pre, buf, sizeof pre);
+    (void)mon_put_u64(pre + MON_OFF_TS_END, ts_end);
+    (void)mon_put_u64(pre + MON_OFF_CONTENT_SIZE, (uint64_t)content * 8);
+    (void)mon_put_u64(pre + MON_OFF_PACKET_SIZE, (uint64_t)content * 8);
+    (void)mon_put_u64(pre + MON_OFF_DISCARDED, 0);
+    (void)mon_put_u64(pre + MON_OFF_SEQ_NUM, seq);
+    if (write_at(fd, pre, sizeof pre, *off) != 0 ||
+        write_at(fd, buf + sizeof pre, content - sizeof pre, *off + sizeof pre) != 0)
+        return -1;
+    *off += content;
+    return 0;
+}
+
+/* The prefix packet: events (whole, with one-byte headers) at the window's
+ * start, so that the tasks mapped before it keep their names. */
+static int ring_put_prefix(int fd, const mon_writer *w, uint64_t start, const uint8_t *events,
+                           size_t len, uint64_t *off)
+{
+    uint8_t pre[MON_PACKET_PREAMBLE_BYTES];
+    uint8_t *p = pre;
+    p = mon_put_u32(p, MON_CTF_MAGIC);
+    p = mon_put_u32(p, 0);
+    p = mon_put_u64(p, start);
+    p = mon_put_u64(p, start);
+    p = mon_put_u64(p, (uint64_t)(sizeof pre + len) * 8);
+    p = mon_put_u64(p, (uint64_t)(sizeof pre + len) * 8);
+    p = mon_put_u64(p, 0);
+    p = mon_put_u32(p, w->worker);
+    (void)mon_put_u64(p, 0);
+    if (write_at(fd, pre, sizeof pre, *off) != 0 ||
+        (len && write_at(fd, events, len, *off + sizeof pre) != 0))
+        return -1;
+    *off += sizeof pre + len;
+    return 0;
+}
+
+MON_CRASH_PATH int mon_writer_ring_write(mon_writer *w, int fd, const uint8_t *prefix,
+                                         size_t prefix_len, bool lock, mon_ring_window *out)
+{
+    if (lock)
+        pthread_mutex_lock(&w->lock);
+    int saved = errno; /* the crash path must leave errno as it found it */
+    uint64_t cur = w->seq, first = cur >= w->ring_n - 1 ? cur - (w->ring_n - 1) : 0;
+    size_t pos = atomic_load_explicit(&w->hot.pos, memory_order_acquire);
+    uint64_t last = atomic_load_explicit(&w->hot.last_ts, memory_order_relaxed);
+    const uint8_t *oldest = w->ring[first % w->ring_n];
+    uint64_t start = mon_get_u64(oldest + MON_OFF_TS_BEGIN), off = 0, seq = 0, events = 0;
+    int rc = ring_put_prefix(fd, w, start, prefix, prefix_len, &off);
+    for (uint64_t s = first; rc == 0 && s <= cur; s++) {
+        const uint8_t *buf = w->ring[s % w->ring_n];
+        bool now = s == cur;
+        size_t content = now ? pos : (size_t)(mon_get_u64(buf + MON_OFF_CONTENT_SIZE) / 8);
+        uint64_t end = now ? last : mon_get_u64(buf + MON_OFF_TS_END);
+        if (content <= MON_PACKET_PREAMBLE_BYTES)
+            continue;
+        rc = ring_put_packet(fd, buf, content, end, ++seq, &off);
+        events += now ? events_between(buf, MON_PACKET_PREAMBLE_BYTES, content)
+                      : w->ring_events[s % w->ring_n];
+    }
+    if (out)
+        *out = (mon_ring_window){.first_packet = first, .events_before = w->dropped,
+                                 .start_ticks = start, .events = events, .bytes = off};
+    if (rc == 0 && ftruncate(fd, (off_t)off) != 0)
+        rc = -1;
+    if (lock)
+        pthread_mutex_unlock(&w->lock);
+    else
+        errno = saved;
+    return rc;
 }
 
 /* The packet is full: end it and start the next. Called from the inlined
@@ -479,4 +682,32 @@ void mon_emit_task_map(mon_writer *w, uint64_t ts, uint64_t task, const char *na
     e.p += len;
     e.p = mon_put_u8(e.p, 0);
     mon_ev_end(w, e);
+}
+
+/* Out of line: once per change of what is recorded. */
+void mon_emit_control(mon_writer *w, uint64_t ts, unsigned flags, const char *tasks)
+{
+    uint8_t text[MON_NAME_MAX];
+    size_t len = tasks ? utf8_name(text, tasks) : 0;
+    mon_ev e = mon_ev_begin(w, MON_ID_MONITOR_CONTROL, ts, MON_UINT_MAX_BYTES + len + 1);
+    e.p = mon_put_uint(e.p, flags & MON_FLAG_BITS_ALL, 1, tasks ? 1u : 0u);
+    if (len)
+        memcpy(e.p, text, len);
+    e.p += len;
+    e.p = mon_put_u8(e.p, 0);
+    mon_ev_end(w, e);
+}
+
+size_t mon_encode_task_map(uint8_t *p, bool timed, uint64_t ts, uint64_t task, const char *name)
+{
+    uint8_t *q = p;
+    if (timed)
+        *q++ = MON_HDR_SAME(MON_ID_TASK_MAP);
+    else
+        q += 2, (void)mon_put_u32(p, MON_ID_TASK_MAP | (uint32_t)(ts & 511u) << MON_HDR_TS_SHIFT);
+    q = mon_put_uint_wide(q, task, 0, 0);
+    size_t len = utf8_name(q, name);
+    q += len;
+    *q++ = 0;
+    return (size_t)(q - p);
 }

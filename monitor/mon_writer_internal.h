@@ -33,6 +33,52 @@ mon_writer *mon_writer_open(const char *dir, unsigned worker, size_t packet_byte
 mon_writer *mon_writer_open_fd(int fd, const char *path, unsigned worker, size_t packet_bytes,
                                char *err, size_t errlen);
 
+/* A flight recorder (--mon-ring): the last ring_bytes of the log (at least
+ * two packets) are kept in memory, nothing is written to DIR/worker-N
+ * until mon_writer_ring_write. NULL with a message in err. */
+mon_writer *mon_writer_open_ring(const char *dir, unsigned worker, size_t packet_bytes,
+                                 size_t ring_bytes, char *err, size_t errlen);
+
+/* The run the worker's events belong to: a flight recorder starts each
+ * packet with its run_start (the one of the run's start may have gone). */
+void mon_writer_set_run(mon_writer *w, uint32_t run);
+
+/* The sequence number of the packet being filled, and whether a flight
+ * recorder's packet seq has been overwritten (left the window). */
+uint64_t mon_writer_packet_seq(const mon_writer *w);
+bool mon_writer_ring_dropped(const mon_writer *w, uint64_t seq);
+
+/* What a window written by mon_writer_ring_write holds. */
+typedef struct mon_ring_window {
+    uint64_t first_packet;  /* the sequence number of its first packet in the log */
+    uint64_t events_before; /* events of the packets gone before it: not recorded */
+    uint64_t start_ticks;   /* its first packet's timestamp_begin */
+    uint64_t events, bytes; /* what was written (the prefix's bytes, not its events) */
+} mon_ring_window;
+
+/* Write the ring's window into fd (from offset 0, the file cut there): a
+ * packet holding `prefix` (whole events with one-byte headers, e.g. the
+ * task_map of tasks mapped before the window) at the window's start, then
+ * the ring's packets oldest first, renumbered from 1, without padding.
+ * lock: take the writer's lock (a worker then waits at its next packet
+ * until the copy is done); false in a crash handler, where only
+ * async-signal-safe calls are made and errno is kept. 0, or -1 with
+ * errno. */
+int mon_writer_ring_write(mon_writer *w, int fd, const uint8_t *prefix, size_t prefix_len,
+                          bool lock, mon_ring_window *out);
+
+/* A task_map event at p (room for MON_EVENT_MAX_BYTES + MON_STORE_SLACK)
+ * at the time ts of the event before it: its length. For prefixes. */
+size_t mon_encode_task_map(uint8_t *p, bool timed, uint64_t ts, uint64_t task, const char *name);
+
+/* The log's times are clock readings (the t flag): events at the time of
+ * the previous one take the one-byte header. */
+void mon_writer_set_timed(mon_writer *w, bool timed);
+
+/* A monitor_control event: the classes recorded from here on and the
+ * --mon-tasks pattern (NULL: all tasks). */
+void mon_emit_control(mon_writer *w, uint64_t ts, unsigned flags, const char *tasks);
+
 /* Any thread: make every event the worker has completed part of the file
  * (readable by others, kept after kill -9). */
 void mon_writer_publish(mon_writer *w);
@@ -74,6 +120,14 @@ typedef struct mon_sync_entry {
     uint64_t local_send, reference, local_receive;
 } mon_sync_entry;
 
+/* Where a flight recorder's window of one log starts (run.json "window"). */
+typedef struct mon_window_entry {
+    unsigned worker;
+    uint64_t first_packet;  /* the log's packets before it are gone */
+    uint64_t events_before; /* and held this many events: not recorded */
+    uint64_t start_ticks;   /* the window's first time */
+} mon_window_entry;
+
 typedef struct mon_run_info {
     int argc;
     char *const *argv;
@@ -99,6 +153,13 @@ typedef struct mon_run_info {
     bool skew_on;
     long long skew_offset_ns;
     double skew_ppm;
+    /* A flight recorder (--mon-ring): its size per worker, and for a
+     * window (window_why set) where each log's window starts. */
+    size_t ring_bytes;
+    const char *window_why; /* "request", "signal", "deadlock", "exit"; NULL: not a window */
+    unsigned snapshot;      /* its number (0 at exit) */
+    const mon_window_entry *window;
+    unsigned nwindow;
 } mon_run_info;
 
 /* Write DIR/metadata (TSDL). Returns 0 or -1 with err. */

@@ -43,13 +43,16 @@
 #                                      bench/snet/ir-per-record.sh): exact even on a loaded machine
 #   golang-go libboost-fiber-dev       the peers of bench/peers/run.sh: the ring and pipe shapes in Go
 #                                      (goroutines, channels) and C++ Boost.Fiber, beside LPEL
+#   liblttng-ust-dev lttng-tools       the monitor's benchmark peer (bench/monitor/cost.sh, -DMON_LTTNG=ON):
+#                                      the same events recorded with LTTng-UST, in a session the
+#                                      benchmark creates and destroys
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libhwloc-dev libatomic-ops-dev libpcre2-dev
           libgraphviz-dev libcairo2-dev libjansson-dev check babeltrace2 clang libclang-rt-dev
           libopenmpi-dev openmpi-bin bison flex libxml2-dev scdoc bash-completion
           libopen-trace-format2-dev otf2-tools chromium libsqlite3-dev libpq-dev postgresql libmetis-dev
-          libffi-dev valgrind golang-go libboost-fiber-dev)
+          libffi-dev valgrind golang-go libboost-fiber-dev liblttng-ust-dev lttng-tools)
 
 missing=()
 for p in "${packages[@]}"; do

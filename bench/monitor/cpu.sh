@@ -1,7 +1,7 @@
 #!/bin/bash
 # cpu.sh - what the CPU-time readings of flag C cost (never run as a test).
 #
-#   cpu.sh BUILD [RUNS]
+#   cpu.sh BUILD [RUNS [OTHER]]
 #
 # Two modes of the same binaries, interleaved RUNS times (default 9): the
 # baseline -m mtWTSML (all of A but C) and -m A (C included). On
@@ -13,9 +13,13 @@
 # Prints the medians, C's cost as a ratio to the baseline of the same
 # invocation, the readings taken per second of worker time (cpu_time
 # events in the -m A trace), and the load average before and after.
+# Then, with valgrind, the instructions per ring hop (callgrind, exact
+# whatever the load) of both modes, and of another build's (OTHER, e.g. one
+# of main) both modes beside them.
 set -eu
-build=${1:?usage: cpu.sh BUILD [RUNS]}
+build=${1:?usage: cpu.sh BUILD [RUNS [OTHER]]}
 runs=${2:-9}
+other=${3:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/timing.sh"
@@ -45,4 +49,14 @@ for app in mc des; do
     echo "$app --paper: CPU -m mtWTSML $bc s, -m A $cc s: $(pct "$cc" "$bc"); wall $bw s, $cw s:" \
          "$(pct "$cw" "$bw"); $readings readings in the last -m A run"
 done
+
+if command -v valgrind >/dev/null; then
+    echo "instructions per ring hop (callgrind; the difference of 250 and 50 rounds)"
+    for b in "$build" $other; do
+        for f in mtWTSML A; do
+            n=$(ring_ir_per_hop "$b/bench/lpel/lpel-bench" -m $f --mon-dir "$work/ir")
+            echo "  $b -m $f: $n Ir/hop, $("$snetmon" dump "$work/ir" | grep -c ' cpu_time ') readings in 250 rounds"
+        done
+    done
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

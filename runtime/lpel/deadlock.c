@@ -86,6 +86,11 @@ void lpel_deadlock_report(lpel_runtime *rt, FILE *out)
             if (t->state == LPEL_TASK_BLOCKED)
                 print_task_wait(rt, out, t);
     fflush(out);
+#if LPEL_HOOKS_ENABLED
+    /* A monitor may keep what led here (a flight recorder's window). */
+    if (rt->hooks.deadlock)
+        rt->hooks.deadlock(rt->hooks.ctx);
+#endif
 }
 
 void lpel_deadlock_unwind(lpel_runtime *rt)

@@ -139,6 +139,14 @@ typedef struct lpel_hooks {
     void (*worker_wait)(void *wctx);   /* nothing ready: the worker sleeps */
     void (*worker_resume)(void *wctx); /* woken with work */
     void (*worker_end)(void *wctx);
+    /* The worker takes the tasks posted to it from other threads (new
+     * tasks, wake-ups by another worker) into its ready queue: they are
+     * ready from now on, which may be after the last task's period ended
+     * (an idle worker polls its mailbox before it sleeps), so a task
+     * dispatched after this did not necessarily wait at that end. Also
+     * when an idle poll (lpel_runtime_set_idle_poll) found work: a task
+     * it woke is ready from then on. */
+    void (*worker_mail)(void *wctx);
 
     /* Mapping (MMO): task `task`, named `name` (valid during the call), has
      * been placed on this worker. The first hook of every task. */
@@ -157,7 +165,9 @@ typedef struct lpel_hooks {
      * blocks on (several for a poll), before task_block; empty is true
      * when the stream was empty, false when it was full. stream_wake fires
      * when task `task` makes task `woken` ready again by moving data
-     * through the stream. */
+     * through the stream; `local`: `woken` lives on this worker too, so it
+     * cannot run before `task`'s period ends (else another worker may run
+     * it at once). */
     void (*stream_open)(void *wctx, void **slot, uint64_t task, uint64_t stream,
                         lpel_stream_mode mode);
     void (*stream_close)(void *wctx, void **slot, uint64_t task, uint64_t stream,
@@ -165,7 +175,14 @@ typedef struct lpel_hooks {
     void (*stream_read)(void *wctx, void **slot, uint64_t task, uint64_t stream);
     void (*stream_write)(void *wctx, void **slot, uint64_t task, uint64_t stream);
     void (*stream_block)(void *wctx, void **slot, uint64_t task, uint64_t stream, bool empty);
-    void (*stream_wake)(void *wctx, void **slot, uint64_t task, uint64_t stream, uint64_t woken);
+    void (*stream_wake)(void *wctx, void **slot, uint64_t task, uint64_t stream, uint64_t woken,
+                        bool local);
+
+    /* The runtime has just reported a deadlock (every live task blocked):
+     * called once, with ctx, on the thread that found it, with the
+     * runtime's idle lock held, so it must only note it (a monitor asks
+     * for its flight recorder's window). */
+    void (*deadlock)(void *ctx);
 } lpel_hooks;
 
 /* ---------------------------------------------------------------------------

@@ -258,7 +258,8 @@ static LPEL_SLOW_PATH void wake_peer(lpel_stream *s, lpel_task *self, _Atomic(lp
      * worker that saw a stale flag of another stream may try too. */
     if (peer && atomic_load_explicit(&peer->wake_token, memory_order_relaxed) &&
         atomic_exchange(&peer->wake_token, 0) == 1) {
-        LPEL_HOOK(self->worker, stream_wake, &self->hook_data, self->id, s->id, peer->id);
+        LPEL_HOOK(self->worker, stream_wake, &self->hook_data, self->id, s->id, peer->id,
+                  peer->worker == self->worker);
         lpel_task_wake(peer);
     }
     if (local) {

@@ -65,6 +65,7 @@ void lpel_worker_post(lpel_worker *w, lpel_task *t, lpel_mail_kind kind)
 
 static void drain_mailbox(lpel_worker *w)
 {
+    LPEL_HOOK0(w, worker_mail);
     lpel_task *t = lpel_mailbox_take_all(&w->mailbox);
     while (t) {
         lpel_task *next = t->mail_next;
@@ -230,8 +231,15 @@ static void sleep_until_mail(lpel_worker *w)
 {
     lpel_runtime *rt = w->rt;
     bool found = false;
-    if (poll_if_nobody_does(w, &found) ? found : mail_soon(w))
+    bool polled = poll_if_nobody_does(w, &found);
+    if (polled ? found : mail_soon(w)) {
+        /* A task the poll woke is ready from now on, after the period
+         * before it, as a posted one is (the mailbox's own hook comes
+         * when the loop drains it). */
+        if (polled)
+            LPEL_HOOK0(w, worker_mail);
         return;
+    }
     LPEL_HOOK0(w, worker_wait);
     if (enter_idle(w))
         lpel_runtime_terminate(rt);

@@ -119,6 +119,42 @@ START_TEST(test_window_and_totals)
 END_TEST
 
 /* Inputs: messages without a parent (docs/METRICS.md). */
+/* A long execution with no event since its dispatch: counted up to the
+ * moment of the snapshot (the refresh), not to the latest event, so the
+ * worker shows busy while its box runs. Worker 0 dispatches task 1 at
+ * 10 s; the latest event is that dispatch; the refresh is at 14 s. */
+START_TEST(test_open_execution_counts_to_refresh)
+{
+    acc = live_acc_new(1 * S);
+    ck_assert_ptr_nonnull(acc);
+    feed(MON_EV_WORKER_START, 0, 9 * S, 0);
+    feed(MON_EV_TASK_DISPATCH, 0, 10 * S, 1);
+    live_snapshot s;
+    ck_assert_int_eq(live_acc_snapshot_at(acc, 14 * S, &s), 0);
+    ck_assert_uint_eq(s.time_ns, 14 * S);
+    ck_assert_uint_eq(s.latest_ns, 10 * S);
+    ck_assert_str_eq(s.workers[0].state, "running");
+    ck_assert_uint_eq(s.workers[0].busy_ns, 4 * S);
+    ck_assert_uint_eq(s.workers[0].span_ns, 5 * S);
+    /* The last interval is [13, 14]: all of it busy. */
+    ck_assert_uint_eq(s.window_start_ns, 13 * S);
+    ck_assert_uint_eq(s.workers[0].win_busy_ns, 1 * S);
+    ck_assert_uint_eq(s.workers[0].win_alive_ns, 1 * S);
+    const live_task *t = task_named(&s, 1);
+    ck_assert_ptr_nonnull(t);
+    ck_assert(t->running);
+    ck_assert_uint_eq(t->exec_ns, 4 * S);
+    ck_assert_uint_eq(t->win_exec_ns, 1 * S);
+    /* At the latest event the same execution had just begun. */
+    ck_assert_int_eq(live_acc_snapshot(acc, &s), 0);
+    ck_assert_uint_eq(s.workers[0].busy_ns, 0);
+    /* A moment before the latest event changes nothing. */
+    ck_assert_int_eq(live_acc_snapshot_at(acc, 5 * S, &s), 0);
+    ck_assert_uint_eq(s.time_ns, 10 * S);
+    live_acc_free(acc);
+}
+END_TEST
+
 START_TEST(test_inputs)
 {
     acc = live_acc_new(1 * S);
@@ -184,6 +220,7 @@ int main(void)
     Suite *s = suite_create("live");
     TCase *tc = tcase_create("live_acc");
     tcase_add_test(tc, test_window_and_totals);
+    tcase_add_test(tc, test_open_execution_counts_to_refresh);
     tcase_add_test(tc, test_inputs);
     tcase_add_test(tc, test_runs);
     suite_add_tcase(s, tc);

@@ -93,7 +93,7 @@ END_TEST
 #if LPEL_HOOKS_ENABLED
 /* Counts blocks through hooks to prove both directions actually blocked. */
 typedef struct block_counts {
-    atomic_long input, output, any, wakes;
+    atomic_long input, output, any, wakes, remote_wakes;
 } block_counts;
 
 static void *count_worker_start(void *ctx, unsigned id, unsigned workers)
@@ -114,11 +114,26 @@ static void count_block(void *wctx, void **slot, uint64_t task, lpel_block_cause
         atomic_fetch_add(&c->any, 1);
 }
 
-static void count_wake(void *wctx, void **slot, uint64_t waker, uint64_t stream, uint64_t woken)
+static void count_wake(void *wctx, void **slot, uint64_t waker, uint64_t stream, uint64_t woken,
+                       bool local)
 {
     block_counts *c = wctx;
     (void)slot, (void)waker, (void)stream, (void)woken;
     atomic_fetch_add(&c->wakes, 1);
+    if (!local)
+        atomic_fetch_add(&c->remote_wakes, 1);
+}
+
+/* A runtime of `workers` unpinned workers with the counting hooks. */
+static lpel_runtime *hooked_runtime(unsigned workers, const lpel_hooks *hooks)
+{
+    lpel_config cfg = lpel_config_default();
+    cfg.num_workers = workers;
+    cfg.pin_workers = false;
+    cfg.hooks = hooks;
+    lpel_runtime *rt;
+    ck_assert_int_eq(lpel_runtime_create(&rt, &cfg, NULL, 0), LPEL_OK);
+    return rt;
 }
 #endif
 
@@ -128,12 +143,7 @@ START_TEST(test_blocking_both_directions)
     block_counts counts = {0};
     lpel_hooks hooks = {.ctx = &counts, .worker_start = count_worker_start,
                         .task_block = count_block, .stream_wake = count_wake};
-    lpel_config cfg = lpel_config_default();
-    cfg.num_workers = 1;
-    cfg.pin_workers = false;
-    cfg.hooks = &hooks;
-    lpel_runtime *rt;
-    ck_assert_int_eq(lpel_runtime_create(&rt, &cfg, NULL, 0), LPEL_OK);
+    lpel_runtime *rt = hooked_runtime(1, &hooks);
     pipe_args a = {.s = lpel_stream_create(rt, 2), .count = 100};
     spawn(rt, "consumer", 0, consumer, &a);
     spawn(rt, "producer", 0, producer, &a);
@@ -145,6 +155,7 @@ START_TEST(test_blocking_both_directions)
     ck_assert_int_gt(atomic_load(&counts.output), 0);
     ck_assert_int_eq(atomic_load(&counts.wakes),
                      atomic_load(&counts.input) + atomic_load(&counts.output));
+    ck_assert_int_eq(atomic_load(&counts.remote_wakes), 0); /* one worker */
     lpel_runtime_destroy(rt);
 #endif
 }
@@ -195,6 +206,29 @@ START_TEST(test_ping_pong_cross_worker)
     ck_assert_int_eq(p.ping_got, p.rounds);
     ck_assert_int_eq(p.pong_got, p.rounds);
     lpel_runtime_destroy(rt);
+}
+END_TEST
+
+/* stream_wake says whether the woken task lives on the waker's worker:
+ * ping and pong on two workers wake each other across them, never
+ * locally. */
+START_TEST(test_wakes_across_workers_are_not_local)
+{
+#if LPEL_HOOKS_ENABLED
+    block_counts counts = {0};
+    lpel_hooks hooks = {.ctx = &counts, .worker_start = count_worker_start,
+                        .stream_wake = count_wake};
+    lpel_runtime *rt = hooked_runtime(2, &hooks);
+    pingpong p = {.to_pong = lpel_stream_create(rt, 1), .to_ping = lpel_stream_create(rt, 1),
+                  .rounds = 2000};
+    spawn(rt, "ping", 0, ping, &p);
+    spawn(rt, "pong", 1, pong, &p);
+    ck_assert_int_eq(lpel_run(rt), LPEL_OK);
+    ck_assert_int_eq(p.pong_got, p.rounds);
+    ck_assert_int_gt(atomic_load(&counts.wakes), 0);
+    ck_assert_int_eq(atomic_load(&counts.remote_wakes), atomic_load(&counts.wakes));
+    lpel_runtime_destroy(rt);
+#endif
 }
 END_TEST
 
@@ -350,6 +384,7 @@ int main(void)
     tcase_add_test(tc, test_fifo_capacity_one);
     tcase_add_test(tc, test_blocking_both_directions);
     tcase_add_test(tc, test_ping_pong_cross_worker);
+    tcase_add_test(tc, test_wakes_across_workers_are_not_local);
     tcase_add_test(tc, test_poll_many_streams);
     tcase_add_test(tc, test_second_reader_is_fatal);
     tcase_add_test(tc, test_stream_api);

@@ -2,7 +2,8 @@
  * test_worker.c - unit tests of LPEL's workers (worker.c): a pluggable scheduling policy (LIFO) against the
  * default FIFO queue, an idle worker that sleeps instead of spinning, and
  * the idle poll (lpel_runtime_set_idle_poll) that lets an outside party
- * wake tasks from an idle worker's own thread.
+ * wake tasks from an idle worker's own thread, and reports them to the
+ * hooks (worker_mail).
  *
  * Split from the one test file LPEL had, so that tests mirror the source
  * (docs/ARCHITECTURE.md): nothing here measures time; every test checks an
@@ -198,6 +199,67 @@ START_TEST(test_idle_poll_wakes_a_task)
 }
 END_TEST
 
+#if LPEL_HOOKS_ENABLED
+/* The switch hooks of a one-worker run, in order: d dispatch, b block, m
+ * mail (one thread: a plain buffer does). */
+typedef struct switch_log {
+    char seq[64];
+    size_t n;
+} switch_log;
+
+static void note(void *wctx, char c)
+{
+    switch_log *l = wctx;
+    if (l->n + 1 < sizeof l->seq)
+        l->seq[l->n++] = c;
+}
+static void *note_start(void *ctx, unsigned id, unsigned workers)
+{
+    (void)id, (void)workers;
+    return ctx;
+}
+static void note_mail(void *wctx) { note(wctx, 'm'); }
+static void note_dispatch(void *wctx, void **slot, uint64_t task)
+{
+    (void)slot, (void)task;
+    note(wctx, 'd');
+}
+static void note_block(void *wctx, void **slot, uint64_t task, lpel_block_cause cause)
+{
+    (void)slot, (void)task, (void)cause;
+    note(wctx, 'b');
+}
+#endif
+
+/* A task the poll woke became ready after the period before it ended, so
+ * the worker says so (worker_mail) before it dispatches the task: a
+ * monitor dates that dispatch anew instead of with the block's moment. */
+START_TEST(test_idle_poll_reports_the_tasks_it_woke)
+{
+#if LPEL_HOOKS_ENABLED
+    switch_log log = {0};
+    lpel_hooks hooks = {.ctx = &log, .worker_start = note_start, .worker_mail = note_mail,
+                        .task_dispatch = note_dispatch, .task_block = note_block};
+    lpel_config cfg = lpel_config_default();
+    cfg.num_workers = 1;
+    cfg.pin_workers = false;
+    cfg.hooks = &hooks;
+    lpel_runtime *rt;
+    ck_assert_int_eq(lpel_runtime_create(&rt, &cfg, NULL, 0), LPEL_OK);
+    poll_log p = {.event = lpel_event_create("the poll"), .raise_at = 3};
+    ck_assert_int_eq(lpel_runtime_set_idle_poll(rt, logging_poll, &p, 1000L * 1000 * 1000),
+                     LPEL_OK);
+    spawn(rt, "waiter", 0, event_waiter, &p);
+    ck_assert_int_eq(lpel_run(rt), LPEL_OK);
+    lpel_runtime_destroy(rt);
+    lpel_event_destroy(p.event);
+    ck_assert_uint_ge(log.n, 3);
+    ck_assert_msg(memcmp(log.seq + log.n - 3, "bmd", 3) == 0, "hooks %.*s, expected ...bmd",
+                  (int)log.n, log.seq);
+#endif
+}
+END_TEST
+
 static void sleepy_noting(void *arg)
 {
     poll_log *p = arg;
@@ -229,6 +291,7 @@ int main(void)
     tcase_add_test(tc, test_sched_default_fifo);
     tcase_add_test(tc, test_idle_worker_sleeps);
     tcase_add_test(tc, test_idle_poll_wakes_a_task);
+    tcase_add_test(tc, test_idle_poll_reports_the_tasks_it_woke);
     tcase_add_test(tc, test_idle_poll_ends_with_its_window);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

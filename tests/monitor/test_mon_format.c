@@ -623,6 +623,19 @@ static int ref_format(const mon_event *e, char *buf, size_t len)
     case MON_EV_CPU_TIME:
         return snprintf(buf, len, "%s cpu_ns=%" PRIu64 " preemptions=%" PRIu32, head, e->cpu_ns,
                         e->preemptions);
+    case MON_EV_MONITOR_CONTROL: {
+        char letters[9];
+        size_t n = 0;
+        for (unsigned i = 0; i < 8; i++)
+            if (e->classes & 1u << i)
+                letters[n++] = "mtWTSMLC"[i];
+        if (!n)
+            letters[n++] = '-';
+        letters[n] = '\0';
+        if (!e->filtered)
+            return snprintf(buf, len, "%s classes=%s", head, letters);
+        return snprintf(buf, len, "%s classes=%s tasks=%s", head, letters, e->name ? e->name : "");
+    }
     default:
         return snprintf(buf, len, "%s", head);
     }
@@ -668,7 +681,9 @@ START_TEST(event_format_matches_printf)
                        .peer_rank = (uint32_t)v[5],
                        .ranked = i % 3 == 0,
                        .rank = (unsigned)v[1] % 4096,
-                       .rank_worker = (unsigned)v[8]};
+                       .rank_worker = (unsigned)v[8],
+                       .classes = (unsigned)v[3] & 0x7fu,
+                       .filtered = v[9] & 4};
         char got[512], want[512];
         size_t len = i % 5 ? sizeof got : (size_t)(v[5] % 40);
         int n = mon_event_format(&e, got, len);
@@ -860,15 +875,18 @@ static void metadata_set_line(const char *dir, const char *key, const char *line
     fclose(f);
 }
 
-/* The reader reads one format: an older trace is refused by name, with
- * what to do about it. */
+/* The reader reads formats 3.1 and 3.2 (3.2 only adds to 3.1): an older
+ * trace is refused by name, with what to do about it. */
 START_TEST(older_format_is_refused_by_name)
 {
     char dir[4096], err[4608];
     fixture_tmpdir(dir, sizeof dir);
     ck_assert_int_eq(fixture_write_all_kinds(dir, 0), 0);
-    metadata_set_line(dir, "format_version", "\tformat_version = \"3.0\";");
     mon_trace *t;
+    metadata_set_line(dir, "format_version", "\tformat_version = \"3.1\";");
+    ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), 0);
+    mon_trace_close(t);
+    metadata_set_line(dir, "format_version", "\tformat_version = \"3.0\";");
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "metadata: trace format 3.0, but this reader reads formats 3.1 and "
                               "3.2 only") &&
@@ -882,9 +900,48 @@ START_TEST(older_format_is_refused_by_name)
 }
 END_TEST
 
-/* Format 3.1 is 3.2 without cpu_time: such a trace reads, and event id
- * 27 in it is damage, as it was for a 3.1 reader. */
-START_TEST(format_3_1_reads_without_cpu_time)
+/* A one-worker trace of a run_start and then what `add` writes: times
+ * from 1001, odd as the monitor's readings are. */
+static void write_one_log(char dir[4096], void (*add)(mon_writer *))
+{
+    char ctf[4200], err[512];
+    fixture_tmpdir(dir, 4096);
+    /* Without W: a log need not end with worker_end. */
+    ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_ALL & ~MON_FLAG_WORKER, ctf, sizeof ctf), 0);
+    mon_writer *wr = mon_writer_open(ctf, 0, 0, err, sizeof err);
+    ck_assert_msg(wr != NULL, "%s", err);
+    mon_writer_set_timed(wr, true);
+    mon_emit_task(wr, MON_ID_RUN_START, 1001, 1);
+    add(wr);
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+}
+
+static void add_control(mon_writer *wr)
+{
+    mon_emit_control(wr, 1003, MON_FLAG_ALL & ~MON_FLAG_TASK, "box\\.a");
+    mon_emit_control(wr, 1005, MON_FLAG_MAP | MON_FLAG_CPU, NULL);
+}
+
+static void add_same_time(mon_writer *wr) { mon_emit_task(wr, MON_ID_TASK_DISPATCH, 1001, 7); }
+
+/* The one error a 3.1 log of the trace in dir gives. */
+static void expect_3_1_error(const char *dir, const char *what)
+{
+    char msg[4608];
+    size_t n;
+    int rc;
+    metadata_set_line(dir, "format_version", "\tformat_version = \"3.1\";");
+    mon_event *evs = read_all(dir, &n, &rc, msg, sizeof msg);
+    ck_assert_int_eq(rc, MON_TRACE_ERROR);
+    ck_assert_msg(strstr(msg, "worker-0: byte ") && strstr(msg, what), "message: %s", msg);
+    free(evs);
+    fixture_rmdir(dir);
+}
+
+/* Format 3.1 is 3.2 without cpu_time (27), monitor_control (28) and the
+ * one-byte header: such a trace reads, and each of those in it is
+ * damage, as it was for a 3.1 reader. */
+START_TEST(format_3_1_reads_without_3_2_events)
 {
     char dir[4096], msg[4608];
     fixture_tmpdir(dir, sizeof dir);
@@ -898,12 +955,41 @@ START_TEST(format_3_1_reads_without_cpu_time)
     free(evs);
     fixture_rmdir(dir);
     ck_assert_int_eq(fixture_write_all_kinds(dir, 0), 0);
-    metadata_set_line(dir, "format_version", "\tformat_version = \"3.1\";");
-    evs = read_all(dir, &n, &rc, msg, sizeof msg);
-    ck_assert_int_eq(rc, MON_TRACE_ERROR);
-    ck_assert_msg(strstr(msg, "worker-0: byte ") && strstr(msg, "unknown event id 27"), "message: %s",
-                  msg);
-    free(evs);
+    expect_3_1_error(dir, "unknown event id 27");
+    write_one_log(dir, add_control);
+    expect_3_1_error(dir, "unknown event id 28");
+    write_one_log(dir, add_same_time);
+    expect_3_1_error(dir, "a one-byte event header in a format 3.1 log");
+}
+END_TEST
+
+/* monitor_control (3.2) reads back: the classes with C, the pattern and
+ * whether one is in effect. */
+START_TEST(monitor_control_round_trip)
+{
+    char dir[4096];
+    write_one_log(dir, add_control);
+    mon_trace *t;
+    char err[4608];
+    ck_assert_msg(mon_trace_open(&t, dir, err, sizeof err) == 0, "open: %s", err);
+    mon_event ev;
+    ck_assert_int_eq(mon_trace_next(t, &ev), MON_TRACE_EVENT);
+    ck_assert_int_eq(ev.kind, MON_EV_RUN_START);
+    ck_assert_int_eq(mon_trace_next(t, &ev), MON_TRACE_EVENT);
+    ck_assert_int_eq(ev.kind, MON_EV_MONITOR_CONTROL);
+    ck_assert_uint_eq(ev.classes, MON_FLAG_ALL & ~MON_FLAG_TASK);
+    ck_assert(ev.filtered);
+    ck_assert_str_eq(ev.name, "box\\.a");
+    char line[256];
+    ck_assert_int_gt(mon_event_format(&ev, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, " classes=mtWSMLC tasks=box\\.a"), "%s", line);
+    ck_assert_int_eq(mon_trace_next(t, &ev), MON_TRACE_EVENT);
+    ck_assert_uint_eq(ev.classes, MON_CLASS_MAP | MON_CLASS_CPU);
+    ck_assert(!ev.filtered);
+    ck_assert_int_gt(mon_event_format(&ev, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, " classes=mC") && !strstr(line, "tasks="), "%s", line);
+    ck_assert_int_eq(mon_trace_next(t, &ev), MON_TRACE_END);
+    mon_trace_close(t);
     fixture_rmdir(dir);
 }
 END_TEST
@@ -914,6 +1000,78 @@ static uint64_t msg_of(uint64_t v)
 {
     return mon_msg_id_make_at((unsigned)(v >> 52), (unsigned)(v >> 40), v & MON_MSG_SEQ_MASK);
 }
+
+/* Format 3.2's one-byte header and the writer's one-store path: events at
+ * the time of the one before them (the clock read once per switch), at
+ * small and large steps, with fields of one, two and more bytes, read back
+ * exactly; the one-byte header saves a byte an event. */
+START_TEST(same_time_events_round_trip)
+{
+    static const uint64_t values[] = {0, 5, 63, 64, 4095, 16383, 16384, UINT64_C(1) << 33};
+    static const uint64_t steps[] = {0, 0, 2, 510, 512, UINT64_C(1) << 20, UINT64_C(1) << 40};
+    const size_t nv = sizeof values / sizeof values[0], ns = sizeof steps / sizeof steps[0];
+    char dir[4096], ctf[4200], err[512];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK | MON_FLAG_STREAM, ctf, sizeof ctf), 0);
+    mon_writer *wr = mon_writer_open(ctf, 0, 4096, err, sizeof err);
+    ck_assert_msg(wr != NULL, "%s", err);
+    mon_writer_set_timed(wr, true);
+    uint64_t t = 1001, times[8 * 7 * 6];
+    size_t n_in = 0;
+    for (size_t i = 0; i < nv; i++)
+        for (size_t k = 0; k < ns; k++) {
+            uint64_t v = values[i];
+            t += steps[k]; /* odd, as the monitor's readings are */
+            mon_writer_hot_of(wr)->reading = t;
+            mon_emit_task(wr, MON_ID_TASK_DISPATCH, t, v);
+            mon_emit_stream_io(wr, MON_ID_STREAM_READ, t, v, v + 1);
+            mon_emit_stream_mode(wr, MON_ID_STREAM_OPEN, t, v, v, k % 2);
+            mon_emit_stream_wake(wr, t, v, v + 2, v + 3);
+            mon_emit_stream_block(wr, t, v, v, k % 2);
+            mon_emit_task_block(wr, t, v, (unsigned)(k % 3));
+            for (int j = 0; j < 6; j++)
+                times[n_in++] = t;
+        }
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, NULL, 0);
+    ck_assert_int_eq(rc, MON_TRACE_END);
+    ck_assert_uint_eq(n, n_in);
+    for (size_t i = 0, at = 0; i < nv; i++)
+        for (size_t k = 0; k < ns; k++, at += 6) {
+            const mon_event *e = &evs[at];
+            uint64_t v = values[i];
+            for (int j = 0; j < 6; j++)
+                ck_assert_uint_eq(e[j].time, times[at + (size_t)j]);
+            ck_assert_int_eq(e[0].kind, MON_EV_TASK_DISPATCH);
+            ck_assert_uint_eq(e[0].task, v);
+            ck_assert_int_eq(e[1].kind, MON_EV_STREAM_READ);
+            ck_assert_uint_eq(e[1].stream, v + 1);
+            ck_assert_int_eq(e[2].write_end, k % 2);
+            ck_assert_uint_eq(e[3].peer, v + 3);
+            ck_assert_uint_eq(e[3].stream, v + 2);
+            ck_assert_int_eq(e[4].empty, k % 2);
+            ck_assert_uint_eq(e[5].cause, k % 3);
+            ck_assert_uint_eq(e[5].task, v);
+        }
+    free(evs);
+    /* Small values at one time: a dispatch of task 5 is 1 + 1 bytes. */
+    fixture_rmdir(dir);
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK | MON_FLAG_STREAM, ctf, sizeof ctf), 0);
+    wr = mon_writer_open(ctf, 0, 0, err, sizeof err);
+    mon_writer_set_timed(wr, true);
+    mon_writer_hot_of(wr)->reading = 1001;
+    for (int i = 0; i < 100; i++)
+        mon_emit_task(wr, MON_ID_TASK_DISPATCH, 1001, 5);
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+    char p[4300];
+    fixture_log_path(dir, 0, p, sizeof p);
+    ck_assert_int_eq(fixture_file_size(p), MON_PACKET_PREAMBLE_BYTES + 3 + 99 * 2);
+    fixture_rmdir(dir);
+}
+END_TEST
 
 /* Every length of a small integer, at both ends, with and without flag
  * bits, read back exactly; values beyond the largest saturate. The event
@@ -1209,8 +1367,10 @@ static Suite *suite(void)
     tcase_add_test(tc, tsc_ticks_read_back_as_exact_ns);
     tcase_add_test(tc, unsupported_clock_frequency_is_rejected);
     tcase_add_test(tc, older_format_is_refused_by_name);
-    tcase_add_test(tc, format_3_1_reads_without_cpu_time);
+    tcase_add_test(tc, format_3_1_reads_without_3_2_events);
+    tcase_add_test(tc, monitor_control_round_trip);
     tcase_add_test(tc, small_integers_round_trip_at_every_length);
+    tcase_add_test(tc, same_time_events_round_trip);
     tcase_add_test(tc, out_of_range_values_are_corruption);
     tcase_add_test(tc, clock_choice_and_calibration);
     tcase_add_test(tc, round_trip_tiny_packets);

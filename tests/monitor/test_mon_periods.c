@@ -3,8 +3,9 @@
  * on events made by hand, every interval worked out on paper: execution
  * periods, worker waits, stream blocks with their wake (blocked and ready
  * apart), the stretches between CPU readings and the loss charged to a
- * period, each end the trace lacks (MON_END_LOST) and what is open at the
- * end (MON_END_TRACE); and the helpers consumers share with it
+ * period, each end the trace lacks (MON_END_LOST), what is open at the
+ * end (MON_END_TRACE) and at a monitor_control mark that switches task
+ * events or CPU readings off; and the helpers consumers share with it
  * (mon_key_table, mon_task_kind).
  */
 #include <check.h>
@@ -320,6 +321,55 @@ START_TEST(first_reading_without_a_start_is_a_base)
 }
 END_TEST
 
+static void feed_control(unsigned worker, uint64_t time, unsigned classes)
+{
+    mon_event ev = {.kind = MON_EV_MONITOR_CONTROL, .run = 1, .worker = worker, .time = time,
+                    .classes = classes};
+    ck_assert_int_eq(mon_periods_feed(p, &ev), 0);
+}
+
+/* snetmon ctl's marks (monitor_control). Task events off: the period
+ * running there ends at the mark (MON_END_UNMONITORED). C off: the CPU
+ * stretch ends with the reading just before the mark, and the one after C
+ * is on again starts the next, so no stretch spans 2000..5000; a mark that
+ * keeps C on keeps the stretch going (1000..2000 across the mark at 1500).
+ *   worker start 0; task 1 runs 10..; readings at 1000 (cpu 500) and 2000
+ *   (cpu 900); mark at 1500 with C, mark at 2000 without T and C (task 1
+ *   ends there); mark at 5000 with both, reading at 5000 (cpu 1500) and
+ *   7000 (cpu 2500). */
+START_TEST(control_marks_end_periods_and_cpu_stretches)
+{
+    const unsigned all = MON_CLASS_MAP | MON_CLASS_TIMES | MON_CLASS_WORKER | MON_CLASS_TASK |
+                         MON_CLASS_STREAM | MON_CLASS_MESSAGE | MON_CLASS_LOAD | MON_CLASS_CPU;
+    feed(MON_EV_WORKER_START, 0, 0, 0);
+    feed(MON_EV_TASK_DISPATCH, 0, 10, 1);
+    feed_cpu(0, 1000, 500, 0);
+    feed_control(0, 1500, all & ~MON_CLASS_STREAM);
+    feed_cpu(0, 2000, 900, 0);
+    feed_control(0, 2000, all & ~(MON_CLASS_TASK | MON_CLASS_CPU));
+    feed_control(0, 5000, all);
+    feed_cpu(0, 5000, 1500, 1);
+    feed_cpu(0, 7000, 2500, 1);
+    const mon_interval *t1 = closed_exec(1);
+    ck_assert_uint_eq(t1->start, 10);
+    ck_assert_uint_eq(t1->end, 2000);
+    ck_assert_int_eq(t1->how, MON_END_UNMONITORED);
+    const uint64_t want[3][3] = {{0, 1000, 500}, {1000, 2000, 400}, {5000, 7000, 1000}};
+    size_t k = 0;
+    for (size_t i = 0; i < got.n; i++) {
+        const mon_interval *iv = &got.iv[i];
+        if (iv->kind != MON_INTERVAL_CPU)
+            continue;
+        ck_assert_uint_lt(k, 3);
+        ck_assert_uint_eq(iv->start, want[k][0]);
+        ck_assert_uint_eq(iv->end, want[k][1]);
+        ck_assert_uint_eq(iv->cpu, want[k][2]);
+        k++;
+    }
+    ck_assert_uint_eq(k, 3);
+}
+END_TEST
+
 /* Ends the trace lacks close at the first event that shows them over. */
 START_TEST(lost_ends_close_at_the_next_sign)
 {
@@ -469,6 +519,7 @@ static Suite *periods_suite(void)
     tcase_add_test(tc, a_wake_before_the_block_is_the_blocks);
     tcase_add_test(tc, cpu_readings_charge_the_periods_they_end);
     tcase_add_test(tc, first_reading_without_a_start_is_a_base);
+    tcase_add_test(tc, control_marks_end_periods_and_cpu_stretches);
     tcase_add_test(tc, lost_ends_close_at_the_next_sign);
     tcase_add_test(tc, finish_closes_what_is_open);
     tcase_add_test(tc, runs_keep_their_tasks_apart);

@@ -55,10 +55,15 @@
  *   --map FILE           a task placement: net-path patterns to workers,
  *                        docs/MAPPING.md (the programs; advise writes one)
  *   --tasks RE           a pcre2 pattern selecting tasks by name (render;
- *                        whatif: the tasks of one question, --task too)
+ *                        whatif: the tasks of one question, --task too;
+ *                        ctl: the tasks monitored from now on)
  *   --mon-tasks RE       ... the tasks to monitor (the programs)
  *   --mon-dir DIR        the trace directory (the programs)
  *   --mon-flush MS       how often the trace is made readable (the programs)
+ *   --mon-ring SIZE      keep only the last SIZE bytes per worker: the flight
+ *                        recorder (the programs; snap writes its window)
+ *   --classes LETTERS    the event classes recorded from now on, mtWTSMLC or
+ *                        +L / -L to add or remove (ctl)
  *   -m FLAGS             what to monitor, mtWTSMLC or A (the programs)
  *   -w, --workers N      workers (the programs, the benches)
  *   --inputs N           the number of input records: to make (the apps),

@@ -252,7 +252,7 @@ static const char *run_state(const view *v)
 static double data_age_s(const view *v)
 {
     uint64_t now = mon_trace_now_ns(v->trace);
-    return now > v->snap.time_ns ? (double)(now - v->snap.time_ns) * NS : 0.0;
+    return now > v->snap.latest_ns ? (double)(now - v->snap.latest_ns) * NS : 0.0;
 }
 
 static uint64_t window_ns(const live_snapshot *s) { return s->time_ns - s->window_start_ns; }
@@ -560,7 +560,11 @@ static void catch_stop_signals(void)
 /* Show one snapshot; -1 on failure. */
 static int show(view *v, live_acc *acc, bool redraw)
 {
-    if (live_acc_snapshot(acc, &v->snap) != 0) {
+    /* A run still going on is counted up to now: an execution (a wait, a
+     * span) open at this moment counts up to it, not to the latest event
+     * published (docs/METRICS.md section 8). */
+    uint64_t at = v->live && v->read != READ_END ? mon_trace_now_ns(v->trace) : 0;
+    if (live_acc_snapshot_at(acc, at, &v->snap) != 0) {
         fprintf(stderr, "snetmon top: out of memory\n");
         return -1;
     }

@@ -41,7 +41,8 @@ _snetmon()
             ;;
         --start | --end | --tasks | --width | --height | --title | --subgraph | --inputs | \
             --timeout-pct | --label | --git | --where | --series | --depth | --top | -t | \
-            --interval | -d | --iterations | -n | --message-cost | --min-gain | --cores | --faster)
+            --interval | -d | --iterations | -n | --message-cost | --min-gain | --cores | --faster | \
+            --classes)
             return
             ;;
     esac

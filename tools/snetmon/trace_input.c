@@ -51,6 +51,29 @@ static void say(const char *cmd, char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A flight recorder's window is a whole trace of a stretch of the run: one
+ * line says where it starts and how much came before it (not recorded,
+ * which is not a loss). */
+static void note_window(const char *cmd, const char *dir, const mon_trace *t)
+{
+    uint64_t before = 0, start = UINT64_MAX;
+    unsigned n = mon_trace_num_workers(t);
+    bool window = false;
+    for (unsigned i = 0; i < n; i++) {
+        mon_log_status st;
+        mon_trace_log_status(t, i, &st);
+        window |= st.window;
+        before += st.events_before;
+        if (st.window && st.window_start_ns < start)
+            start = st.window_start_ns;
+    }
+    if (window)
+        fprintf(stderr, "snetmon %s: %s is a flight recorder's window from %.6f s on the trace "
+                        "clock; %llu earlier events were not recorded (not a loss)\n",
+                cmd, dir, start == UINT64_MAX ? 0.0 : (double)start * 1e-9,
+                (unsigned long long)before);
+}
+
 static trace_input *open_input(const char *cmd, const char *dir, bool partial, bool follow,
                                char *errbuf, size_t errlen)
 {
@@ -76,6 +99,7 @@ static trace_input *open_input(const char *cmd, const char *dir, bool partial, b
         free(in);
         return NULL;
     }
+    note_window(cmd, dir, in->trace);
     return in;
 }
 
