@@ -118,38 +118,38 @@ int wfb_text_cut_short(wfb_graph *g, const wfb_text_pos *at, size_t len, bool pa
 
 /* ---- reports ---- */
 
-json_t *wfb_input_loss_json(const wfb_input_loss *loss)
+json_t *wfb_input_loss_json(wfb_json_doc *d, const wfb_input_loss *loss)
 {
     if (!loss)
         return json_null();
     json_t *o = json_object(), *logs = json_array();
-    json_object_set_new(o, "events_read", json_integer((json_int_t)loss->events_read));
-    json_object_set_new(o, "events_lost", json_integer((json_int_t)loss->events_lost));
-    json_object_set_new(o, "events_lost_known", json_boolean(loss->events_lost_known));
-    json_object_set_new(o, "bytes_lost", json_integer((json_int_t)loss->bytes_lost));
+    wfb_json_set(d, o, "events_read", json_integer((json_int_t)loss->events_read));
+    wfb_json_set(d, o, "events_lost", json_integer((json_int_t)loss->events_lost));
+    wfb_json_set(d, o, "events_lost_known", json_boolean(loss->events_lost_known));
+    wfb_json_set(d, o, "bytes_lost", json_integer((json_int_t)loss->bytes_lost));
     for (size_t i = 0; i < loss->n_logs; i++) {
         const wfb_log_loss *l = &loss->logs[i];
         json_t *lj = json_object();
-        json_object_set_new(lj, "file", json_string(l->file));
-        json_object_set_new(lj, "worker", l->worker == WFB_LOSS_NO_WORKER
-                                              ? json_null()
-                                              : json_integer(l->worker));
-        json_object_set_new(lj, "state", json_string(l->state));
-        json_object_set_new(lj, "offset", json_integer((json_int_t)l->offset));
-        json_object_set_new(lj, "events_read", json_integer((json_int_t)l->events_read));
-        json_object_set_new(lj, "events_lost",
-                            l->events_lost < 0 ? json_null() : json_integer(l->events_lost));
-        json_object_set_new(lj, "events_discarded", json_integer((json_int_t)l->events_discarded));
-        json_object_set_new(lj, "bytes_read", json_integer((json_int_t)l->bytes_read));
-        json_object_set_new(lj, "bytes_lost", json_integer((json_int_t)l->bytes_lost));
-        json_object_set_new(lj, "message", json_string(l->message));
-        json_array_append_new(logs, lj);
+        wfb_json_set(d, lj, "file", json_string(l->file));
+        wfb_json_set(d, lj, "worker", l->worker == WFB_LOSS_NO_WORKER
+                                   ? json_null()
+                                   : json_integer(l->worker));
+        wfb_json_set(d, lj, "state", json_string(l->state));
+        wfb_json_set(d, lj, "offset", json_integer((json_int_t)l->offset));
+        wfb_json_set(d, lj, "events_read", json_integer((json_int_t)l->events_read));
+        wfb_json_set(d, lj, "events_lost",
+                     l->events_lost < 0 ? json_null() : json_integer(l->events_lost));
+        wfb_json_set(d, lj, "events_discarded", json_integer((json_int_t)l->events_discarded));
+        wfb_json_set(d, lj, "bytes_read", json_integer((json_int_t)l->bytes_read));
+        wfb_json_set(d, lj, "bytes_lost", json_integer((json_int_t)l->bytes_lost));
+        wfb_json_set(d, lj, "message", json_string(l->message));
+        wfb_json_append(d, logs, lj);
     }
-    json_object_set_new(o, "logs", logs);
-    json_object_set_new(o, "run", loss->run ? json_string(loss->run) : json_null());
-    json_object_set_new(o, "files_passed", json_integer((json_int_t)loss->files_passed));
-    json_object_set_new(o, "files_first",
-                        loss->files_first ? json_string(loss->files_first) : json_null());
+    wfb_json_set(d, o, "logs", logs);
+    wfb_json_set(d, o, "run", loss->run ? json_string(loss->run) : json_null());
+    wfb_json_set(d, o, "files_passed", json_integer((json_int_t)loss->files_passed));
+    wfb_json_set(d, o, "files_first",
+                 loss->files_first ? json_string(loss->files_first) : json_null());
     return o;
 }
 
@@ -230,8 +230,9 @@ static void loss_csv(const wfb_input_loss *loss, FILE *out)
 int wfb_report_input_loss(const wfb_input_loss *loss, wfb_output fmt, FILE *out)
 {
     if (fmt == WFB_OUT_JSON) {
-        json_t *o = wfb_input_loss_json(loss);
-        int rc = json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        wfb_json_doc d = {0};
+        json_t *o = wfb_input_loss_json(&d, loss);
+        int rc = d.failed ? -1 : json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
         json_decref(o);
         return rc || ferror(out) ? -1 : 0;
     }

@@ -209,7 +209,8 @@ static int load_side(const compare_args *a, const char *arg, repo **r, repo_run 
             fprintf(stderr, "snetmon compare: %s\n", err);
         return rc ? -1 : 0;
     }
-    wfb_graph *g = input_load_graph("compare", arg, a->format, a->map, a->partial, NULL, 0);
+    wfb_graph *g = input_load_graph_bounded("compare", arg, a->format, a->map, a->partial,
+                                            CLI_MAX_MEMORY_DEFAULT, NULL, 0);
     if (!g)
         return -1;
     repo_options opt = {.source = arg, .format = a->format};

@@ -358,7 +358,9 @@ static int whatif_plot(viz_report *r, const whatif_profile *p)
 /* The what-if profile (docs/METRICS.md section 11): what the run would
  * gain if a kind of task or a net path were faster, as `snetmon whatif`
  * prints it; or why the trace cannot be replayed (the rest of the report
- * does not need it). */
+ * does not need it). Its latency predictions walk the lifelines again with
+ * factors per execution, which a graph lifted bounded cannot: then the
+ * trace is lifted once more, in memory, for this section alone. */
 static int add_whatif(viz_report *r, const report_args *a, const wfb_graph *g)
 {
     char text[1200];
@@ -366,6 +368,16 @@ static int add_whatif(viz_report *r, const report_args *a, const wfb_graph *g)
     whatif_model *m = rc == VIZ_OK ? input_load_whatif("report", a->trace, a->partial, text,
                                                       sizeof text)
                                    : NULL;
+    wfb_graph *own = m && wfb_graph_bounded(g)
+                         ? input_load_graph("report", a->trace, WFB_FORMAT_LPEL_TRACE, NULL,
+                                            a->partial, text, sizeof text)
+                         : NULL;
+    if (own)
+        g = own;
+    else if (m && wfb_graph_bounded(g)) {
+        whatif_model_free(m);
+        m = NULL;
+    }
     whatif_profile p;
     wfb_error err;
     whatif_options o = {.top = 5};
@@ -392,6 +404,7 @@ static int add_whatif(viz_report *r, const report_args *a, const wfb_graph *g)
         whatif_profile_free(&p);
     }
     whatif_model_free(m);
+    wfb_graph_free(own);
     return rc;
 }
 
@@ -447,8 +460,8 @@ int snetmon_cmd_report(int argc, char **argv)
         fprintf(stderr, "snetmon report: %s: cannot read the advice\n", a.advice);
         return 1;
     }
-    wfb_graph *g = input_load_graph("report", a.trace, WFB_FORMAT_LPEL_TRACE, NULL, a.partial,
-                                    NULL, 0);
+    wfb_graph *g = input_load_graph_bounded("report", a.trace, WFB_FORMAT_LPEL_TRACE, NULL,
+                                            a.partial, CLI_MAX_MEMORY_DEFAULT, NULL, 0);
     wfb_message_report m;
     memset(&m, 0, sizeof m);
     wfb_path path = {0};

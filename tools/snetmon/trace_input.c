@@ -282,7 +282,8 @@ static void print_error(const char *cmd, const wfb_error *err, char *buf, size_t
     say(cmd, buf, len, "%s%s", where, err->msg);
 }
 
-/* Feeds the whole trace to the lifter; 0, or -1 (message printed). A
+/* Feeds the whole trace to the lifter; 0, -1 (message printed), or
+ * WFB_LIFT_IN_MEMORY (the bounded lifter gave up; nothing printed). A
  * progress bar shows on a terminal for long traces. */
 static int feed_trace(const char *cmd, trace_input *in, wfb_lifter *l)
 {
@@ -297,9 +298,10 @@ static int feed_trace(const char *cmd, trace_input *in, wfb_lifter *l)
     while ((rc = trace_input_next(in, &ev)) == 1) {
         if ((++events & 0xfffff) == 0)
             progress_bar_update(&bar, events, 0);
-        if (wfb_lifter_feed_mon(l, &ev, &err) != 0) {
-            print_error(cmd, &err, buf, len);
-            rc = -1;
+        if ((rc = wfb_lifter_feed_mon(l, &ev, &err)) != 0) {
+            if (rc != WFB_LIFT_IN_MEMORY)
+                print_error(cmd, &err, buf, len);
+            rc = rc == WFB_LIFT_IN_MEMORY ? rc : -1;
             break;
         }
     }
@@ -349,20 +351,33 @@ int trace_input_report_alignment(const trace_input *in, FILE *out, const char *p
     return rc;
 }
 
-/* The analysis graph of a trace directory, its loss attached. */
-static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, char *buf,
-                             size_t len)
+/* A new graph and its lifter: bounded, its spill caches of memory bytes
+ * (wfb_graph_set_limits; temporary files in $TMPDIR beyond), or for 0 the
+ * graph in memory. */
+static wfb_lifter *new_lifter(wfb_graph **g, size_t memory)
 {
-    trace_input *in = open_input(cmd, dir, partial, false, buf, len);
-    if (!in)
+    wfb_limits limits = {memory, NULL};
+    if (!(*g = wfb_graph_new()))
         return NULL;
-    wfb_graph *g = wfb_graph_new();
-    wfb_lifter *l = g ? wfb_lifter_new(g) : NULL;
+    if (!memory)
+        return wfb_lifter_new(*g);
+    return wfb_graph_set_limits(*g, &limits) ? NULL : wfb_lifter_new_bounded(*g);
+}
+
+/* The analysis graph of the trace in, its loss attached; NULL after the
+ * message, or with *again set (nothing printed) when the bounded lifter
+ * met a message graph it cannot analyse as it is read. */
+static wfb_graph *lift_once(const char *cmd, trace_input *in, size_t memory, bool *again)
+{
+    char *buf = in->err;
+    size_t len = in->errlen;
+    wfb_graph *g;
+    wfb_lifter *l = new_lifter(&g, memory);
     int rc = l ? 0 : -1;
     if (rc)
         say(cmd, buf, len, "out of memory");
     else
-        wfb_graph_set_source(g, dir);
+        wfb_graph_set_source(g, in->dir);
     if (rc == 0)
         rc = feed_trace(cmd, in, l);
     if (rc == 0 && (wfb_graph_set_input_loss(g, trace_input_loss(in)) != 0 ||
@@ -371,14 +386,14 @@ static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, cha
         rc = -1;
     }
     wfb_error err;
-    if (rc == 0 && wfb_lifter_finish(l, &err) != 0) {
-        print_error(cmd, &err, buf, len);
-        l = NULL; /* finish frees it, also on error */
-        rc = -1;
-    } else if (rc != 0) {
+    if (rc == 0) {
+        rc = wfb_lifter_finish(l, &err); /* frees l, also on error */
+        if (rc == -1)
+            print_error(cmd, &err, buf, len);
+    } else {
         wfb_lifter_free(l);
     }
-    trace_input_close(in);
+    *again = rc == WFB_LIFT_IN_MEMORY;
     if (rc != 0) {
         wfb_graph_free(g);
         return NULL;
@@ -386,13 +401,30 @@ static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, cha
     return g;
 }
 
-wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format,
-                            const char *bp_map, bool partial, char *errbuf, size_t errlen)
+/* The analysis graph of a trace directory: bounded (memory > 0) when the
+ * trace allows, else in memory (a second reading). */
+static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, size_t memory,
+                             char *buf, size_t len)
+{
+    trace_input *in = open_input(cmd, dir, partial, false, buf, len);
+    if (!in)
+        return NULL;
+    bool again;
+    wfb_graph *g = lift_once(cmd, in, memory, &again);
+    if (again && trace_input_rewind(in) == 0)
+        g = lift_once(cmd, in, 0, &again);
+    trace_input_close(in);
+    return g;
+}
+
+static wfb_graph *load_graph(const char *cmd, const char *path, wfb_format format,
+                             const char *bp_map, bool partial, size_t memory, char *errbuf,
+                             size_t errlen)
 {
     struct stat st;
     if (format == WFB_FORMAT_LPEL_TRACE ||
         (format == WFB_FORMAT_UNKNOWN && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
-        return lift_trace(cmd, path, partial, errbuf, errlen);
+        return lift_trace(cmd, path, partial, memory, errbuf, errlen);
     wfb_graph *g;
     wfb_error err;
     progress_bar bar;
@@ -404,6 +436,30 @@ wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format
         return NULL;
     }
     return g;
+}
+
+wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format,
+                            const char *bp_map, bool partial, char *errbuf, size_t errlen)
+{
+    return load_graph(cmd, path, format, bp_map, partial, 0, errbuf, errlen);
+}
+
+wfb_graph *input_load_graph_bounded(const char *cmd, const char *path, wfb_format format,
+                                    const char *bp_map, bool partial, size_t memory,
+                                    char *errbuf, size_t errlen)
+{
+    return load_graph(cmd, path, format, bp_map, partial, memory, errbuf, errlen);
+}
+
+int input_graph_check(const char *cmd, const wfb_graph *g)
+{
+    int e = wfb_graph_io_error(g);
+    if (!e)
+        return 0;
+    const char *src = wfb_graph_source(g);
+    say(cmd, NULL, 0, "%s: the analysis's temporary records: %s", src ? src : "input",
+        strerror(e));
+    return -1;
 }
 
 /* trace_input_next as the whatif library's source of events. */

@@ -102,6 +102,22 @@ int trace_input_report_alignment(const trace_input *in, FILE *out, const char *p
  * report, like wcp --nested). */
 wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format,
                             const char *bp_map, bool partial, char *errbuf, size_t errlen);
+/* The same graph for commands that need its figures and paths but not its
+ * edges: a trace directory is lifted bounded (wfb_lifter_new_bounded:
+ * memory bounded by the run's live state plus caches of memory bytes, what
+ * grows with the trace beyond them in temporary files), or in memory when
+ * memory is 0 or its message graph cannot be analysed as it is read (a
+ * second reading). wfb_in_edges, wfb_write_dot and the like do not work on
+ * a bounded graph. */
+wfb_graph *input_load_graph_bounded(const char *cmd, const char *path, wfb_format format,
+                                    const char *bp_map, bool partial, size_t memory,
+                                    char *errbuf, size_t errlen);
+
+/* After an analysis of g and its report: 0, or -1 after one line saying
+ * that a temporary file of g could not be written or read back, or memory
+ * for its cache ran out (wfb_graph_io_error), so what was computed is
+ * wrong; the output must not be kept. */
+int input_graph_check(const char *cmd, const wfb_graph *g);
 
 /* The what-if replay model (whatif.h) of trace directory dir, read once
  * more (the loader of its graph has said what --partial lost: not again).
