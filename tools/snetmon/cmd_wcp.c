@@ -301,7 +301,10 @@ int snetmon_cmd_wcp(int argc, char **argv)
         rc = render_path(g, ae.valid ? &ae : &lp, &picture, a.render, a.input, !a.no_collapse);
     if (!rc && (a.nested ? report_with_nested(&a, g, &lp, &ae, out)
                          : wfb_report_wcp(g, &lp, &ae, a.report, out))) {
-        fputs("snetmon wcp: error writing the report (out of memory, or the output)\n", stderr);
+        /* A write that failed is said where the stream is closed
+         * (out_file_finish, or main for standard output), in one line. */
+        if (!ferror(out))
+            fputs("snetmon wcp: error writing the report (out of memory)\n", stderr);
         rc = -1;
     }
     if (!rc)
