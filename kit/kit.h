@@ -9,7 +9,9 @@
  * Why one kit: the runtime, the monitor, the bridge and the visualiser each
  * had their own copies of these (the S-Net and bridge index maps were the
  * same 40 lines); here they are written, tested and fuzzed once
- * (tests/kit, tests/fuzz/fuzz_kit.c).
+ * (tests/kit, tests/fuzz/fuzz_kit.c). Arrays and sorts larger than memory,
+ * through temporary files, are here too (kit_spill.c): the analysis of a
+ * trace of any size needs them in more than one place.
  *
  * Errors: every function that can fail returns 0 or -1 (out of memory, or
  * a size that does not fit), and leaves its container unchanged on -1.
@@ -312,5 +314,72 @@ static inline void kit_pool_put(kit_pool *p, void *block)
     KIT_POOL_POISON(block, p->block_size);
     p->blocks[p->count++] = block;
 }
+
+/* ---------------------------------------------------------------------------
+ * Data larger than memory (kit_spill.c)
+ *
+ * A spill array is a growing array of fixed-size records that lives in an
+ * unlinked temporary file behind a cache of at most a given size: resident
+ * memory stays at the cache however many records there are, and an array
+ * that fits its cache never touches the disk (the file is made when a block
+ * first has to leave the cache). Records never written read as zero bytes.
+ * For the analysis of traces larger than memory: per-message and
+ * per-period state that cannot be bounded, read mostly near where it was
+ * written last.
+ *
+ * A sorter sorts fixed-size records in at most a given amount of memory:
+ * what does not fit goes to a temporary file as sorted runs, merged as
+ * they are read back. Equal records come out in no particular order, so a
+ * caller who needs one gives a total order.
+ *
+ * The temporary files go to dir, else $TMPDIR, else /tmp. Errors are -1 (or
+ * NULL) with errno set; a failed spill array or sorter stays failed, and
+ * its error says why (ENOSPC: the disk is full).
+ * ------------------------------------------------------------------------- */
+
+/* Where temporary files go for dir (NULL: $TMPDIR, else /tmp). */
+const char *kit_spill_dir(const char *dir);
+
+typedef struct kit_spill kit_spill;
+
+/* An empty array of records of rec_size bytes (at most 64 KiB), with at
+ * most about cache_bytes of it in memory (at least a few blocks). */
+int kit_spill_open(kit_spill **out, size_t rec_size, size_t cache_bytes, const char *dir);
+void kit_spill_close(kit_spill *s);
+/* Record i, to read or change in place: valid until the next call on s.
+ * NULL when the temporary file cannot be written or read. */
+void *kit_spill_at(kit_spill *s, uint64_t i);
+/* Copy record i out, or in: 0 or -1. */
+int kit_spill_read(kit_spill *s, uint64_t i, void *rec);
+int kit_spill_write(kit_spill *s, uint64_t i, const void *rec);
+/* Appends a record at index kit_spill_count: 0 or -1. */
+int kit_spill_push(kit_spill *s, const void *rec);
+/* 1 + the highest index used. */
+uint64_t kit_spill_count(const kit_spill *s);
+/* The errno of the failure that stopped s, 0 while it works. */
+int kit_spill_error(const kit_spill *s);
+/* Bytes written to the temporary file so far, and the cache's size. */
+uint64_t kit_spill_disk_bytes(const kit_spill *s);
+size_t kit_spill_cache_bytes(const kit_spill *s);
+
+typedef int (*kit_cmp_fn)(const void *a, const void *b);
+typedef struct kit_sorter kit_sorter;
+
+/* A sorter of records of rec_size bytes in the order of cmp, holding at
+ * most about mem_bytes in memory. */
+int kit_sorter_open(kit_sorter **out, size_t rec_size, kit_cmp_fn cmp, size_t mem_bytes,
+                    const char *dir);
+void kit_sorter_close(kit_sorter *s);
+/* Adds a record (before kit_sorter_finish): 0 or -1. */
+int kit_sorter_add(kit_sorter *s, const void *rec);
+/* No more records: from now on kit_sorter_next gives them in order. */
+int kit_sorter_finish(kit_sorter *s);
+/* The next record in order (valid until the next call), NULL after the last
+ * one, or on an error (kit_sorter_error). */
+const void *kit_sorter_next(kit_sorter *s);
+/* From the first record again: 0 or -1. */
+int kit_sorter_rewind(kit_sorter *s);
+uint64_t kit_sorter_count(const kit_sorter *s);
+int kit_sorter_error(const kit_sorter *s);
 
 #endif /* KIT_H */

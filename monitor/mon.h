@@ -178,11 +178,14 @@ typedef struct mon mon;
 /*
  * Start monitoring: create the trace directory, write its metadata and a
  * first run.json, and fill *hooks with the hook table for lpel_config.hooks.
- * When opt->flags is 0 (monitoring off) nothing is created, *out is NULL and
- * *hooks is all NULL. run.json records the process's command line as
- * given (/proc/self/cmdline); argc/argv, with the monitoring options
- * appended again, only where that cannot be read. Returns 0, or -1
- * with a one-line message in err.
+ * What an earlier run left in the directory (its run.json, metadata and
+ * worker logs, its rank directories) is removed first; a file there that no
+ * trace holds is refused (-1) rather than removed or mixed in
+ * (docs/LOGFORMAT.md section 1.1). When opt->flags is 0 (monitoring off)
+ * nothing is created, *out is NULL and *hooks is all NULL. run.json records
+ * the process's command line as given (/proc/self/cmdline); argc/argv, with
+ * the monitoring options appended again, only where that cannot be read.
+ * Returns 0, or -1 with a one-line message in err.
  */
 MON_API int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv,
                      lpel_hooks *hooks, char *err, size_t errlen);

@@ -56,7 +56,7 @@ static void crash_handler(int sig, siginfo_t *info, void *uctx)
         for (unsigned i = 0; i < CRASH_SLOTS; i++) {
             mon_crash_entry *e = atomic_load(&crash_slots[i]);
             if (e)
-                e->flush(e->arg);
+                e->flush(e->arg, sig);
         }
     }
     int idx = signal_index(sig);

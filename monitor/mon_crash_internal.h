@@ -9,7 +9,7 @@
 #define MON_CRASH_INTERNAL_H
 
 typedef struct mon_crash_entry {
-    void (*flush)(void *arg); /* async-signal-safe */
+    void (*flush)(void *arg, int sig); /* async-signal-safe; sig: the signal that ends the process */
     void *arg;
 } mon_crash_entry;
 

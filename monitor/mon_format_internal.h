@@ -5,10 +5,11 @@
  *
  * A worker log is a sequence of packets. Each packet:
  *   packet header  (8 bytes)  u32 magic 0xC1FC1FC1, u32 stream_id = 0
- *   packet context (52 bytes) u64 timestamp_begin, u64 timestamp_end,
+ *   packet context (60 bytes) u64 timestamp_begin, u64 timestamp_end,
  *                             u64 content_size (bits), u64 packet_size (bits),
  *                             u64 events_discarded (cumulative), u32 cpu_id,
- *                             u64 packet_seq_num (0, 1, 2, ... in the file)
+ *                             u64 packet_seq_num (0, 1, 2, ... in the file),
+ *                             u64 run_id (run.json's run id; since 3.2)
  *   events, each a whole number of bytes, until content_size; padding until
  *   packet_size.
  * Each event (format 3): a header of 2, 3, 4 or 9 bytes - the event id (5
@@ -38,12 +39,13 @@
 /* The format this writer writes (metadata env format_version, run.json
  * format_version). 3.1 is 3.0 with the events of runs across MPI ranks
  * (23-26) and message ids carrying the rank; 3.2 adds cpu_time (27),
- * monitor_control (28) and the one-byte header of an event that shares the
+ * monitor_control (28), the one-byte header of an event that shares the
  * previous event's time (the clock is read once per task switch,
- * docs/LOGFORMAT.md section 5). The reader reads both: a 3.1 log is a 3.2
- * log without those (MON_FORMAT_VERSION_OLDEST, MON_ID_COUNT_3_1). */
+ * docs/LOGFORMAT.md section 5) and the run id in every packet context. The
+ * reader reads both: a 3.1 log is a 3.2 log without those
+ * (MON_FORMAT_VERSION_3_1, MON_ID_COUNT_3_1, MON_PACKET_PREAMBLE_BYTES_3_1). */
 #define MON_FORMAT_VERSION "3.2"
-#define MON_FORMAT_VERSION_OLDEST "3.1"
+#define MON_FORMAT_VERSION_3_1 "3.1"
 #define MON_CTF_MAGIC UINT32_C(0xC1FC1FC1)
 
 /* The event classes a monitor_control event may name: mon.h's MON_FLAG_*
@@ -53,8 +55,9 @@
 #define MON_FLAG_BITS_LETTERS "mtWTSMLC"
 
 #define MON_PACKET_HEADER_BYTES 8
-#define MON_PACKET_CONTEXT_BYTES 52
+#define MON_PACKET_CONTEXT_BYTES 60
 #define MON_PACKET_PREAMBLE_BYTES (MON_PACKET_HEADER_BYTES + MON_PACKET_CONTEXT_BYTES)
+#define MON_PACKET_PREAMBLE_BYTES_3_1 60
 
 /* Offsets inside the preamble. */
 #define MON_OFF_MAGIC 0
@@ -66,6 +69,7 @@
 #define MON_OFF_DISCARDED 40
 #define MON_OFF_CPU_ID 48
 #define MON_OFF_SEQ_NUM 52
+#define MON_OFF_RUN_ID 60
 
 /* Event header (docs/LOGFORMAT.md section 4.3). Bits 0-4 of the first byte
  * are the event id, bits 5-6 the form F. Forms 0-2: a (2 + F)-byte
@@ -174,13 +178,56 @@ static inline size_t mon_utf8_char_len(const uint8_t *s, size_t n)
  * `metadata` for a data stream, so run.json cannot share its directory. */
 #define MON_CTF_SUBDIR "ctf"
 
-/* The file name of worker N's log: "worker-N". */
+/* The file name of worker N's log: "worker-N", N in decimal without
+ * leading zeros, below MON_WORKER_FILE_LIMIT. */
 #define MON_WORKER_FILE_PREFIX "worker-"
+#define MON_WORKER_FILE_LIMIT 1000000
+
+/* The worker number of a file named name if the writer could have made that
+ * name ("worker-N" as above), else -1: the one rule by which the writer
+ * clears an earlier run's logs and the reader tells a log from a copy
+ * ("worker-00", "worker-1.bak"). mon_numbered_name: the same rule for
+ * another prefix (the rank directories, "rank-R"). */
+static inline long mon_numbered_name(const char *name, const char *prefix)
+{
+    const size_t plen = strlen(prefix);
+    if (strncmp(name, prefix, plen) != 0)
+        return -1;
+    const char *p = name + plen;
+    if (p[0] < '0' || p[0] > '9' || (p[0] == '0' && p[1] != '\0'))
+        return -1;
+    long n = 0;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        n = n * 10 + (*p - '0');
+        if (n >= MON_WORKER_FILE_LIMIT)
+            return -1;
+    }
+    return n;
+}
+static inline long mon_worker_file_number(const char *name)
+{
+    return mon_numbered_name(name, MON_WORKER_FILE_PREFIX);
+}
+
+/* The files the writer makes in the CTF directory besides the logs: the
+ * metadata, and the temporary name it is rewritten under (left behind only
+ * when the process died between writing and renaming it). */
+#define MON_METADATA_FILE "metadata"
+#define MON_METADATA_TMP_FILE "metadata.tmp"
+/* In the trace directory: run.json and its temporary name. */
+#define MON_RUN_JSON_FILE "run.json"
+#define MON_RUN_JSON_TMP_FILE "run.json.tmp"
 
 /* A multi-rank trace: DIR/run.json of this format names the ranks, and
  * rank R's trace is the subdirectory "rank-R" (docs/LOGFORMAT.md 8). */
 #define MON_RANKS_FORMAT "snet-lpel-ctf-ranks"
 #define MON_RANK_DIR_PREFIX "rank-"
+/* A flight recorder's snapshot K is the trace DIR/snapshot-K, made as
+ * DIR/snapshot-K.tmp and renamed (docs/LOGFORMAT.md section 10). */
+#define MON_SNAPSHOT_DIR_PREFIX "snapshot-"
+#define MON_SNAPSHOT_TMP_SUFFIX ".tmp"
 
 /* Event ids, stable: they are part of the format. Payload fields in order;
  * uint = small integer without flags, uint/mode etc. = with that flag. */

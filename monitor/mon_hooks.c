@@ -55,6 +55,13 @@
 
 typedef struct mon_worker mon_worker;
 
+/* run.json of an unfinished run up to its last member, for the crash
+ * handler. */
+typedef struct crash_text {
+    char *text;
+    size_t len;
+} crash_text;
+
 /* The classes recorded per task (the rest are per worker or the map). */
 #define MON_TASK_CLASSES (MON_FLAG_TASK | MON_FLAG_STREAM | MON_FLAG_MESSAGE | MON_FLAG_LOAD)
 
@@ -155,6 +162,13 @@ struct mon {
     size_t cap_sync;
     bool skewed;
     mon_skew skew;
+    /* run.json as the crash handler writes it (mon_run_json_crash_text),
+     * rendered whenever run.json is written unfinished; the handler only
+     * writes bytes. The one before is kept until the next rendering (the
+     * handler may still be reading it). Paths made at open. */
+    _Atomic(crash_text *) crash_json;
+    crash_text *crash_json_old;
+    char run_json_path[4200], run_json_tmp[4200];
 };
 
 /* The monitor open in this process, for the calls that come without a task
@@ -415,12 +429,51 @@ static inline mon_task_rec *rec_on(void **slot, unsigned cls)
  * (thread-local: one per worker thread, set by worker_start). */
 static _Thread_local mon_worker *this_thread_worker;
 
+/* write(2) all of it; false on failure. Async-signal-safe. */
+static bool write_all(int fd, const char *p, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* run.json saying why the run ends: the signal. Only open, write, close
+ * and rename: async-signal-safe. Left as it was when anything fails. */
+static void crash_write_run_json(mon *m, int sig)
+{
+    crash_text *c = atomic_load(&m->crash_json);
+    if (!c)
+        return;
+    int saved = errno;
+    char end[128];
+    size_t n = mon_run_json_crash_end(end, sig);
+    unlink(m->run_json_tmp); /* made anew: a FIFO of that name must not block the handler */
+    int fd = open(m->run_json_tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        bool ok = write_all(fd, c->text, c->len) && write_all(fd, end, n);
+        if (close(fd) == 0 && ok)
+            rename(m->run_json_tmp, m->run_json_path);
+        else
+            unlink(m->run_json_tmp);
+    }
+    errno = saved;
+}
+
 /* Flush the crashing thread's own log first: it is the one that matters
  * most and the only one not written concurrently, so it is out before the
- * flush of the others (best effort, they are still running) can go wrong. */
+ * flush of the others (best effort, they are still running) can go wrong.
+ * A flight recorder writes its window instead. Then run.json names the
+ * signal. */
 static void crash_ring_window(mon_worker *mw);
 
-static void crash_flush_all(void *arg)
+static void crash_flush_all(void *arg, int sig)
 {
     mon *m = arg;
     mon_worker *self = this_thread_worker;
@@ -431,6 +484,7 @@ static void crash_flush_all(void *arg)
         for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
             if (mw != self)
                 crash_ring_window(mw);
+        crash_write_run_json(m, sig);
         return;
     }
     if (self && self->m == m)
@@ -438,6 +492,36 @@ static void crash_flush_all(void *arg)
     for (mon_worker *mw = atomic_load(&m->workers); mw; mw = mw->next)
         if (mw != self)
             mon_writer_crash_flush(mw->w);
+    crash_write_run_json(m, sig);
+}
+
+/* Render run.json for the crash handler from m->info (unfinished). Called
+ * when run.json is written unfinished, under m->lock or before the workers
+ * start. Out of memory: the handler keeps the previous text. */
+static void crash_text_update(mon *m)
+{
+    crash_text *c = calloc(1, sizeof *c);
+    if (!c || mon_run_json_crash_text(&m->info, &c->text, &c->len) != 0) {
+        free(c);
+        return;
+    }
+    crash_text *old = atomic_exchange(&m->crash_json, c);
+    if (m->crash_json_old) {
+        free(m->crash_json_old->text);
+        free(m->crash_json_old);
+    }
+    m->crash_json_old = old;
+}
+
+static void crash_text_free(mon *m)
+{
+    crash_text *cs[2] = {atomic_exchange(&m->crash_json, NULL), m->crash_json_old};
+    m->crash_json_old = NULL;
+    for (int i = 0; i < 2; i++)
+        if (cs[i]) {
+            free(cs[i]->text);
+            free(cs[i]);
+        }
 }
 
 /* The context of worker_id from an earlier run of a runtime with the same
@@ -516,9 +600,10 @@ static void *hook_worker_start(void *ctx, unsigned worker_id, unsigned num_worke
     mw->freq = m->info.clock.freq;
     mw->skew = m->skewed ? &m->skew : NULL;
     mw->w = m->opt.ring_bytes
-                ? mon_writer_open_ring(m->ctf_dir, worker_id, m->opt.packet_bytes,
+                ? mon_writer_open_ring(m->ctf_dir, worker_id, m->info.run_id, m->opt.packet_bytes,
                                        m->opt.ring_bytes, err, sizeof err)
-                : mon_writer_open(m->ctf_dir, worker_id, m->opt.packet_bytes, err, sizeof err);
+                : mon_writer_open_run(m->ctf_dir, worker_id, m->info.run_id, m->opt.packet_bytes,
+                                      err, sizeof err);
     if (!mw->w) {
         /* Keep going: every event of this worker is then counted as lost. */
         fprintf(stderr, "mon: warning: %s\n", err);
@@ -862,8 +947,11 @@ void mon_component_begin(lpel_task *t)
 
 /* The events that end user code (a box's output, its return) read the
  * clock: a box call lies between them and the reading before, which is
- * what the message latencies measure. Those before the call
- * (component_begin, message_read) follow runtime code only. */
+ * what the message latencies measure. component_begin follows runtime
+ * code only. message_read reads the clock too: a task can read a message
+ * written on another worker after its own period began (the stream was
+ * not empty), and stamped with the period's reading the read would come
+ * before its write in the merged trace, which no analysis can pair. */
 void mon_component_end(lpel_task *t)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
@@ -875,7 +963,7 @@ void mon_message_read(lpel_task *t, uint64_t msg_id)
 {
     mon_task_rec *r = running_rec(t, MON_FLAG_MESSAGE);
     if (r)
-        mon_emit_message(r->w, MON_ID_MESSAGE_READ, mon_writer_reading(r->w), r->id, msg_id);
+        mon_emit_message(r->w, MON_ID_MESSAGE_READ, take_reading(r->mw), r->id, msg_id);
 }
 
 void mon_message_written(lpel_task *t, uint64_t msg_id)
@@ -951,6 +1039,8 @@ void mon_sync_record(const char *phase, const mon_sync_sample *s, size_t n)
     char err[512];
     if (!m->info.complete && mon_run_json_write(m->dir, &m->info, err, sizeof err) != 0)
         fprintf(stderr, "mon: warning: %s (clock samples not written yet)\n", err);
+    if (!m->info.complete)
+        crash_text_update(m);
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -1118,6 +1208,7 @@ static void mon_free(mon *m)
     pcre2_code_free(m->regex); /* NULL once the control channel has it */
     free(m->regex_src);
     free(m->sync);
+    crash_text_free(m);
     pthread_mutex_destroy(&m->lock);
     free(m);
 }
@@ -1178,7 +1269,7 @@ static int window_log(mon_worker *mw, const char *dir, mon_window_entry *win, mo
         return -1;
     }
     *win = (mon_window_entry){mw->id, rw.first_packet, rw.events_before, rw.start_ticks};
-    *log = (mon_log_count){mw->id, rw.events + prefix_events, rw.bytes};
+    *log = (mon_log_count){.worker = mw->id, .events = rw.events + prefix_events, .bytes = rw.bytes};
     return 0;
 }
 
@@ -1235,8 +1326,8 @@ static int ring_snapshot(void *arg, const char *why, char *path, size_t len, cha
     unsigned k = ++m->snapshots;
     pthread_mutex_unlock(&m->lock);
     char tmp[4200], ctf[4300];
-    snprintf(path, len, "%s/snapshot-%u", m->dir, k);
-    snprintf(tmp, sizeof tmp, "%s/snapshot-%u.tmp", m->dir, k);
+    snprintf(path, len, "%s/" MON_SNAPSHOT_DIR_PREFIX "%u", m->dir, k);
+    snprintf(tmp, sizeof tmp, "%s/" MON_SNAPSHOT_DIR_PREFIX "%u" MON_SNAPSHOT_TMP_SUFFIX, m->dir, k);
     snprintf(ctf, sizeof ctf, "%s/%s", tmp, MON_CTF_SUBDIR);
     if (mon_mkdirs(ctf, err, errlen) != 0 || window_write(m, tmp, ctf, why, k, err, errlen) != 0)
         return -1;
@@ -1351,16 +1442,25 @@ static int start_trace(mon *m, char *err, size_t errlen)
     info->rank = m->opt.ranks > 0 ? m->opt.rank : 0;
     info->ring_bytes = m->opt.ring_bytes;
     info->ranks = m->opt.ranks;
+    info->run_id = mon_run_id_new();
     mon_clock_init(&info->clock, getenv(MON_CLOCK_ENV));
     if (start_skew(m, err, errlen) != 0)
         return -1;
     /* Rank 0 marks DIR as a trace of several ranks before any rank's own
-     * trace appears in it. */
+     * trace appears in it, having removed what an earlier run left at the
+     * top (a trace of one process, ranks this run does not have). */
     if (info->ranks > 0 && info->rank == 0 &&
-        (mon_mkdirs(m->top_dir, err, errlen) != 0 ||
+        (mon_trace_dir_clear(m->top_dir, (unsigned)info->ranks, err, errlen) != 0 ||
+         mon_mkdirs(m->top_dir, err, errlen) != 0 ||
          mon_ranks_json_write(m->top_dir, info, err, errlen) != 0))
         return -1;
-    return mon_trace_dir_create(m->dir, info, m->ctf_dir, sizeof m->ctf_dir, err, errlen);
+    if (snprintf(m->run_json_path, sizeof m->run_json_path, "%s/%s", m->dir, MON_RUN_JSON_FILE) < 0 ||
+        snprintf(m->run_json_tmp, sizeof m->run_json_tmp, "%s/%s", m->dir, MON_RUN_JSON_TMP_FILE) < 0)
+        return -1;
+    if (mon_trace_dir_create(m->dir, info, m->ctf_dir, sizeof m->ctf_dir, err, errlen) != 0)
+        return -1;
+    crash_text_update(m);
+    return 0;
 }
 
 int mon_open(mon **out, const mon_options *opt, int argc, char *const *argv, lpel_hooks *hooks,
@@ -1517,7 +1617,8 @@ int mon_close(mon *m)
         markers += mw->run_starts;
         if (logs)
             logs[nlogs++] = (mon_log_count){mon_writer_worker(mw->w), in_file,
-                                            mon_writer_bytes(mw->w)};
+                                            mon_writer_bytes(mw->w), mon_writer_lost(mw->w),
+                                            mon_writer_error(mw->w)};
     }
     report_losses(m);
     unsigned nlost = 0;

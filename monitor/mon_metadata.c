@@ -11,12 +11,16 @@
 #include "mon_writer_internal.h"
 
 #include "mon.h"
+#include "mon_files_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -161,6 +165,7 @@ static const char tsdl_stream_fmt[] =
     "\t\tuint64_t events_discarded;\n"
     "\t\tuint32_t cpu_id;\n"
     "\t\tuint64_t packet_seq_num;\n"
+    "\t\tuint64_t run_id;\n"
     "\t};\n"
     "};\n"
     "\n";
@@ -230,14 +235,20 @@ static void write_tsdl(FILE *f, const mon_run_info *info)
 }
 
 /* Open DIR/name.tmp for writing; the caller renames it into place, so a
- * reader never sees half a file. */
+ * reader never sees half a file. Made anew (whatever had the name is
+ * removed first, and O_EXCL): opening a FIFO or a link left there would
+ * block or write elsewhere. */
 static FILE *open_tmp(const char *dir, const char *name, char *tmp, size_t tmplen, char *err,
                       size_t errlen)
 {
     snprintf(tmp, tmplen, "%s/%s.tmp", dir, name);
-    FILE *f = fopen(tmp, "w");
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f && err)
         snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+    if (!f && fd >= 0)
+        close(fd);
     return f;
 }
 
@@ -261,11 +272,11 @@ static int close_and_rename(FILE *f, const char *tmp, const char *dir, const cha
 int mon_metadata_write(const char *dir, const mon_run_info *info, char *err, size_t errlen)
 {
     char tmp[4096];
-    FILE *f = open_tmp(dir, "metadata", tmp, sizeof tmp, err, errlen);
+    FILE *f = open_tmp(dir, MON_METADATA_FILE, tmp, sizeof tmp, err, errlen);
     if (!f)
         return -1;
     write_tsdl(f, info);
-    return close_and_rename(f, tmp, dir, "metadata", err, errlen);
+    return close_and_rename(f, tmp, dir, MON_METADATA_FILE, err, errlen);
 }
 
 /* The rank of a process of a multi-rank trace and its clock samples, one
@@ -310,12 +321,35 @@ static void write_ring_part(FILE *f, const mon_run_info *info)
     fputs("  ]},\n", f);
 }
 
-static void write_run_json(FILE *f, const mon_run_info *info)
+/* "run_id": the 16 hex digits that every packet's run_id holds too. */
+static void write_run_id(FILE *f, const mon_run_info *info)
+{
+    if (info->run_id)
+        fprintf(f, "  \"run_id\": \"%016llx\",\n", (unsigned long long)info->run_id);
+}
+
+/* One "logs" entry: what the writer put into the file, and what it lost
+ * and why. */
+static void write_log_entry(FILE *f, const mon_log_count *l, bool last)
+{
+    fprintf(f, "    {\"worker\": %u, \"events\": %llu, \"bytes\": %llu", l->worker,
+            (unsigned long long)l->events, (unsigned long long)l->bytes);
+    if (l->discarded) {
+        fprintf(f, ", \"discarded\": %llu, \"error\": ", (unsigned long long)l->discarded);
+        put_quoted(f, l->error ? l->error : "write failed");
+    }
+    fprintf(f, "}%s\n", last ? "" : ",");
+}
+
+/* run.json up to its last member, "complete" (written by the caller: the
+ * crash handler writes its own end). */
+static void write_run_json_head(FILE *f, const mon_run_info *info)
 {
     char letters[16];
     mon_flags_format(info->flags, letters, sizeof letters);
     fprintf(f, "{\n  \"format\": \"snet-lpel-ctf\",\n  \"format_version\": \"%s\",\n",
             MON_FORMAT_VERSION);
+    write_run_id(f, info);
     fputs("  \"command_line\": [", f);
     for (int i = 0; i < info->argc; i++) {
         if (i)
@@ -365,16 +399,88 @@ static void write_run_json(FILE *f, const mon_run_info *info)
     if (info->complete && info->nlogs) {
         fputs("  \"logs\": [\n", f);
         for (unsigned i = 0; i < info->nlogs; i++)
-            fprintf(f, "    {\"worker\": %u, \"events\": %llu, \"bytes\": %llu}%s\n",
-                    info->logs[i].worker, (unsigned long long)info->logs[i].events,
-                    (unsigned long long)info->logs[i].bytes, i + 1 < info->nlogs ? "," : "");
+            write_log_entry(f, &info->logs[i], i + 1 == info->nlogs);
         fputs("  ],\n", f);
     }
     if (info->ranks > 0)
         write_rank_part(f, info);
     if (info->ring_bytes)
         write_ring_part(f, info);
+}
+
+static void write_run_json(FILE *f, const mon_run_info *info)
+{
+    write_run_json_head(f, info);
     fprintf(f, "  \"complete\": %s\n}\n", info->complete ? "true" : "false");
+}
+
+int mon_run_json_crash_text(const mon_run_info *info, char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *mem = open_memstream(text, len);
+    if (!mem)
+        return -1;
+    write_run_json_head(mem, info);
+    if (fclose(mem) != 0) {
+        free(*text);
+        *text = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* The signals the crash handler sees (mon_crash.c), by name. */
+static const struct {
+    int sig;
+    const char *name;
+} signal_names[] = {{SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+                    {SIGABRT, "SIGABRT"}, {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"}};
+
+/* Appends s at p; only what a signal handler may do. */
+static char *put_text(char *p, const char *s)
+{
+    while (*s)
+        *p++ = *s++;
+    return p;
+}
+
+size_t mon_run_json_crash_end(char *buf, int sig)
+{
+    char *p = put_text(buf, "  \"ended_by\": \"");
+    const char *name = NULL;
+    for (size_t i = 0; i < sizeof signal_names / sizeof signal_names[0]; i++)
+        if (signal_names[i].sig == sig)
+            name = signal_names[i].name;
+    if (name) {
+        p = put_text(p, name);
+    } else {
+        char digits[12];
+        size_t n = 0;
+        unsigned v = sig > 0 ? (unsigned)sig : 0;
+        do
+            digits[n++] = (char)('0' + v % 10);
+        while ((v /= 10) && n < sizeof digits);
+        p = put_text(p, "signal ");
+        while (n)
+            *p++ = digits[--n];
+    }
+    p = put_text(p, "\",\n  \"complete\": false\n}\n");
+    return (size_t)(p - buf);
+}
+
+uint64_t mon_run_id_new(void)
+{
+    uint64_t id = 0;
+    if (getrandom(&id, sizeof id, GRND_NONBLOCK) != (ssize_t)sizeof id) {
+        /* No entropy yet (early boot): the clock and the process make a
+         * run id unique enough to tell two runs in one directory apart. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        id = ((uint64_t)ts.tv_sec * 1000000007u) ^ (uint64_t)ts.tv_nsec ^
+             ((uint64_t)getpid() << 40);
+    }
+    return id ? id : 1;
 }
 
 /* Rewrite DIR/run.json where it is, for a disk too full to hold a second
@@ -407,10 +513,10 @@ static int rewrite_in_place(const char *dir, const mon_run_info *info)
 int mon_run_json_write(const char *dir, const mon_run_info *info, char *err, size_t errlen)
 {
     char tmp[4096];
-    FILE *f = open_tmp(dir, "run.json", tmp, sizeof tmp, err, errlen);
+    FILE *f = open_tmp(dir, MON_RUN_JSON_FILE, tmp, sizeof tmp, err, errlen);
     if (f) {
         write_run_json(f, info);
-        if (close_and_rename(f, tmp, dir, "run.json", err, errlen) == 0)
+        if (close_and_rename(f, tmp, dir, MON_RUN_JSON_FILE, err, errlen) == 0)
             return 0;
     }
     int saved = errno;
@@ -423,7 +529,7 @@ int mon_run_json_write(const char *dir, const mon_run_info *info, char *err, siz
 int mon_ranks_json_write(const char *dir, const mon_run_info *info, char *err, size_t errlen)
 {
     char tmp[4096];
-    FILE *f = open_tmp(dir, "run.json", tmp, sizeof tmp, err, errlen);
+    FILE *f = open_tmp(dir, MON_RUN_JSON_FILE, tmp, sizeof tmp, err, errlen);
     if (!f)
         return -1;
     fprintf(f, "{\n  \"format\": \"%s\",\n  \"format_version\": \"%s\",\n", MON_RANKS_FORMAT,
@@ -436,7 +542,7 @@ int mon_ranks_json_write(const char *dir, const mon_run_info *info, char *err, s
     }
     fprintf(f, "],\n  \"ranks\": %d,\n  \"rank_dirs\": \"%sN\"\n}\n", info->ranks,
             MON_RANK_DIR_PREFIX);
-    return close_and_rename(f, tmp, dir, "run.json", err, errlen);
+    return close_and_rename(f, tmp, dir, MON_RUN_JSON_FILE, err, errlen);
 }
 
 int mon_mkdirs(const char *dir, char *err, size_t errlen)
@@ -475,6 +581,163 @@ void mon_run_info_clock(mon_run_info *info)
     mon_clock_init_monotonic(&info->clock, "chosen by the caller");
 }
 
+/* ---------------------------------------------------------------------------
+ * Clearing what an earlier run left (docs/LOGFORMAT.md section 1): a trace
+ * directory holds one run's files, never a mix of two runs'.
+ * ------------------------------------------------------------------------- */
+
+/* What one pass over a directory does: check that everything there is
+ * ours (refusing what is not), or remove it. */
+typedef enum clear_pass { CLEAR_CHECK, CLEAR_REMOVE } clear_pass;
+
+static bool path_join(char *buf, size_t len, const char *dir, const char *name)
+{
+    return snprintf(buf, len, "%s/%s", dir, name) < (int)len;
+}
+
+/* Is the run.json at path one the monitor wrote? Read only if it is a
+ * regular file (a FIFO of that name must not hang the program). */
+static bool run_json_ours(const char *path)
+{
+    struct stat st;
+    char head[4096], why[4400];
+    int fd = mon_open_regular(path, &st, why, sizeof why);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, head, sizeof head - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    head[n] = '\0';
+    return strstr(head, "\"format\": \"snet-lpel-ctf") != NULL;
+}
+
+/* DIR/run.json and its temporary. */
+static int clear_run_json(const char *dir, clear_pass pass, char *err, size_t errlen)
+{
+    char path[4200];
+    if (!path_join(path, sizeof path, dir, MON_RUN_JSON_FILE))
+        return 0;
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (pass == CLEAR_CHECK && (S_ISDIR(st.st_mode) || !run_json_ours(path))) {
+        snprintf(err, errlen,
+                 "%s: not the run.json of a trace; the trace directory would mix this run with "
+                 "something else (choose another --mon-dir, or remove it)",
+                 path);
+        return -1;
+    }
+    if (pass == CLEAR_REMOVE) {
+        unlink(path);
+        if (path_join(path, sizeof path, dir, MON_RUN_JSON_TMP_FILE))
+            unlink(path);
+    }
+    return 0;
+}
+
+/* A name in a CTF directory that the monitor writes. */
+static bool ctf_name_ours(const char *name)
+{
+    long worker;
+    return mon_ctf_name_kind(name, &worker) != MON_CTF_OTHER;
+}
+
+/* DIR/ctf: its metadata and worker logs; anything else is refused. */
+static int clear_ctf(const char *dir, clear_pass pass, char *err, size_t errlen)
+{
+    char ctf[4200], path[4500];
+    if (!path_join(ctf, sizeof ctf, dir, MON_CTF_SUBDIR))
+        return 0;
+    DIR *d = opendir(ctf);
+    if (!d)
+        return 0;
+    int rc = 0;
+    for (struct dirent *de; rc == 0 && (de = readdir(d)) != NULL;) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        struct stat st;
+        if (!path_join(path, sizeof path, ctf, de->d_name) || lstat(path, &st) != 0)
+            continue;
+        bool ours = ctf_name_ours(de->d_name) && !S_ISDIR(st.st_mode);
+        if (pass == CLEAR_CHECK && !ours) {
+            snprintf(err, errlen,
+                     "%s: not a file of a trace (a trace's %s/ holds only %s and %sN); a reader "
+                     "would take it for part of this run (choose another --mon-dir, or remove it)",
+                     path, MON_CTF_SUBDIR, MON_METADATA_FILE, MON_WORKER_FILE_PREFIX);
+            rc = -1;
+        } else if (pass == CLEAR_REMOVE && ours) {
+            unlink(path);
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+static int clear_pass_over(const char *dir, unsigned keep_ranks, clear_pass pass, char *err,
+                           size_t errlen);
+
+/* The number K of a trace directory the monitor makes inside DIR: rank K's
+ * "rank-K" (snapshots false), or a flight recorder's "snapshot-K" and
+ * its temporary "snapshot-K.tmp" (snapshots true); -1 for any other name. */
+static long subtrace_number(const char *name, bool snapshots)
+{
+    if (!snapshots)
+        return mon_numbered_name(name, MON_RANK_DIR_PREFIX);
+    char base[256];
+    size_t len = strlen(name), slen = strlen(MON_SNAPSHOT_TMP_SUFFIX);
+    if (len >= sizeof base)
+        return -1;
+    memcpy(base, name, len + 1);
+    if (len > slen && !strcmp(base + len - slen, MON_SNAPSHOT_TMP_SUFFIX))
+        base[len - slen] = '\0';
+    return mon_numbered_name(base, MON_SNAPSHOT_DIR_PREFIX);
+}
+
+/* The traces inside DIR an earlier run left: DIR/rank-K for K >=
+ * keep_ranks (its ranks), or every DIR/snapshot-K (its flight recorder's
+ * snapshots: this run numbers its own from 1 again). */
+static int clear_subtraces(const char *dir, bool snapshots, unsigned keep_ranks, clear_pass pass,
+                           char *err, size_t errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int rc = 0;
+    char path[4200], ctf[4300];
+    for (struct dirent *de; rc == 0 && (de = readdir(d)) != NULL;) {
+        long k = subtrace_number(de->d_name, snapshots);
+        struct stat st;
+        if (k < 0 || (!snapshots && (unsigned long)k < keep_ranks) ||
+            !path_join(path, sizeof path, dir, de->d_name) || lstat(path, &st) != 0 ||
+            !S_ISDIR(st.st_mode))
+            continue;
+        rc = clear_pass_over(path, 0, pass, err, errlen);
+        if (rc == 0 && pass == CLEAR_REMOVE && path_join(ctf, sizeof ctf, path, MON_CTF_SUBDIR)) {
+            rmdir(ctf);
+            rmdir(path); /* kept when it holds other files: they are not a trace */
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+static int clear_pass_over(const char *dir, unsigned keep_ranks, clear_pass pass, char *err,
+                           size_t errlen)
+{
+    if (clear_run_json(dir, pass, err, errlen) != 0 || clear_ctf(dir, pass, err, errlen) != 0 ||
+        clear_subtraces(dir, true, 0, pass, err, errlen) != 0)
+        return -1;
+    return clear_subtraces(dir, false, keep_ranks, pass, err, errlen);
+}
+
+int mon_trace_dir_clear(const char *dir, unsigned keep_ranks, char *err, size_t errlen)
+{
+    if (clear_pass_over(dir, keep_ranks, CLEAR_CHECK, err, errlen) != 0)
+        return -1;
+    return clear_pass_over(dir, keep_ranks, CLEAR_REMOVE, err, errlen);
+}
+
 int mon_trace_dir_create(const char *dir, const mon_run_info *info, char *ctf_dir, size_t len,
                          char *err, size_t errlen)
 {
@@ -482,6 +745,8 @@ int mon_trace_dir_create(const char *dir, const mon_run_info *info, char *ctf_di
         snprintf(err, errlen, "%s: trace directory name too long", dir);
         return -1;
     }
+    if (mon_trace_dir_clear(dir, 0, err, errlen) != 0)
+        return -1;
     /* run.json ("complete": false) before the metadata: a reader that finds
      * the metadata (snetmon top following the run) then also finds that the
      * run is going on. */

@@ -1111,6 +1111,38 @@ uint64_t mon_ranks_events_discarded(const mon_ranks *m)
     return n;
 }
 
+mon_run_state mon_ranks_run_state(const mon_ranks *m, const char **why)
+{
+    for (unsigned k = 0; k < m->n; k++) {
+        const rank_state *r = &m->r[k];
+        const char *line = NULL;
+        mon_run_state st = r->trace ? mon_trace_run_state(r->trace, &line) : MON_RUN_UNKNOWN;
+        if (st != MON_RUN_COMPLETE) {
+            if (why)
+                *why = r->trace ? line : r->pseudo_msg;
+            return st;
+        }
+    }
+    if (why)
+        *why = NULL;
+    return MON_RUN_COMPLETE;
+}
+
+unsigned mon_ranks_dir_problems(const mon_ranks *m, const char **first)
+{
+    unsigned n = 0;
+    if (first)
+        *first = NULL;
+    for (unsigned k = 0; k < m->n; k++) {
+        const char *line = NULL;
+        unsigned here = m->r[k].trace ? mon_trace_dir_problems(m->r[k].trace, &line) : 0;
+        if (here && first && !*first)
+            *first = line;
+        n += here;
+    }
+    return n;
+}
+
 /* The reference clock: rank 0's, or the first readable rank's. */
 static const mon_trace *reference(const mon_ranks *m)
 {

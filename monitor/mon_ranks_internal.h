@@ -28,6 +28,11 @@ unsigned mon_ranks_num_workers(const mon_ranks *m);
 unsigned mon_ranks_worker_id(const mon_ranks *m, unsigned i);
 void mon_ranks_log_status(const mon_ranks *m, unsigned i, mon_log_status *out);
 uint64_t mon_ranks_events_discarded(const mon_ranks *m);
+/* The first rank (in rank order) whose run did not finish or says nothing
+ * decides: COMPLETE only when every rank's is. */
+mon_run_state mon_ranks_run_state(const mon_ranks *m, const char **why);
+/* The ranks' directory problems added up; the first rank's first. */
+unsigned mon_ranks_dir_problems(const mon_ranks *m, const char **first);
 uint64_t mon_ranks_clock_offset_ns(const mon_ranks *m);
 uint64_t mon_ranks_clock_freq(const mon_ranks *m);
 /* The present on rank 0's trace clock (mon_trace_now_ns of its trace). */

@@ -19,6 +19,7 @@
 
 #include "mon_ends_internal.h"
 
+#include "mon_files_internal.h"
 #include "mon_format_internal.h"
 #include "mon_ranks_internal.h"
 
@@ -43,8 +44,24 @@ _Static_assert(MON_MSG_NODE_SHIFT == MON_MSG_SEQ_BITS &&
                "the trace's msg_node/msg_seq split is mon_msg_id_make_at's");
 
 /* LOG_AGAIN: follow mode, nothing more published yet (the log is in
- * progress). */
-enum { LOG_EVENT = 1, LOG_END = 0, LOG_ERROR = -1, LOG_TRUNCATED = -2, LOG_AGAIN = -3 };
+ * progress). LOG_FOREIGN: the log's first packet names another run. */
+enum {
+    LOG_EVENT = 1,
+    LOG_END = 0,
+    LOG_ERROR = -1,
+    LOG_TRUNCATED = -2,
+    LOG_AGAIN = -3,
+    LOG_FOREIGN = -4
+};
+
+/* Which run the logs must name (format 3.2: run_id in every packet), shared
+ * by the logs of a trace: run.json's run id, or without one the first
+ * log's. */
+typedef struct run_identity {
+    bool known;  /* run.json named it, or a log has */
+    bool from_run_json;
+    uint64_t id; /* 0: the run names none (a trace of the tests' fixtures) */
+} run_identity;
 
 /* Follow mode: an event is held back until it is this much older than the
  * trace's present, beyond two flush periods (see mon_trace_options). */
@@ -61,6 +78,8 @@ typedef struct log_reader {
     char path[4096];
     int fd;
     unsigned worker;     /* from the file name; every packet must agree */
+    size_t preamble;     /* packet header and context: 68 bytes (3.2), 60 (3.1) */
+    run_identity *run_id; /* the trace's; NULL: the format has no run ids (3.1) */
     uint8_t *pkt;        /* the current packet */
     size_t pkt_cap;
     size_t pkt_bytes;    /* packet_size / 8 */
@@ -76,7 +95,11 @@ typedef struct log_reader {
     unsigned id_count;   /* event ids of its format: 27 in 3.1, 29 in 3.2 */
     uint64_t pkt_events; /* events decoded from the current packet */
     uint64_t discarded;
+    uint64_t discarded_json; /* what run.json says the writer lost */
+    char *discard_cause;     /* and why (run.json), NULL when not said */
     bool in_packet;
+    dev_t dev;             /* the file (a second name for it is a duplicate) */
+    ino_t ino;
     mon_event cur;
     char name[MON_NAME_MAX + 1];
     /* What the status reports (mon_log_status). */
@@ -100,6 +123,13 @@ typedef struct log_reader {
 
 struct mon_trace {
     mon_ranks *ranks;  /* a multi-rank trace: everything is there (mon_ranks.c) */
+    size_t preamble;   /* of the format the metadata names */
+    bool run_ids;      /* the format has run ids (3.2) */
+    run_identity run_id;
+    mon_run_state run_state; /* from run.json */
+    char *run_why;     /* why the run is not known complete; NULL when it is */
+    unsigned dir_problems; /* files keep_going passed over */
+    char *dir_problem; /* the first of them */
     mon_ends_table ends; /* the tasks at each stream's ends */
     log_reader **logs; /* sorted by worker */
     unsigned nlogs;
@@ -238,6 +268,35 @@ static void set_avail(log_reader *r, size_t n)
     memset(r->pkt + n, 0, READ_SLACK);
 }
 
+/* The run id of the packet at r->pkt_off: the trace's (the first log read
+ * names it when run.json does not). Another in the first packet is a log
+ * of another run (LOG_FOREIGN), in a later one damage. */
+static int check_run_id(log_reader *r, uint64_t id, char *msg, size_t len)
+{
+    run_identity *want = r->run_id;
+    if (!want->known) {
+        want->known = true;
+        want->id = id;
+    }
+    if (id == want->id)
+        return LOG_EVENT;
+    uint64_t at = r->pkt_off + MON_OFF_RUN_ID;
+    char named[64] = "none";
+    if (want->id)
+        snprintf(named, sizeof named, "%016" PRIx64, want->id);
+    if (r->pkt_off == 0) {
+        r->problem_off = at;
+        snprintf(msg, len,
+                 "%s: not a log of this run: its packets name run %016" PRIx64 ", %s names %s "
+                 "(a log another run left here?)",
+                 r->path, id, want->from_run_json ? "run.json" : "the trace's first log", named);
+        return LOG_FOREIGN;
+    }
+    corrupt(msg, len, r, at, "run id %016" PRIx64 " after packets of run %s (two runs in one log)",
+            id, named);
+    return LOG_ERROR;
+}
+
 /* Check the preamble now in r->pkt; fills the packet fields. */
 static int check_preamble(log_reader *r, char *msg, size_t len)
 {
@@ -256,11 +315,11 @@ static int check_preamble(log_reader *r, char *msg, size_t len)
     uint64_t begin = mon_get_u64(p + MON_OFF_TS_BEGIN), end = mon_get_u64(p + MON_OFF_TS_END);
     uint64_t content = mon_get_u64(p + MON_OFF_CONTENT_SIZE);
     uint64_t size = mon_get_u64(p + MON_OFF_PACKET_SIZE);
-    if (size % 8 || size / 8 < MON_PACKET_PREAMBLE_BYTES || size / 8 > MON_PACKET_MAX_BYTES) {
+    if (size % 8 || size / 8 < r->preamble || size / 8 > MON_PACKET_MAX_BYTES) {
         corrupt(msg, len, r, o + MON_OFF_PACKET_SIZE, "impossible packet_size %" PRIu64 " bits", size);
         return LOG_ERROR;
     }
-    if (content % 8 || content / 8 < MON_PACKET_PREAMBLE_BYTES || content > size) {
+    if (content % 8 || content / 8 < r->preamble || content > size) {
         corrupt(msg, len, r, o + MON_OFF_CONTENT_SIZE,
                 "impossible content_size %" PRIu64 " bits (packet_size %" PRIu64 ")", content, size);
         return LOG_ERROR;
@@ -282,6 +341,11 @@ static int check_preamble(log_reader *r, char *msg, size_t len)
                 r->worker);
         return LOG_ERROR;
     }
+    if (r->run_id) {
+        int rc = check_run_id(r, mon_get_u64(p + MON_OFF_RUN_ID), msg, len);
+        if (rc != LOG_EVENT)
+            return rc;
+    }
     r->discarded = discarded;
     r->pkt_bytes = (size_t)(size / 8);
     r->content = (size_t)(content / 8);
@@ -297,20 +361,20 @@ static int load_packet(log_reader *r, char *msg, size_t len)
     r->good_end = r->pkt_off; /* every earlier packet was read whole */
     r->in_packet = false;
     r->pkt_events = 0;
-    r->pkt_bytes = MON_PACKET_PREAMBLE_BYTES;
-    if (!ensure_capacity(r, MON_PACKET_PREAMBLE_BYTES)) {
+    r->pkt_bytes = r->preamble;
+    if (!ensure_capacity(r, r->preamble)) {
         snprintf(msg, len, "%s: out of memory", r->path);
         return LOG_ERROR;
     }
     /* Packets follow each other: each is read at its own offset (pread,
      * like every other read of a log, so no file position is kept). */
-    ssize_t got = pread_full(r->fd, r->pkt, MON_PACKET_PREAMBLE_BYTES, r->pkt_off);
+    ssize_t got = pread_full(r->fd, r->pkt, r->preamble, r->pkt_off);
     if (got < 0)
         return read_error(r, msg, len);
     if (got == 0)
         return LOG_END;
     set_avail(r, (size_t)got);
-    if (got < MON_PACKET_PREAMBLE_BYTES) {
+    if (got < (ssize_t)r->preamble) {
         /* The magic can still be checked: garbage is not a truncation. */
         if (got >= 4 && mon_get_u32(r->pkt) != MON_CTF_MAGIC) {
             corrupt(msg, len, r, r->pkt_off, "bad packet magic");
@@ -323,21 +387,21 @@ static int load_packet(log_reader *r, char *msg, size_t len)
         return rc;
     /* Room for what the file holds, not for what a damaged packet_size
      * claims: a few bytes of garbage must not cost 64 MiB. */
-    size_t rest = r->pkt_bytes - MON_PACKET_PREAMBLE_BYTES;
+    size_t rest = r->pkt_bytes - r->preamble;
     struct stat st;
-    uint64_t body_off = r->pkt_off + MON_PACKET_PREAMBLE_BYTES;
+    uint64_t body_off = r->pkt_off + r->preamble;
     if (fstat(r->fd, &st) == 0 && (uint64_t)st.st_size >= body_off &&
         (uint64_t)st.st_size - body_off < rest)
         rest = (size_t)((uint64_t)st.st_size - body_off);
-    if (!ensure_capacity(r, MON_PACKET_PREAMBLE_BYTES + rest)) {
+    if (!ensure_capacity(r, r->preamble + rest)) {
         snprintf(msg, len, "%s: out of memory for a %zu-byte packet", r->path, r->pkt_bytes);
         return LOG_ERROR;
     }
-    got = pread_full(r->fd, r->pkt + MON_PACKET_PREAMBLE_BYTES, rest, body_off);
+    got = pread_full(r->fd, r->pkt + r->preamble, rest, body_off);
     if (got < 0)
         return read_error(r, msg, len);
-    set_avail(r, MON_PACKET_PREAMBLE_BYTES + (size_t)got);
-    r->pos = MON_PACKET_PREAMBLE_BYTES;
+    set_avail(r, r->preamble + (size_t)got);
+    r->pos = r->preamble;
     r->in_packet = true;
     return LOG_EVENT;
 }
@@ -363,8 +427,8 @@ static ssize_t read_preamble(log_reader *r, uint8_t *buf, uint64_t off)
     ssize_t n = pread_full(r->fd, first, sizeof first, off + MON_OFF_CONTENT_SIZE);
     if (n < 0)
         return -1;
-    ssize_t got = pread_full(r->fd, buf, MON_PACKET_PREAMBLE_BYTES, off);
-    if (got == MON_PACKET_PREAMBLE_BYTES && n == 8 &&
+    ssize_t got = pread_full(r->fd, buf, r->preamble, off);
+    if (got == (ssize_t)r->preamble && n == 8 &&
         mon_get_u64(first) <= mon_get_u64(buf + MON_OFF_CONTENT_SIZE))
         memcpy(buf + MON_OFF_CONTENT_SIZE, first, 8);
     return got;
@@ -381,7 +445,7 @@ static int refresh_packet(log_reader *r, char *msg, size_t len)
     ssize_t got = read_preamble(r, pre, r->pkt_off);
     if (got < 0)
         return read_error(r, msg, len);
-    if (got < MON_PACKET_PREAMBLE_BYTES) {
+    if (got < (ssize_t)r->preamble) {
         if (r->pkt_events == 0 && got == 0) {
             r->in_packet = false; /* an empty last packet, removed at the end */
             r->pkt_bytes = 0;
@@ -437,11 +501,11 @@ static int load_packet_follow(log_reader *r, char *msg, size_t len)
     r->good_end = r->pkt_off;
     r->in_packet = false;
     r->pkt_events = 0;
-    r->pkt_bytes = MON_PACKET_PREAMBLE_BYTES;
+    r->pkt_bytes = r->preamble;
     uint64_t have = r->file_bytes > r->pkt_off ? r->file_bytes - r->pkt_off : 0;
     if (have == 0)
         return r->live ? LOG_AGAIN : LOG_END;
-    if (!ensure_capacity(r, MON_PACKET_PREAMBLE_BYTES)) {
+    if (!ensure_capacity(r, r->preamble)) {
         snprintf(msg, len, "%s: out of memory", r->path);
         return LOG_ERROR;
     }
@@ -449,7 +513,7 @@ static int load_packet_follow(log_reader *r, char *msg, size_t len)
     if (got < 0)
         return read_error(r, msg, len);
     set_avail(r, (size_t)got);
-    if (got < MON_PACKET_PREAMBLE_BYTES) {
+    if (got < (ssize_t)r->preamble) {
         if (r->live)
             return LOG_AGAIN;
         if (got >= 4 && mon_get_u32(r->pkt) != MON_CTF_MAGIC) {
@@ -463,28 +527,28 @@ static int load_packet_follow(log_reader *r, char *msg, size_t len)
         /* The last region of a live log may be a header being written (the
          * region is allocated, then its header stored field by field). */
         uint64_t size = mon_get_u64(r->pkt + MON_OFF_PACKET_SIZE) / 8;
-        if (r->live && (size < MON_PACKET_PREAMBLE_BYTES || r->pkt_off + size >= r->file_bytes)) {
-            r->pkt_bytes = MON_PACKET_PREAMBLE_BYTES;
+        if (r->live && (size < r->preamble || r->pkt_off + size >= r->file_bytes)) {
+            r->pkt_bytes = r->preamble;
             r->problem_off = 0;
             return LOG_AGAIN;
         }
         return rc;
     }
-    size_t want = r->content - MON_PACKET_PREAMBLE_BYTES;
+    size_t want = r->content - r->preamble;
     if (!ensure_capacity(r, r->content)) {
         snprintf(msg, len, "%s: out of memory for a %zu-byte packet", r->path, r->content);
         return LOG_ERROR;
     }
-    got = pread_full(r->fd, r->pkt + MON_PACKET_PREAMBLE_BYTES, want,
-                     r->pkt_off + MON_PACKET_PREAMBLE_BYTES);
+    got = pread_full(r->fd, r->pkt + r->preamble, want,
+                     r->pkt_off + r->preamble);
     if (got < 0)
         return read_error(r, msg, len);
     if ((size_t)got < want && r->live) {
-        r->pkt_bytes = MON_PACKET_PREAMBLE_BYTES;
+        r->pkt_bytes = r->preamble;
         return LOG_AGAIN;
     }
-    set_avail(r, MON_PACKET_PREAMBLE_BYTES + (size_t)got);
-    r->pos = MON_PACKET_PREAMBLE_BYTES;
+    set_avail(r, r->preamble + (size_t)got);
+    r->pos = r->preamble;
     r->in_packet = true;
     return LOG_EVENT;
 }
@@ -794,7 +858,7 @@ static inline int decode_event(log_reader *r, mon_event *e, char *msg, size_t le
     } else if (h & MON_HDR_SAME_BIT) {
         if (!r->v32) {
             corrupt(msg, len, r, r->pkt_off + r->pos, "a one-byte event header in a format "
-                    MON_FORMAT_VERSION_OLDEST " log");
+                    MON_FORMAT_VERSION_3_1 " log");
             return LOG_ERROR;
         }
         ts = r->clock;
@@ -1080,6 +1144,7 @@ static void log_free(log_reader *r)
         close(r->fd);
     free(r->pkt);
     free(r->message);
+    free(r->discard_cause);
     free(r);
 }
 
@@ -1183,8 +1248,9 @@ static void track_stream_ends(mon_trace *t, mon_event *ev)
  * Log states: what a log that stopped lacks
  * ------------------------------------------------------------------------- */
 
-static const char *const state_names[] = {"reading",    "complete", "truncated", "damaged",
-                                          "unfinished", "missing",  "discarded", "in progress"};
+static const char *const state_names[] = {"reading",   "complete",    "truncated",
+                                          "damaged",   "unfinished",  "missing",
+                                          "discarded", "in progress", "foreign"};
 
 const char *mon_log_state_name(mon_log_state s)
 {
@@ -1213,12 +1279,20 @@ static mon_log_state clean_end_state(const mon_trace *t, log_reader *r, char *ms
         return MON_LOG_DAMAGED;
     }
     /* A writer that lost events lost worker_end too, most likely: the loss
-     * is the cause to name. */
+     * is the cause to name. The packets count it (events_discarded); the
+     * final run.json too, with the reason, also when nothing reached the
+     * file at all. */
+    if (r->discarded_json > r->discarded)
+        r->discarded = r->discarded_json;
     if (r->discarded) {
-        snprintf(msg, len,
-                 "%s: the writer lost %" PRIu64 " events (events_discarded: disk full or a "
-                 "write error during the run)",
-                 r->path, r->discarded);
+        if (r->discard_cause)
+            snprintf(msg, len, "%s: the writer lost %" PRIu64 " events (%s; run.json)", r->path,
+                     r->discarded, r->discard_cause);
+        else
+            snprintf(msg, len,
+                     "%s: the writer lost %" PRIu64 " events (events_discarded: disk full or a "
+                     "write error during the run)",
+                     r->path, r->discarded);
         return MON_LOG_DISCARDED;
     }
     if (t->worker_events && !r->ended && !t->window) {
@@ -1241,6 +1315,7 @@ static void log_stopped(mon_trace *t, log_reader *r, int rc, const char *msg)
     char buf[sizeof t->msg];
     mon_log_state st = rc == LOG_TRUNCATED ? MON_LOG_TRUNCATED
                        : rc == LOG_ERROR   ? MON_LOG_DAMAGED
+                       : rc == LOG_FOREIGN ? MON_LOG_FOREIGN
                                            : clean_end_state(t, r, buf, sizeof buf);
     if (rc == LOG_END)
         msg = buf;
@@ -1248,7 +1323,7 @@ static void log_stopped(mon_trace *t, log_reader *r, int rc, const char *msg)
     if (st == MON_LOG_COMPLETE)
         return;
     r->message = strdup(msg);
-    if (st == MON_LOG_DAMAGED && !t->keep_going && !t->error_pending) {
+    if ((st == MON_LOG_DAMAGED || st == MON_LOG_FOREIGN) && !t->keep_going && !t->error_pending) {
         t->error_pending = true;
         snprintf(t->msg, sizeof t->msg, "%s", msg);
     } else if (!t->truncated && !t->error_pending) {
@@ -1379,23 +1454,11 @@ int mon_trace_next(mon_trace *t, mon_event *ev)
 }
 
 /* ---------------------------------------------------------------------------
- * Opening a directory
+ * Opening a directory (docs/LOGFORMAT.md sections 1, 2 and 6): the
+ * metadata, run.json and the worker logs, each checked against the others
+ * before the first event is read, so that no stale, duplicate, special or
+ * mislabelled file changes a figure.
  * ------------------------------------------------------------------------- */
-
-/* N if name is "worker-N" (decimal), else -1. */
-static long worker_number(const char *name)
-{
-    size_t plen = strlen(MON_WORKER_FILE_PREFIX);
-    if (strncmp(name, MON_WORKER_FILE_PREFIX, plen) != 0 || !name[plen])
-        return -1;
-    long n = 0;
-    for (const char *p = name + plen; *p; p++) {
-        if (*p < '0' || *p > '9' || n > 1000000)
-            return -1;
-        n = n * 10 + (*p - '0');
-    }
-    return n;
-}
 
 static int by_worker(const void *a, const void *b)
 {
@@ -1403,73 +1466,166 @@ static int by_worker(const void *a, const void *b)
     return (x->worker > y->worker) - (x->worker < y->worker);
 }
 
-/* Check DIR/metadata is ours and take the clock offset from it. */
-static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen)
+/* The trace's first problem for mon_trace_error, when it has none yet (a
+ * line longer than the buffer is cut). */
+static void note_truncated(mon_trace *t, const char *msg)
 {
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/metadata", dir) >= (int)sizeof path) {
-        snprintf(err, errlen, "%s: path too long", dir);
+    if (!t->truncated && !t->error_pending) {
+        t->truncated = true;
+        snprintf(t->msg, sizeof t->msg, "%.*s", (int)sizeof t->msg - 1, msg);
+    }
+}
+
+/* A file of the directory that is not what the trace needs (one the run
+ * did not write, a duplicate, a special file): the trace does not open,
+ * unless keep_going, which passes over the file and counts it
+ * (mon_trace_dir_problems). 0 or -1 with err. */
+static int dir_problem(mon_trace *t, const char *msg, char *err, size_t errlen)
+{
+    if (!t->keep_going) {
+        snprintf(err, errlen, "%s", msg);
         return -1;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s (not a trace directory?)", path, strerror(errno));
+    if (t->dir_problems++ == 0 && !(t->dir_problem = strdup(msg))) {
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
-    char line[512], flags[16] = "", version[16] = "";
-    bool first = true, ok = false;
-    /* Traces of format 1.0 before the TSC clock have freq = 10^9 too. */
-    unsigned long long off_s = 0, off = 0, freq = MON_NS_PER_S;
+    note_truncated(t, msg);
+    return 0;
+}
+
+/* What the metadata says: ours (the tracer), the format, the flags, and the
+ * clock block's name, frequency and offset (only lines inside the block
+ * count: the events have "name" lines too). */
+typedef struct metadata_facts {
+    bool ours, clock, monotonic;
+    char flags[16], version[16];
+    unsigned long long off_s, off, freq;
+} metadata_facts;
+
+static void scan_metadata(FILE *f, metadata_facts *m)
+{
+    char line[512];
+    bool first = true, in_clock = false;
     while (fgets(line, sizeof line, f)) {
         if (first && strncmp(line, "/* CTF 1.8", 10) != 0)
             break;
         first = false;
         if (strstr(line, "tracer_name = \"snet-lpel-mon\""))
-            ok = true;
-        /* Our metadata has one clock block, so these names are unique. */
-        sscanf(line, " offset_s = %llu;", &off_s);
-        sscanf(line, " offset = %llu;", &off);
-        sscanf(line, " freq = %llu;", &freq);
-        sscanf(line, " monitor_flags = \"%15[A-Za-z]\";", flags);
-        sscanf(line, " format_version = \"%15[0-9.]\";", version);
-        if (strstr(line, "name = \"monotonic\";")) /* the clock block's; events have others */
-            t->clock_monotonic = true;
+            m->ours = true;
+        sscanf(line, " monitor_flags = \"%15[A-Za-z]\";", m->flags);
+        sscanf(line, " format_version = \"%15[0-9.]\";", m->version);
+        if (!strncmp(line, "clock {", 7))
+            in_clock = true;
+        else if (in_clock && !strncmp(line, "};", 2))
+            in_clock = false;
+        if (!in_clock)
+            continue;
+        sscanf(line, " offset_s = %llu;", &m->off_s);
+        sscanf(line, " offset = %llu;", &m->off);
+        if (sscanf(line, " freq = %llu;", &m->freq) == 1)
+            m->clock = true;
+        if (strstr(line, "name = \"monotonic\";"))
+            m->monotonic = true;
     }
-    t->worker_events = strchr(flags, 'W') != NULL;
+}
+
+/* The format named: its packet preamble, whether packets name the run and
+ * its event ids. One decoder for both formats: 3.1 is 3.2 without the run
+ * id at the end of the packet context and without its last event id
+ * (cpu_time, 27), which in a 3.1 log is damage (section 9). */
+static int take_version(mon_trace *t, const char *path, const char *version, char *err,
+                        size_t errlen)
+{
+    t->v32 = !strcmp(version, MON_FORMAT_VERSION);
+    if (t->v32) {
+        t->preamble = MON_PACKET_PREAMBLE_BYTES;
+        t->run_ids = true;
+        t->id_count = MON_ID_COUNT;
+    } else if (!strcmp(version, MON_FORMAT_VERSION_3_1)) {
+        t->preamble = MON_PACKET_PREAMBLE_BYTES_3_1;
+        t->id_count = MON_ID_COUNT_3_1;
+    } else {
+        /* Older traces are refused by name (babeltrace2 still reads them
+         * with their own metadata). */
+        snprintf(err, errlen,
+                 "%s: trace format %s, but this reader reads formats " MON_FORMAT_VERSION_3_1
+                 " and " MON_FORMAT_VERSION " only (docs/LOGFORMAT.md); record the run again, "
+                 "or read it with babeltrace2",
+                 path, *version ? version : "before 2.0");
+        return -1;
+    }
+    return 0;
+}
+
+/* Check DIR/metadata is ours, take the format and the clock from it. The
+ * clock block is required: without it every time would be read as ns,
+ * whatever the clock counted. */
+static int read_metadata(mon_trace *t, const char *dir, char *err, size_t errlen)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%s", dir, MON_METADATA_FILE) >= (int)sizeof path) {
+        snprintf(err, errlen, "%s: path too long", dir);
+        return -1;
+    }
+    struct stat st;
+    int fd = mon_open_regular(path, &st, err, errlen);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            snprintf(err, errlen, "%s: cannot open: %s (not a trace directory?)", path,
+                     strerror(ENOENT));
+        return -1;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    metadata_facts m = {0};
+    scan_metadata(f, &m);
     fclose(f);
-    if (!ok) {
+    if (!m.ours) {
         snprintf(err, errlen, "%s: not the metadata of an LPEL monitor trace (CTF 1.8, tracer snet-lpel-mon)",
                  path);
         return -1;
     }
-    /* One decoder: 3.2 only adds to 3.1 (the one-byte header, event ids 27
-     * and 28), so both are read, a 3.1 log without those; older traces are
-     * refused by name (babeltrace2 still reads them with their own
-     * metadata). */
-    t->v32 = strcmp(version, MON_FORMAT_VERSION) == 0;
-    if (t->v32) {
-        t->id_count = MON_ID_COUNT;
-    } else if (strcmp(version, MON_FORMAT_VERSION_OLDEST) == 0) {
-        t->id_count = MON_ID_COUNT_3_1;
-    } else {
+    if (take_version(t, path, m.version, err, errlen) != 0)
+        return -1;
+    if (!m.clock) {
         snprintf(err, errlen,
-                 "%s: trace format %s, but this reader reads formats " MON_FORMAT_VERSION_OLDEST
-                 " and " MON_FORMAT_VERSION " only (docs/LOGFORMAT.md); record the run again, or "
-                 "read it with babeltrace2",
-                 path, *version ? version : "before 2.0");
+                 "%s: no clock block with a frequency (expected 'clock { name = ...; freq = F; "
+                 "... };', docs/LOGFORMAT.md section 3.1): the event times cannot be converted",
+                 path);
         return -1;
     }
-    if (freq < MON_CLOCK_FREQ_MIN || freq > MON_CLOCK_FREQ_MAX) {
+    if (m.freq < MON_CLOCK_FREQ_MIN || m.freq > MON_CLOCK_FREQ_MAX) {
         snprintf(err, errlen, "%s: unsupported clock frequency %llu Hz (expected %llu to %llu)", path,
-                 freq, (unsigned long long)MON_CLOCK_FREQ_MIN,
+                 m.freq, (unsigned long long)MON_CLOCK_FREQ_MIN,
                  (unsigned long long)MON_CLOCK_FREQ_MAX);
         return -1;
     }
-    t->clock_freq = freq;
-    t->clock_offset = (uint64_t)off_s * MON_NS_PER_S + mon_ticks_to_ns(off, freq);
+    t->worker_events = strchr(m.flags, 'W') != NULL;
+    t->clock_monotonic = m.monotonic;
+    t->clock_freq = m.freq;
+    t->clock_offset = (uint64_t)m.off_s * MON_NS_PER_S + mon_ticks_to_ns(m.off, m.freq);
     return 0;
 }
 
+/* The log already open on the same file (a hard or symbolic link), NULL
+ * if none. */
+static const log_reader *log_with_inode(const mon_trace *t, dev_t dev, ino_t ino)
+{
+    for (unsigned i = 0; i < t->nlogs; i++)
+        if (t->logs[i]->fd >= 0 && t->logs[i]->dev == dev && t->logs[i]->ino == ino)
+            return t->logs[i];
+    return NULL;
+}
+
+/* Open the log of worker `worker`, dir/name: a regular file, not one that
+ * is open already under another name. name NULL: a log run.json lists but
+ * the directory lacks (missing: no file). 0 added; 1 passed over (a
+ * directory problem, keep_going); -1 with err. */
 static int add_log(mon_trace *t, const char *dir, const char *name, long worker, unsigned *cap,
                    char *err, size_t errlen)
 {
@@ -1502,19 +1658,30 @@ static int add_log(mon_trace *t, const char *dir, const char *name, long worker,
     r->id_count = t->id_count;
     r->run = 1;
     r->expected_events = r->expected_bytes = -1;
-    r->fd = name ? open(r->path, O_RDONLY | O_CLOEXEC) : -1;
-    struct stat st;
-    if (name && (r->fd < 0 || fstat(r->fd, &st) != 0)) {
-        snprintf(err, errlen, "%s: cannot open: %s", r->path, strerror(errno));
-        log_free(r);
-        return -1;
+    r->preamble = t->preamble;
+    r->run_id = t->run_ids ? &t->run_id : NULL;
+    r->fd = -1;
+    if (name) {
+        struct stat st;
+        char msg[2 * sizeof r->path + 256];
+        r->fd = mon_open_regular(r->path, &st, msg, sizeof msg);
+        const log_reader *same = r->fd >= 0 ? log_with_inode(t, st.st_dev, st.st_ino) : NULL;
+        if (same)
+            snprintf(msg, sizeof msg, "%s: the same file as %s (a link): a log counted twice",
+                     r->path, same->path);
+        if (r->fd < 0 || same) {
+            log_free(r);
+            return dir_problem(t, msg, err, errlen) == 0 ? 1 : -1;
+        }
+        r->dev = st.st_dev;
+        r->ino = st.st_ino;
+        r->file_bytes = (uint64_t)st.st_size;
     }
-    r->file_bytes = name ? (uint64_t)st.st_size : 0;
     t->logs[t->nlogs++] = r;
     return 0;
 }
 
-/* ---- run.json: what the writer wrote, when the run finished ---- */
+/* ---- run.json: how the run ended, its clock, its run id, its logs ---- */
 
 /* The log of worker w, NULL if none. */
 static log_reader *log_of_worker(const mon_trace *t, unsigned w)
@@ -1525,93 +1692,237 @@ static log_reader *log_of_worker(const mon_trace *t, unsigned w)
     return NULL;
 }
 
-/* One "logs" entry of run.json, {"worker": W, "events": E, "bytes": B}:
- * the counts go to W's log; a log the file system lacks is added as
- * missing. Returns -1 only when out of memory. */
-static int expect_log(mon_trace *t, const char *dir, unsigned w, unsigned long long events,
-                      unsigned long long bytes, unsigned *cap, char *err, size_t errlen)
+/* One "logs" entry of run.json: the counts and losses go to the worker's
+ * log; a log the file system lacks is added as missing. Returns -1 only
+ * when out of memory. */
+static int expect_log(mon_trace *t, const char *dir, const mon_run_log *e, unsigned *cap,
+                      char *err, size_t errlen)
 {
-    log_reader *r = log_of_worker(t, w);
+    log_reader *r = log_of_worker(t, e->worker);
     if (!r) {
-        if (add_log(t, dir, NULL, w, cap, err, errlen) != 0)
+        if (add_log(t, dir, NULL, e->worker, cap, err, errlen) != 0)
             return -1;
         r = t->logs[t->nlogs - 1];
         r->state = MON_LOG_MISSING;
         char msg[sizeof r->path + 128];
-        snprintf(msg, sizeof msg, "%s: missing: run.json lists worker %u's log (%llu events)", r->path,
-                 w, events);
+        snprintf(msg, sizeof msg, "%s: missing: run.json lists worker %u's log (%" PRIu64 " events)",
+                 r->path, e->worker, e->events);
         r->message = strdup(msg);
         if (!r->message) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
-        if (!t->truncated) {
-            t->truncated = true;
-            snprintf(t->msg, sizeof t->msg, "%s", msg);
-        }
+        note_truncated(t, msg);
     }
-    if (events > INT64_MAX || bytes > INT64_MAX)
+    if (e->error && !r->discard_cause && !(r->discard_cause = strdup(e->error))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    r->discarded_json = e->discarded;
+    if (e->events > INT64_MAX || e->bytes > INT64_MAX)
         return 0;
-    r->expected_events = (int64_t)events;
-    r->expected_bytes = (int64_t)bytes;
+    r->expected_events = (int64_t)e->events;
+    r->expected_bytes = (int64_t)e->bytes;
     return 0;
 }
 
-/* The per-log counts of run.json, written when the run finished (mon_close):
- * they tell a log cut at a packet boundary, or missing, from a whole one. A
- * run.json that is absent, of an unfinished run, or without counts (older
- * traces) gives no expectations. Given DIR/ctf as the trace, DIR's run.json
- * is the run's. */
-static int load_run_json(const char *trace_dir, const char *ctf_dir, mon_run_json **out,
-                         char *err, size_t errlen)
+static bool run_lists_worker(const mon_run_json *run, unsigned w)
 {
+    for (size_t i = 0; i < run->n_logs; i++)
+        if (run->logs[i].worker == w)
+            return true;
+    return false;
+}
+
+/* A log of a worker the finished run does not list was left by another
+ * run: foreign, not read. -1 (with err) unless keep_going. */
+static int unlisted_logs(mon_trace *t, const mon_run_json *run, char *err, size_t errlen)
+{
+    for (unsigned i = 0; i < t->nlogs; i++) {
+        log_reader *r = t->logs[i];
+        if (r->state != MON_LOG_READING || r->fd < 0 || run_lists_worker(run, r->worker))
+            continue;
+        char msg[sizeof r->path + 200];
+        snprintf(msg, sizeof msg,
+                 "%s: not a log of this run: run.json of the finished run lists no log of "
+                 "worker %u (a log another run left here?)",
+                 r->path, r->worker);
+        if (!t->keep_going) {
+            snprintf(err, errlen, "%s", msg);
+            return -1;
+        }
+        r->state = MON_LOG_FOREIGN;
+        if (!(r->message = strdup(msg))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        note_truncated(t, msg);
+    }
+    return 0;
+}
+
+/* What the final run.json says about the logs: the events, bytes and
+ * losses the writer counted (they tell a log cut at a packet boundary,
+ * emptied or missing from a whole one), and that there are no others. An
+ * unfinished run's run.json lists none. */
+static int apply_run_logs(mon_trace *t, const mon_run_json *run, unsigned *cap, char *err,
+                          size_t errlen)
+{
+    if (!run->complete)
+        return 0;
+    if (unlisted_logs(t, run, err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < run->n_logs; i++)
+        if (expect_log(t, t->ctf_dir, &run->logs[i], cap, err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+/* The run's state and, when it is not complete, one line saying why. */
+static int set_run_state(mon_trace *t, mon_run_state state, const char *why, char *err,
+                         size_t errlen)
+{
+    free(t->run_why);
+    t->run_why = NULL;
+    t->run_state = state;
+    if (why && !(t->run_why = strdup(why))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* How the run ended, from its run.json (found in dir). */
+static int take_run_end(mon_trace *t, const mon_run_json *run, const char *dir, char *err,
+                        size_t errlen)
+{
+    t->run_complete = run->complete;
+    if (run->complete)
+        return set_run_state(t, MON_RUN_COMPLETE, NULL, err, errlen);
+    char why[4500];
+    if (run->ended_by)
+        snprintf(why, sizeof why,
+                 "%s/" MON_RUN_JSON_FILE ": the run did not finish: it ended on %s "
+                 "(\"complete\": false)",
+                 dir, run->ended_by);
+    else
+        snprintf(why, sizeof why,
+                 "%s/" MON_RUN_JSON_FILE ": the run did not finish (\"complete\": false): it was "
+                 "killed (SIGKILL, the OOM killer) or is still running",
+                 dir);
+    return set_run_state(t, MON_RUN_UNFINISHED, why, err, errlen);
+}
+
+/* The clock the metadata declares against the one run.json records: a
+ * metadata file without its clock, or of another run, makes every time
+ * wrong by a constant factor. A finished run writes both from one value;
+ * an unfinished one may have died between the rewrites at the end (the
+ * metadata then has the frequency measured over the whole run, run.json
+ * the one from the start: a few ppm apart), so they must agree to 0.1 %. */
+static int check_clock(const mon_trace *t, const mon_run_json *run, char *err, size_t errlen)
+{
+    if (run->clock_frequency_hz == 0)
+        return 0; /* not recorded */
+    uint64_t a = t->clock_freq, b = run->clock_frequency_hz, diff = a > b ? a - b : b - a;
+    bool freq_agrees = run->complete ? diff == 0 : diff <= b / 1000;
+    bool source_agrees =
+        !run->clock_source || !strcmp(run->clock_source, "CLOCK_MONOTONIC") == t->clock_monotonic;
+    if (freq_agrees && source_agrees)
+        return 0;
+    snprintf(err, errlen,
+             "%s/" MON_METADATA_FILE ": clock %s at %" PRIu64 " Hz, but run.json says %s at %" PRIu64
+             " Hz: the metadata and run.json are not of one run",
+             t->ctf_dir, t->clock_monotonic ? "monotonic" : "tsc", a,
+             run->clock_source ? run->clock_source : "a clock", b);
+    return -1;
+}
+
+/* run.json of the trace into *out: DIR's, or DIR/..'s when given DIR/ctf;
+ * where it was looked for goes into where. As mon_run_json_read. */
+static int load_run_json(const char *trace_dir, const char *ctf_dir, mon_run_json **out,
+                         char *where, size_t wlen, char *err, size_t errlen)
+{
+    snprintf(where, wlen, "%s", trace_dir);
     int rc = mon_run_json_read(trace_dir, out, err, errlen);
     if (rc == 1 && strcmp(trace_dir, ctf_dir) == 0) {
-        char up[4200];
-        snprintf(up, sizeof up, "%s/..", trace_dir);
-        rc = mon_run_json_read(up, out, err, errlen);
+        snprintf(where, wlen, "%s/..", trace_dir);
+        rc = mon_run_json_read(where, out, err, errlen);
     }
     return rc;
 }
 
-static int read_run_json(mon_trace *t, const char *trace_dir, const char *ctf_dir, unsigned *cap,
-                         char *err, size_t errlen)
+/* Read run.json for opening: the run's state, its clock and run id now
+ * (checked before any log is read); *out keeps the rest for
+ * apply_run_logs. A run.json that cannot be read stops the trace, unless
+ * keep_going, which reads the logs without it (the run's state then
+ * unknown, and the trace's first problem). */
+static int open_run_json(mon_trace *t, mon_run_json **out, char *err, size_t errlen)
 {
-    mon_run_json *run;
-    int rc = load_run_json(trace_dir, ctf_dir, &run, err, errlen);
+    char where[4200];
+    int rc = load_run_json(t->trace_dir, t->ctf_dir, out, where, sizeof where, err, errlen);
     t->run_json_found = rc == 0;
-    if (rc == 1)
-        return 0;
+    if (rc == 1) {
+        char why[4500];
+        snprintf(why, sizeof why,
+                 "%s: no run.json: nothing says whether the run finished (a trace directory "
+                 "holds run.json beside ctf/, docs/LOGFORMAT.md section 1)",
+                 t->trace_dir);
+        return set_run_state(t, MON_RUN_UNKNOWN, why, err, errlen);
+    }
     if (rc < 0) {
         if (!t->keep_going)
             return -1;
-        /* --partial: read the logs without what run.json would have told,
-         * and say so as the trace's first problem. */
-        if (!t->truncated) {
-            t->truncated = true;
-            snprintf(t->msg, sizeof t->msg, "%s", err);
-        }
-        return 0;
+        note_truncated(t, err);
+        return set_run_state(t, MON_RUN_UNKNOWN, err, err, errlen);
     }
-    if (run->flush_ms >= 0)
-        t->flush_ms = (unsigned)run->flush_ms;
-    t->run_complete = run->complete;
-    if (run->window_why) {
+    if ((*out)->flush_ms >= 0)
+        t->flush_ms = (unsigned)(*out)->flush_ms;
+    if ((*out)->window_why) {
         /* A window ends within the run: no worker_end is missing. */
         t->window = true;
-        t->windows = run->window;
-        t->n_windows = run->n_window;
-        run->window = NULL;
+        t->windows = (*out)->window;
+        t->n_windows = (*out)->n_window;
+        (*out)->window = NULL;
     }
-    for (size_t i = 0; run->complete && rc == 0 && i < run->n_logs; i++)
-        rc = expect_log(t, ctf_dir, run->logs[i].worker, run->logs[i].events,
-                        run->logs[i].bytes, cap, err, errlen);
-    mon_run_json_free(run);
-    return rc;
+    if (take_run_end(t, *out, where, err, errlen) != 0 || check_clock(t, *out, err, errlen) != 0)
+        return -1;
+    t->run_id = (run_identity){.known = true, .from_run_json = true, .id = (*out)->run_id};
+    return 0;
 }
 
-static int find_logs(mon_trace *t, const char *trace_dir, const char *dir, char *err,
-                     size_t errlen)
+/* A name in the CTF directory that is not a file of the trace. */
+static int other_file(mon_trace *t, const char *dir, const char *name, char *err, size_t errlen)
+{
+    char msg[4608];
+    if (!strncmp(name, MON_WORKER_FILE_PREFIX, sizeof MON_WORKER_FILE_PREFIX - 1))
+        snprintf(msg, sizeof msg,
+                 "%s/%s: not a log the monitor writes (worker N's log is %sN, N without "
+                 "leading zeros): a copy of a log would count twice",
+                 dir, name, MON_WORKER_FILE_PREFIX);
+    else
+        snprintf(msg, sizeof msg,
+                 "%s/%s: not a file of a trace (a trace's CTF directory holds %s and %sN only): "
+                 "a copy, or a file of something else?",
+                 dir, name, MON_METADATA_FILE, MON_WORKER_FILE_PREFIX);
+    return dir_problem(t, msg, err, errlen);
+}
+
+/* The worker numbers of the logs a directory holds, in order. */
+typedef struct log_names {
+    long *workers;
+    size_t n, cap;
+} log_names;
+
+static int by_number(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* Every file of the CTF directory: the logs are opened in worker order (so
+ * that of two names of one file the higher is the duplicate), the metadata
+ * was read, anything else is a directory problem. */
+static int find_logs(mon_trace *t, const char *dir, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -1619,23 +1930,37 @@ static int find_logs(mon_trace *t, const char *trace_dir, const char *dir, char 
         return -1;
     }
     struct dirent *de;
+    log_names names = {0};
     int rc = 0;
     while (rc == 0 && (de = readdir(d)) != NULL) {
-        long n = worker_number(de->d_name);
-        if (n >= 0)
-            rc = add_log(t, dir, de->d_name, n, &t->logs_cap, err, errlen);
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        long n;
+        mon_ctf_name kind = mon_ctf_name_kind(de->d_name, &n);
+        if (kind == MON_CTF_LOG && KIT_GROW(names.workers, names.cap, names.n + 1) != 0) {
+            snprintf(err, errlen, "%s: out of memory", dir);
+            rc = -1;
+        } else if (kind == MON_CTF_LOG) {
+            names.workers[names.n++] = n;
+        } else if (kind == MON_CTF_OTHER) {
+            rc = other_file(t, dir, de->d_name, err, errlen);
+        }
     }
     closedir(d);
-    if (rc == 0)
-        rc = read_run_json(t, trace_dir, dir, &t->logs_cap, err, errlen);
-    /* No logs is an empty trace, not an error: a runtime built with its
-     * hooks compiled out starts no worker log. */
-    if (rc == 0 && t->nlogs)
-        qsort(t->logs, t->nlogs, sizeof *t->logs, by_worker);
+    if (names.n)
+        qsort(names.workers, names.n, sizeof *names.workers, by_number);
+    for (size_t i = 0; rc == 0 && i < names.n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s%ld", MON_WORKER_FILE_PREFIX, names.workers[i]);
+        rc = add_log(t, dir, name, names.workers[i], &t->logs_cap, err, errlen) < 0 ? -1 : 0;
+    }
+    free(names.workers);
     return rc;
 }
 
-/* Decode the first event of every log and build the heap. */
+/* Decode the first event of every log and build the heap. A log whose first
+ * packet names another run is foreign: the trace does not open, unless
+ * keep_going, which leaves it unread. */
 static int prime(mon_trace *t, char *err, size_t errlen)
 {
     t->heap_cap = t->nlogs ? t->nlogs : 1;
@@ -1647,8 +1972,8 @@ static int prime(mon_trace *t, char *err, size_t errlen)
     char msg[sizeof t->msg];
     for (unsigned i = 0; i < t->nlogs; i++) {
         log_reader *r = t->logs[i];
-        if (r->state == MON_LOG_MISSING)
-            continue;
+        if (r->state != MON_LOG_READING)
+            continue; /* missing or foreign */
         int rc = log_next(r, &r->cur, msg, sizeof msg);
         if (rc == LOG_EVENT) {
             t->heap[t->nheap++] = r;
@@ -1659,7 +1984,7 @@ static int prime(mon_trace *t, char *err, size_t errlen)
             continue;
         }
         log_stopped(t, r, rc, msg);
-        if (rc == LOG_ERROR && !t->keep_going) {
+        if ((rc == LOG_ERROR || rc == LOG_FOREIGN) && !t->keep_going) {
             snprintf(err, errlen, "%s", msg);
             return -1;
         }
@@ -1779,9 +2104,9 @@ static void settle(mon_trace *t)
  * run.json that cannot be read now says no: the next look reads it again. */
 static bool run_now_complete(const mon_trace *t)
 {
-    char err[4400];
+    char err[4400], where[4200];
     mon_run_json *run;
-    if (load_run_json(t->trace_dir, t->ctf_dir, &run, err, sizeof err) != 0)
+    if (load_run_json(t->trace_dir, t->ctf_dir, &run, where, sizeof where, err, sizeof err) != 0)
         return false;
     bool complete = run->complete;
     mon_run_json_free(run);
@@ -1806,13 +2131,16 @@ static void rescan(mon_trace *t)
     char err[4400];
     bool added = false;
     while ((de = readdir(d)) != NULL) {
-        long n = worker_number(de->d_name);
-        if (n < 0 || log_of_worker(t, (unsigned)n))
+        long n;
+        if (mon_ctf_name_kind(de->d_name, &n) != MON_CTF_LOG || log_of_worker(t, (unsigned)n))
             continue;
-        if (add_log(t, t->ctf_dir, de->d_name, n, &t->logs_cap, err, sizeof err) != 0) {
+        int rc = add_log(t, t->ctf_dir, de->d_name, n, &t->logs_cap, err, sizeof err);
+        if (rc < 0) {
             follow_fail(t, err);
             break;
         }
+        if (rc > 0)
+            continue; /* passed over (keep_going): counted */
         log_reader *r = t->logs[t->nlogs - 1];
         r->follow = r->live = true;
         note_waiting(t, r);
@@ -1830,11 +2158,15 @@ static void finish_follow(mon_trace *t)
     t->live = false;
     for (unsigned i = 0; i < t->nlogs; i++)
         t->logs[i]->live = false;
-    char err[4400];
-    if (read_run_json(t, t->trace_dir, t->ctf_dir, &t->logs_cap, err, sizeof err) != 0)
+    char err[4400], where[4200];
+    mon_run_json *run = NULL;
+    if (load_run_json(t->trace_dir, t->ctf_dir, &run, where, sizeof where, err, sizeof err) != 0 ||
+        take_run_end(t, run, where, err, sizeof err) != 0 ||
+        apply_run_logs(t, run, &t->logs_cap, err, sizeof err) != 0)
         follow_fail(t, err);
     else
         qsort(t->logs, t->nlogs, sizeof *t->logs, by_worker);
+    mon_run_json_free(run);
 }
 
 /* Read what the waiting logs have published since; they rejoin the heap. */
@@ -1923,8 +2255,24 @@ int mon_trace_open_with(mon_trace **out, const char *trace_dir, const mon_trace_
         *out = t;
         return 0;
     }
-    if (read_metadata(t, dir, err, errlen) != 0 || find_logs(t, trace_dir, dir, err, errlen) != 0 ||
-        (start_follow(t, opt && opt->follow), prime(t, err, errlen)) != 0) {
+    mon_run_json *run = NULL;
+    int rc = read_metadata(t, dir, err, errlen);
+    if (rc == 0)
+        rc = open_run_json(t, &run, err, errlen);
+    if (rc == 0)
+        rc = find_logs(t, dir, err, errlen);
+    if (rc == 0 && run)
+        rc = apply_run_logs(t, run, &t->logs_cap, err, errlen);
+    mon_run_json_free(run);
+    /* No logs is an empty trace, not an error: a runtime built with its
+     * hooks compiled out starts no worker log. */
+    if (rc == 0 && t->nlogs)
+        qsort(t->logs, t->nlogs, sizeof *t->logs, by_worker);
+    if (rc == 0) {
+        start_follow(t, opt && opt->follow);
+        rc = prime(t, err, errlen);
+    }
+    if (rc != 0) {
         mon_trace_close(t);
         return -1;
     }
@@ -1975,6 +2323,13 @@ void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out)
     if (out->state != MON_LOG_IN_PROGRESS)
         out->message = r->message;
     bool whole = r->state == MON_LOG_COMPLETE || r->state == MON_LOG_DISCARDED;
+    if (r->state == MON_LOG_FOREIGN) {
+        /* Its bytes and events are another run's: this run lost only what
+         * run.json says its own log of that worker held. */
+        out->events_lost = r->expected_events > 0 ? r->expected_events : 0;
+        out->bytes_lost = r->expected_bytes > 0 ? (uint64_t)r->expected_bytes : 0;
+        return;
+    }
     if (r->expected_events >= 0)
         out->events_lost = r->expected_events > (int64_t)r->events_read
                                ? r->expected_events - (int64_t)r->events_read
@@ -2052,6 +2407,24 @@ uint64_t mon_trace_now_ns(const mon_trace *t)
     return t->ranks ? mon_ranks_now_ns(t->ranks) : trace_now_ns(t);
 }
 
+mon_run_state mon_trace_run_state(const mon_trace *t, const char **why)
+{
+    if (t->ranks)
+        return mon_ranks_run_state(t->ranks, why);
+    if (why)
+        *why = t->run_why;
+    return t->run_state;
+}
+
+unsigned mon_trace_dir_problems(const mon_trace *t, const char **first)
+{
+    if (t->ranks)
+        return mon_ranks_dir_problems(t->ranks, first);
+    if (first)
+        *first = t->dir_problem;
+    return t->dir_problems;
+}
+
 uint64_t mon_trace_events_discarded(const mon_trace *t)
 {
     if (t->ranks)
@@ -2071,6 +2444,8 @@ void mon_trace_close(mon_trace *t)
         log_free(t->logs[i]);
     free(t->logs);
     free(t->heap);
+    free(t->run_why);
+    free(t->dir_problem);
     free(t->windows);
     mon_ends_table_free(&t->ends);
     free(t);

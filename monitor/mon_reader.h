@@ -240,13 +240,16 @@ typedef enum mon_log_state {
     MON_LOG_MISSING,      /* run.json lists this worker's log; the file is not there */
     MON_LOG_DISCARDED,    /* read completely, but the writer lost events
                              (events_discarded: disk full, I/O error) */
-    MON_LOG_IN_PROGRESS   /* follow mode: read to what the writer has published
+    MON_LOG_IN_PROGRESS,  /* follow mode: read to what the writer has published
                              so far; the run goes on (offset: where reading
                              stands) */
+    MON_LOG_FOREIGN       /* not a log of this run (another run's id, a worker
+                             run.json does not list): not read; only with
+                             keep_going, else the trace does not open */
 } mon_log_state;
 
 /* "reading", "complete", "truncated", "damaged", "unfinished", "missing",
- * "discarded", "in progress". */
+ * "discarded", "in progress", "foreign". */
 MON_READER_API const char *mon_log_state_name(mon_log_state s);
 
 typedef struct mon_log_status {
@@ -276,6 +279,26 @@ typedef struct mon_log_status {
 /* Status of log i (0 <= i < mon_trace_num_workers); valid until the next
  * mon_trace_next or mon_trace_close. */
 MON_READER_API void mon_trace_log_status(const mon_trace *t, unsigned i, mon_log_status *out);
+
+/* Whether the run that wrote the trace finished, as its run.json says
+ * (docs/LOGFORMAT.md section 6). A trace of a run that did not finish may
+ * look whole and still lack everything after its last flush. */
+typedef enum mon_run_state {
+    MON_RUN_COMPLETE = 0, /* run.json says "complete": true (every rank's) */
+    MON_RUN_UNFINISHED,   /* "complete": false: killed, crashed (run.json names the
+                             signal), or still running */
+    MON_RUN_UNKNOWN       /* no readable run.json: nothing says */
+} mon_run_state;
+
+/* The run's state; *why (when not NULL) gets one line naming the file and
+ * the cause, NULL for a complete run. Valid until mon_trace_close. In
+ * follow mode a run in progress is MON_RUN_UNFINISHED until it completes. */
+MON_READER_API mon_run_state mon_trace_run_state(const mon_trace *t, const char **why);
+
+/* Problems with the trace directory itself that keep_going let the trace
+ * open with (a file the run did not write, a duplicate, a special file):
+ * the number of them, and the first as one line; NULL when none. */
+MON_READER_API unsigned mon_trace_dir_problems(const mon_trace *t, const char **first);
 
 /* Events the writer reported lost (events_discarded), over all logs read. */
 MON_READER_API uint64_t mon_trace_events_discarded(const mon_trace *t);
@@ -366,6 +389,8 @@ MON_READER_API const mon_clock_alignment *mon_trace_clock_alignment(const mon_tr
 typedef struct mon_run_log {
     unsigned worker;
     uint64_t events, bytes;  /* what the writer wrote to the worker's log */
+    uint64_t discarded;      /* events it lost (the file could not take them) */
+    char *error;             /* why, NULL when none were lost or not said */
 } mon_run_log;
 
 /* The event classes of monitor_control (mon_event.classes): the bits of
@@ -400,6 +425,7 @@ typedef struct mon_run_json {
     char *format;            /* "snet-lpel-ctf"; "snet-lpel-ctf-ranks" at the top of a
                                 multi-rank trace */
     char *format_version;
+    uint64_t run_id;         /* names the run in every log's packets; 0 none */
     int argc;                /* the program's command line; argv NULL when the */
     char **argv;             /* file has none */
     int flush_ms;            /* --mon-flush on the command line; -1 not given */
@@ -412,6 +438,8 @@ typedef struct mon_run_json {
     char *clock_source;      /* "tsc", "CLOCK_MONOTONIC" */
     uint64_t clock_frequency_hz; /* 0 not given */
     bool has_complete, complete; /* the run has finished (the file's last version) */
+    char *ended_by;          /* a run that did not finish: the signal that ended it
+                                ("SIGTERM"), NULL when not known */
     mon_run_log *logs;       /* [n_logs]: only once complete */
     size_t n_logs;
     int64_t rank;            /* a rank's part of a multi-rank run; -1 otherwise */
@@ -427,7 +455,9 @@ typedef struct mon_run_json {
 } mon_run_json;
 
 /* Reads DIR/run.json: 0 with *out; 1 when there is none (*out NULL); -1
- * with "PATH:LINE: what is wrong" when it cannot be read or is not JSON. */
+ * with "PATH:LINE: what is wrong" when it cannot be read, is not a regular
+ * file (opened without blocking: a FIFO does not hang the reader) or is not
+ * JSON. */
 MON_READER_API int mon_run_json_read(const char *dir, mon_run_json **out, char *err, size_t errlen);
 /* What a trace directory's run.json says about the run as a whole: DIR's,
  * or DIR/..'s when DIR is a trace's ctf directory; for the top of a

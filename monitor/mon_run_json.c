@@ -14,6 +14,8 @@
  */
 #include "mon_reader.h"
 
+#include "mon_files_internal.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -41,6 +43,9 @@ void mon_run_json_free(mon_run_json *r)
     free(r->host);
     free(r->git_revision);
     free(r->clock_source);
+    free(r->ended_by);
+    for (size_t i = 0; r->logs && i < r->n_logs; i++)
+        free(r->logs[i].error);
     free(r->logs);
     free(r->samples);
     free(r->window_why);
@@ -100,8 +105,9 @@ static bool read_command_line(mon_run_json *r, json_t *cl)
     return true;
 }
 
-/* "logs": [{"worker": W, "events": E, "bytes": B}, ...]; entries without
- * the three counts (or with an absurd worker number) are left out. */
+/* "logs": [{"worker": W, "events": E, "bytes": B[, "discarded": D,
+ * "error": S]}, ...]; entries without the three counts (or with an absurd
+ * worker number) are left out. */
 static bool read_logs(mon_run_json *r, json_t *logs)
 {
     size_t n = json_is_array(logs) ? json_array_size(logs) : 0;
@@ -109,14 +115,33 @@ static bool read_logs(mon_run_json *r, json_t *logs)
         n = MON_RUN_JSON_MAX_LOGS;
     if (!(r->logs = calloc(n ? n : 1, sizeof *r->logs)))
         return false;
-    for (size_t i = 0; i < n; i++) {
+    bool oom = false;
+    for (size_t i = 0; i < n && !oom; i++) {
         json_t *e = json_array_get(logs, i);
         int64_t w = get_count(e, "worker", -1), ev = get_count(e, "events", -1),
                 by = get_count(e, "bytes", -1);
         if (w >= 0 && (uint64_t)w <= MON_RUN_JSON_MAX_WORKER && ev >= 0 && by >= 0)
-            r->logs[r->n_logs++] = (mon_run_log){(unsigned)w, (uint64_t)ev, (uint64_t)by};
+            r->logs[r->n_logs++] = (mon_run_log){(unsigned)w, (uint64_t)ev, (uint64_t)by,
+                                                 (uint64_t)get_count(e, "discarded", 0),
+                                                 copy_string(e, "error", &oom)};
     }
-    return true;
+    return !oom;
+}
+
+/* "run_id": 16 hexadecimal digits (a string: JSON numbers lose such
+ * integers in many parsers). 0 when absent; -1 when malformed. */
+static int read_run_id(json_t *root, uint64_t *id)
+{
+    *id = 0;
+    json_t *v = json_object_get(root, "run_id");
+    if (!v)
+        return 0;
+    const char *s = json_string_value(v);
+    char *end;
+    if (!s || strlen(s) != 16 || strspn(s, "0123456789abcdefABCDEF") != 16)
+        return -1;
+    *id = strtoull(s, &end, 16);
+    return 0;
 }
 
 /* "window": {"logs": [{"worker", "first_packet", "events_before",
@@ -180,6 +205,7 @@ static mon_run_json *from_json(json_t *root)
     json_t *complete = json_object_get(root, "complete");
     r->has_complete = json_is_boolean(complete);
     r->complete = json_is_true(complete);
+    r->ended_by = copy_string(root, "ended_by", &oom);
     r->rank = get_count(root, "rank", -1);
     r->ranks = get_count(root, "ranks", 0);
     int64_t ring = get_count(root, "ring_bytes", 0);
@@ -201,21 +227,30 @@ static int read_path(const char *path, mon_run_json **out, char *err, size_t err
 {
     *out = NULL;
     struct stat st;
-    if (stat(path, &st) != 0)
+    if (lstat(path, &st) != 0 && errno == ENOENT)
         return 1;
+    int fd = mon_open_regular(path, &st, err, errlen);
+    if (fd < 0)
+        return errno == ENOENT ? 1 : -1; /* a dangling symbolic link: none */
     json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
+    close(fd);
     if (!root) {
         snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
         return -1;
     }
-    if (!json_is_object(root)) {
+    uint64_t run_id;
+    if (!json_is_object(root) || read_run_id(root, &run_id) != 0) {
+        snprintf(err, errlen, json_is_object(root) ? "%s: \"run_id\" is not 16 hexadecimal digits"
+                                                   : "%s:1: expected a JSON object",
+                 path);
         json_decref(root);
-        snprintf(err, errlen, "%s:1: expected a JSON object", path);
         return -1;
     }
     *out = from_json(root);
     json_decref(root);
+    if (*out)
+        (*out)->run_id = run_id;
     if (!*out) {
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
@@ -225,7 +260,7 @@ static int read_path(const char *path, mon_run_json **out, char *err, size_t err
 
 int mon_run_json_read(const char *dir, mon_run_json **out, char *err, size_t errlen)
 {
-    char path[PATH_MAX + 16];
+    char path[PATH_MAX + 256];
     snprintf(path, sizeof path, "%s/run.json", dir);
     return read_path(path, out, err, errlen);
 }
@@ -248,6 +283,8 @@ static int merge_ranks(const char *dir, mon_run_json **top, char *err, size_t er
         if (k == 0 || mon_run_json_read(path, &one, err, errlen) == 0) {
             const mon_run_json *r = k == 0 ? run : one;
             workers += r->workers > 0 ? r->workers : 0;
+            if (complete && !r->complete && r->ended_by && k > 0 && !run->ended_by)
+                run->ended_by = strdup(r->ended_by); /* the first cause known */
             complete = complete && r->complete;
         } else {
             complete = false;

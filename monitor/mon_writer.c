@@ -33,10 +33,14 @@
  * atomics, the position after its last complete event (release-stored) and
  * that event's time: plain stores on x86.
  *
- * When the file cannot grow (disk full, file size limit, I/O error), the
- * worker goes on in the buffer, counts the packet's events as lost when it
- * is full or the run ends, and tries the file again at every packet: the
- * run is never stopped and nothing is dropped silently.
+ * When the file cannot grow by a whole packet (disk full, file size
+ * limit), the packet is made smaller: half the size, and half again, down
+ * to a page, so that the log takes what still fits instead of nothing.
+ * When not even a page fits (or on an I/O error), the worker goes on in the
+ * buffer, counts the packet's events as lost when it is full or the run
+ * ends, and tries the file again at every packet (at the full size first):
+ * the run is never stopped and nothing is dropped silently. All of this is
+ * on the packet switch, never on an event's path.
  */
 #include "mon_writer_internal.h"
 
@@ -63,6 +67,9 @@ struct mon_writer {
     mon_writer_hot hot;
 
     /* Cold. */
+    size_t full_cap;       /* the packet size asked for: the buffer's size (hot.cap is
+                              the current packet's, smaller when the file had no room) */
+    uint64_t run_id;       /* the run id in every packet context (0: none) */
     uint64_t packet_first; /* events before the current packet */
     bool in_file;          /* the current packet has its region in the file */
     bool write_failed;     /* a write into that region failed (error says why) */
@@ -186,29 +193,42 @@ static int publish_range(int fd, const uint8_t *buf, uint64_t packet_off, size_t
  * Packets
  * ------------------------------------------------------------------------- */
 
-/* The header of a new packet: no events yet, times at the log's clock. */
-static void header_init(mon_writer *w, uint8_t *buf)
+/* A packet's header and context into buf (MON_PACKET_PREAMBLE_BYTES): from
+ * ts to ts, content and size in bytes, lost events so far, sequence number
+ * seq, and the log's worker and run. */
+static void preamble_put(const mon_writer *w, uint8_t *buf, uint64_t ts, size_t content,
+                         size_t size, uint64_t lost, uint64_t seq)
 {
     uint8_t *p = buf;
     p = mon_put_u32(p, MON_CTF_MAGIC);
     p = mon_put_u32(p, 0);
-    p = mon_put_u64(p, last_ts_of(w));
-    p = mon_put_u64(p, last_ts_of(w));
-    p = mon_put_u64(p, (uint64_t)MON_PACKET_PREAMBLE_BYTES * 8);
-    p = mon_put_u64(p, (uint64_t)w->hot.cap * 8);
-    p = mon_put_u64(p, atomic_load_explicit(&w->lost, memory_order_relaxed));
+    p = mon_put_u64(p, ts);
+    p = mon_put_u64(p, ts);
+    p = mon_put_u64(p, (uint64_t)content * 8);
+    p = mon_put_u64(p, (uint64_t)size * 8);
+    p = mon_put_u64(p, lost);
     p = mon_put_u32(p, w->worker);
-    (void)mon_put_u64(p, w->seq);
+    p = mon_put_u64(p, seq);
+    (void)mon_put_u64(p, w->run_id);
 }
 
-/* Allocate the next region of the file and write the new packet's header
- * (in the buffer) into it. -1 (errno set) if the file cannot grow. */
+/* The header of a new packet: no events yet, times at the log's clock. */
+static void header_init(mon_writer *w, uint8_t *buf)
+{
+    preamble_put(w, buf, last_ts_of(w), MON_PACKET_PREAMBLE_BYTES, w->hot.cap,
+                 atomic_load_explicit(&w->lost, memory_order_relaxed), w->seq);
+}
+
+/* Allocate the next region of the file, of the current packet size, and
+ * write the new packet's header into it. -1 (errno set) if the file cannot
+ * grow by that much. */
 static int region_start(mon_writer *w)
 {
     if (w->fd < 0) {
         errno = EBADF;
         return -1;
     }
+    header_init(w, w->hot.buf);
     /* Allocated up front, so that publishing cannot run out of space
      * half-way through a packet, and the file holds whole packets only. */
     int rc = posix_fallocate(w->fd, (off_t)w->file_end, (off_t)w->hot.cap);
@@ -224,6 +244,29 @@ static int region_start(mon_writer *w)
         return -1;
     }
     return 0;
+}
+
+/* A region for the next packet: of the full size, else (the file system or
+ * the file size limit has no room for it) of half as much, and so on down
+ * to the smallest packet, so that the log takes what fits. hot.cap is the
+ * packet's size (the buffer's when none fits). -1 with errno. */
+static int region_fitting(mon_writer *w)
+{
+    size_t page = page_size(), min = packet_size_for(1);
+    w->hot.cap = w->full_cap;
+    for (;;) {
+        if (region_start(w) == 0)
+            return 0;
+        int err = errno;
+        size_t smaller = w->hot.cap / 2 / page * page;
+        if ((err != ENOSPC && err != EFBIG && err != EDQUOT) || smaller < min) {
+            w->hot.cap = w->full_cap;
+            header_init(w, w->hot.buf);
+            errno = err;
+            return -1;
+        }
+        w->hot.cap = smaller;
+    }
 }
 
 /* Start a new packet: in the file if it can grow, else only in the buffer
@@ -262,10 +305,9 @@ static void packet_start(mon_writer *w)
         ring_packet_start(w);
         return;
     }
-    header_init(w, w->hot.buf);
     w->packet_first = w->hot.events;
     w->write_failed = false;
-    if (region_start(w) == 0) {
+    if (region_fitting(w) == 0) {
         w->in_file = true;
         w->packet_off = w->file_end;
         w->file_end += w->hot.cap;
@@ -344,8 +386,9 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *a, co
         snprintf(err, errlen, fmt, a, b);
 }
 
-mon_writer *mon_writer_open_fd(int fd, const char *path, unsigned worker, size_t packet_bytes,
-                               char *err, size_t errlen)
+/* mon_writer_open_fd for run run_id (0: the packets name none). */
+static mon_writer *open_fd_run(int fd, const char *path, unsigned worker, uint64_t run_id,
+                               size_t packet_bytes, char *err, size_t errlen)
 {
     mon_writer *w = calloc(1, sizeof *w);
     size_t cap = packet_size_for(packet_bytes);
@@ -358,7 +401,8 @@ mon_writer *mon_writer_open_fd(int fd, const char *path, unsigned worker, size_t
         set_err(err, errlen, "%s: out of memory for the trace buffer%s", path, "");
         return NULL;
     }
-    w->hot.cap = cap;
+    w->hot.cap = w->full_cap = cap;
+    w->run_id = run_id;
     w->fd = fd;
     w->worker = worker;
     pthread_mutex_init(&w->lock, NULL);
@@ -367,8 +411,8 @@ mon_writer *mon_writer_open_fd(int fd, const char *path, unsigned worker, size_t
     return w;
 }
 
-mon_writer *mon_writer_open_ring(const char *dir, unsigned worker, size_t packet_bytes,
-                                 size_t ring_bytes, char *err, size_t errlen)
+mon_writer *mon_writer_open_ring(const char *dir, unsigned worker, uint64_t run_id,
+                                 size_t packet_bytes, size_t ring_bytes, char *err, size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s%u", dir, MON_WORKER_FILE_PREFIX, worker);
@@ -398,7 +442,8 @@ mon_writer *mon_writer_open_ring(const char *dir, unsigned worker, size_t packet
         return NULL;
     }
     w->ring_n = n;
-    w->hot.cap = cap;
+    w->hot.cap = w->full_cap = cap;
+    w->run_id = run_id;
     w->fd = -1;
     w->worker = worker;
     pthread_mutex_init(&w->lock, NULL);
@@ -418,8 +463,14 @@ bool mon_writer_ring_dropped(const mon_writer *w, uint64_t seq)
 
 uint64_t mon_writer_packet_seq(const mon_writer *w) { return w->seq; }
 
-mon_writer *mon_writer_open(const char *dir, unsigned worker, size_t packet_bytes,
-                            char *err, size_t errlen)
+mon_writer *mon_writer_open_fd(int fd, const char *path, unsigned worker, size_t packet_bytes,
+                               char *err, size_t errlen)
+{
+    return open_fd_run(fd, path, worker, 0, packet_bytes, err, errlen);
+}
+
+mon_writer *mon_writer_open_run(const char *dir, unsigned worker, uint64_t run_id,
+                                size_t packet_bytes, char *err, size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s%u", dir, MON_WORKER_FILE_PREFIX, worker);
@@ -428,7 +479,13 @@ mon_writer *mon_writer_open(const char *dir, unsigned worker, size_t packet_byte
         set_err(err, errlen, "%s: cannot create trace file: %s", path, strerror(errno));
         return NULL;
     }
-    return mon_writer_open_fd(fd, path, worker, packet_bytes, err, errlen);
+    return open_fd_run(fd, path, worker, run_id, packet_bytes, err, errlen);
+}
+
+mon_writer *mon_writer_open(const char *dir, unsigned worker, size_t packet_bytes,
+                            char *err, size_t errlen)
+{
+    return mon_writer_open_run(dir, worker, 0, packet_bytes, err, errlen);
 }
 
 void mon_writer_publish(mon_writer *w)
@@ -554,7 +611,7 @@ uint64_t mon_writer_bytes(const mon_writer *w)
     if (!w->have_packet)
         return 0;
     if (!w->in_file)
-        return w->packet_off;
+        return w->file_end; /* the last packet in the file was full: it ends there */
     return w->packet_off + (w->write_failed ? w->published : pos_of((mon_writer *)w));
 }
 
@@ -588,16 +645,7 @@ static int ring_put_prefix(int fd, const mon_writer *w, uint64_t start, const ui
                            size_t len, uint64_t *off)
 {
     uint8_t pre[MON_PACKET_PREAMBLE_BYTES];
-    uint8_t *p = pre;
-    p = mon_put_u32(p, MON_CTF_MAGIC);
-    p = mon_put_u32(p, 0);
-    p = mon_put_u64(p, start);
-    p = mon_put_u64(p, start);
-    p = mon_put_u64(p, (uint64_t)(sizeof pre + len) * 8);
-    p = mon_put_u64(p, (uint64_t)(sizeof pre + len) * 8);
-    p = mon_put_u64(p, 0);
-    p = mon_put_u32(p, w->worker);
-    (void)mon_put_u64(p, 0);
+    preamble_put(w, pre, start, sizeof pre + len, sizeof pre + len, 0, 0);
     if (write_at(fd, pre, sizeof pre, *off) != 0 ||
         (len && write_at(fd, events, len, *off + sizeof pre) != 0))
         return -1;

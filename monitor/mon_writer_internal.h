@@ -20,24 +20,31 @@
 #include "mon_emit_internal.h" /* the emitters: mon_emit_* */
 #include "mon_format_internal.h"
 
-/* Create DIR/worker-N and a writer for it; packet_bytes 0 means the
- * default (rounded up to whole pages). Returns NULL with a message in err.
- * A file that cannot grow is not an error here: its events are counted as
- * lost (mon_writer_lost) and a warning names the cause, once. */
+/* Create DIR/worker-N and a writer for it, whose packets name run run_id
+ * (run.json's "run_id"); packet_bytes 0 means the default (rounded up to
+ * whole pages). Returns NULL with a message in err. A file that cannot
+ * grow is not an error here: its events are counted as lost
+ * (mon_writer_lost) and a warning names the cause, once. */
+mon_writer *mon_writer_open_run(const char *dir, unsigned worker, uint64_t run_id,
+                                size_t packet_bytes, char *err, size_t errlen);
+
+/* The same for a trace that names no run (run id 0): the tests' fixtures,
+ * whose run.json has no run_id either. */
 mon_writer *mon_writer_open(const char *dir, unsigned worker, size_t packet_bytes,
                             char *err, size_t errlen);
 
 /* A writer on an already open descriptor, opened for reading and writing
- * (taken over: closed by mon_writer_close; -1: every event is lost). Lets
- * tests write to /dev/full. */
+ * (taken over: closed by mon_writer_close; -1: every event is lost), for a
+ * trace that names no run. Lets tests write to /dev/full. */
 mon_writer *mon_writer_open_fd(int fd, const char *path, unsigned worker, size_t packet_bytes,
                                char *err, size_t errlen);
 
 /* A flight recorder (--mon-ring): the last ring_bytes of the log (at least
  * two packets) are kept in memory, nothing is written to DIR/worker-N
- * until mon_writer_ring_write. NULL with a message in err. */
-mon_writer *mon_writer_open_ring(const char *dir, unsigned worker, size_t packet_bytes,
-                                 size_t ring_bytes, char *err, size_t errlen);
+ * until mon_writer_ring_write. Its packets name run run_id, as
+ * mon_writer_open_run's. NULL with a message in err. */
+mon_writer *mon_writer_open_ring(const char *dir, unsigned worker, uint64_t run_id,
+                                 size_t packet_bytes, size_t ring_bytes, char *err, size_t errlen);
 
 /* The run the worker's events belong to: a flight recorder starts each
  * packet with its run_start (the one of the run's start may have gone). */
@@ -111,8 +118,10 @@ const char *mon_writer_error(const mon_writer *w);
  * compares the log with it to find a log cut at a packet boundary. */
 typedef struct mon_log_count {
     unsigned worker;
-    uint64_t events; /* events in the file (recorded, not lost) */
-    uint64_t bytes;  /* bytes written to the file */
+    uint64_t events;    /* events in the file (recorded, not lost) */
+    uint64_t bytes;     /* bytes written to the file */
+    uint64_t discarded; /* events lost: the file could not take them */
+    const char *error;  /* why (strerror text), NULL when none were lost */
 } mon_log_count;
 
 /* One offset measurement against rank 0 (mon_sync_record), in ticks. */
@@ -130,6 +139,7 @@ typedef struct mon_window_entry {
 } mon_window_entry;
 
 typedef struct mon_run_info {
+    uint64_t run_id; /* names the run in run.json and every packet; 0: none (fixtures) */
     int argc;
     char *const *argv;
     unsigned flags;
@@ -169,6 +179,19 @@ int mon_metadata_write(const char *dir, const mon_run_info *info, char *err, siz
 /* Write DIR/run.json (replaced atomically). Returns 0 or -1 with err. */
 int mon_run_json_write(const char *dir, const mon_run_info *info, char *err, size_t errlen);
 
+/* run.json of a run that did not finish as the crash handler writes it:
+ * *text (malloc'd, *len bytes) is the file up to its last line, which the
+ * handler completes with mon_run_json_crash_end (async-signal-safe: no
+ * formatting in the handler). 0, or -1 when out of memory. */
+int mon_run_json_crash_text(const mon_run_info *info, char **text, size_t *len);
+/* Into buf (at least 128 bytes): the end of run.json after the crash text,
+ * naming signal sig ("ended_by": "SIGTERM"). Async-signal-safe. Returns
+ * the bytes written. */
+size_t mon_run_json_crash_end(char *buf, int sig);
+
+/* A new run id: 64 random bits, never 0. */
+uint64_t mon_run_id_new(void);
+
 /* Write DIR/run.json of a multi-rank trace: the marker saying that DIR
  * holds one trace per rank (MON_RANKS_FORMAT), written by rank 0. */
 int mon_ranks_json_write(const char *dir, const mon_run_info *info, char *err, size_t errlen);
@@ -176,8 +199,22 @@ int mon_ranks_json_write(const char *dir, const mon_run_info *info, char *err, s
 /* Create dir (and missing parents). Returns 0 or -1 with err. */
 int mon_mkdirs(const char *dir, char *err, size_t errlen);
 
+/* Make DIR ready for a new trace by removing what an earlier run left
+ * there: run.json (and its temporary), the metadata and worker logs in
+ * DIR/ctf, and every DIR/rank-K with K >= keep_ranks (the traces of the
+ * ranks of an earlier run across more ranks, or across ranks at all when
+ * keep_ranks is 0) and every flight-recorder snapshot DIR/snapshot-K (and
+ * snapshot-K.tmp), cleared the same way. Anything else in DIR is left
+ * alone; but a file in a CTF directory that the monitor does not write, or
+ * a run.json that is not the monitor's, is refused (-1 with a message
+ * naming it), before anything is removed: a reader would take the first
+ * for a log, and the second is somebody else's. 0 when DIR is missing. */
+int mon_trace_dir_clear(const char *dir, unsigned keep_ranks, char *err, size_t errlen);
+
 /* Create the trace directory DIR with its CTF subdirectory (whose path goes
- * into ctf_dir), the metadata and a first run.json. Returns 0 or -1. */
+ * into ctf_dir), the metadata and a first run.json, after clearing what an
+ * earlier run left (mon_trace_dir_clear, every rank directory). Returns 0
+ * or -1. */
 int mon_trace_dir_create(const char *dir, const mon_run_info *info, char *ctf_dir, size_t len,
                          char *err, size_t errlen);
 

@@ -252,7 +252,8 @@ static int fill_messages(repo_run *rec, const wfb_graph *g, wfb_error *err)
     for (size_t i = 0; i < r.n_runs; i++)
         copy_figures(rec, &rec->figures[1 + i], &r.runs[i]);
     for (size_t i = 0; i < r.n_inputs; i++) {
-        const wfb_lifeline *l = &r.lifelines[i];
+        wfb_lifeline line = wfb_message_lifeline(&r, i);
+        const wfb_lifeline *l = &line;
         repo_input *in = &rec->inputs[i];
         in->instance = l->run;
         in->input = repo_strdup(rec, wfb_vertex_id(g, l->input));
@@ -376,14 +377,16 @@ static int copy_steps(repo_run *rec, const wfb_graph *g, const wfb_path *p)
     size_t nt = wfb_task_stats_count(g) + 1, cells = nt * KINDS; /* the last task: none */
     size_t *row_of = malloc(cells * sizeof *row_of);
     repo_path *d = &rec->paths[p->kind];
-    if (!row_of || !RR_ARRAY(rec, d->steps, p->n_steps)) {
+    /* a row per task and kind of step: as many as there are, not steps */
+    if (!row_of || !RR_ARRAY(rec, d->steps, p->n_steps < cells ? p->n_steps : cells)) {
         free(row_of);
         return -1;
     }
     memset(row_of, 0xff, cells * sizeof *row_of);
     d->n = 0;
     for (size_t i = 0; i < p->n_steps; i++) {
-        const wfb_step *s = &p->steps[i];
+        wfb_step step_i = wfb_path_step_at(p, i);
+        const wfb_step *s = &step_i;
         size_t task = s->task < nt - 1 ? s->task : nt - 1;
         size_t kind = s->kind == WFB_STEP_READY ? 3 + (size_t)s->via : (size_t)s->kind;
         size_t *at = &row_of[task * KINDS + kind];

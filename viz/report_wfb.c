@@ -247,9 +247,12 @@ static const char *step_task(const wfb_graph *g, const wfb_path *p, size_t i)
  * straight down its column). */
 static void add_step_points(report_ctx *x, const wfb_path *p)
 {
+    uint32_t worker_before = 0;
     for (size_t i = 0; i < p->n_steps && x->rc == VIZ_OK; i++) {
-        const wfb_step *s = &p->steps[i];
-        bool moves = i == 0 || s->worker != p->steps[i - 1].worker;
+        wfb_step step_i = wfb_path_step_at(p, i);
+        const wfb_step *s = &step_i;
+        bool moves = i == 0 || s->worker != worker_before;
+        worker_before = s->worker;
         if (!moves || s->worker >= VIZ_MAX_WORKERS)
             continue;
         char label[400], name[300], step[32];
@@ -263,8 +266,9 @@ static void add_step_points(report_ctx *x, const wfb_path *p)
         x->rc = viz_report_add_path_point(x->r, (int)s->worker, (viz_time)llround(s->start_s * 1e9),
                                           label);
     }
-    if (p->n_steps && x->rc == VIZ_OK && p->steps[p->n_steps - 1].worker < VIZ_MAX_WORKERS) {
-        const wfb_step *s = &p->steps[p->n_steps - 1];
+    wfb_step last = p->n_steps ? wfb_path_step_at(p, p->n_steps - 1) : (wfb_step){0};
+    if (p->n_steps && x->rc == VIZ_OK && last.worker < VIZ_MAX_WORKERS) {
+        const wfb_step *s = &last;
         x->rc = viz_report_add_path_point(x->r, (int)s->worker, (viz_time)llround(s->end_s * 1e9),
                                           "the path's end");
     }
@@ -400,7 +404,8 @@ static const wfb_task_stats *find_task(const wfb_graph *g, const task_ref *refs,
 static bool on_path(const wfb_graph *g, const wfb_path *p, const char *name)
 {
     for (size_t i = 0; p && p->valid && name && i < p->n_steps; i++) {
-        const wfb_step *s = &p->steps[i];
+        wfb_step step_i = wfb_path_step_at(p, i);
+        const wfb_step *s = &step_i;
         if (s->kind == WFB_STEP_RUN && s->task < wfb_task_stats_count(g) &&
             wfb_task_stats_at(g, s->task)->name && !strcmp(wfb_task_stats_at(g, s->task)->name, name))
             return true;

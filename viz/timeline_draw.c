@@ -18,8 +18,10 @@
 
 #include <cairo-svg.h>
 #include <cairo.h>
+#include <errno.h>
 #include <fontconfig/fontconfig.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -859,9 +861,18 @@ static int write_svg(viz_timeline *tl, const char *path)
         viz_set_error(tl->error, sizeof tl->error, "%s: cannot open for writing", path);
         rc = VIZ_EIO;
     } else {
-        fwrite(doc, 1, len, out);
-        if (fclose(out) != 0) {
-            viz_set_error(tl->error, sizeof tl->error, "%s: write failed", path);
+        /* A write that fails part way leaves the stream's error set and may
+         * leave nothing for fclose to fail on: both are checked. */
+        errno = 0;
+        bool failed = fwrite(doc, 1, len, out) != len;
+        int err = errno;
+        if (fclose(out) != 0 && !failed) {
+            failed = true;
+            err = errno;
+        }
+        if (failed) {
+            viz_set_error(tl->error, sizeof tl->error, "%s: cannot write: %s", path,
+                          err ? strerror(err) : "a write failed");
             rc = VIZ_EIO;
         }
     }

@@ -80,12 +80,12 @@ static int path_view_of(const wfb_graph *g, const wfb_path *path, path_view *pv)
         pv->ns[pv->n++] = to_ns(wfb_path_step(g, path, i));
     }
     for (size_t i = 0; i < path->n_steps; i++) {
-        const wfb_step *s = &path->steps[i];
-        if (s->kind != WFB_STEP_RUN || s->vertex == WFB_NONE ||
-            (pv->n && pv->v[pv->n - 1] == s->vertex))
+        wfb_step s = wfb_path_step_at(path, i);
+        if (s.kind != WFB_STEP_RUN || s.vertex == WFB_NONE ||
+            (pv->n && pv->v[pv->n - 1] == s.vertex))
             continue;
-        pv->v[pv->n] = s->vertex;
-        pv->ns[pv->n++] = to_ns(s->end_s - s->start_s);
+        pv->v[pv->n] = s.vertex;
+        pv->ns[pv->n++] = to_ns(s.end_s - s.start_s);
     }
     return 0;
 }

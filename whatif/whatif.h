@@ -197,7 +197,8 @@ typedef struct whatif_profile {
 } whatif_profile;
 
 /* The profile of the model m, with the eq. 2 latencies from g (the same
- * trace analysed by the bridge; NULL or a graph without messages: n/a) and
+ * trace analysed by the bridge, lifted in memory, not wfb_graph_bounded;
+ * NULL or a graph without messages: n/a) and
  * the inputs from its message metrics. 0, or -1 with err set (a bad
  * pattern, a pattern matching no task, out of memory). */
 int whatif_profile_compute(whatif_model *m, const wfb_graph *g, const whatif_options *opt,

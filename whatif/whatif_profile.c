@@ -141,7 +141,7 @@ static int recorded_figures(prof_ctx *c)
         return -1;
     }
     for (size_t i = 0; i < r.n_inputs; i++)
-        c->lat[i] = r.lifelines[i].latency_s;
+        c->lat[i] = wfb_message_lifeline(&r, i).latency_s;
     c->n_lat = r.n_inputs;
     if (!p->latency_unknown_why && r.total.latency.n) {
         p->latency_mean_s = r.total.latency.mean;
@@ -309,7 +309,7 @@ static int predict_latency(prof_ctx *c, const group *g, whatif_row *row)
             return -1;
         }
         for (size_t i = 0; i < r.n_inputs && i < c->n_lat; i++)
-            part[i] = r.lifelines[i].latency_s;
+            part[i] = wfb_message_lifeline(&r, i).latency_s;
         wfb_message_report_free(&r);
     }
     for (size_t f = 0; f < c->p->n_faster; f++) {

@@ -162,6 +162,26 @@ int wfb_graph_finish_lenient(wfb_graph *g, wfb_error *err);
 size_t wfb_out_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges);
 size_t wfb_in_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges);
 
+/* Where a graph keeps the tables that grow with the trace (its component
+ * executions, its as-executed graph, an LPEL trace's message graph read by
+ * the bounded lifter): in memory behind caches of at most `memory` bytes in
+ * all (0: no bound, everything in memory), the rest in unlinked temporary
+ * files under tmp_dir (NULL: $TMPDIR, else /tmp). Set before anything is
+ * added. The figures are the same either way. */
+typedef struct wfb_limits {
+    size_t memory;
+    const char *tmp_dir;
+} wfb_limits;
+int wfb_graph_set_limits(wfb_graph *g, const wfb_limits *limits);
+/* The errno of a temporary file that could not be written or read back
+ * (ENOSPC: the disk is full), 0 when none failed: what was computed from
+ * the graph after that is wrong, so check it before keeping any output. */
+int wfb_graph_io_error(const wfb_graph *g);
+/* Whether g was lifted bounded (wfb_lifter_new_bounded): its figures and
+ * paths are there, its edges are not, nor what needs them again (the
+ * what-if factors per execution of wfb_message_options). */
+bool wfb_graph_bounded(const wfb_graph *g);
+
 /* Approximate bytes held by the graph (for benchmarks and reports). */
 size_t wfb_graph_bytes(const wfb_graph *g);
 
@@ -239,6 +259,9 @@ typedef struct wfb_exec {
                               spread over it in proportion); NAN without readings */
 } wfb_exec;
 size_t wfb_exec_count(const wfb_graph *g);
+/* wfb_exec_at (below) and wfb_period_at point into a cache of rows that
+ * may be larger than memory: the row is valid until the next call of the
+ * same function on the graph. */
 
 /* Waiting relation W(A,B) over one stream: A blocked on an empty stream
  * written by B (on_empty) or on a full stream read by B (B: the task that
@@ -308,6 +331,8 @@ typedef struct wfb_period {
     uint32_t worker_prev;  /* the period that ran on its worker before it, WFB_NONE */
     bool idle_before;      /* the worker waited (idle) between worker_prev and it */
     uint32_t vertex;       /* the last data state the task wrote in it, WFB_NONE */
+    uint32_t latest_ended; /* the period of its run that ended last at or before its start
+                              (ties: the later one), other than itself; WFB_NONE */
 } wfb_period;
 size_t wfb_period_count(const wfb_graph *g);
 const wfb_period *wfb_period_at(const wfb_graph *g, size_t i);
@@ -336,6 +361,8 @@ typedef struct wfb_import_options {
     wfb_progress_fn progress;
     void *progress_ctx;
     const struct wfb_bp_mapping *bp_mapping; /* NULL = built-in Pegasus mapping */
+    bool partial; /* a text input whose last line is cut short: leave the line
+                     out and attach the loss to the graph, instead of an error */
 } wfb_import_options;
 
 /* Each importer adds to g (graph must not be finished yet) and finishes it. */
@@ -447,12 +474,17 @@ typedef struct wfb_path {
      * (earliest worker_start to latest worker_end; NAN without W), the
      * time before the path's first step and after its last. */
     size_t n_steps;
-    wfb_step *steps;
+    struct kit_spill *step_rows; /* wfb_path_step_at's: as many as the run has periods */
+    int *io_err;                 /* its graph's (wfb_graph_io_error) */
     uint32_t run;
     double span_s, start_up_s, tail_s;
 } wfb_path;
 
 void wfb_path_free(wfb_path *p);
+/* Step i (0 <= i < n_steps) of an as-executed path of steps. Steps are kept
+ * like the graph's spilled tables (wfb_graph_set_limits); a step that
+ * cannot be read back is all zeros, and the graph's io error says why. */
+wfb_step wfb_path_step_at(const wfb_path *p, size_t i);
 /* The time the path spends at its i-th vertex, so that the steps of all its
  * vertices add up to length_s (docs/METRICS.md): on the longest path the
  * vertex's weight plus the cost of the edge into it; on the as-executed
@@ -621,7 +653,8 @@ typedef struct wfb_message_options {
 
 typedef struct wfb_message_report {
     size_t n_inputs;
-    wfb_lifeline *lifelines;   /* n_inputs entries */
+    struct kit_spill *lifeline_rows; /* wfb_message_lifeline's (as many as inputs) */
+    int *io_err;               /* the graph's (wfb_graph_io_error) */
     wfb_run_figures total;     /* the whole input */
     size_t n_runs;             /* LPEL traces: one entry per run, else 0 */
     wfb_run_figures *runs;
@@ -629,6 +662,11 @@ typedef struct wfb_message_report {
     double timeout_s;          /* from the histogram */
     size_t n_missing, n_timed_out;
 } wfb_message_report;
+
+/* Lifeline i (0 <= i < n_inputs), in the order of the inputs' vertices.
+ * Kept like the graph's spilled tables (wfb_graph_set_limits); one that
+ * cannot be read back is all zeros, and the graph's io error says why. */
+wfb_lifeline wfb_message_lifeline(const wfb_message_report *r, size_t i);
 
 /* opt may be NULL (defaults). */
 int wfb_message_metrics_compute(const wfb_graph *g, const wfb_message_options *opt,
@@ -648,6 +686,20 @@ size_t wfb_activity_anomalies(const wfb_graph *g, uint32_t **vertices);
 typedef struct wfb_lifter wfb_lifter;
 /* The lifter adds to g (which must not be finished yet). */
 wfb_lifter *wfb_lifter_new(wfb_graph *g);
+/* The bounded lifter: the message graph is analysed as it is read, in
+ * memory bounded by what is live in the trace (open executions, messages in
+ * flight, tasks, streams) and the caches of wfb_graph_set_limits, however
+ * long the trace. The graph it finishes gives every figure, path and name
+ * the one built in memory gives (wfb_message_metrics_compute,
+ * wfb_longest_path, wfb_as_executed_path, wfb_vertex_id, ...), but has no
+ * adjacency (wfb_in_edges and wfb_out_edges are empty) and cannot be
+ * written out whole (wfb_write_dot, wfb_write_jsonl refuse). A trace whose
+ * message graph cannot be analysed as it is read (a message read before it
+ * was written, or defined twice; a cycle) makes wfb_lifter_feed_mon or
+ * wfb_lifter_finish return WFB_LIFT_IN_MEMORY: lift it again with
+ * wfb_lifter_new. */
+wfb_lifter *wfb_lifter_new_bounded(wfb_graph *g);
+#define WFB_LIFT_IN_MEMORY (-2)
 /* Feeds one event of the monitor's trace reader (mon_reader.h), in the
  * order mon_trace_next delivers them; events the lifter does not use are
  * skipped. */
@@ -674,12 +726,14 @@ void wfb_csv_field(FILE *out, const char *s);
 
 /* ----------------------------------------------------------- input loss */
 
-/* What could not be read of one log of an LPEL trace that was analysed
- * anyway (snetmon --partial). Figures computed from such a graph cover the
- * events that were read; every report of the graph says what was lost. */
+/* What could not be read of one log of an LPEL trace, or of a text input
+ * (a last line cut short), that was analysed anyway (snetmon --partial).
+ * Figures computed from such a graph cover the events that were read;
+ * every report of the graph says what was lost. */
+#define WFB_LOSS_NO_WORKER UINT32_MAX /* worker of a text input's loss */
 typedef struct wfb_log_loss {
     const char *file;
-    uint32_t worker;
+    uint32_t worker;           /* WFB_LOSS_NO_WORKER: a text input, not a worker's log */
     const char *state;         /* truncated, damaged, unfinished, missing, discarded */
     uint64_t offset;           /* byte offset of the problem in the file */
     uint64_t events_read;
@@ -698,6 +752,12 @@ typedef struct wfb_input_loss {
     int events_lost_known;     /* 0: some log's loss is unknown, events_lost is
                                   then a lower bound */
     uint64_t bytes_lost;
+    const char *run;           /* the run did not finish, or nothing says it did:
+                                  why, in one line (docs/LOGFORMAT.md section 6);
+                                  NULL when it finished */
+    size_t files_passed;       /* files of the trace directory passed over: not of
+                                  the run, duplicates, special files */
+    const char *files_first;   /* the first of them, in one line; NULL when none */
 } wfb_input_loss;
 
 /* Attach a copy of loss to g (NULL: the input is complete); the reports of
@@ -709,7 +769,8 @@ const wfb_input_loss *wfb_graph_input_loss(const wfb_graph *g);
  * CSV table (log,worker,state,...). */
 int wfb_report_input_loss(const wfb_input_loss *loss, wfb_output fmt, FILE *out);
 /* "N events and M bytes lost" ("at least N events", "an unknown number of
- * events" when some log cannot tell) into buf. */
+ * events" when some log cannot tell; "; the run is not known to have
+ * finished", "; K files passed over" when so) into buf. */
 void wfb_input_loss_summary(const wfb_input_loss *loss, char *buf, size_t len);
 
 /* How the clocks of a multi-rank LPEL trace were aligned (the trace
@@ -781,8 +842,9 @@ int wfb_report_metrics(const wfb_graph *g, const wfb_metrics_input *in, wfb_outp
 
 /* Everything a command needs to get a finished graph: detects the format
  * (unless given), loads the BP mapping file (NULL = Pegasus), reports
- * progress to `progress` (may be NULL) with ctx. *out is NULL on error. */
-int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path,
+ * progress to `progress` (may be NULL) with ctx; partial as in
+ * wfb_import_options. *out is NULL on error. */
+int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path, bool partial,
                    wfb_progress_fn progress, void *progress_ctx, wfb_graph **out,
                    wfb_error *err);
 

@@ -44,7 +44,7 @@ int wfb_graph_set_clock_alignment(wfb_graph *g, const wfb_clock_alignment *a)
 
 const wfb_clock_alignment *wfb_graph_clock_alignment(const wfb_graph *g) { return g->clocks; }
 
-json_t *wfb_clock_alignment_json(const wfb_clock_alignment *a)
+json_t *wfb_clock_alignment_json(wfb_json_doc *d, const wfb_clock_alignment *a)
 {
     if (!a)
         return json_null();
@@ -52,25 +52,25 @@ json_t *wfb_clock_alignment_json(const wfb_clock_alignment *a)
     for (size_t i = 0; i < a->ranks; i++) {
         const wfb_rank_clock *r = &a->rank[i];
         json_t *rj = json_object();
-        json_object_set_new(rj, "rank", json_integer(r->rank));
-        json_object_set_new(rj, "samples", json_integer(r->samples));
-        json_object_set_new(rj, "start_sample", json_boolean(r->has_start));
-        json_object_set_new(rj, "end_sample", json_boolean(r->has_end));
-        json_object_set_new(rj, "offset_ns", json_real(r->offset_ns));
-        json_object_set_new(rj, "drift_ppm", json_real(r->drift_ppm));
-        json_object_set_new(rj, "round_trip_ns", json_real(r->rtt_ns));
-        json_object_set_new(rj, "max_shift_ns", json_real(r->shift_max_ns));
-        json_array_append_new(ranks, rj);
+        wfb_json_set(d, rj, "rank", json_integer(r->rank));
+        wfb_json_set(d, rj, "samples", json_integer(r->samples));
+        wfb_json_set(d, rj, "start_sample", json_boolean(r->has_start));
+        wfb_json_set(d, rj, "end_sample", json_boolean(r->has_end));
+        wfb_json_set(d, rj, "offset_ns", json_real(r->offset_ns));
+        wfb_json_set(d, rj, "drift_ppm", json_real(r->drift_ppm));
+        wfb_json_set(d, rj, "round_trip_ns", json_real(r->rtt_ns));
+        wfb_json_set(d, rj, "max_shift_ns", json_real(r->shift_max_ns));
+        wfb_json_append(d, ranks, rj);
     }
-    json_object_set_new(o, "ranks", ranks);
-    json_object_set_new(o, "messages", json_integer((json_int_t)a->messages));
-    json_object_set_new(o, "unmatched_receives", json_integer((json_int_t)a->unmatched));
-    json_object_set_new(o, "violations_raw", json_integer((json_int_t)a->raw_violations));
-    json_object_set_new(o, "violations", json_integer((json_int_t)a->violations));
-    json_object_set_new(o, "worst_violation_ns", json_real(a->worst_ns));
-    json_object_set_new(o, "receives_moved", json_integer((json_int_t)a->fixed));
-    json_object_set_new(o, "min_latency_ns", json_real(a->latency_ns));
-    json_object_set_new(o, "violations_after", json_integer((json_int_t)a->after));
+    wfb_json_set(d, o, "ranks", ranks);
+    wfb_json_set(d, o, "messages", json_integer((json_int_t)a->messages));
+    wfb_json_set(d, o, "unmatched_receives", json_integer((json_int_t)a->unmatched));
+    wfb_json_set(d, o, "violations_raw", json_integer((json_int_t)a->raw_violations));
+    wfb_json_set(d, o, "violations", json_integer((json_int_t)a->violations));
+    wfb_json_set(d, o, "worst_violation_ns", json_real(a->worst_ns));
+    wfb_json_set(d, o, "receives_moved", json_integer((json_int_t)a->fixed));
+    wfb_json_set(d, o, "min_latency_ns", json_real(a->latency_ns));
+    wfb_json_set(d, o, "violations_after", json_integer((json_int_t)a->after));
     return o;
 }
 
@@ -103,8 +103,9 @@ static void alignment_text(const wfb_clock_alignment *a, FILE *out)
 int wfb_report_clock_alignment(const wfb_clock_alignment *a, wfb_output fmt, FILE *out)
 {
     if (fmt == WFB_OUT_JSON) {
-        json_t *o = wfb_clock_alignment_json(a);
-        int rc = json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        wfb_json_doc d = {0};
+        json_t *o = wfb_clock_alignment_json(&d, a);
+        int rc = d.failed ? -1 : json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
         json_decref(o);
         return rc || ferror(out) ? -1 : 0;
     }

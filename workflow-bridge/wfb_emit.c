@@ -176,6 +176,8 @@ static void write_activity(wfb_emitter *em, const wfb_graph *g, uint32_t v)
 
 int wfb_write_jsonl(const wfb_graph *g, FILE *out)
 {
+    if (g->online)
+        return -1; /* its edges are counted, not kept (wfb_lifter_new_bounded) */
     wfb_emitter *em = wfb_emit_open(out);
     if (!em)
         return -1;

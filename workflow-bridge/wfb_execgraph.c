@@ -21,7 +21,15 @@
  * executions, so a back-pressure or occupancy dependency often runs
  * through tasks that have no data state at all; the periods have every
  * task. The critical path walks these rows (wfb_wcp.c); each row also keeps
- * the last data state its task wrote, to name the messages on the path.
+ * the last data state its task wrote, to name the messages on the path,
+ * and the period of its run that ended last before it began, where the
+ * walk goes after an idle whose cause the trace does not say.
+ *
+ * The rows are a spill array (kit.h): one per period, so as many as the
+ * trace makes, read back mostly from the end. Each row is final once its
+ * period has ended, except its latest_ended, which a period ending at the
+ * very time it began may still change: the rows opened at the latest
+ * dispatch time are kept "asking" until a dispatch at a later time.
  */
 #include "wfb_internal.h"
 
@@ -45,6 +53,12 @@ typedef struct aeg_task {
     double wake_s;        /* its last stream_wake, and the waker's period then */
     uint32_t wake_period;
 } aeg_task;
+
+/* The period of a run that has ended last so far (ties: the later row). */
+typedef struct aeg_latest {
+    double end_s;
+    uint32_t period;
+} aeg_latest;
 
 typedef struct aeg_worker {
     uint32_t run;
@@ -94,19 +108,84 @@ typedef struct aeg_sent {
 void wfb_execgraph_free(wfb_execgraph *a)
 {
     mon_key_table_free(&a->sent, NULL);
-    free(a->rows);
+    kit_spill_close(a->rows);
     free(a->tasks);
     free(a->workers);
+    free(a->latest);
+    free(a->asking);
     memset(a, 0, sizeof *a);
+}
+
+/* Row i, NULL when its temporary file failed (the graph's io_err says so). */
+static wfb_period *row(const wfb_execgraph *a, uint32_t i)
+{
+    return i < a->n ? wfb_graph_spill_at(a->g, a->rows, i) : NULL;
+}
+
+static aeg_latest *latest_of(wfb_execgraph *a, uint32_t run)
+{
+    if (run >= a->cap_latest) {
+        size_t cap = a->cap_latest;
+        if (KIT_GROW(a->latest, cap, (size_t)run + 1))
+            return NULL;
+        for (size_t i = a->cap_latest; i < cap; i++)
+            a->latest[i] = (aeg_latest){NAN, WFB_NONE};
+        a->cap_latest = cap;
+    }
+    return &a->latest[run];
+}
+
+/* Period `at` of run `run` begins at `start`: the period that ended last so
+ * far is its latest_ended, unless one ends at `start` too before a later
+ * dispatch (wfb_execgraph_close). */
+static int ask_latest(wfb_execgraph *a, uint32_t run, uint32_t at, double start, wfb_period *p)
+{
+    aeg_latest *l = latest_of(a, run);
+    if (!l)
+        return -1;
+    p->latest_ended = l->period;
+    if (start != a->asking_s)
+        a->n_asking = 0; /* no period can end at their start any more */
+    a->asking_s = start;
+    return KIT_PUSH(a->asking, a->n_asking, a->cap_asking, at);
+}
+
+/* Period `at` of run `run` ended at end_s: the latest of its run, and the
+ * latest for the periods asking that began at that same time. */
+static void tell_latest(wfb_execgraph *a, uint32_t run, uint32_t at, double end_s)
+{
+    aeg_latest *l = latest_of(a, run);
+    if (!l)
+        return;
+    if (l->period == WFB_NONE || end_s > l->end_s || (end_s == l->end_s && at > l->period))
+        *l = (aeg_latest){end_s, at};
+    if (end_s != a->asking_s)
+        return;
+    for (size_t i = 0; i < a->n_asking; i++) {
+        uint32_t q = a->asking[i];
+        wfb_period *p = q != at ? row(a, q) : NULL;
+        if (!p || p->run != run)
+            continue;
+        uint32_t was = p->latest_ended;
+        const wfb_period *w = was != WFB_NONE ? row(a, was) : NULL;
+        /* w ended at or before end_s, the time q began */
+        if (!w || w->end_s < end_s || at > was)
+            if ((p = row(a, q)))
+                p->latest_ended = at;
+    }
 }
 
 int wfb_execgraph_open(wfb_execgraph *a, uint32_t run, uint32_t task, const mon_interval *iv)
 {
     aeg_task *t = task_at(a, task);
     aeg_worker *w = worker_at(a, iv->worker, run);
-    if (!t || !w || a->n >= WFB_NONE - 1 || KIT_GROW(a->rows, a->cap, a->n + 1))
+    if (!t || !w || a->n >= WFB_NONE - 1)
         return -1;
-    wfb_period *p = &a->rows[a->n];
+    if (!a->rows && !(a->rows = wfb_graph_spill(a->g, sizeof(wfb_period), 0.125)))
+        return -1;
+    wfb_period *p = wfb_graph_spill_at(a->g, a->rows, a->n);
+    if (!p)
+        return -1;
     *p = (wfb_period){.run = run,
                       .worker = iv->worker,
                       .task = task,
@@ -117,7 +196,8 @@ int wfb_execgraph_open(wfb_execgraph *a, uint32_t run, uint32_t task, const mon_
                       .cause_period = WFB_NONE,
                       .worker_prev = w->last,
                       .idle_before = w->idle,
-                      .vertex = WFB_NONE};
+                      .vertex = WFB_NONE,
+                      .latest_ended = WFB_NONE};
     if (t->pending) {
         p->cause = t->cause;
         p->ready_s = t->ready_s;
@@ -126,26 +206,29 @@ int wfb_execgraph_open(wfb_execgraph *a, uint32_t run, uint32_t task, const mon_
         t->pending = false;
     }
     t->open = w->open = (uint32_t)a->n++;
-    return 0;
+    return ask_latest(a, run, t->open, p->start_s, p);
 }
 
 void wfb_execgraph_close(wfb_execgraph *a, uint32_t task, const mon_interval *iv)
 {
     aeg_task *t = task < a->cap_tasks ? &a->tasks[task] : NULL;
-    if (!t || t->open == WFB_NONE)
+    wfb_period *p = t ? row(a, t->open) : NULL;
+    if (!p)
         return;
-    wfb_period *p = &a->rows[t->open];
     p->end_s = seconds(iv->end);
     p->preempted_s = iv->cpu_known ? seconds(iv->preempted) : NAN;
-    if (p->worker < a->cap_workers) {
-        aeg_worker *w = &a->workers[p->worker];
-        if (w->run == p->run) {
+    uint32_t run = p->run, worker = p->worker;
+    double end_s = p->end_s;
+    if (worker < a->cap_workers) {
+        aeg_worker *w = &a->workers[worker];
+        if (w->run == run) {
             w->last = t->open;
             w->idle = false;
             if (w->open == t->open)
                 w->open = WFB_NONE;
         }
     }
+    tell_latest(a, run, t->open, end_s);
     t->open = WFB_NONE;
 }
 
@@ -177,9 +260,11 @@ void wfb_execgraph_blocked(wfb_execgraph *a, uint32_t task, const mon_interval *
 
 void wfb_execgraph_wake(wfb_execgraph *a, uint32_t waker, uint32_t woken, double at)
 {
-    aeg_task *from = task_at(a, waker), *to = task_at(a, woken);
-    if (!from || !to)
+    /* Both rows made first: task_at may move the table, so a pointer is
+     * taken only once neither call can grow it. */
+    if (!task_at(a, waker) || !task_at(a, woken))
         return;
+    aeg_task *from = task_at(a, waker), *to = task_at(a, woken);
     to->wake_s = at;
     to->wake_period = from->open;
 }
@@ -218,7 +303,7 @@ void wfb_execgraph_received(wfb_execgraph *a, uint32_t run, uint32_t task, uint6
     aeg_sent *s = a->sent.value_size ? mon_key_table_find(&a->sent, msg) : NULL;
     if (!s || s->run != run) /* a record keeps its id across ranks: the latest send */
         return;
-    wfb_period *p = t && t->open != WFB_NONE ? &a->rows[t->open] : NULL;
+    wfb_period *p = t ? row(a, t->open) : NULL;
     if (p && t->after_channel && p->cause == WFB_CAUSE_NONE && isnan(p->ready_s)) {
         p->cause = WFB_CAUSE_DATA;
         p->cause_period = s->period;
@@ -231,16 +316,17 @@ void wfb_execgraph_received(wfb_execgraph *a, uint32_t run, uint32_t task, uint6
 void wfb_execgraph_wrote(wfb_execgraph *a, uint32_t task, uint32_t vertex)
 {
     aeg_task *t = task < a->cap_tasks ? &a->tasks[task] : NULL;
-    if (t && t->open != WFB_NONE)
-        a->rows[t->open].vertex = vertex;
+    wfb_period *p = t ? row(a, t->open) : NULL;
+    if (p)
+        p->vertex = vertex;
 }
 
 int wfb_execgraph_store(wfb_execgraph *a, wfb_graph *g)
 {
-    free(g->periods);
+    kit_spill_close(g->periods);
     g->periods = a->rows;
     g->n_periods = a->n;
     a->rows = NULL;
-    a->n = a->cap = 0;
+    a->n = 0;
     return 0;
 }

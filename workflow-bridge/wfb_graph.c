@@ -8,6 +8,8 @@
  */
 #include "wfb_internal.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +35,13 @@ void wfb_error_print(const wfb_error *err, FILE *out)
     fprintf(out, "%s%s\n", (err->file[0] || err->line > 0) ? " " : "", err->msg);
 }
 
-long wfb_read_line(FILE *in, char **buf, size_t *cap)
+long wfb_read_line(FILE *in, char **buf, size_t *cap, wfb_line_info *line)
 {
     ssize_t n = getline(buf, cap, in);
     if (n < 0)
         return -1;
+    if (line)
+        *line = (wfb_line_info){(size_t)n, (*buf)[n - 1] == '\n'};
     while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
         (*buf)[--n] = '\0';
     return (long)n;
@@ -107,10 +111,12 @@ void wfb_graph_free(wfb_graph *g)
     wfb_clock_alignment_free(g->clocks);
     free(g->workers);
     free(g->tasks);
-    free(g->execs);
+    kit_spill_close(g->execs);
     free(g->waits);
     free(g->streams);
-    free(g->periods);
+    kit_spill_close(g->periods);
+    wfb_online_free(g->online);
+    free(g->tmp_dir);
     free(g);
 }
 
@@ -130,8 +136,72 @@ const char *wfb_graph_source(const wfb_graph *g)
     return g->source ? g->source : "";
 }
 
-size_t wfb_vertex_count(const wfb_graph *g) { return g->ids.count; }
-size_t wfb_edge_count(const wfb_graph *g) { return g->ne; }
+size_t wfb_vertex_count(const wfb_graph *g)
+{
+    return g->online ? wfb_online_vertex_count(g->online) : g->ids.count;
+}
+
+size_t wfb_edge_count(const wfb_graph *g)
+{
+    return g->online ? (size_t)wfb_online_edge_count(g->online) : g->ne;
+}
+
+/* ---- the vertices of a graph lifted bounded (wfb_online.c) ----
+ *
+ * Its message graph is not in the columns: each vertex is read from the
+ * online analysis' records, and its id and location are made up in a ring
+ * of buffers (the last 8 stay valid: enough for any one expression). */
+
+static wfb_mv_info online_vertex(const wfb_graph *g, uint32_t v)
+{
+    wfb_mv_info info;
+    if (wfb_online_vertex(g->online, v, &info) != 0) {
+        if (!g->io_err)
+            ((wfb_graph *)g)->io_err = EIO;
+        return (wfb_mv_info){.time = NAN, .worker = WFB_NONE, .origin = WFB_NONE};
+    }
+    return info;
+}
+
+static char *name_buffer(const wfb_graph *g)
+{
+    wfb_graph *m = (wfb_graph *)g; /* the ring is scratch space, not the graph */
+    m->name_at = (m->name_at + 1) % 8;
+    return m->name_ring[m->name_at];
+}
+
+static const char *online_id(const wfb_graph *g, uint32_t v)
+{
+    wfb_mv_info i = online_vertex(g, v);
+    char *buf = name_buffer(g);
+    wfb_mv_name(buf, sizeof g->name_ring[0], i.kind, i.run, i.msg, i.aux);
+    return buf;
+}
+
+static const char *online_attr(const wfb_graph *g, uint32_t v, wfb_attr attr)
+{
+    wfb_mv_info i = online_vertex(g, v);
+    if (attr == WFB_ATTR_ORIGIN)
+        return wfb_strtab_get(&g->strs, i.origin);
+    if (attr == WFB_ATTR_LABEL)
+        return wfb_mv_label_text(i.label);
+    if (attr != WFB_ATTR_LOCATION || i.worker == WFB_NONE)
+        return NULL;
+    char *buf = name_buffer(g);
+    for (size_t w = 0; w < g->n_workers; w++) /* as the lifter named it (set_location) */
+        if (g->workers[w].worker == i.worker && g->workers[w].ranked) {
+            snprintf(buf, sizeof g->name_ring[0], "r%" PRIu32 ".w%" PRIu32, g->workers[w].rank,
+                     g->workers[w].rank_worker);
+            return buf;
+        }
+    snprintf(buf, sizeof g->name_ring[0], "w%" PRIu32, i.worker);
+    return buf;
+}
+
+const char *wfb_mv_label_text(wfb_mv_label label)
+{
+    return label == WFB_MV_EXTERNAL ? "external input" : label == WFB_MV_DELETED_LABEL ? "deleted" : NULL;
+}
 
 /* ---- columns ---- */
 
@@ -300,18 +370,32 @@ int wfb_vertex_set_attr(wfb_graph *g, uint32_t v, wfb_attr attr, const char *val
     return 0;
 }
 
-const char *wfb_vertex_id(const wfb_graph *g, uint32_t v) { return wfb_strtab_get(&g->ids, v); }
+const char *wfb_vertex_id(const wfb_graph *g, uint32_t v)
+{
+    return g->online ? online_id(g, v) : wfb_strtab_get(&g->ids, v);
+}
 
 wfb_vertex_kind wfb_vertex_kind_of(const wfb_graph *g, uint32_t v)
 {
+    if (g->online)
+        return WFB_VERTEX_DATA;
     return (g->v_flags[v] & WFB_VF_ACTIVITY) ? WFB_VERTEX_ACTIVITY : WFB_VERTEX_DATA;
 }
 
-int wfb_vertex_defined(const wfb_graph *g, uint32_t v) { return !!(g->v_flags[v] & WFB_VF_DEFINED); }
-int wfb_vertex_failed(const wfb_graph *g, uint32_t v) { return !!(g->v_flags[v] & WFB_VF_FAILED); }
+int wfb_vertex_defined(const wfb_graph *g, uint32_t v)
+{
+    return g->online ? 1 : !!(g->v_flags[v] & WFB_VF_DEFINED);
+}
+
+int wfb_vertex_failed(const wfb_graph *g, uint32_t v)
+{
+    return g->online ? 0 : !!(g->v_flags[v] & WFB_VF_FAILED);
+}
 
 double wfb_vertex_time(const wfb_graph *g, uint32_t v, wfb_time_kind which)
 {
+    if (g->online)
+        return online_vertex(g, v).time;
     if (!(g->v_flags[v] & WFB_VF_ACTIVITY))
         which = WFB_T_END;
     return g->v_time[which] ? g->v_time[which][v] : NAN;
@@ -322,6 +406,8 @@ double wfb_vertex_end(const wfb_graph *g, uint32_t v) { return wfb_vertex_time(g
 
 double wfb_vertex_weight(const wfb_graph *g, uint32_t v)
 {
+    if (g->online)
+        return 0.0; /* data states only */
     if (g->v_duration && !isnan(g->v_duration[v]))
         return g->v_duration[v];
     if (!(g->v_flags[v] & WFB_VF_ACTIVITY))
@@ -330,7 +416,10 @@ double wfb_vertex_weight(const wfb_graph *g, uint32_t v)
     return isnan(w) ? 0.0 : w;
 }
 
-uint64_t wfb_vertex_size(const wfb_graph *g, uint32_t v) { return g->v_size ? g->v_size[v] : 0; }
+uint64_t wfb_vertex_size(const wfb_graph *g, uint32_t v)
+{
+    return !g->online && g->v_size ? g->v_size[v] : 0;
+}
 
 int wfb_vertex_set_run(wfb_graph *g, uint32_t v, uint32_t run)
 {
@@ -342,10 +431,17 @@ int wfb_vertex_set_run(wfb_graph *g, uint32_t v, uint32_t run)
     return 0;
 }
 
-uint32_t wfb_vertex_run(const wfb_graph *g, uint32_t v) { return g->v_run ? g->v_run[v] : 0; }
+uint32_t wfb_vertex_run(const wfb_graph *g, uint32_t v)
+{
+    if (g->online)
+        return online_vertex(g, v).run;
+    return g->v_run ? g->v_run[v] : 0;
+}
 uint32_t wfb_run_count(const wfb_graph *g) { return g->n_runs; }
 int wfb_vertex_only_read(const wfb_graph *g, uint32_t v)
 {
+    if (g->online)
+        return online_vertex(g, v).only_read;
     return (g->v_flags[v] & WFB_VF_ONLY_READ) != 0;
 }
 int wfb_exec_costs_known(const wfb_graph *g) { return !g->exec_costs_unknown; }
@@ -353,7 +449,10 @@ int wfb_exec_costs_known(const wfb_graph *g) { return !g->exec_costs_unknown; }
 int wfb_cpu_known(const wfb_graph *g) { return g->cpu_known; }
 
 size_t wfb_period_count(const wfb_graph *g) { return g->n_periods; }
-const wfb_period *wfb_period_at(const wfb_graph *g, size_t i) { return &g->periods[i]; }
+const wfb_period *wfb_period_at(const wfb_graph *g, size_t i)
+{
+    return wfb_graph_spill_get(g, g->periods, i);
+}
 
 double wfb_worker_preempted_share(const wfb_worker_stats *w)
 {
@@ -373,6 +472,8 @@ double wfb_worker_unaccounted(const wfb_worker_stats *w)
 
 const char *wfb_vertex_attr(const wfb_graph *g, uint32_t v, wfb_attr attr)
 {
+    if (g->online)
+        return online_attr(g, v, attr);
     return g->v_attr[attr] ? wfb_strtab_get(&g->strs, g->v_attr[attr][v]) : NULL;
 }
 
@@ -418,6 +519,23 @@ uint32_t wfb_edge_add(wfb_graph *g, uint32_t src, uint32_t dst, wfb_edge_kind ki
     return e;
 }
 
+uint32_t wfb_graph_path_edge(const wfb_graph *cg, const wfb_mv_back *b, uint32_t src, uint32_t dst)
+{
+    wfb_graph *g = (wfb_graph *)cg; /* a cache of the edges paths name */
+    if (g->ne >= WFB_NONE - 1 || grow_edge_columns(g, g->ne + 1) ||
+        need_column((void **)&g->e_exec, g->cap_e, 4, 0xff) ||
+        need_column((void **)&g->e_label, g->cap_e, 4, 0xff))
+        return WFB_NONE;
+    uint32_t e = (uint32_t)g->ne++;
+    g->e_src[e] = src;
+    g->e_dst[e] = dst;
+    g->e_kind[e] = (uint8_t)b->kind;
+    g->e_cost[e] = b->cost;
+    g->e_exec[e] = b->exec;
+    g->e_label[e] = b->label;
+    return e;
+}
+
 int wfb_edge_set_exec(wfb_graph *g, uint32_t e, uint32_t exec)
 {
     if (need_column((void **)&g->e_exec, g->cap_e, 4, 0xff))
@@ -450,13 +568,66 @@ const char *wfb_edge_label(const wfb_graph *g, uint32_t e)
 
 /* ---- runtime side tables ---- */
 
+/* ---- spilled tables ---- */
+
+int wfb_graph_set_limits(wfb_graph *g, const wfb_limits *limits)
+{
+    char *dir = limits->tmp_dir ? strdup(limits->tmp_dir) : NULL;
+    if (limits->tmp_dir && !dir)
+        return -1;
+    free(g->tmp_dir);
+    g->tmp_dir = dir;
+    g->limits = (wfb_limits){limits->memory, dir};
+    return 0;
+}
+
+int wfb_graph_io_error(const wfb_graph *g) { return g->io_err; }
+
+bool wfb_graph_bounded(const wfb_graph *g) { return g->online != NULL; }
+
+kit_spill *wfb_graph_spill(const wfb_graph *g, size_t rec_size, double share)
+{
+    size_t cache = g->limits.memory ? (size_t)((double)g->limits.memory * share) : SIZE_MAX;
+    kit_spill *s;
+    return kit_spill_open(&s, rec_size, cache, g->limits.tmp_dir) == 0 ? s : NULL;
+}
+
+void *wfb_graph_spill_at(const wfb_graph *g, kit_spill *s, uint64_t i)
+{
+    void *p = kit_spill_at(s, i);
+    if (!p && !g->io_err)
+        ((wfb_graph *)g)->io_err = kit_spill_error(s) ? kit_spill_error(s) : EIO;
+    return p;
+}
+
+const void *wfb_graph_spill_get(const wfb_graph *g, kit_spill *s, uint64_t i)
+{
+    static const union {
+        wfb_period period;
+        wfb_exec exec;
+        char bytes[256];
+    } zero;
+    const void *p = s ? wfb_graph_spill_at(g, s, i) : NULL;
+    return p ? p : &zero;
+}
+
 uint32_t wfb_graph_add_exec(wfb_graph *g, const wfb_exec *x)
 {
-    if (g->n_execs >= WFB_NONE - 1 ||
-        KIT_GROW(g->execs, g->cap_execs, g->n_execs + 1))
+    if (g->n_execs >= WFB_NONE - 1 || (!g->execs && !(g->execs = wfb_graph_spill(g, sizeof *x, 0.125))))
         return WFB_NONE;
-    g->execs[g->n_execs] = *x;
+    wfb_exec *row = wfb_graph_spill_at(g, g->execs, g->n_execs);
+    if (!row)
+        return WFB_NONE;
+    *row = *x;
     return (uint32_t)g->n_execs++;
+}
+
+wfb_exec *wfb_graph_exec_mut(wfb_graph *g, uint32_t x)
+{
+    /* after a failure (io_err is set), written to in vain: the graph's own
+     * row, so that graphs in other threads do not share it */
+    wfb_exec *row = x < g->n_execs ? wfb_graph_spill_at(g, g->execs, x) : NULL;
+    return row ? row : &g->exec_lost;
 }
 
 size_t wfb_worker_stats_count(const wfb_graph *g) { return g->n_workers; }
@@ -466,7 +637,10 @@ const wfb_task_stats *wfb_task_stats_at(const wfb_graph *g, size_t i) { return &
 size_t wfb_exec_count(const wfb_graph *g) { return g->n_execs; }
 size_t wfb_wait_relation_count(const wfb_graph *g) { return g->n_waits; }
 const wfb_wait_relation *wfb_wait_relation_at(const wfb_graph *g, size_t i) { return &g->waits[i]; }
-const wfb_exec *wfb_exec_at(const wfb_graph *g, size_t i) { return &g->execs[i]; }
+const wfb_exec *wfb_exec_at(const wfb_graph *g, size_t i)
+{
+    return wfb_graph_spill_get(g, g->execs, i);
+}
 size_t wfb_stream_stats_count(const wfb_graph *g) { return g->n_streams; }
 const wfb_stream_stats *wfb_stream_stats_at(const wfb_graph *g, size_t i)
 {
@@ -696,12 +870,20 @@ int wfb_graph_finish_lenient(wfb_graph *g, wfb_error *err) { return finish(g, tr
 
 size_t wfb_out_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges)
 {
+    if (g->online) { /* no adjacency (wfb_lifter_new_bounded) */
+        *edges = NULL;
+        return 0;
+    }
     *edges = g->out_list + g->out_off[v];
     return g->out_off[v + 1] - g->out_off[v];
 }
 
 size_t wfb_in_edges(const wfb_graph *g, uint32_t v, const uint32_t **edges)
 {
+    if (g->online) {
+        *edges = NULL;
+        return 0;
+    }
     *edges = g->in_list + g->in_off[v];
     return g->in_off[v + 1] - g->in_off[v];
 }
@@ -721,6 +903,6 @@ size_t wfb_graph_bytes(const wfb_graph *g)
     if (g->finished)
         b += (g->ids.count + 1) * 4 * 2 + g->ne * 4 * 2 + g->ids.count * 4;
     b += g->n_workers * sizeof *g->workers + g->n_tasks * sizeof *g->tasks +
-         g->cap_execs * sizeof *g->execs + g->n_periods * sizeof *g->periods;
+         g->n_execs * sizeof(wfb_exec) + g->n_periods * sizeof(wfb_period);
     return b;
 }

@@ -173,7 +173,7 @@ int wfb_import_path(wfb_graph *g, const char *path, wfb_format format,
     return rc;
 }
 
-int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path,
+int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path, bool partial,
                    wfb_progress_fn progress, void *progress_ctx, wfb_graph **out,
                    wfb_error *err)
 {
@@ -187,7 +187,7 @@ int wfb_load_input(const char *path, wfb_format format, const char *bp_map_path,
         wfb_set_error(err, path, 0, "out of memory");
         return -1;
     }
-    wfb_import_options opt = {progress, progress_ctx, map};
+    wfb_import_options opt = {progress, progress_ctx, map, partial};
     int rc = wfb_import_path(g, path, format, &opt, err);
     wfb_bp_mapping_free(map);
     if (rc) {

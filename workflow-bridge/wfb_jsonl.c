@@ -299,27 +299,36 @@ int wfb_import_jsonl(wfb_graph *g, FILE *in, const char *name, const wfb_import_
     if (name)
         wfb_graph_set_source(g, name);
     line_ctx c = {g, wfb_graph_source(g), 0, err};
-    uint64_t total = file_size(in), done = 0;
+    uint64_t total = file_size(in), done = 0, events = 0;
     char *buf = NULL;
     size_t cap = 0;
     long len;
     int rc = 0;
     wfb_record rec = {0};
-    while (rc == 0 && (len = wfb_read_line(in, &buf, &cap)) >= 0) {
+    wfb_line_info li;
+    while (rc == 0 && (len = wfb_read_line(in, &buf, &cap, &li)) >= 0) {
         c.line++;
-        done += (uint64_t)len + 1;
+        uint64_t at = done;
+        done += li.bytes;
         if (opt && opt->progress && (c.line & 0xffff) == 0)
             opt->progress(opt->progress_ctx, done, total);
         if (blank_or_comment(buf))
             continue;
         char why[200];
         int parsed = wfb_record_parse(&rec, buf, (size_t)len, why, sizeof why);
-        if (parsed == -1)
+        /* JSON Lines may end without a newline; a last line that is no
+         * JSON then was cut short. */
+        if (parsed == -1 && !li.terminated) {
+            wfb_text_pos pos = {c.file, c.line, at, events};
+            rc = wfb_text_cut_short(g, &pos, li.bytes, opt && opt->partial, err);
+        } else if (parsed == -1) {
             rc = fail(&c, "bad JSON: %s", why);
-        else if (parsed == -2)
+        } else if (parsed == -2) {
             rc = fail(&c, "%s", "each line must be a JSON object");
-        else
+        } else {
             rc = import_object(&c, &rec);
+            events++;
+        }
     }
     wfb_record_free(&rec);
     free(buf);

@@ -44,6 +44,7 @@
 
 #include "mon_reader.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -113,10 +114,21 @@ struct wfb_lifter {
     size_t n_runs_seen, cap_runs_seen;
     wfb_execgraph aeg;    /* the as-executed graph (wfb_execgraph.c) */
     bool cpu_seen;        /* CPU readings in the trace */
+    wfb_online *online;   /* bounded: the message graph analysed as it is read */
 };
 
 static int on_interval(void *ctx, const mon_interval *iv);
 static int on_interval_open(void *ctx, const mon_interval *iv);
+
+wfb_lifter *wfb_lifter_new_bounded(wfb_graph *g)
+{
+    wfb_lifter *l = wfb_lifter_new(g);
+    if (l && !(l->online = wfb_online_new(g))) {
+        wfb_lifter_free(l);
+        return NULL;
+    }
+    return l;
+}
 
 wfb_lifter *wfb_lifter_new(wfb_graph *g)
 {
@@ -124,6 +136,7 @@ wfb_lifter *wfb_lifter_new(wfb_graph *g)
     if (!l)
         return NULL;
     l->g = g;
+    l->aeg.g = g;
     mon_period_sink sink = {.ctx = l, .open = on_interval_open, .close = on_interval};
     if (!(l->periods = mon_periods_new(&sink))) {
         free(l);
@@ -142,6 +155,7 @@ void wfb_lifter_free(wfb_lifter *l)
         free(l->tasks[i].parts);
     }
     wfb_execgraph_free(&l->aeg);
+    wfb_online_free(l->online);
     free(l->tasks);
     kit_index_map_free(&l->task_map);
     free(l->workers);
@@ -155,9 +169,19 @@ void wfb_lifter_free(wfb_lifter *l)
     free(l);
 }
 
+/* A failure: out of memory, or a temporary file (bounded), or the bounded
+ * analysis cannot go on (WFB_LIFT_IN_MEMORY). */
 static int oom(const wfb_lifter *l, wfb_error *err)
 {
-    wfb_set_error(err, l->g->source, 0, "out of memory lifting the trace");
+    const char *why = l->online ? wfb_online_irregular(l->online) : NULL;
+    if (why) {
+        wfb_set_error(err, l->g->source, 0, "%s: the message graph must be built in memory", why);
+        return WFB_LIFT_IN_MEMORY;
+    }
+    if (l->g->io_err && l->g->io_err != ENOMEM)
+        wfb_set_error(err, l->g->source, 0, "temporary file: %s", strerror(l->g->io_err));
+    else
+        wfb_set_error(err, l->g->source, 0, "out of memory lifting the trace");
     return -1;
 }
 
@@ -267,6 +291,21 @@ static worker_state *worker_in_run(wfb_lifter *l, uint32_t run, uint32_t worker)
     return w && w->seen && w->stats.run == run ? w : NULL;
 }
 
+static int push_vertex(uint32_t **list, size_t *n, size_t *cap, uint32_t v)
+{
+    if (KIT_GROW(*list, *cap, *n + 1))
+        return -1;
+    (*list)[(*n)++] = v;
+    return 0;
+}
+
+/* ---- the message graph ----
+ *
+ * Built in the graph (the reference, and event files' way), or analysed as
+ * it is read (wfb_online.c, the bounded lifter): the same vertices in the
+ * same order, the same edges; the functions below are the one place that
+ * tells the two apart. */
+
 static int remember_worker(wfb_lifter *l, uint32_t v, uint32_t worker)
 {
     size_t cap = l->cap_v_worker;
@@ -280,44 +319,45 @@ static int remember_worker(wfb_lifter *l, uint32_t v, uint32_t worker)
     return 0;
 }
 
+/* Where data state v is: the worker it was written (or arrived, or moved)
+ * on; WFB_NONE unknown. */
 static uint32_t writer_worker(const wfb_lifter *l, uint32_t v)
 {
+    if (l->online)
+        return wfb_online_worker(l->online, v);
     return v < l->cap_v_worker ? l->v_worker[v] : WFB_NONE;
 }
 
-static int push_vertex(uint32_t **list, size_t *n, size_t *cap, uint32_t v)
+/* The data state of a message (docs/METRICS.md section 2 names them,
+ * wfb_mv_name), created when new; WFB_NONE when out of memory. */
+static uint32_t mg_ref(wfb_lifter *l, wfb_mv_kind kind, uint32_t run, uint64_t msg, uint32_t aux)
 {
-    if (KIT_GROW(*list, *cap, *n + 1))
-        return -1;
-    (*list)[(*n)++] = v;
-    return 0;
-}
-
-/* ---- vertices ---- */
-
-/* A message's name in every output (docs/METRICS.md section 2): m and its
- * id as `snetmon dump` prints it (m1.8: worker 1's 8th; m1:0.5 made on
- * rank 1), r<run>. before it after the first run. */
-static void message_name(char *buf, size_t len, uint32_t run, uint64_t msg)
-{
-    char prefix[24] = "", id[40];
-    if (run > 1)
-        snprintf(prefix, sizeof prefix, "r%" PRIu32 ".", run);
-    snprintf(buf, len, "%sm%s", prefix, mon_msg_id_format(msg, id, sizeof id));
-}
-
-/* The message's state; moved: as read on worker (@w<worker>). */
-static uint32_t message_vertex(wfb_lifter *l, uint32_t run, uint64_t msg, bool moved,
-                               uint32_t worker)
-{
-    char id[96], name[80];
-    message_name(name, sizeof name, run, msg);
-    if (moved)
-        snprintf(id, sizeof id, "%s@w%" PRIu32, name, worker);
-    else
-        snprintf(id, sizeof id, "%s", name);
+    if (l->online)
+        return wfb_online_ref(l->online, kind, run, msg, aux);
+    char id[112];
+    wfb_mv_name(id, sizeof id, kind, run, msg, aux);
     uint32_t v = wfb_vertex_ref(l->g, id, strlen(id), 0);
     return v == WFB_NONE || wfb_vertex_set_run(l->g, v, run) ? WFB_NONE : v;
+}
+
+/* The data state if it exists and is defined, else WFB_NONE. */
+static uint32_t mg_find_defined(wfb_lifter *l, wfb_mv_kind kind, uint32_t run, uint64_t msg,
+                                uint32_t aux)
+{
+    uint32_t v;
+    if (l->online) {
+        v = wfb_online_find(l->online, kind, run, msg, aux);
+        return v != WFB_NONE && wfb_online_defined(l->online, v) ? v : WFB_NONE;
+    }
+    char id[112];
+    wfb_mv_name(id, sizeof id, kind, run, msg, aux);
+    v = wfb_vertex_find(l->g, id, strlen(id));
+    return v != WFB_NONE && wfb_vertex_defined(l->g, v) ? v : WFB_NONE;
+}
+
+static bool mg_defined(wfb_lifter *l, uint32_t v)
+{
+    return l->online ? wfb_online_defined(l->online, v) : wfb_vertex_defined(l->g, v);
 }
 
 /* "w3", or "r1.w0" for a worker of a multi-rank trace. */
@@ -332,21 +372,39 @@ static int set_location(const wfb_lifter *l, uint32_t v, uint32_t worker)
     return wfb_vertex_set_attr(l->g, v, WFB_ATTR_LOCATION, loc);
 }
 
-/* ---- component executions ---- */
-
-static double exec_cost(double begin, double end)
+/* Defines data state v: its time, where it is, who wrote it, what it is. */
+static int mg_define(wfb_lifter *l, uint32_t v, const wfb_mv_define *d)
 {
-    double d = end - begin;
-    return d > 0 ? d : 0.0;
+    if (l->online)
+        return wfb_online_define(l->online, v, d);
+    wfb_graph *g = l->g;
+    wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
+    if (d->only_read)
+        g->v_flags[v] |= WFB_VF_ONLY_READ;
+    else
+        g->v_flags[v] &= (uint8_t)~WFB_VF_ONLY_READ;
+    const char *origin = wfb_strtab_get(&g->strs, d->origin), *label = wfb_mv_label_text(d->label);
+    char copy[256]; /* interning may move the arena under `origin` */
+    snprintf(copy, sizeof copy, "%s", origin ? origin : "");
+    /* (the strings interned in the order the graph has always had them) */
+    bool label_first = d->label == WFB_MV_DELETED_LABEL;
+    return wfb_vertex_set_time(g, v, WFB_T_END, d->time) ||
+                   (label_first && wfb_vertex_set_attr(g, v, WFB_ATTR_LABEL, label)) ||
+                   set_location(l, v, d->worker) ||
+                   (origin && wfb_vertex_set_attr(g, v, WFB_ATTR_ORIGIN, copy)) ||
+                   (label && !label_first && wfb_vertex_set_attr(g, v, WFB_ATTR_LABEL, label)) ||
+                   remember_worker(l, v, d->worker)
+               ? -1
+               : 0;
 }
 
-static int add_mutation(wfb_lifter *l, task_state *t, uint32_t src, uint32_t dst,
+static int add_mutation(wfb_lifter *l, uint32_t label, uint32_t src, uint32_t dst,
                         wfb_edge_kind kind, double cost, uint32_t exec)
 {
     uint32_t e = wfb_edge_add(l->g, src, dst, kind, cost, 0);
     if (e == WFB_NONE || wfb_edge_set_exec(l->g, e, exec))
         return -1;
-    const char *name = wfb_strtab_get(&l->g->strs, t->name);
+    const char *name = wfb_strtab_get(&l->g->strs, label);
     if (name) {
         char copy[256]; /* interning may move the arena under `name` */
         snprintf(copy, sizeof copy, "%s", name);
@@ -355,23 +413,53 @@ static int add_mutation(wfb_lifter *l, task_state *t, uint32_t src, uint32_t dst
     return 0;
 }
 
+/* The edges of an execution (every read to every write) or a transfer. */
+static int mg_edges(wfb_lifter *l, const wfb_mv_batch *b)
+{
+    if (l->online)
+        return wfb_online_batch(l->online, b);
+    for (uint32_t i = 0; i < b->n_reads; i++)
+        for (uint32_t j = 0; j < b->n_writes; j++)
+            if (add_mutation(l, b->label, b->reads[i], b->writes[j], b->kind, b->cost, b->exec))
+                return -1;
+    return 0;
+}
+
+/* A TRANSFER of the message from state src to state dst (cost 0, like
+ * every transfer: costs are execution time, eq. 2), by task t. */
+static int mg_transfer(wfb_lifter *l, const task_state *t, uint32_t src, uint32_t dst)
+{
+    wfb_mv_batch b = {WFB_NONE, t->name, WFB_EDGE_TRANSFER, 0.0, &src, &dst, 1, 1};
+    return mg_edges(l, &b);
+}
+
+/* ---- component executions ---- */
+
+static double exec_cost(double begin, double end)
+{
+    double d = end - begin;
+    return d > 0 ? d : 0.0;
+}
+
 /* A consumed-without-output execution ends in one "deleted" state. */
 static int lift_delete(wfb_lifter *l, task_state *t, uint32_t exec, double end, double cost)
 {
-    char id[48];
-    snprintf(id, sizeof id, "x%" PRIu32 ".deleted", exec);
-    uint32_t sink = wfb_vertex_ref(l->g, id, strlen(id), 0);
-    if (sink == WFB_NONE || wfb_vertex_set_run(l->g, sink, t->stats.run))
+    uint32_t sink;
+    if (l->online) {
+        sink = wfb_online_deleted(l->online, t->stats.run, exec);
+    } else {
+        char id[48];
+        wfb_mv_name(id, sizeof id, WFB_MV_DELETED, t->stats.run, exec, 0);
+        sink = wfb_vertex_ref(l->g, id, strlen(id), 0);
+        if (sink != WFB_NONE && wfb_vertex_set_run(l->g, sink, t->stats.run))
+            sink = WFB_NONE;
+    }
+    wfb_mv_define d = {end, t->stats.worker, WFB_NONE, WFB_MV_DELETED_LABEL, false, true};
+    if (sink == WFB_NONE || mg_define(l, sink, &d))
         return -1;
-    wfb_vertex_define(l->g, sink, WFB_VERTEX_DATA, 0);
-    if (wfb_vertex_set_time(l->g, sink, WFB_T_END, end) ||
-        wfb_vertex_set_attr(l->g, sink, WFB_ATTR_LABEL, "deleted") ||
-        set_location(l, sink, t->stats.worker))
-        return -1;
-    for (size_t i = 0; i < t->exec.n_reads; i++)
-        if (add_mutation(l, t, t->exec.reads[i], sink, WFB_EDGE_DELETE, cost, exec))
-            return -1;
-    return 0;
+    wfb_mv_batch b = {exec, t->name, WFB_EDGE_DELETE, cost, t->exec.reads, &sink,
+                      (uint32_t)t->exec.n_reads, 1};
+    return mg_edges(l, &b);
 }
 
 static wfb_edge_kind execution_kind(size_t parents, size_t children)
@@ -401,9 +489,11 @@ static int exec_cpu(wfb_lifter *l, task_state *t, uint32_t exec, double end)
     double part = 0;
     if (running)
         part = exec_cost(fmax(t->exec.begin, seconds(running->start)), end);
-    l->g->execs[exec].cpu_s = t->exec.cpu_acc + part;
+    wfb_graph_exec_mut(l->g, exec)->cpu_s = t->exec.cpu_acc + part;
     if (part <= 0)
         return 0;
+    if (l->online)
+        wfb_online_exec_cpu_pending(l->online, exec);
     if (KIT_GROW(t->parts, t->cap_parts, t->n_parts + 1))
         return -1;
     t->parts[t->n_parts++] = (exec_part){exec, part};
@@ -417,8 +507,10 @@ static void exec_parts_end(wfb_lifter *l, task_state *t, double start, double en
 {
     double len = end - start, ratio = len > 0 ? preempted / len : 0;
     for (size_t i = 0; i < t->n_parts; i++) {
-        double *cpu = &l->g->execs[t->parts[i].exec].cpu_s;
+        double *cpu = &wfb_graph_exec_mut(l->g, t->parts[i].exec)->cpu_s;
         *cpu = fmax(0, *cpu - t->parts[i].part * ratio);
+        if (l->online)
+            wfb_online_exec_cpu_final(l->online, t->parts[i].exec);
     }
     t->n_parts = 0;
     if (t->exec.open)
@@ -443,11 +535,12 @@ static int close_exec(wfb_lifter *l, task_state *t, double end)
     int rc = 0;
     if (x->n_reads && !x->n_writes) {
         rc = lift_delete(l, t, exec, end, cost);
-    } else if (x->n_reads) {
-        wfb_edge_kind kind = execution_kind(x->n_reads, x->n_writes);
-        for (size_t i = 0; i < x->n_reads && !rc; i++)
-            for (size_t j = 0; j < x->n_writes && !rc; j++)
-                rc = add_mutation(l, t, x->reads[i], x->writes[j], kind, cost, exec);
+    } else if (x->n_reads || (l->online && x->n_writes)) {
+        /* (without reads there are no edges: the writes are inputs, which
+         * the online graph learns from an empty batch) */
+        wfb_mv_batch b = {exec, t->name, execution_kind(x->n_reads, x->n_writes), cost,
+                          x->reads, x->writes, (uint32_t)x->n_reads, (uint32_t)x->n_writes};
+        rc = mg_edges(l, &b);
     }
     x->n_reads = x->n_writes = 0;
     x->wrote = false;
@@ -631,17 +724,11 @@ static int on_interval_open(void *ctx, const mon_interval *iv)
  * was used. WFB_NONE when out of memory. */
 static uint32_t written_state(wfb_lifter *l, uint32_t run, const mon_event *ev)
 {
-    wfb_graph *g = l->g;
-    uint32_t v = message_vertex(l, run, ev->msg, false, 0);
-    if (v == WFB_NONE || wfb_vertex_defined(g, v))
+    uint32_t v = mg_ref(l, WFB_MV_PLAIN, run, ev->msg, 0);
+    if (v == WFB_NONE || mg_defined(l, v))
         return v;
-    wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
-    g->v_flags[v] |= WFB_VF_ONLY_READ;
-    if (wfb_vertex_set_time(g, v, WFB_T_END, l->now) || set_location(l, v, ev->worker) ||
-        wfb_vertex_set_attr(g, v, WFB_ATTR_LABEL, "external input") ||
-        remember_worker(l, v, ev->worker))
-        return WFB_NONE;
-    return v;
+    wfb_mv_define d = {l->now, ev->worker, WFB_NONE, WFB_MV_EXTERNAL, true, false};
+    return mg_define(l, v, &d) ? WFB_NONE : v;
 }
 
 /* A state of a message crossing ranks: m<id>>rank<q> leaving for rank q
@@ -650,32 +737,20 @@ static uint32_t written_state(wfb_lifter *l, uint32_t run, const mon_event *ev)
 static uint32_t crossing_state(wfb_lifter *l, uint32_t run, uint64_t msg, bool arrival,
                                uint32_t rank, bool create, bool *found)
 {
-    char id[112], name[80];
-    message_name(name, sizeof name, run, msg);
-    snprintf(id, sizeof id, "%s%srank%" PRIu32, name, arrival ? "@" : ">", rank);
-    *found = false;
-    uint32_t v = wfb_vertex_find(l->g, id, strlen(id));
-    if (v != WFB_NONE && wfb_vertex_defined(l->g, v)) {
-        *found = true;
+    wfb_mv_kind kind = arrival ? WFB_MV_ARRIVAL : WFB_MV_DEPARTURE;
+    uint32_t v = mg_find_defined(l, kind, run, msg, rank);
+    *found = v != WFB_NONE;
+    if (*found || !create)
         return v;
-    }
-    if (!create)
-        return WFB_NONE;
-    v = wfb_vertex_ref(l->g, id, strlen(id), 0);
-    return v == WFB_NONE || wfb_vertex_set_run(l->g, v, run) ? WFB_NONE : v;
+    return mg_ref(l, kind, run, msg, rank);
 }
 
-/* Define crossing state v at the event's time and worker, reached from
- * src by a TRANSFER. */
-static int cross(wfb_lifter *l, task_state *t, uint32_t src, uint32_t v,
-                 const mon_event *ev)
+/* Define a state v the message reached at the event's time and worker:
+ * from src by a TRANSFER (a move to another worker, or a crossing). */
+static int reached(wfb_lifter *l, task_state *t, uint32_t src, uint32_t v, const mon_event *ev)
 {
-    wfb_graph *g = l->g;
-    wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
-    if (wfb_vertex_set_time(g, v, WFB_T_END, l->now) || set_location(l, v, ev->worker) ||
-        remember_worker(l, v, ev->worker))
-        return -1;
-    return add_mutation(l, t, src, v, WFB_EDGE_TRANSFER, 0.0, WFB_NONE);
+    wfb_mv_define d = {l->now, ev->worker, WFB_NONE, WFB_MV_NO_LABEL, false, true};
+    return mg_define(l, v, &d) || mg_transfer(l, t, src, v) ? -1 : 0;
 }
 
 /* message_sent: the message leaves for rank peer_rank from where it is on
@@ -692,7 +767,7 @@ static int on_sent(wfb_lifter *l, task_state *t, const mon_event *ev)
     uint32_t v = crossing_state(l, run, ev->msg, false, ev->peer_rank, true, &found);
     if (v == WFB_NONE)
         return -1;
-    return found ? 0 : cross(l, t, src, v, ev); /* sent twice: the first one stands */
+    return found ? 0 : reached(l, t, src, v, ev); /* sent twice: the first one stands */
 }
 
 /* message_received: the message arrives from rank peer_rank. */
@@ -707,12 +782,11 @@ static int on_received(wfb_lifter *l, task_state *t, const mon_event *ev)
     uint32_t v = crossing_state(l, run, ev->msg, true, ev->rank, true, &found);
     if (v == WFB_NONE)
         return -1;
-    return found ? 0 : cross(l, t, src, v, ev);
+    return found ? 0 : reached(l, t, src, v, ev);
 }
 
 static int on_read(wfb_lifter *l, task_state *t, const mon_event *ev)
 {
-    wfb_graph *g = l->g;
     /* Without component events a read after a write starts a new iteration. */
     if (!t->exec.open || (t->exec.implicit && t->exec.wrote))
         if (open_exec_at(l, t, l->now, true))
@@ -725,13 +799,8 @@ static int on_read(wfb_lifter *l, task_state *t, const mon_event *ev)
         return -1;
     uint32_t from = writer_worker(l, v);
     if (from != WFB_NONE && from != ev->worker) {
-        uint32_t moved = message_vertex(l, t->stats.run, ev->msg, true, ev->worker);
-        if (moved == WFB_NONE)
-            return -1;
-        wfb_vertex_define(g, moved, WFB_VERTEX_DATA, 0);
-        if (wfb_vertex_set_time(g, moved, WFB_T_END, l->now) ||
-            set_location(l, moved, ev->worker) || remember_worker(l, moved, ev->worker) ||
-            add_mutation(l, t, v, moved, WFB_EDGE_TRANSFER, 0.0, WFB_NONE))
+        uint32_t moved = mg_ref(l, WFB_MV_MOVED, t->stats.run, ev->msg, ev->worker);
+        if (moved == WFB_NONE || reached(l, t, v, moved, ev))
             return -1;
         v = moved;
     }
@@ -740,22 +809,17 @@ static int on_read(wfb_lifter *l, task_state *t, const mon_event *ev)
 
 static int on_written(wfb_lifter *l, task_state *t, const mon_event *ev)
 {
-    wfb_graph *g = l->g;
-    uint32_t v = message_vertex(l, t->stats.run, ev->msg, false, 0);
+    uint32_t v = mg_ref(l, WFB_MV_PLAIN, t->stats.run, ev->msg, 0);
     if (v == WFB_NONE)
         return -1;
-    wfb_vertex_define(g, v, WFB_VERTEX_DATA, 0);
-    g->v_flags[v] &= (uint8_t)~WFB_VF_ONLY_READ;
-    const char *name = wfb_strtab_get(&g->strs, t->name);
-    char origin[256];
-    snprintf(origin, sizeof origin, "%s", name ? name : "");
-    if (wfb_vertex_set_time(g, v, WFB_T_END, l->now) || set_location(l, v, ev->worker) ||
-        (name && wfb_vertex_set_attr(g, v, WFB_ATTR_ORIGIN, origin)) ||
-        remember_worker(l, v, ev->worker))
+    /* written in an execution, its in-edges come when the execution ends;
+     * outside one, it is an input of the network */
+    wfb_mv_define d = {l->now, ev->worker, t->name, WFB_MV_NO_LABEL, false, t->exec.open};
+    if (mg_define(l, v, &d))
         return -1;
     wfb_execgraph_wrote(&l->aeg, (uint32_t)(t - l->tasks), v);
     if (!t->exec.open)
-        return 0; /* written outside an execution: an input of the network */
+        return 0;
     t->exec.wrote = true;
     return push_vertex(&t->exec.writes, &t->exec.n_writes, &t->exec.cap_writes, v);
 }
@@ -911,7 +975,17 @@ static int feed_execgraph(wfb_lifter *l, const mon_event *ev)
     return 0;
 }
 
+static int lifter_feed(wfb_lifter *l, const mon_event *ev, wfb_error *err);
+
 int wfb_lifter_feed_mon(wfb_lifter *l, const mon_event *ev, wfb_error *err)
+{
+    int rc = lifter_feed(l, ev, err);
+    if (rc == 0 && l->online && wfb_online_irregular(l->online))
+        return oom(l, err);
+    return rc;
+}
+
+static int lifter_feed(wfb_lifter *l, const mon_event *ev, wfb_error *err)
 {
     /* The periods first: one closed by this event belongs to the run its
      * worker was in before this event moves the worker on to another. */
@@ -1029,10 +1103,17 @@ int wfb_lifter_finish(wfb_lifter *l, wfb_error *err)
         if (l->tasks[i].exec.open)
             rc = close_exec(l, &l->tasks[i], l->last_time);
     apply_load_summaries(l);
-    if (rc || store_tables(l))
+    if (rc == 0 && l->online && wfb_online_finish(l->online))
+        rc = -1;
+    if (rc || store_tables(l) || (l->online && wfb_online_irregular(l->online))) {
         rc = oom(l, err);
-    else
+    } else if (l->online) {
+        l->g->online = l->online; /* the graph's message graph from now on */
+        l->online = NULL;
+        l->g->finished = true;
+    } else {
         rc = wfb_graph_finish(l->g, err);
+    }
     wfb_lifter_free(l);
     return rc;
 }

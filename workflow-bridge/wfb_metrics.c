@@ -52,6 +52,96 @@ void wfb_summarise(double *values, size_t n, wfb_summary *out)
     out->stddev = sqrt(sq / (double)n); /* population: all inputs are observed */
 }
 
+/* ---- exact sums ----
+ *
+ * A signed 192-bit fixed-point number with its lowest bit worth 2^-128:
+ * every double from 2^-128 up to 2^62 (in seconds: far below a nanosecond
+ * shared a billion ways, up to a century many times over) is added
+ * exactly, the bits of smaller ones below 2^-128 are dropped, and larger or
+ * non-finite ones are added as doubles beside it. */
+
+#define XSUM_LSB_EXP 128
+
+static void xsum_add_bits(wfb_xsum *x, uint64_t m, int p, bool negative)
+{
+    unsigned li = (unsigned)p / 64, sh = (unsigned)p % 64;
+    uint64_t part[3] = {0, 0, 0};
+    part[li] = m << sh;
+    if (sh && li + 1 < 3)
+        part[li + 1] = m >> (64 - sh);
+    unsigned carry = 0;
+    for (int i = 0; i < 3; i++) {
+        uint64_t a = x->limb[i], b = part[i];
+        if (!negative) {
+            uint64_t r = a + b + carry;
+            carry = r < a || (carry && r == a);
+            x->limb[i] = r;
+        } else {
+            uint64_t r = a - b - carry;
+            carry = a < b || (carry && a == b);
+            x->limb[i] = r;
+        }
+    }
+}
+
+void wfb_xsum_add(wfb_xsum *x, double d)
+{
+    if (d == 0)
+        return;
+    if (!isfinite(d) || fabs(d) >= 0x1p62) {
+        x->odd += d;
+        return;
+    }
+    int e;
+    double m = frexp(fabs(d), &e); /* |d| = m 2^e, m in [0.5, 1) */
+    uint64_t mant = (uint64_t)ldexp(m, 53);
+    int p = e - 53 + XSUM_LSB_EXP; /* the bit that mant's lowest goes to */
+    if (p < 0) {
+        if (p <= -64)
+            return;
+        mant >>= -p;
+        p = 0;
+    }
+    xsum_add_bits(x, mant, p, d < 0);
+}
+
+/* Bit i of the 192-bit magnitude v. */
+static unsigned xbit(const uint64_t *v, int i) { return (unsigned)(v[i / 64] >> (i % 64)) & 1u; }
+
+double wfb_xsum_value(const wfb_xsum *x)
+{
+    uint64_t v[3] = {x->limb[0], x->limb[1], x->limb[2]};
+    bool negative = v[2] >> 63;
+    if (negative) { /* two's complement: invert and add one */
+        unsigned carry = 1;
+        for (int i = 0; i < 3; i++) {
+            v[i] = ~v[i] + carry;
+            carry = carry && v[i] == 0;
+        }
+    }
+    int h = 191;
+    while (h >= 0 && !xbit(v, h))
+        h--;
+    if (h < 0)
+        return x->odd;
+    double r;
+    if (h <= 52) {
+        r = ldexp((double)v[0], -XSUM_LSB_EXP);
+    } else {
+        int low = h - 52; /* the mantissa's bits are [low, h] */
+        uint64_t mant = 0;
+        for (int i = h; i >= low; i--)
+            mant = mant << 1 | xbit(v, i);
+        bool half = low > 0 && xbit(v, low - 1), sticky = false;
+        for (int i = low - 2; i >= 0 && !sticky; i--)
+            sticky = xbit(v, i);
+        if (half && (sticky || (mant & 1))) /* round to nearest, ties to even */
+            mant++;
+        r = ldexp((double)mant, low - XSUM_LSB_EXP);
+    }
+    return (negative ? -r : r) + x->odd;
+}
+
 /* ---- histogram ---- */
 
 void wfb_histogram_init(wfb_histogram *h, double unit)

@@ -177,7 +177,7 @@ wfb_bp_mapping *wfb_bp_mapping_load(const char *path, wfb_error *err)
     size_t cap = 0;
     long lineno = 0;
     int rc = m ? 0 : -1;
-    while (rc == 0 && wfb_read_line(in, &buf, &cap) >= 0)
+    while (rc == 0 && wfb_read_line(in, &buf, &cap, NULL) >= 0)
         rc = mapping_line(m, buf, path, ++lineno, err);
     free(buf);
     fclose(in);
@@ -429,13 +429,23 @@ int wfb_import_bp(wfb_graph *g, FILE *in, const char *name, const wfb_import_opt
     size_t cap = 0;
     long len;
     int rc = c.md ? 0 : fail(&c, "%s", "out of memory");
-    while (rc == 0 && (len = wfb_read_line(in, &buf, &cap)) >= 0) {
+    wfb_line_info li;
+    uint64_t events = 0;
+    while (rc == 0 && (len = wfb_read_line(in, &buf, &cap, &li)) >= 0) {
         c.line++;
-        done += (uint64_t)len + 1;
         if (opt && opt->progress && (c.line & 0x3fff) == 0)
             opt->progress(opt->progress_ctx, done, total);
-        if (buf[strspn(buf, " \t")] != '#')
+        const char *text = buf + strspn(buf, " \t");
+        /* A NetLogger line is a record only with its newline: cut short, it
+         * may still parse, with a wrong value (a time, an id) in it. */
+        if (!li.terminated && *text && *text != '#') {
+            wfb_text_pos at = {c.file, c.line, done, events};
+            rc = wfb_text_cut_short(g, &at, li.bytes, opt && opt->partial, err);
+        } else if (*text && *text != '#') {
             rc = import_line(&c, buf);
+            events++;
+        }
+        done += li.bytes;
     }
     if (rc == 0)
         rc = add_dependencies(&c);

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,12 +25,127 @@ json_t *wfb_json_str(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-int wfb_json_dump(json_t *root, FILE *out)
+/* ---- documents ----
+ *
+ * jansson's calls return NULL or -1 when memory runs out, and a document
+ * built of many of them (a path of a million steps) would be dumped with
+ * the failed parts left out: every member goes in through wfb_json_set or
+ * wfb_json_append, which note a failure in the document's wfb_json_doc
+ * (a NULL value is one: its constructor failed), and wfb_json_dump
+ * refuses such a document. */
+
+int wfb_json_set(wfb_json_doc *d, json_t *o, const char *key, json_t *v)
 {
-    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-    fputc('\n', out);
+    if (json_object_set_new(o, key, v) == 0)
+        return 0;
+    d->failed = true;
+    return -1;
+}
+
+int wfb_json_append(wfb_json_doc *d, json_t *a, json_t *v)
+{
+    if (json_array_append_new(a, v) == 0)
+        return 0;
+    d->failed = true;
+    return -1;
+}
+
+/* ---- arrays made as they are written ----
+ *
+ * An array as long as the trace (a path's steps) is not built: its place
+ * in the document holds a marker string naming its entry in the document's
+ * list, and wfb_json_dump writes its items there one at a time, laid out
+ * as jansson lays out an array at that depth (so the output is the same
+ * bytes as with the array built). */
+struct wfb_json_deferred {
+    wfb_json_item item;
+    const void *a, *b;
+    size_t n;
+};
+
+#define DEFERRED_MARK "\001wfb-deferred "
+#define DEFERRED_DUMPED "\"\\u0001wfb-deferred " /* the marker as json_dumps writes it */
+#define JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12))
+
+json_t *wfb_json_deferred_array(wfb_json_doc *d, wfb_json_item item, const void *a,
+                                const void *b, size_t n)
+{
+    if (KIT_GROW(d->deferred, d->cap_deferred, d->n_deferred + 1)) {
+        d->failed = true;
+        return NULL;
+    }
+    d->deferred[d->n_deferred] = (struct wfb_json_deferred){item, a, b, n};
+    char mark[48];
+    snprintf(mark, sizeof mark, DEFERRED_MARK "%zu", d->n_deferred++);
+    return json_string(mark);
+}
+
+/* s with every line after the first indented by `indent` more spaces. */
+static void put_indented(const char *s, int indent, FILE *out)
+{
+    for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1)
+        fprintf(out, "%.*s\n%*s", (int)(nl - s), s, indent, "");
+    fputs(s, out);
+}
+
+/* The items of deferred array k of d, where a member line indented by
+ * `indent` holds it. */
+static int put_deferred(wfb_json_doc *d, size_t k, int indent, FILE *out)
+{
+    const struct wfb_json_deferred *x = &d->deferred[k];
+    if (!x->n) {
+        fputs("[]", out);
+        return 0;
+    }
+    fputc('[', out);
+    for (size_t i = 0; i < x->n; i++) {
+        json_t *item = x->item(d, x->a, x->b, i);
+        char *text = item && !d->failed ? json_dumps(item, JSON_FLAGS) : NULL;
+        json_decref(item);
+        if (!text)
+            return -1;
+        fprintf(out, "\n%*s", indent + 2, "");
+        put_indented(text, indent + 2, out);
+        free(text);
+        if (i + 1 < x->n)
+            fputc(',', out);
+    }
+    fprintf(out, "\n%*s]", indent, "");
+    return ferror(out) ? -1 : 0;
+}
+
+/* The dumped document `text`, its markers replaced by their arrays. */
+static int put_document(wfb_json_doc *d, const char *text, FILE *out)
+{
+    for (const char *m; (m = strstr(text, DEFERRED_DUMPED));) {
+        const char *line = m;
+        while (line > text && line[-1] != '\n')
+            line--;
+        int indent = (int)strspn(line, " ");
+        char *end;
+        unsigned long long k = strtoull(m + strlen(DEFERRED_DUMPED), &end, 10);
+        if (*end != '"' || k >= d->n_deferred)
+            return -1;
+        fwrite(text, 1, (size_t)(m - text), out);
+        if (put_deferred(d, (size_t)k, indent, out))
+            return -1;
+        text = end + 1;
+    }
+    fputs(text, out);
+    return 0;
+}
+
+int wfb_json_dump(wfb_json_doc *d, json_t *root, FILE *out)
+{
+    char *text = root && !d->failed ? json_dumps(root, JSON_FLAGS) : NULL;
     json_decref(root);
-    return rc;
+    int rc = text ? put_document(d, text, out) : -1;
+    free(text);
+    free(d->deferred);
+    *d = (wfb_json_doc){0};
+    if (rc == 0)
+        fputc('\n', out);
+    return rc == 0 && !ferror(out) ? 0 : -1;
 }
 
 /* RFC 4180: quote fields holding commas, quotes or line breaks. */
@@ -50,7 +166,6 @@ void wfb_csv_field(FILE *out, const char *s)
 
 #define num wfb_json_num
 #define str_or_null wfb_json_str
-#define dump wfb_json_dump
 
 /* ---- critical path ---- */
 
@@ -61,7 +176,7 @@ static const char *edge_owner(const wfb_graph *g, uint32_t e)
     return label ? label : wfb_edge_kind_name(wfb_edge_kind_of(g, e));
 }
 
-static json_t *path_shares(const wfb_graph *g, const wfb_path *p)
+static json_t *path_shares(wfb_json_doc *d, const wfb_graph *g, const wfb_path *p)
 {
     json_t *shares = json_array();
     for (size_t i = 0; i < p->n; i++) {
@@ -69,16 +184,16 @@ static json_t *path_shares(const wfb_graph *g, const wfb_path *p)
         if (w <= 0)
             continue;
         json_t *s = json_object();
-        json_object_set_new(s, "id", json_string(wfb_vertex_id(g, p->vertices[i])));
-        json_object_set_new(s, "seconds", num(w));
-        json_object_set_new(s, "fraction", num(p->length_s > 0 ? w / p->length_s : NAN));
-        json_array_append_new(shares, s);
+        wfb_json_set(d, s, "id", json_string(wfb_vertex_id(g, p->vertices[i])));
+        wfb_json_set(d, s, "seconds", num(w));
+        wfb_json_set(d, s, "fraction", num(p->length_s > 0 ? w / p->length_s : NAN));
+        wfb_json_append(d, shares, s);
     }
     return shares;
 }
 
 /* Edge costs grouped by task (first-seen order). */
-static json_t *task_shares(const wfb_graph *g, const wfb_path *p)
+static json_t *task_shares(wfb_json_doc *d, const wfb_graph *g, const wfb_path *p)
 {
     json_t *by_task = json_object();
     for (size_t i = 0; i + 1 < p->n; i++) {
@@ -89,50 +204,50 @@ static json_t *task_shares(const wfb_graph *g, const wfb_path *p)
         const char *owner = edge_owner(g, e);
         json_t *acc = json_object_get(by_task, owner);
         double prev = acc ? json_real_value(acc) : 0.0;
-        json_object_set_new(by_task, owner, json_real(prev + c));
+        wfb_json_set(d, by_task, owner, json_real(prev + c));
     }
     json_t *list = json_array();
     const char *key;
     json_t *val;
     json_object_foreach(by_task, key, val) {
         json_t *s = json_object();
-        json_object_set_new(s, "task", json_string(key));
-        json_object_set_new(s, "seconds", num(json_real_value(val)));
-        json_object_set_new(s, "fraction",
-                            num(p->length_s > 0 ? json_real_value(val) / p->length_s : NAN));
-        json_array_append_new(list, s);
+        wfb_json_set(d, s, "task", json_string(key));
+        wfb_json_set(d, s, "seconds", num(json_real_value(val)));
+        wfb_json_set(d, s, "fraction",
+                        num(p->length_s > 0 ? json_real_value(val) / p->length_s : NAN));
+        wfb_json_append(d, list, s);
     }
     json_decref(by_task);
     return list;
 }
 
-static json_t *path_json(const wfb_graph *g, const wfb_path *p)
+static json_t *path_json(wfb_json_doc *d, const wfb_graph *g, const wfb_path *p)
 {
     if (!p || !p->valid)
         return json_null();
     if (p->n_steps)
-        return wfb_steps_json(g, p);
+        return wfb_steps_json(d, g, p);
     json_t *o = json_object(), *vs = json_array(), *es = json_array();
     json_t *steps = json_array();
-    json_object_set_new(o, "length_s", num(p->length_s));
+    wfb_json_set(d, o, "length_s", num(p->length_s));
     for (size_t i = 0; i < p->n; i++) {
-        json_array_append_new(vs, json_string(wfb_vertex_id(g, p->vertices[i])));
-        json_array_append_new(steps, num(wfb_path_step(g, p, i)));
+        wfb_json_append(d, vs, json_string(wfb_vertex_id(g, p->vertices[i])));
+        wfb_json_append(d, steps, num(wfb_path_step(g, p, i)));
     }
     for (size_t i = 0; i + 1 < p->n; i++) {
         uint32_t e = p->edges[i];
         json_t *ej = json_object();
-        json_object_set_new(ej, "from", json_string(wfb_vertex_id(g, wfb_edge_src(g, e))));
-        json_object_set_new(ej, "to", json_string(wfb_vertex_id(g, wfb_edge_dst(g, e))));
-        json_object_set_new(ej, "kind", json_string(wfb_edge_kind_name(wfb_edge_kind_of(g, e))));
-        json_object_set_new(ej, "cost_s", num(wfb_edge_cost(g, e)));
-        json_array_append_new(es, ej);
+        wfb_json_set(d, ej, "from", json_string(wfb_vertex_id(g, wfb_edge_src(g, e))));
+        wfb_json_set(d, ej, "to", json_string(wfb_vertex_id(g, wfb_edge_dst(g, e))));
+        wfb_json_set(d, ej, "kind", json_string(wfb_edge_kind_name(wfb_edge_kind_of(g, e))));
+        wfb_json_set(d, ej, "cost_s", num(wfb_edge_cost(g, e)));
+        wfb_json_append(d, es, ej);
     }
-    json_object_set_new(o, "vertices", vs);
-    json_object_set_new(o, "steps_s", steps);
-    json_object_set_new(o, "edges", es);
-    json_object_set_new(o, "shares", path_shares(g, p));
-    json_object_set_new(o, "task_shares", task_shares(g, p));
+    wfb_json_set(d, o, "vertices", vs);
+    wfb_json_set(d, o, "steps_s", steps);
+    wfb_json_set(d, o, "edges", es);
+    wfb_json_set(d, o, "shares", path_shares(d, g, p));
+    wfb_json_set(d, o, "task_shares", task_shares(d, g, p));
     return o;
 }
 
@@ -173,27 +288,27 @@ static void path_text(const wfb_graph *g, const char *title, const wfb_path *p, 
     fputc('\n', out);
 }
 
-static json_t *wcp_json(const wfb_graph *g, const wfb_path *longest, const wfb_path *as_executed)
+static json_t *wcp_json(wfb_json_doc *d, const wfb_graph *g, const wfb_path *longest, const wfb_path *as_executed)
 {
     json_t *root = json_object();
-    json_object_set_new(root, "input", json_string(wfb_graph_source(g)));
-    json_object_set_new(root, "vertices", json_integer((json_int_t)wfb_vertex_count(g)));
-    json_object_set_new(root, "edges", json_integer((json_int_t)wfb_edge_count(g)));
-    json_object_set_new(root, "input_loss", wfb_input_loss_json(wfb_graph_input_loss(g)));
+    wfb_json_set(d, root, "input", json_string(wfb_graph_source(g)));
+    wfb_json_set(d, root, "vertices", json_integer((json_int_t)wfb_vertex_count(g)));
+    wfb_json_set(d, root, "edges", json_integer((json_int_t)wfb_edge_count(g)));
+    wfb_json_set(d, root, "input_loss", wfb_input_loss_json(d, wfb_graph_input_loss(g)));
     if (wfb_graph_clock_alignment(g)) /* multi-rank traces only */
-        json_object_set_new(root, "clock_alignment",
-                            wfb_clock_alignment_json(wfb_graph_clock_alignment(g)));
-    json_object_set_new(root, "longest_path", path_json(g, longest));
-    json_object_set_new(root, "as_executed", path_json(g, as_executed));
+        wfb_json_set(d, root, "clock_alignment",
+                        wfb_clock_alignment_json(d, wfb_graph_clock_alignment(g)));
+    wfb_json_set(d, root, "longest_path", path_json(d, g, longest));
+    wfb_json_set(d, root, "as_executed", path_json(d, g, as_executed));
     return root;
 }
 
-static json_t *nested_json(const wfb_nested_wcp *n)
+static json_t *nested_json(wfb_json_doc *d, const wfb_nested_wcp *n)
 {
-    json_t *o = n->graph ? wcp_json(n->graph, n->longest, n->as_executed) : json_object();
-    json_object_set_new(o, "activity", json_string(n->activity));
-    json_object_set_new(o, "trace", json_string(n->trace));
-    json_object_set_new(o, "error", str_or_null(n->error));
+    json_t *o = n->graph ? wcp_json(d, n->graph, n->longest, n->as_executed) : json_object();
+    wfb_json_set(d, o, "activity", json_string(n->activity));
+    wfb_json_set(d, o, "trace", json_string(n->trace));
+    wfb_json_set(d, o, "error", str_or_null(n->error));
     return o;
 }
 
@@ -218,14 +333,15 @@ int wfb_report_wcp_nested(const wfb_graph *g, const wfb_path *longest,
                           size_t n_nested, wfb_output fmt, FILE *out)
 {
     if (fmt == WFB_OUT_JSON) {
-        json_t *root = wcp_json(g, longest, as_executed);
+        wfb_json_doc doc = {0}, *d = &doc;
+        json_t *root = wcp_json(d, g, longest, as_executed);
         if (n_nested) {
             json_t *list = json_array();
             for (size_t i = 0; i < n_nested; i++)
-                json_array_append_new(list, nested_json(&nested[i]));
-            json_object_set_new(root, "nested", list);
+                wfb_json_append(d, list, nested_json(d, &nested[i]));
+            wfb_json_set(d, root, "nested", list);
         }
-        return dump(root, out);
+        return wfb_json_dump(d, root, out);
     }
     wcp_text(g, longest, as_executed, out);
     for (size_t i = 0; i < n_nested; i++) {
@@ -263,9 +379,11 @@ static void mark_path(const wfb_path *p, uint8_t bit, uint8_t *vmark, uint8_t *e
 {
     if (!p || !p->valid)
         return;
-    for (size_t i = 0; i < p->n_steps; i++) /* a path of steps: the data states it wrote */
-        if (p->steps[i].vertex != WFB_NONE)
-            vmark[p->steps[i].vertex] |= bit;
+    for (size_t i = 0; i < p->n_steps; i++) { /* a path of steps: the data states it wrote */
+        uint32_t v = wfb_path_step_at(p, i).vertex;
+        if (v != WFB_NONE)
+            vmark[v] |= bit;
+    }
     for (size_t i = 0; i < p->n; i++)
         vmark[p->vertices[i]] |= bit;
     for (size_t i = 0; i + 1 < p->n; i++)
@@ -276,6 +394,8 @@ int wfb_write_dot(const wfb_graph *g, const wfb_path *longest, const wfb_path *a
                   FILE *out)
 {
     static const char *const colour[] = {"black", "red", "blue", "purple"};
+    if (g->online)
+        return -1; /* its edges are counted, not kept (wfb_lifter_new_bounded) */
     size_t nv = wfb_vertex_count(g), ne = wfb_edge_count(g);
     uint8_t *vmark = calloc(nv ? nv : 1, 1), *emark = calloc(ne ? ne : 1, 1);
     if (!vmark || !emark) {

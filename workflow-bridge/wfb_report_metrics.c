@@ -21,194 +21,195 @@
 
 /* ---- JSON ---- */
 
-static json_t *summary_json(const wfb_summary *s)
+static json_t *summary_json(wfb_json_doc *d, const wfb_summary *s)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "n", json_integer((json_int_t)s->n));
-    json_object_set_new(o, "min", num(s->min));
-    json_object_set_new(o, "median", num(s->median));
-    json_object_set_new(o, "p95", num(s->p95));
-    json_object_set_new(o, "p99", num(s->p99));
-    json_object_set_new(o, "max", num(s->max));
-    json_object_set_new(o, "mean", num(s->mean));
-    json_object_set_new(o, "stddev", num(s->stddev));
+    wfb_json_set(d, o, "n", json_integer((json_int_t)s->n));
+    wfb_json_set(d, o, "min", num(s->min));
+    wfb_json_set(d, o, "median", num(s->median));
+    wfb_json_set(d, o, "p95", num(s->p95));
+    wfb_json_set(d, o, "p99", num(s->p99));
+    wfb_json_set(d, o, "max", num(s->max));
+    wfb_json_set(d, o, "mean", num(s->mean));
+    wfb_json_set(d, o, "stddev", num(s->stddev));
     return o;
 }
 
-static json_t *forks_json(const wfb_graph *g, const wfb_activity_report *r)
+static json_t *forks_json(wfb_json_doc *d, const wfb_graph *g, const wfb_activity_report *r)
 {
     json_t *forks = json_array();
     for (size_t i = 0; i < r->n_forks; i++) {
         const wfb_fork_metrics *f = &r->forks[i];
         json_t *fj = json_object();
-        json_object_set_new(fj, "fork", json_string(wfb_vertex_id(g, f->fork)));
-        json_object_set_new(fj, "branches", json_integer((json_int_t)f->branches));
-        json_object_set_new(fj, "max_s", num(f->max_s));
-        json_object_set_new(fj, "mean_s", num(f->mean_s));
-        json_object_set_new(fj, "min_s", num(f->min_s));
-        json_object_set_new(fj, "load_imbalance_s", num(f->load_imbalance_s));
-        json_object_set_new(fj, "imbalance_pct", num(f->imbalance_pct));
-        json_object_set_new(fj, "slowdown_factor", num(f->slowdown_factor));
-        json_array_append_new(forks, fj);
+        wfb_json_set(d, fj, "fork", json_string(wfb_vertex_id(g, f->fork)));
+        wfb_json_set(d, fj, "branches", json_integer((json_int_t)f->branches));
+        wfb_json_set(d, fj, "max_s", num(f->max_s));
+        wfb_json_set(d, fj, "mean_s", num(f->mean_s));
+        wfb_json_set(d, fj, "min_s", num(f->min_s));
+        wfb_json_set(d, fj, "load_imbalance_s", num(f->load_imbalance_s));
+        wfb_json_set(d, fj, "imbalance_pct", num(f->imbalance_pct));
+        wfb_json_set(d, fj, "slowdown_factor", num(f->slowdown_factor));
+        wfb_json_append(d, forks, fj);
     }
     return forks;
 }
 
-static json_t *activities_json(const wfb_graph *g, const wfb_activity_report *r)
+static json_t *activities_json(wfb_json_doc *d, const wfb_graph *g, const wfb_activity_report *r)
 {
     json_t *o = json_object(), *deps = json_array(), *per = json_array();
-    json_object_set_new(o, "count", json_integer((json_int_t)r->n_activities));
-    json_object_set_new(o, "failed", json_integer((json_int_t)r->n_failed));
-    json_object_set_new(o, "not_started", json_integer((json_int_t)r->n_not_started));
-    json_object_set_new(o, "makespan_s", num(r->makespan_s));
-    json_object_set_new(o, "makespan_declared", json_boolean(r->makespan_declared));
-    json_object_set_new(o, "makespan_measured_s", num(r->makespan_measured_s));
-    json_object_set_new(o, "response_s", summary_json(&r->response));
-    json_object_set_new(o, "waiting_s", summary_json(&r->waiting));
-    json_object_set_new(o, "processing_s", summary_json(&r->processing));
-    json_object_set_new(o, "sync_delay_s", summary_json(&r->sync_delay));
-    json_object_set_new(o, "load_imbalance_s", summary_json(&r->load_imbalance));
-    json_object_set_new(o, "slowdown_factor", summary_json(&r->slowdown_factor));
-    json_object_set_new(o, "forks", forks_json(g, r));
+    wfb_json_set(d, o, "count", json_integer((json_int_t)r->n_activities));
+    wfb_json_set(d, o, "failed", json_integer((json_int_t)r->n_failed));
+    wfb_json_set(d, o, "not_started", json_integer((json_int_t)r->n_not_started));
+    wfb_json_set(d, o, "makespan_s", num(r->makespan_s));
+    wfb_json_set(d, o, "makespan_declared", json_boolean(r->makespan_declared));
+    wfb_json_set(d, o, "makespan_measured_s", num(r->makespan_measured_s));
+    wfb_json_set(d, o, "response_s", summary_json(d, &r->response));
+    wfb_json_set(d, o, "waiting_s", summary_json(d, &r->waiting));
+    wfb_json_set(d, o, "processing_s", summary_json(d, &r->processing));
+    wfb_json_set(d, o, "sync_delay_s", summary_json(d, &r->sync_delay));
+    wfb_json_set(d, o, "load_imbalance_s", summary_json(d, &r->load_imbalance));
+    wfb_json_set(d, o, "slowdown_factor", summary_json(d, &r->slowdown_factor));
+    wfb_json_set(d, o, "forks", forks_json(d, g, r));
     for (size_t i = 0; i < r->n_dependencies; i++) {
-        const wfb_dependency_metrics *d = &r->dependencies[i];
+        const wfb_dependency_metrics *dep = &r->dependencies[i];
         json_t *dj = json_object();
-        json_object_set_new(dj, "parent", json_string(wfb_vertex_id(g, d->parent)));
-        json_object_set_new(dj, "child", json_string(wfb_vertex_id(g, d->child)));
-        json_object_set_new(dj, "sync_delay_s", num(d->sync_delay_s));
-        json_array_append_new(deps, dj);
+        wfb_json_set(d, dj, "parent", json_string(wfb_vertex_id(g, dep->parent)));
+        wfb_json_set(d, dj, "child", json_string(wfb_vertex_id(g, dep->child)));
+        wfb_json_set(d, dj, "sync_delay_s", num(dep->sync_delay_s));
+        wfb_json_append(d, deps, dj);
     }
-    json_object_set_new(o, "dependencies", deps);
+    wfb_json_set(d, o, "dependencies", deps);
     for (size_t i = 0; i < r->n_activities; i++) {
         const wfb_activity_metrics *m = &r->activities[i];
         json_t *aj = json_object();
-        json_object_set_new(aj, "id", json_string(wfb_vertex_id(g, m->vertex)));
-        json_object_set_new(aj, "response_s", num(m->response_s));
-        json_object_set_new(aj, "waiting_s", num(m->waiting_s));
-        json_object_set_new(aj, "processing_s", num(m->processing_s));
-        json_object_set_new(aj, "failed", json_boolean(wfb_vertex_failed(g, m->vertex)));
-        json_object_set_new(aj, "not_started", json_boolean(m->not_started));
-        json_array_append_new(per, aj);
+        wfb_json_set(d, aj, "id", json_string(wfb_vertex_id(g, m->vertex)));
+        wfb_json_set(d, aj, "response_s", num(m->response_s));
+        wfb_json_set(d, aj, "waiting_s", num(m->waiting_s));
+        wfb_json_set(d, aj, "processing_s", num(m->processing_s));
+        wfb_json_set(d, aj, "failed", json_boolean(wfb_vertex_failed(g, m->vertex)));
+        wfb_json_set(d, aj, "not_started", json_boolean(m->not_started));
+        wfb_json_append(d, per, aj);
     }
-    json_object_set_new(o, "per_activity", per);
+    wfb_json_set(d, o, "per_activity", per);
     return o;
 }
 
 /* The figures of a run (or of all runs: run 0) as JSON members of o. */
-static void figures_json(json_t *o, const wfb_run_figures *f)
+static void figures_json(wfb_json_doc *d, json_t *o, const wfb_run_figures *f)
 {
-    json_object_set_new(o, "inputs", json_integer((json_int_t)f->inputs));
-    json_object_set_new(o, "inputs_given", json_boolean(f->inputs_given));
-    json_object_set_new(o, "inputs_only_read", json_integer((json_int_t)f->inputs_only_read));
-    json_object_set_new(o, "throughput_per_s", num(f->throughput_per_s));
-    json_object_set_new(o, "span_s", num(f->span_s));
-    json_object_set_new(o, "span_worker", isnan(f->span_s) || f->span_worker == WFB_NONE
-                                              ? json_null()
-                                              : json_integer(f->span_worker));
-    json_object_set_new(o, "span_unknown_why", str_or_null(f->span_unknown_why));
-    json_object_set_new(o, "throughput_unknown_why", str_or_null(f->throughput_unknown_why));
-    json_object_set_new(o, "throughput_busy_per_s", num(f->throughput_busy_per_s));
-    json_object_set_new(o, "busy_max_s", num(f->busy_max_s));
-    json_object_set_new(o, "exec_s", num(f->exec_s));
-    json_object_set_new(o, "latency_s", summary_json(&f->latency));
-    json_object_set_new(o, "latency_basis", json_string(f->cpu_time ? "cpu" : "dispatched"));
-    json_object_set_new(o, "latency_unknown_why", str_or_null(f->latency_unknown_why));
-    json_object_set_new(o, "end_to_end_s", summary_json(&f->end_to_end));
-    json_object_set_new(o, "jitter_s", num(f->jitter_s));
+    wfb_json_set(d, o, "inputs", json_integer((json_int_t)f->inputs));
+    wfb_json_set(d, o, "inputs_given", json_boolean(f->inputs_given));
+    wfb_json_set(d, o, "inputs_only_read", json_integer((json_int_t)f->inputs_only_read));
+    wfb_json_set(d, o, "throughput_per_s", num(f->throughput_per_s));
+    wfb_json_set(d, o, "span_s", num(f->span_s));
+    wfb_json_set(d, o, "span_worker", isnan(f->span_s) || f->span_worker == WFB_NONE
+                                          ? json_null()
+                                          : json_integer(f->span_worker));
+    wfb_json_set(d, o, "span_unknown_why", str_or_null(f->span_unknown_why));
+    wfb_json_set(d, o, "throughput_unknown_why", str_or_null(f->throughput_unknown_why));
+    wfb_json_set(d, o, "throughput_busy_per_s", num(f->throughput_busy_per_s));
+    wfb_json_set(d, o, "busy_max_s", num(f->busy_max_s));
+    wfb_json_set(d, o, "exec_s", num(f->exec_s));
+    wfb_json_set(d, o, "latency_s", summary_json(d, &f->latency));
+    wfb_json_set(d, o, "latency_basis", json_string(f->cpu_time ? "cpu" : "dispatched"));
+    wfb_json_set(d, o, "latency_unknown_why", str_or_null(f->latency_unknown_why));
+    wfb_json_set(d, o, "end_to_end_s", summary_json(d, &f->end_to_end));
+    wfb_json_set(d, o, "jitter_s", num(f->jitter_s));
 }
 
-static json_t *messages_json(const wfb_graph *g, const wfb_message_report *r)
+static json_t *messages_json(wfb_json_doc *d, const wfb_graph *g, const wfb_message_report *r)
 {
     json_t *o = json_object(), *anom = json_array(), *runs = json_array();
-    figures_json(o, &r->total);
-    json_object_set_new(o, "runs_without_inputs",
-                        json_integer((json_int_t)r->total.runs_without_inputs));
-    json_object_set_new(o, "timeout_percentile", num(r->timeout_percentile));
-    json_object_set_new(o, "timeout_s", num(r->timeout_s));
-    json_object_set_new(o, "missing_events", json_integer((json_int_t)r->n_missing));
-    json_object_set_new(o, "timed_out", json_integer((json_int_t)r->n_timed_out));
+    figures_json(d, o, &r->total);
+    wfb_json_set(d, o, "runs_without_inputs",
+                    json_integer((json_int_t)r->total.runs_without_inputs));
+    wfb_json_set(d, o, "timeout_percentile", num(r->timeout_percentile));
+    wfb_json_set(d, o, "timeout_s", num(r->timeout_s));
+    wfb_json_set(d, o, "missing_events", json_integer((json_int_t)r->n_missing));
+    wfb_json_set(d, o, "timed_out", json_integer((json_int_t)r->n_timed_out));
     for (size_t i = 0; i < r->n_inputs; i++) {
-        const wfb_lifeline *l = &r->lifelines[i];
+        wfb_lifeline line = wfb_message_lifeline(r, i);
+        const wfb_lifeline *l = &line;
         if (!l->missing_events && !l->timed_out)
             continue;
         json_t *a = json_object();
-        json_object_set_new(a, "input", json_string(wfb_vertex_id(g, l->input)));
-        json_object_set_new(a, "latency_s", num(l->latency_s));
-        json_object_set_new(a, "missing_events", json_boolean(l->missing_events));
-        json_object_set_new(a, "timed_out", json_boolean(l->timed_out));
-        json_array_append_new(anom, a);
+        wfb_json_set(d, a, "input", json_string(wfb_vertex_id(g, l->input)));
+        wfb_json_set(d, a, "latency_s", num(l->latency_s));
+        wfb_json_set(d, a, "missing_events", json_boolean(l->missing_events));
+        wfb_json_set(d, a, "timed_out", json_boolean(l->timed_out));
+        wfb_json_append(d, anom, a);
     }
-    json_object_set_new(o, "anomalies", anom);
+    wfb_json_set(d, o, "anomalies", anom);
     for (size_t i = 0; i < r->n_runs; i++) {
         json_t *rj = json_object();
-        json_object_set_new(rj, "run", json_integer(r->runs[i].run));
-        figures_json(rj, &r->runs[i]);
-        json_array_append_new(runs, rj);
+        wfb_json_set(d, rj, "run", json_integer(r->runs[i].run));
+        figures_json(d, rj, &r->runs[i]);
+        wfb_json_append(d, runs, rj);
     }
-    json_object_set_new(o, "runs", runs);
+    wfb_json_set(d, o, "runs", runs);
     return o;
 }
 
-static json_t *workers_json(const wfb_graph *g)
+static json_t *workers_json(wfb_json_doc *d, const wfb_graph *g)
 {
     json_t *workers = json_array();
     for (size_t i = 0; i < wfb_worker_stats_count(g); i++) {
         const wfb_worker_stats *w = wfb_worker_stats_at(g, i);
         json_t *o = json_object();
-        json_object_set_new(o, "run", json_integer(w->run));
-        json_object_set_new(o, "worker", json_integer(w->worker));
+        wfb_json_set(d, o, "run", json_integer(w->run));
+        wfb_json_set(d, o, "worker", json_integer(w->worker));
         if (w->ranked) { /* a multi-rank trace: which rank's which worker */
-            json_object_set_new(o, "rank", json_integer(w->rank));
-            json_object_set_new(o, "rank_worker", json_integer(w->rank_worker));
+            wfb_json_set(d, o, "rank", json_integer(w->rank));
+            wfb_json_set(d, o, "rank_worker", json_integer(w->rank_worker));
         }
-        json_object_set_new(o, "start_s", num(w->start_s));
-        json_object_set_new(o, "end_s", num(w->end_s));
-        json_object_set_new(o, "span_s", num(wfb_worker_span(w)));
-        json_object_set_new(o, "busy_s", num(w->busy_s));
-        json_object_set_new(o, "wait_s", num(w->wait_s));
-        json_object_set_new(o, "waits", json_integer((json_int_t)w->waits));
-        json_object_set_new(o, "unaccounted_s", num(wfb_worker_unaccounted(w)));
-        json_object_set_new(o, "blocked_s", num(w->blocked_s));
-        json_object_set_new(o, "ready_s", num(w->ready_s));
-        json_object_set_new(o, "cpu_s", num(w->cpu_s));
-        json_object_set_new(o, "preempted_s", num(w->preempted_s));
-        json_object_set_new(o, "preempted_share", num(wfb_worker_preempted_share(w)));
-        json_object_set_new(o, "preemptions", isnan(w->cpu_s)
-                                                  ? json_null()
-                                                  : json_integer((json_int_t)w->preemptions));
-        json_object_set_new(o, "preempted_periods",
-                            isnan(w->cpu_s) ? json_null()
-                                            : json_integer((json_int_t)w->preempted_periods));
-        json_object_set_new(o, "cpu_unknown_why",
-                            isnan(w->cpu_s) ? json_string(CPU_UNKNOWN_WHY) : json_null());
-        json_array_append_new(workers, o);
+        wfb_json_set(d, o, "start_s", num(w->start_s));
+        wfb_json_set(d, o, "end_s", num(w->end_s));
+        wfb_json_set(d, o, "span_s", num(wfb_worker_span(w)));
+        wfb_json_set(d, o, "busy_s", num(w->busy_s));
+        wfb_json_set(d, o, "wait_s", num(w->wait_s));
+        wfb_json_set(d, o, "waits", json_integer((json_int_t)w->waits));
+        wfb_json_set(d, o, "unaccounted_s", num(wfb_worker_unaccounted(w)));
+        wfb_json_set(d, o, "blocked_s", num(w->blocked_s));
+        wfb_json_set(d, o, "ready_s", num(w->ready_s));
+        wfb_json_set(d, o, "cpu_s", num(w->cpu_s));
+        wfb_json_set(d, o, "preempted_s", num(w->preempted_s));
+        wfb_json_set(d, o, "preempted_share", num(wfb_worker_preempted_share(w)));
+        wfb_json_set(d, o, "preemptions", isnan(w->cpu_s)
+                                              ? json_null()
+                                              : json_integer((json_int_t)w->preemptions));
+        wfb_json_set(d, o, "preempted_periods",
+                        isnan(w->cpu_s) ? json_null()
+                                        : json_integer((json_int_t)w->preempted_periods));
+        wfb_json_set(d, o, "cpu_unknown_why",
+                        isnan(w->cpu_s) ? json_string(CPU_UNKNOWN_WHY) : json_null());
+        wfb_json_append(d, workers, o);
     }
     return workers;
 }
 
-static json_t *tasks_json(const wfb_graph *g)
+static json_t *tasks_json(wfb_json_doc *d, const wfb_graph *g)
 {
     json_t *tasks = json_array();
     for (size_t i = 0; i < wfb_task_stats_count(g); i++) {
         const wfb_task_stats *t = wfb_task_stats_at(g, i);
         json_t *o = json_object(), *b = json_object();
-        json_object_set_new(o, "run", json_integer(t->run));
-        json_object_set_new(o, "task", json_integer((json_int_t)t->task));
-        json_object_set_new(o, "name", str_or_null(t->name));
-        json_object_set_new(o, "worker", json_integer(t->worker));
-        json_object_set_new(o, "exec_s", num(t->exec_s));
-        json_object_set_new(o, "cpu_s", num(wfb_cpu_known(g) ? t->exec_s - t->preempted_s : NAN));
-        json_object_set_new(o, "preempted_s", num(wfb_cpu_known(g) ? t->preempted_s : NAN));
-        json_object_set_new(o, "blocked_s", num(t->blocked_s));
-        json_object_set_new(o, "ready_s", num(t->ready_s));
-        json_object_set_new(o, "dispatches", json_integer((json_int_t)t->dispatches));
-        json_object_set_new(o, "executions", json_integer((json_int_t)t->executions));
-        json_object_set_new(b, "input", json_integer((json_int_t)t->blocks[0]));
-        json_object_set_new(b, "output", json_integer((json_int_t)t->blocks[1]));
-        json_object_set_new(b, "any", json_integer((json_int_t)t->blocks[2]));
-        json_object_set_new(b, "other", json_integer((json_int_t)t->blocks[3]));
-        json_object_set_new(o, "blocks", b);
-        json_array_append_new(tasks, o);
+        wfb_json_set(d, o, "run", json_integer(t->run));
+        wfb_json_set(d, o, "task", json_integer((json_int_t)t->task));
+        wfb_json_set(d, o, "name", str_or_null(t->name));
+        wfb_json_set(d, o, "worker", json_integer(t->worker));
+        wfb_json_set(d, o, "exec_s", num(t->exec_s));
+        wfb_json_set(d, o, "cpu_s", num(wfb_cpu_known(g) ? t->exec_s - t->preempted_s : NAN));
+        wfb_json_set(d, o, "preempted_s", num(wfb_cpu_known(g) ? t->preempted_s : NAN));
+        wfb_json_set(d, o, "blocked_s", num(t->blocked_s));
+        wfb_json_set(d, o, "ready_s", num(t->ready_s));
+        wfb_json_set(d, o, "dispatches", json_integer((json_int_t)t->dispatches));
+        wfb_json_set(d, o, "executions", json_integer((json_int_t)t->executions));
+        wfb_json_set(d, b, "input", json_integer((json_int_t)t->blocks[0]));
+        wfb_json_set(d, b, "output", json_integer((json_int_t)t->blocks[1]));
+        wfb_json_set(d, b, "any", json_integer((json_int_t)t->blocks[2]));
+        wfb_json_set(d, b, "other", json_integer((json_int_t)t->blocks[3]));
+        wfb_json_set(d, o, "blocks", b);
+        wfb_json_append(d, tasks, o);
     }
     return tasks;
 }
@@ -268,29 +269,29 @@ static const char *task_name(const task_names *tn, uint32_t run, uint64_t task)
     "the trace has neither the wake nor the other end's stream_open (lost events, or a task "  \
     "--mon-tasks left out)"
 
-static json_t *waits_json(const wfb_graph *g)
+static json_t *waits_json(wfb_json_doc *d, const wfb_graph *g)
 {
     task_names tn = task_names_of(g);
     json_t *list = json_array();
     for (size_t i = 0; i < wfb_wait_relation_count(g); i++) {
         const wfb_wait_relation *w = wfb_wait_relation_at(g, i);
         json_t *o = json_object();
-        json_object_set_new(o, "run", json_integer(w->run));
-        json_object_set_new(o, "waiter", json_integer((json_int_t)w->waiter));
-        json_object_set_new(o, "waiter_name", str_or_null(task_name(&tn, w->run, w->waiter)));
-        json_object_set_new(o, "waited_for", json_integer((json_int_t)w->waited_for));
-        json_object_set_new(o, "waited_for_name",
-                            str_or_null(task_name(&tn, w->run, w->waited_for)));
-        json_object_set_new(o, "stream", json_integer((json_int_t)w->stream));
-        json_object_set_new(o, "on", json_string(w->on_empty ? "empty" : "full"));
-        json_object_set_new(o, "via", json_string(w->on_channel ? "channel" : "stream"));
-        json_object_set_new(o, "count", json_integer((json_int_t)w->count));
-        json_object_set_new(o, "total_s", num(w->total_s));
-        json_object_set_new(o, "ready_s", num(w->ready_s));
-        json_object_set_new(o, "woken", json_integer((json_int_t)w->woken));
-        json_object_set_new(o, "waited_for_unknown_why",
-                            str_or_null(w->waited_for ? NULL : WAITED_FOR_UNKNOWN_WHY));
-        json_array_append_new(list, o);
+        wfb_json_set(d, o, "run", json_integer(w->run));
+        wfb_json_set(d, o, "waiter", json_integer((json_int_t)w->waiter));
+        wfb_json_set(d, o, "waiter_name", str_or_null(task_name(&tn, w->run, w->waiter)));
+        wfb_json_set(d, o, "waited_for", json_integer((json_int_t)w->waited_for));
+        wfb_json_set(d, o, "waited_for_name",
+                        str_or_null(task_name(&tn, w->run, w->waited_for)));
+        wfb_json_set(d, o, "stream", json_integer((json_int_t)w->stream));
+        wfb_json_set(d, o, "on", json_string(w->on_empty ? "empty" : "full"));
+        wfb_json_set(d, o, "via", json_string(w->on_channel ? "channel" : "stream"));
+        wfb_json_set(d, o, "count", json_integer((json_int_t)w->count));
+        wfb_json_set(d, o, "total_s", num(w->total_s));
+        wfb_json_set(d, o, "ready_s", num(w->ready_s));
+        wfb_json_set(d, o, "woken", json_integer((json_int_t)w->woken));
+        wfb_json_set(d, o, "waited_for_unknown_why",
+                        str_or_null(w->waited_for ? NULL : WAITED_FOR_UNKNOWN_WHY));
+        wfb_json_append(d, list, o);
     }
     free(tn.v);
     return list;
@@ -320,7 +321,7 @@ static const char *preemption_warning(const wfb_graph *g, const wfb_worker_stats
     return buf;
 }
 
-static json_t *warnings_json(const wfb_graph *g)
+static json_t *warnings_json(wfb_json_doc *d, const wfb_graph *g)
 {
     static const char *const affects[] = {"busy_s", "exec_s", "latency_s", "jitter_s",
                                           "throughput_busy_per_s", "as_executed"};
@@ -331,55 +332,56 @@ static json_t *warnings_json(const wfb_graph *g)
         if (!*preemption_warning(g, w, text, sizeof text))
             continue;
         json_t *o = json_object(), *a = json_array();
-        json_object_set_new(o, "kind", json_string("preempted"));
-        json_object_set_new(o, "run", json_integer(w->run));
-        json_object_set_new(o, "worker", json_integer(w->worker));
-        json_object_set_new(o, "preempted_s", num(w->preempted_s));
-        json_object_set_new(o, "share", num(wfb_worker_preempted_share(w)));
-        json_object_set_new(o, "threshold", num(WFB_PREEMPTED_WARN_SHARE));
+        wfb_json_set(d, o, "kind", json_string("preempted"));
+        wfb_json_set(d, o, "run", json_integer(w->run));
+        wfb_json_set(d, o, "worker", json_integer(w->worker));
+        wfb_json_set(d, o, "preempted_s", num(w->preempted_s));
+        wfb_json_set(d, o, "share", num(wfb_worker_preempted_share(w)));
+        wfb_json_set(d, o, "threshold", num(WFB_PREEMPTED_WARN_SHARE));
         for (size_t k = 0; k < sizeof affects / sizeof affects[0]; k++)
-            json_array_append_new(a, json_string(affects[k]));
-        json_object_set_new(o, "affects", a);
-        json_object_set_new(o, "message", json_string(text));
-        json_array_append_new(list, o);
+            wfb_json_append(d, a, json_string(affects[k]));
+        wfb_json_set(d, o, "affects", a);
+        wfb_json_set(d, o, "message", json_string(text));
+        wfb_json_append(d, list, o);
     }
     return list;
 }
 
 static int metrics_json(const wfb_graph *g, const wfb_metrics_input *in, FILE *out)
 {
+    wfb_json_doc doc = {0}, *d = &doc;
     json_t *root = json_object(), *anom = json_array();
-    json_object_set_new(root, "input", json_string(wfb_graph_source(g)));
-    json_object_set_new(root, "vertices", json_integer((json_int_t)wfb_vertex_count(g)));
-    json_object_set_new(root, "edges", json_integer((json_int_t)wfb_edge_count(g)));
-    json_object_set_new(root, "runs", json_integer(wfb_run_count(g)));
-    json_object_set_new(root, "input_loss", wfb_input_loss_json(wfb_graph_input_loss(g)));
+    wfb_json_set(d, root, "input", json_string(wfb_graph_source(g)));
+    wfb_json_set(d, root, "vertices", json_integer((json_int_t)wfb_vertex_count(g)));
+    wfb_json_set(d, root, "edges", json_integer((json_int_t)wfb_edge_count(g)));
+    wfb_json_set(d, root, "runs", json_integer(wfb_run_count(g)));
+    wfb_json_set(d, root, "input_loss", wfb_input_loss_json(d, wfb_graph_input_loss(g)));
     if (wfb_graph_clock_alignment(g)) /* multi-rank traces only */
-        json_object_set_new(root, "clock_alignment",
-                            wfb_clock_alignment_json(wfb_graph_clock_alignment(g)));
-    json_object_set_new(root, "activity_metrics", in->activities && in->activities->n_activities
-                                                      ? activities_json(g, in->activities)
-                                                      : json_null());
-    json_object_set_new(root, "message_metrics", in->messages && in->messages->n_inputs
-                                                     ? messages_json(g, in->messages)
-                                                     : json_null());
+        wfb_json_set(d, root, "clock_alignment",
+                        wfb_clock_alignment_json(d, wfb_graph_clock_alignment(g)));
+    wfb_json_set(d, root, "activity_metrics", in->activities && in->activities->n_activities
+                                                  ? activities_json(d, g, in->activities)
+                                                  : json_null());
+    wfb_json_set(d, root, "message_metrics", in->messages && in->messages->n_inputs
+                                                 ? messages_json(d, g, in->messages)
+                                                 : json_null());
     for (size_t i = 0; i < in->n_anomalies; i++)
-        json_array_append_new(anom, json_string(wfb_vertex_id(g, in->anomalies[i])));
-    json_object_set_new(root, "activity_anomalies", anom);
-    json_object_set_new(root, "warnings", warnings_json(g));
-    json_object_set_new(root, "workers", workers_json(g));
-    json_object_set_new(root, "tasks", tasks_json(g));
-    json_object_set_new(root, "waiting_relations", waits_json(g));
+        wfb_json_append(d, anom, json_string(wfb_vertex_id(g, in->anomalies[i])));
+    wfb_json_set(d, root, "activity_anomalies", anom);
+    wfb_json_set(d, root, "warnings", warnings_json(d, g));
+    wfb_json_set(d, root, "workers", workers_json(d, g));
+    wfb_json_set(d, root, "tasks", tasks_json(d, g));
+    wfb_json_set(d, root, "waiting_relations", waits_json(d, g));
     if (in->has_speedup) {
         json_t *s = json_object();
-        json_object_set_new(s, "other", str_or_null(in->compare_source));
-        json_object_set_new(s, "common_activities", json_integer((json_int_t)in->speedup_common));
-        json_object_set_new(s, "factor", num(in->speedup));
-        json_object_set_new(root, "speedup", s);
+        wfb_json_set(d, s, "other", str_or_null(in->compare_source));
+        wfb_json_set(d, s, "common_activities", json_integer((json_int_t)in->speedup_common));
+        wfb_json_set(d, s, "factor", num(in->speedup));
+        wfb_json_set(d, root, "speedup", s);
     } else {
-        json_object_set_new(root, "speedup", json_null());
+        wfb_json_set(d, root, "speedup", json_null());
     }
-    return wfb_json_dump(root, out);
+    return wfb_json_dump(d, root, out);
 }
 
 /* ---- CSV ---- */
@@ -459,7 +461,8 @@ static void messages_csv(const wfb_graph *g, const wfb_message_report *m, FILE *
     figures_csv("all", &m->total, out);
     fprintf(out, "\ninput,run,latency_s,end_to_end_s,descendants,missing_events,timed_out\n");
     for (size_t i = 0; i < m->n_inputs; i++) {
-        const wfb_lifeline *l = &m->lifelines[i];
+        wfb_lifeline line = wfb_message_lifeline(m, i);
+        const wfb_lifeline *l = &line;
         wfb_csv_field(out, wfb_vertex_id(g, l->input));
         fprintf(out, ",%" PRIu32, l->run);
         csv_num(out, l->latency_s);
@@ -635,7 +638,8 @@ static void messages_text(const wfb_graph *g, const wfb_message_report *r, FILE 
             r->timeout_percentile, r->timeout_s, r->n_timed_out, r->n_missing);
     size_t shown = 0;
     for (size_t i = 0; i < r->n_inputs && shown < 20; i++) {
-        const wfb_lifeline *l = &r->lifelines[i];
+        wfb_lifeline line = wfb_message_lifeline(r, i);
+        const wfb_lifeline *l = &line;
         if (l->missing_events || l->timed_out) {
             fprintf(out, "  anomaly: input %s%s%s\n", wfb_vertex_id(g, l->input),
                     l->missing_events ? " (missing events)" : "",

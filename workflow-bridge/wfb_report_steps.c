@@ -26,13 +26,13 @@ void wfb_path_step_totals(const wfb_path *p, wfb_step_totals *t)
 {
     memset(t, 0, sizeof *t);
     for (size_t i = 0; i < p->n_steps; i++) {
-        const wfb_step *s = &p->steps[i];
-        double d = s->end_s - s->start_s;
-        t->kind_s[s->kind] += d;
-        t->kind_n[s->kind]++;
-        if (s->kind == WFB_STEP_READY) {
-            t->via_s[s->via] += d;
-            t->via_n[s->via]++;
+        wfb_step s = wfb_path_step_at(p, i);
+        double d = s.end_s - s.start_s;
+        t->kind_s[s.kind] += d;
+        t->kind_n[s.kind]++;
+        if (s.kind == WFB_STEP_READY) {
+            t->via_s[s.via] += d;
+            t->via_n[s.via]++;
         }
     }
 }
@@ -74,9 +74,11 @@ static task_time *task_times(const wfb_graph *g, const wfb_path *p, size_t *n)
         return NULL;
     for (size_t i = 0; i < nt; i++)
         v[i].task = (uint32_t)i;
-    for (size_t i = 0; i < p->n_steps; i++)
-        if (p->steps[i].kind == WFB_STEP_RUN && p->steps[i].task < nt)
-            v[p->steps[i].task].run_s += p->steps[i].end_s - p->steps[i].start_s;
+    for (size_t i = 0; i < p->n_steps; i++) {
+        wfb_step s = wfb_path_step_at(p, i);
+        if (s.kind == WFB_STEP_RUN && s.task < nt)
+            v[s.task].run_s += s.end_s - s.start_s;
+    }
     qsort(v, nt, sizeof *v, by_time);
     *n = 0;
     while (*n < nt && v[*n].run_s > 0)
@@ -178,25 +180,29 @@ void wfb_steps_text(const wfb_graph *g, const wfb_path *p, FILE *out)
     totals_text(p, out);
     tasks_text(g, p, out);
     size_t crossings = 0;
-    for (size_t i = 0; i < p->n_steps; i++)
-        crossings += p->steps[i].kind == WFB_STEP_READY && p->steps[i].via != WFB_VIA_OCCUPANCY;
+    for (size_t i = 0; i < p->n_steps; i++) {
+        wfb_step s = wfb_path_step_at(p, i);
+        crossings += s.kind == WFB_STEP_READY && s.via != WFB_VIA_OCCUPANCY;
+    }
     fprintf(out, "  dependencies on other tasks along it (%zu; occupancy and idle steps are in "
                  "--json):\n",
             crossings);
-    for (size_t i = 0; i < p->n_steps; i++)
-        if (p->steps[i].kind == WFB_STEP_READY && p->steps[i].via != WFB_VIA_OCCUPANCY)
-            crossing_text(g, &p->steps[i], out);
+    for (size_t i = 0; i < p->n_steps; i++) {
+        wfb_step s = wfb_path_step_at(p, i);
+        if (s.kind == WFB_STEP_READY && s.via != WFB_VIA_OCCUPANCY)
+            crossing_text(g, &s, out);
+    }
     fputc('\n', out);
 }
 
-static json_t *task_json(const wfb_graph *g, uint32_t task)
+static json_t *task_json(wfb_json_doc *d, const wfb_graph *g, uint32_t task)
 {
     if (task == WFB_NONE || task >= wfb_task_stats_count(g))
         return json_null();
     const wfb_task_stats *t = wfb_task_stats_at(g, task);
     json_t *o = json_object();
-    json_object_set_new(o, "task", json_integer((json_int_t)t->task));
-    json_object_set_new(o, "name", wfb_json_str(t->name));
+    wfb_json_set(d, o, "task", json_integer((json_int_t)t->task));
+    wfb_json_set(d, o, "name", wfb_json_str(t->name));
     return o;
 }
 
@@ -210,71 +216,77 @@ static json_t *task_id_json(const wfb_graph *g, uint32_t task)
 
 /* A step, flat: a path has a step per period it passes (the tasks are
  * named by id; `task_shares` and the task table name them). */
-static json_t *step_json(const wfb_graph *g, const wfb_step *s)
+static json_t *step_json(wfb_json_doc *d, const wfb_graph *g, const wfb_step *s)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "kind", json_string(wfb_step_kind_name(s->kind)));
-    json_object_set_new(o, "via", s->kind == WFB_STEP_READY ? json_string(wfb_via_name(s->via))
-                                                            : json_null());
-    json_object_set_new(o, "task", task_id_json(g, s->task));
-    json_object_set_new(o, "other", s->kind == WFB_STEP_RUN ? json_null() : task_id_json(g, s->other));
-    json_object_set_new(o, "worker", json_integer(s->worker));
-    json_object_set_new(o, "stream", s->via == WFB_VIA_DATA || s->via == WFB_VIA_BACKPRESSURE
-                                         ? json_integer((json_int_t)s->stream)
-                                         : json_null());
-    json_object_set_new(o, "start_s", num(s->start_s));
-    json_object_set_new(o, "step_s", num(s->end_s - s->start_s));
-    json_object_set_new(o, "wrote", s->vertex != WFB_NONE ? json_string(wfb_vertex_id(g, s->vertex))
-                                                          : json_null());
+    wfb_json_set(d, o, "kind", json_string(wfb_step_kind_name(s->kind)));
+    wfb_json_set(d, o, "via", s->kind == WFB_STEP_READY ? json_string(wfb_via_name(s->via))
+                                                        : json_null());
+    wfb_json_set(d, o, "task", task_id_json(g, s->task));
+    wfb_json_set(d, o, "other", s->kind == WFB_STEP_RUN ? json_null() : task_id_json(g, s->other));
+    wfb_json_set(d, o, "worker", json_integer(s->worker));
+    wfb_json_set(d, o, "stream", s->via == WFB_VIA_DATA || s->via == WFB_VIA_BACKPRESSURE
+                                     ? json_integer((json_int_t)s->stream)
+                                     : json_null());
+    wfb_json_set(d, o, "start_s", num(s->start_s));
+    wfb_json_set(d, o, "step_s", num(s->end_s - s->start_s));
+    wfb_json_set(d, o, "wrote", s->vertex != WFB_NONE ? json_string(wfb_vertex_id(g, s->vertex))
+                                                      : json_null());
     return o;
 }
 
-json_t *wfb_steps_json(const wfb_graph *g, const wfb_path *p)
+/* Step i of path a of graph b (wfb_json_deferred_array's item). */
+static json_t *step_item(wfb_json_doc *d, const void *a, const void *b, size_t i)
 {
-    json_t *o = json_object(), *steps = json_array(), *kinds = json_object(),
+    wfb_step s = wfb_path_step_at(a, i);
+    return step_json(d, b, &s);
+}
+
+json_t *wfb_steps_json(wfb_json_doc *d, const wfb_graph *g, const wfb_path *p)
+{
+    json_t *o = json_object(), *kinds = json_object(),
            *vias = json_object(), *tasks = json_array();
     wfb_step_totals t;
     wfb_path_step_totals(p, &t);
-    json_object_set_new(o, "length_s", num(p->length_s));
-    json_object_set_new(o, "run", json_integer(p->run));
-    json_object_set_new(o, "span_s", num(p->span_s));
-    json_object_set_new(o, "coverage", num(p->span_s > 0 ? p->length_s / p->span_s : NAN));
-    json_object_set_new(o, "start_up_s", num(p->start_up_s));
-    json_object_set_new(o, "tail_s", num(p->tail_s));
+    wfb_json_set(d, o, "length_s", num(p->length_s));
+    wfb_json_set(d, o, "run", json_integer(p->run));
+    wfb_json_set(d, o, "span_s", num(p->span_s));
+    wfb_json_set(d, o, "coverage", num(p->span_s > 0 ? p->length_s / p->span_s : NAN));
+    wfb_json_set(d, o, "start_up_s", num(p->start_up_s));
+    wfb_json_set(d, o, "tail_s", num(p->tail_s));
     for (wfb_step_kind k = WFB_STEP_RUN; k <= WFB_STEP_IDLE; k++)
-        json_object_set_new(kinds, wfb_step_kind_name(k), num(t.kind_s[k]));
+        wfb_json_set(d, kinds, wfb_step_kind_name(k), num(t.kind_s[k]));
     for (wfb_via v = WFB_VIA_DATA; v <= WFB_VIA_OCCUPANCY; v++) {
         json_t *x = json_object();
-        json_object_set_new(x, "steps", json_integer((json_int_t)t.via_n[v]));
-        json_object_set_new(x, "seconds", num(t.via_s[v]));
-        json_object_set_new(vias, wfb_via_name(v), x);
+        wfb_json_set(d, x, "steps", json_integer((json_int_t)t.via_n[v]));
+        wfb_json_set(d, x, "seconds", num(t.via_s[v]));
+        wfb_json_set(d, vias, wfb_via_name(v), x);
     }
-    json_object_set_new(o, "seconds_by_kind", kinds);
-    json_object_set_new(o, "ready_by_edge", vias);
+    wfb_json_set(d, o, "seconds_by_kind", kinds);
+    wfb_json_set(d, o, "ready_by_edge", vias);
     size_t n;
     task_time *v = task_times(g, p, &n);
     for (size_t i = 0; v && i < n; i++) {
-        json_t *x = task_json(g, v[i].task);
-        json_object_set_new(x, "run_s", num(v[i].run_s));
-        json_object_set_new(x, "fraction", num(p->length_s > 0 ? v[i].run_s / p->length_s : NAN));
-        json_array_append_new(tasks, x);
+        json_t *x = task_json(d, g, v[i].task);
+        wfb_json_set(d, x, "run_s", num(v[i].run_s));
+        wfb_json_set(d, x, "fraction", num(p->length_s > 0 ? v[i].run_s / p->length_s : NAN));
+        wfb_json_append(d, tasks, x);
     }
     json_t *kinds_json = json_array();
     size_t nk;
     kind_time *k = v ? kind_times(g, v, n, &nk) : NULL;
     for (size_t i = 0; k && i < nk; i++) {
         json_t *x = json_object();
-        json_object_set_new(x, "kind", json_string(k[i].kind));
-        json_object_set_new(x, "run_s", num(k[i].run_s));
-        json_object_set_new(x, "fraction", num(p->length_s > 0 ? k[i].run_s / p->length_s : NAN));
-        json_array_append_new(kinds_json, x);
+        wfb_json_set(d, x, "kind", json_string(k[i].kind));
+        wfb_json_set(d, x, "run_s", num(k[i].run_s));
+        wfb_json_set(d, x, "fraction", num(p->length_s > 0 ? k[i].run_s / p->length_s : NAN));
+        wfb_json_append(d, kinds_json, x);
     }
     free(k);
     free(v);
-    json_object_set_new(o, "kind_shares", kinds_json);
-    json_object_set_new(o, "task_shares", tasks);
-    for (size_t i = 0; i < p->n_steps; i++)
-        json_array_append_new(steps, step_json(g, &p->steps[i]));
-    json_object_set_new(o, "steps", steps);
+    wfb_json_set(d, o, "kind_shares", kinds_json);
+    wfb_json_set(d, o, "task_shares", tasks);
+    /* as many as the run has periods: written one at a time */
+    wfb_json_set(d, o, "steps", wfb_json_deferred_array(d, step_item, p, g, p->n_steps));
     return o;
 }

@@ -25,6 +25,7 @@
  */
 #include "wfb_internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,19 @@ void wfb_path_free(wfb_path *p)
 {
     free(p->vertices);
     free(p->edges);
-    free(p->steps);
+    kit_spill_close(p->step_rows);
     memset(p, 0, sizeof *p);
+}
+
+/* The steps are stored as the walk finds them, from the last back. */
+wfb_step wfb_path_step_at(const wfb_path *p, size_t i)
+{
+    const wfb_step *s = i < p->n_steps ? kit_spill_at(p->step_rows, p->n_steps - 1 - i) : NULL;
+    if (s)
+        return *s;
+    if (p->io_err && !*p->io_err)
+        *p->io_err = kit_spill_error(p->step_rows) ? kit_spill_error(p->step_rows) : EIO;
+    return (wfb_step){.start_s = NAN, .end_s = NAN, .vertex = WFB_NONE};
 }
 
 /* Floating sums of the same durations in another order differ in the last
@@ -93,11 +105,134 @@ static int not_finished(const wfb_graph *g, wfb_error *err)
     return -1;
 }
 
+/* The vertex the longest path ends at: the first (by index) of those whose
+ * distance is not clearly below the largest. A rule that does not depend on
+ * the order the vertices are met in, as "the largest so far" with a
+ * tolerance would, so that the bounded analysis, which meets them as the
+ * trace is read, ends at the same vertex (wfb_path_end_*). */
+uint32_t wfb_path_last(const double *dist, size_t n)
+{
+    double max = 0;
+    for (size_t v = 0; v < n; v++)
+        if (v == 0 || dist[v] > max)
+            max = dist[v];
+    for (size_t v = 0; v < n; v++)
+        if (!clearly_greater(max, dist[v]))
+            return (uint32_t)v;
+    return WFB_NONE;
+}
+
+static double path_start(const wfb_graph *g, uint32_t first);
+
+/* ---- the paths of a graph lifted bounded (wfb_online.c) ----
+ *
+ * The analysis kept, for each vertex, the in-edge the longest path comes
+ * through and the source that ended last: the walks back from the end are
+ * those of the functions below, without the graph. */
+
+/* The path from back-pointers: `pick` chooses dp_src or ae_src. */
+static int online_collect(const wfb_graph *g, uint32_t last, bool longest, wfb_path *out,
+                          bool *untimed, uint32_t *first)
+{
+    size_t n = 1;
+    wfb_mv_back b;
+    *untimed = false;
+    for (uint32_t v = last;; n++) {
+        if (wfb_online_back(g->online, v, &b))
+            return -1;
+        *untimed = *untimed || b.untimed;
+        uint32_t src = longest ? b.dp_src : b.ae_src;
+        if (src == WFB_NONE) {
+            *first = v;
+            break;
+        }
+        v = src;
+    }
+    out->vertices = malloc(n * sizeof *out->vertices);
+    out->edges = malloc((n > 1 ? n - 1 : 1) * sizeof *out->edges);
+    if (!out->vertices || !out->edges)
+        return -1;
+    out->n = n;
+    uint32_t v = last;
+    for (size_t i = n; i-- > 0;) {
+        out->vertices[i] = v;
+        if (!i)
+            break;
+        if (wfb_online_back(g->online, v, &b))
+            return -1;
+        uint32_t src = longest ? b.dp_src : b.ae_src;
+        if ((out->edges[i - 1] = wfb_graph_path_edge(g, &b, src, v)) == WFB_NONE)
+            return -1;
+        v = src;
+    }
+    return 0;
+}
+
+static int online_longest_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
+{
+    uint32_t last = wfb_online_path_end(g->online), first;
+    bool untimed;
+    wfb_mv_info info;
+    if (last == WFB_NONE)
+        return 0;
+    if (online_collect(g, last, true, out, &untimed, &first) ||
+        wfb_online_vertex(g->online, last, &info)) {
+        wfb_path_free(out);
+        wfb_set_error(err, g->source, 0, "out of memory computing the longest path");
+        return -1;
+    }
+    out->valid = 1;
+    out->kind = WFB_PATH_LONGEST;
+    out->length_s = info.dist;
+    return 0;
+}
+
+/* The message graph's as-executed path: from the sink that finished last
+ * (a scan of every vertex), back through the sources that ended last. */
+static int online_as_executed(const wfb_graph *g, wfb_path *out, wfb_error *err)
+{
+    uint32_t last = WFB_NONE, n = wfb_online_vertex_count(g->online), first;
+    double last_end = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        wfb_mv_info info;
+        if (wfb_online_vertex(g->online, v, &info))
+            goto fail;
+        if (info.has_out || isnan(info.time))
+            continue;
+        if (last == WFB_NONE || info.time > last_end) {
+            last = v;
+            last_end = info.time;
+        }
+    }
+    if (last == WFB_NONE)
+        return 0;
+    bool untimed;
+    if (online_collect(g, last, false, out, &untimed, &first))
+        goto fail;
+    wfb_mv_back b;
+    if (wfb_online_back(g->online, first, &b))
+        goto fail;
+    if (untimed && b.dp_src != WFB_NONE) { /* the walk stopped at missing times */
+        wfb_path_free(out);
+        return 0;
+    }
+    out->valid = 1;
+    out->kind = WFB_PATH_AS_EXECUTED;
+    out->length_s = wfb_vertex_end(g, last) - path_start(g, first);
+    return 0;
+fail:
+    wfb_path_free(out);
+    wfb_set_error(err, g->source, 0, "out of memory computing the as-executed path");
+    return -1;
+}
+
 int wfb_longest_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!g->finished)
         return not_finished(g, err);
+    if (g->online)
+        return online_longest_path(g, out, err);
     size_t nv = g->ids.count;
     if (!nv)
         return 0;
@@ -120,10 +255,8 @@ int wfb_longest_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
         }
         dist[v] = best + wfb_vertex_weight(g, v);
         chosen_in[v] = best_e;
-        if (last == WFB_NONE || clearly_greater(dist[v], dist[last]) ||
-            (!clearly_greater(dist[last], dist[v]) && v < last))
-            last = v;
     }
+    last = wfb_path_last(dist, nv);
     if (collect_path(g, chosen_in, last, out))
         goto oom;
     out->valid = 1;
@@ -195,8 +328,10 @@ static double path_start(const wfb_graph *g, uint32_t first)
 
 double wfb_path_step(const wfb_graph *g, const wfb_path *p, size_t i)
 {
-    if (p->valid && p->n_steps)
-        return i < p->n_steps ? p->steps[i].end_s - p->steps[i].start_s : NAN;
+    if (p->valid && p->n_steps) {
+        wfb_step s = wfb_path_step_at(p, i);
+        return i < p->n_steps ? s.end_s - s.start_s : NAN;
+    }
     if (!p->valid || i >= p->n)
         return NAN;
     uint32_t v = p->vertices[i];
@@ -225,30 +360,40 @@ const char *wfb_via_name(wfb_via via)
 
 /* ---- the as-executed path of an LPEL trace ---- */
 
+/* A period's row, copied: the rows are a spill array whose pointers last
+ * only until the next read. */
+static wfb_period period(const wfb_graph *g, uint32_t i) { return *wfb_period_at(g, i); }
+
 /* The period that ended last (ties: the first), WFB_NONE if none ended. */
-static uint32_t last_period(const wfb_graph *g)
+static uint32_t last_period(const wfb_graph *g, double *end_s)
 {
     uint32_t last = WFB_NONE;
     for (size_t i = 0; i < g->n_periods; i++) {
-        double end = g->periods[i].end_s;
-        if (!isnan(end) && (last == WFB_NONE || end > g->periods[last].end_s))
+        double end = wfb_period_at(g, i)->end_s;
+        if (!isnan(end) && (last == WFB_NONE || end > *end_s)) {
             last = (uint32_t)i;
+            *end_s = end;
+        }
     }
     return last;
 }
 
+/* The walk's steps, last first (wfb_path_step_at turns them round). */
 typedef struct step_list {
-    wfb_step *v;
-    size_t n, cap;
+    const wfb_graph *g;
+    kit_spill *rows;
+    size_t n;
 } step_list;
 
 static int push_step(step_list *s, wfb_step step)
 {
     if (step.end_s < step.start_s)
         step.end_s = step.start_s;
-    if (KIT_GROW(s->v, s->cap, s->n + 1))
+    wfb_step *at = wfb_graph_spill_at(s->g, s->rows, s->n);
+    if (!at)
         return -1;
-    s->v[s->n++] = step;
+    *at = step;
+    s->n++;
     return 0;
 }
 
@@ -260,111 +405,54 @@ static uint32_t step_vertex(const wfb_graph *g, const wfb_period *p, double unti
     return p->vertex;
 }
 
-/* The periods that ended, sorted by (run, end), for the latest one that
- * ended before a moment. */
-typedef struct ended {
-    uint32_t run, period;
-    double end_s;
-} ended;
-
-typedef struct by_end {
-    ended *v;
-    size_t n;
-} by_end;
-
-static int cmp_end(const void *a, const void *b)
-{
-    const ended *x = a, *y = b;
-    if (x->run != y->run)
-        return x->run < y->run ? -1 : 1;
-    return (x->end_s > y->end_s) - (x->end_s < y->end_s);
-}
-
-static int by_end_init(by_end *e, const wfb_graph *g)
-{
-    e->n = 0;
-    e->v = malloc((g->n_periods ? g->n_periods : 1) * sizeof *e->v);
-    if (!e->v)
-        return -1;
-    for (size_t i = 0; i < g->n_periods; i++)
-        if (!isnan(g->periods[i].end_s))
-            e->v[e->n++] = (ended){g->periods[i].run, (uint32_t)i, g->periods[i].end_s};
-    qsort(e->v, e->n, sizeof *e->v, cmp_end);
-    return 0;
-}
-
-/* The period of run `run` that ended last at or before `at`, other than
- * `self`; WFB_NONE if none. */
-static uint32_t latest_before(const by_end *e, uint32_t run, double at, uint32_t self)
-{
-    size_t lo = 0, hi = e->n; /* the first after (run, at) */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (e->v[mid].run < run || (e->v[mid].run == run && e->v[mid].end_s <= at))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i-- > 0 && e->v[i].run == run;)
-        if (e->v[i].period != self)
-            return e->v[i].period;
-    return WFB_NONE;
-}
-
-/* Where the walk goes from period p (its run step already taken): the
- * step(s) between p's start and the period before it on the path; that
+/* Where the walk goes from period p (row `at`, its run step already taken):
+ * the step(s) between p's start and the period before it on the path; that
  * period in *next (WFB_NONE: the walk ends) and the time its run step ends
  * at in *until. */
-static int step_back(const wfb_graph *g, const by_end *ends, uint32_t at, step_list *s,
+static int step_back(const wfb_graph *g, uint32_t at, const wfb_period *p, step_list *s,
                      uint32_t *next, double *until)
 {
-    const wfb_period *p = &g->periods[at];
-    const wfb_period *q = p->worker_prev != WFB_NONE ? &g->periods[p->worker_prev] : NULL;
-    const wfb_period *c = p->cause_period != WFB_NONE ? &g->periods[p->cause_period] : NULL;
+    wfb_period q = {0}, c = {0};
+    bool has_q = p->worker_prev != WFB_NONE, has_c = p->cause_period != WFB_NONE;
+    if (has_q)
+        q = period(g, p->worker_prev);
+    if (has_c)
+        c = period(g, p->cause_period);
     wfb_step ready = {.kind = WFB_STEP_READY, .task = p->task, .worker = p->worker,
                       .vertex = WFB_NONE, .end_s = p->start_s};
     *next = WFB_NONE;
-    if (q && !p->idle_before && !isnan(q->end_s) && (isnan(p->ready_s) || q->end_s > p->ready_s)) {
+    if (has_q && !p->idle_before && !isnan(q.end_s) && (isnan(p->ready_s) || q.end_s > p->ready_s)) {
         /* ready while its worker ran q (or, with no cause known, right after q) */
         ready.via = WFB_VIA_OCCUPANCY;
-        ready.other = q->task;
-        ready.start_s = q->end_s;
+        ready.other = q.task;
+        ready.start_s = q.end_s;
         *next = p->worker_prev;
-        *until = q->end_s;
-    } else if (c) {
+        *until = q.end_s;
+    } else if (has_c) {
         /* woken or created by c, its worker free: the wake to its dispatch */
-        double at = fmin(fmax(p->ready_s, c->start_s), fmin(c->end_s, p->start_s));
+        double t = fmin(fmax(p->ready_s, c.start_s), fmin(c.end_s, p->start_s));
         ready.via = p->cause == WFB_CAUSE_DATA           ? WFB_VIA_DATA
                     : p->cause == WFB_CAUSE_BACKPRESSURE ? WFB_VIA_BACKPRESSURE
                                                          : WFB_VIA_CREATED;
-        ready.other = c->task;
+        ready.other = c.task;
         ready.stream = p->stream;
-        ready.start_s = at;
+        ready.start_s = t;
         *next = p->cause_period;
-        *until = at;
-    } else if (q && !isnan(q->end_s)) {
+        *until = t;
+    } else if (has_q && !isnan(q.end_s)) {
         /* the worker idled, and the trace does not say what made p ready:
          * on from the latest period that ended before it (top of file) */
-        uint32_t last = latest_before(ends, p->run, p->start_s, at);
-        const wfb_period *l = last != WFB_NONE ? &g->periods[last] : q;
+        uint32_t last = p->latest_ended != at ? p->latest_ended : WFB_NONE;
+        wfb_period l = last != WFB_NONE ? period(g, last) : q;
         ready.kind = WFB_STEP_IDLE;
-        ready.other = l->task;
-        ready.start_s = l->end_s;
+        ready.other = l.task;
+        ready.start_s = l.end_s;
         *next = last != WFB_NONE ? last : p->worker_prev;
-        *until = l->end_s;
+        *until = l.end_s;
     } else {
         return 0; /* its worker's first period, without a cause: the start */
     }
     return push_step(s, ready);
-}
-
-static void reverse_steps(step_list *s)
-{
-    for (size_t i = 0, j = s->n ? s->n - 1 : 0; i < j; i++, j--) {
-        wfb_step t = s->v[i];
-        s->v[i] = s->v[j];
-        s->v[j] = t;
-    }
 }
 
 /* The run's span: its earliest worker_start to its latest worker_end. */
@@ -380,45 +468,58 @@ static void run_span(const wfb_graph *g, uint32_t run, double *start, double *en
     }
 }
 
+/* Has the walk been at period i (*was)? It goes back in time, to rows
+ * begun earlier; a mark per row (a spill array too) stops it should a
+ * trace make it go round. -1 when the mark cannot be kept. */
+static int seen_before(const wfb_graph *g, kit_spill *seen, uint32_t i, bool *was)
+{
+    uint8_t *mark = wfb_graph_spill_at(g, seen, i);
+    if (!mark)
+        return -1;
+    *was = *mark;
+    *mark = 1;
+    return 0;
+}
+
 static int periods_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
 {
-    uint32_t at = last_period(g);
+    double until = NAN;
+    uint32_t at = last_period(g, &until), first = at;
     if (at == WFB_NONE)
         return 0; /* no period ended: not available */
-    step_list s = {0};
-    uint8_t *seen = calloc(g->n_periods, 1);
-    by_end ends = {0};
-    double until = g->periods[at].end_s;
-    int rc = seen && by_end_init(&ends, g) == 0 ? 0 : -1;
-    while (rc == 0 && at != WFB_NONE && !seen[at]) {
-        const wfb_period *p = &g->periods[at];
-        seen[at] = 1;
-        rc = push_step(&s, (wfb_step){.kind = WFB_STEP_RUN, .task = p->task, .worker = p->worker,
-                                      .vertex = step_vertex(g, p, until),
-                                      .start_s = p->start_s, .end_s = until});
+    step_list s = {g, wfb_graph_spill(g, sizeof(wfb_step), 0.125), 0};
+    kit_spill *seen = wfb_graph_spill(g, 1, 0.03);
+    int rc = s.rows && seen ? 0 : -1;
+    bool was = false;
+    while (rc == 0 && at != WFB_NONE && !(rc = seen_before(g, seen, at, &was)) && !was) {
+        wfb_period p = period(g, at);
+        rc = push_step(&s, (wfb_step){.kind = WFB_STEP_RUN, .task = p.task, .worker = p.worker,
+                                      .vertex = step_vertex(g, &p, until),
+                                      .start_s = p.start_s, .end_s = until});
         if (rc == 0)
-            rc = step_back(g, &ends, at, &s, &at, &until);
+            rc = step_back(g, at, &p, &s, &at, &until);
     }
-    free(seen);
-    free(ends.v);
+    kit_spill_close(seen);
     if (rc) {
-        free(s.v);
-        wfb_set_error(err, g->source, 0, "out of memory computing the as-executed path");
+        kit_spill_close(s.rows);
+        wfb_set_error(err, g->source, 0, "%s computing the as-executed path",
+                      g->io_err ? strerror(g->io_err) : "out of memory");
         return -1;
     }
-    reverse_steps(&s);
-    const wfb_period *last = &g->periods[last_period(g)];
+    const wfb_period last = period(g, first);
     out->valid = 1;
     out->kind = WFB_PATH_AS_EXECUTED;
-    out->steps = s.v;
+    out->step_rows = s.rows;
     out->n_steps = s.n;
-    out->run = last->run;
-    out->length_s = last->end_s - s.v[0].start_s;
+    out->io_err = &((wfb_graph *)g)->io_err;
+    out->run = last.run;
+    double first_start = wfb_path_step_at(out, 0).start_s;
+    out->length_s = last.end_s - first_start;
     double start, end;
-    run_span(g, last->run, &start, &end);
+    run_span(g, last.run, &start, &end);
     out->span_s = end - start;
-    out->start_up_s = s.v[0].start_s - start;
-    out->tail_s = end - last->end_s;
+    out->start_up_s = first_start - start;
+    out->tail_s = end - last.end_s;
     return 0;
 }
 
@@ -429,6 +530,8 @@ int wfb_as_executed_path(const wfb_graph *g, wfb_path *out, wfb_error *err)
         return not_finished(g, err);
     if (g->n_periods)
         return periods_path(g, out, err);
+    if (g->online)
+        return online_as_executed(g, out, err);
     uint32_t last = last_finishing_sink(g);
     if (last == WFB_NONE)
         return 0; /* no times: not available */

@@ -181,23 +181,23 @@ static void emit_worker(mon_writer *w, const scenario *s, unsigned worker, uint3
     mon_emit_bare(w, MON_ID_WORKER_END, t0 + s->end);
 }
 
+/* What write_trace's logs hold: the scenario and its number of runs. */
+typedef struct trace_args {
+    const scenario *s;
+    unsigned runs;
+} trace_args;
+
+static void write_log(mon_writer *w, unsigned wk, void *arg)
+{
+    const trace_args *a = arg;
+    for (unsigned r = 0; r < a->runs; r++)
+        emit_worker(w, a->s, wk, r + 1, (uint64_t)r * 10000000u);
+}
+
 static int write_trace(const char *dir, const scenario *s, unsigned runs)
 {
-    char ctf[4200], err[512];
-    if (fixture_trace_dir(dir, 2, MON_FLAG_ALL, ctf, sizeof ctf) != 0)
-        return -1;
-    for (unsigned wk = 0; wk < 2; wk++) {
-        mon_writer *w = mon_writer_open(ctf, wk, 0, err, sizeof err);
-        if (!w) {
-            fprintf(stderr, "advise fixture: %s\n", err);
-            return -1;
-        }
-        for (unsigned r = 0; r < runs; r++)
-            emit_worker(w, s, wk, r + 1, (uint64_t)r * 10000000u);
-        if (mon_writer_close(w) != 0)
-            return -1;
-    }
-    return 0;
+    trace_args a = {s, runs};
+    return fixture_write_run(dir, 2, MON_FLAG_ALL, write_log, &a);
 }
 
 int advise_fixture_write(const char *name, const char *dir)

@@ -210,23 +210,19 @@ static void worker1(mon_writer *w)
     mon_emit_bare(w, MON_ID_WORKER_END, 48);
 }
 
+/* Worker i's log of the oracle trace. */
+static void oracle_log(mon_writer *w, unsigned i, void *arg)
+{
+    (void)arg;
+    if (i == 0)
+        worker0(w);
+    else
+        worker1(w);
+}
+
 int oracle_trace_write(const char *dir)
 {
-    char ctf[4200], err[512];
-    if (fixture_trace_dir(dir, 2, MON_FLAG_ALL, ctf, sizeof ctf) != 0)
-        return -1;
-    void (*const writers[2])(mon_writer *) = {worker0, worker1};
-    for (unsigned i = 0; i < 2; i++) {
-        mon_writer *w = mon_writer_open(ctf, i, 0, err, sizeof err);
-        if (!w) {
-            fprintf(stderr, "oracle: %s\n", err);
-            return -1;
-        }
-        writers[i](w);
-        if (mon_writer_close(w) != 0)
-            return -1;
-    }
-    return 0;
+    return fixture_write_run(dir, 2, MON_FLAG_ALL, oracle_log, NULL);
 }
 
 /*
@@ -320,23 +316,16 @@ static void paths_worker1(mon_writer *w)
     mon_emit_bare(w, MON_ID_WORKER_END, 31);
 }
 
+/* Worker i's log of oracle_paths_write's variant (*arg). */
+static void paths_log(mon_writer *w, unsigned i, void *arg)
+{
+    if (i == 0)
+        paths_worker0(w, *(const int *)arg ? 28 : 33);
+    else
+        paths_worker1(w);
+}
+
 int oracle_paths_write(const char *dir, int variant)
 {
-    char ctf[4200], err[512];
-    if (fixture_trace_dir(dir, 2, MON_FLAG_ALL, ctf, sizeof ctf) != 0)
-        return -1;
-    for (unsigned i = 0; i < 2; i++) {
-        mon_writer *w = mon_writer_open(ctf, i, 0, err, sizeof err);
-        if (!w) {
-            fprintf(stderr, "oracle: %s\n", err);
-            return -1;
-        }
-        if (i == 0)
-            paths_worker0(w, variant ? 28 : 33);
-        else
-            paths_worker1(w);
-        if (mon_writer_close(w) != 0)
-            return -1;
-    }
-    return 0;
+    return fixture_write_run(dir, 2, MON_FLAG_ALL, paths_log, &variant);
 }

@@ -250,7 +250,7 @@ START_TEST(test_user_mapping)
     ck_assert_ptr_nonnull(m);
     FILE *in = fmemopen((void *)log, strlen(log), "r");
     wfb_graph *g = wfb_graph_new();
-    wfb_import_options opt = {NULL, NULL, m};
+    wfb_import_options opt = {.bp_mapping = m};
     ck_assert_int_eq(wfb_import_bp(g, in, "app.log", &opt, &err), 0);
     fclose(in);
     uint32_t a = vertex(g, "a 1"), b = vertex(g, "b");

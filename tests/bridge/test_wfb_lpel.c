@@ -191,11 +191,12 @@ START_TEST(test_lifted_metrics_and_path)
     wfb_error err;
     ck_assert_int_eq(wfb_message_metrics_compute(g, NULL, &r, &err), 0);
     ck_assert_uint_eq(r.n_inputs, 2); /* m1 and m5, written outside executions */
-    const wfb_lifeline *m1 = &r.lifelines[0];
+    wfb_lifeline line0 = wfb_message_lifeline(&r, 0);
+    const wfb_lifeline *m1 = &line0;
     ck_assert_str_eq(wfb_vertex_id(g, m1->input), "m0.1");
     assert_near(m1->latency_s, 2 + 2 + 1); /* split, merge (once), delete */
     assert_near(m1->end_to_end_s, 9 - 1);
-    assert_near(r.lifelines[1].latency_s, 1);
+    assert_near(wfb_message_lifeline(&r, 1).latency_s, 1);
     /* eq. 1: 2 inputs / 12 s, worker 0's span (0 to 12); worker 1 spans 9.5 s */
     assert_near(r.total.span_s, 12);
     ck_assert_uint_eq(r.total.span_worker, 0);
@@ -267,7 +268,7 @@ START_TEST(test_implicit_executions_and_external_inputs)
     ck_assert_uint_eq(r.n_inputs, 3); /* m1, m3, m99 */
     ck_assert_uint_eq(r.total.inputs_only_read, 1); /* m99 */
     ck_assert_uint_eq(r.n_missing, 0);
-    assert_near(r.lifelines[2].end_to_end_s, 1); /* m100 written at 7 */
+    assert_near(wfb_message_lifeline(&r, 2).end_to_end_s, 1); /* m100 written at 7 */
     wfb_message_report_free(&r);
     wfb_graph_free(g);
 }

@@ -200,7 +200,8 @@ START_TEST(test_message_metrics)
     wfb_error err;
     ck_assert_int_eq(wfb_message_metrics_compute(g, NULL, &r, &err), 0);
     ck_assert_uint_eq(r.n_inputs, 2);
-    const wfb_lifeline *l1 = &r.lifelines[0], *l2 = &r.lifelines[1];
+    wfb_lifeline line1 = wfb_message_lifeline(&r, 0), line2 = wfb_message_lifeline(&r, 1);
+    const wfb_lifeline *l1 = &line1, *l2 = &line2;
     ck_assert_uint_eq(l1->input, vertex(g, "i1"));
     assert_near(l1->latency_s, 6); /* 2 + 3 (split counted once) + 1 */
     assert_near(l1->end_to_end_s, 6);
@@ -253,9 +254,9 @@ START_TEST(test_lifeline_anomalies)
     ck_assert_uint_eq(r.n_timed_out, 1);
     ck_assert_uint_eq(r.n_missing, 1);
     for (size_t i = 0; i < r.n_inputs; i++) {
-        const char *id = wfb_vertex_id(g, r.lifelines[i].input);
-        ck_assert_int_eq(r.lifelines[i].timed_out, !strcmp(id, "in42"));
-        ck_assert_int_eq(r.lifelines[i].missing_events, !strcmp(id, "in7"));
+        const char *id = wfb_vertex_id(g, wfb_message_lifeline(&r, i).input);
+        ck_assert_int_eq(wfb_message_lifeline(&r, i).timed_out, !strcmp(id, "in42"));
+        ck_assert_int_eq(wfb_message_lifeline(&r, i).missing_events, !strcmp(id, "in7"));
     }
     ck_assert(r.timeout_s >= 1 && r.timeout_s < 1.05);
     assert_near(r.total.latency.p99, 1);

@@ -14,7 +14,11 @@
  *    inputs never add up to more than the execution time there was, no
  *    latency is negative, throughput is N_input over the longest worker
  *    span (worker_start to worker_end), and runs that reuse task and
- *    message ids stay apart.
+ *    message ids stay apart;
+ *  - the bounded lifter (wfb_lifter_new_bounded, its records spilled to
+ *    temporary files behind caches of a few hundred bytes) gives every
+ *    figure and path of the graph in memory, bit for bit, on the oracle
+ *    traces and the random ones.
  */
 #include "mon_reader.h" /* mon_msg_id_make */
 #include "oracle_trace.h"
@@ -47,13 +51,13 @@ static wfb_graph *oracle_graph_of(int variant)
 
 static wfb_graph *oracle_graph(void) { return oracle_graph_of(-1); }
 
-static const wfb_lifeline *lifeline(const wfb_graph *g, const wfb_message_report *r, const char *id)
+static wfb_lifeline lifeline(const wfb_graph *g, const wfb_message_report *r, const char *id)
 {
     for (size_t i = 0; i < r->n_inputs; i++)
-        if (!strcmp(wfb_vertex_id(g, r->lifelines[i].input), id))
-            return &r->lifelines[i];
+        if (!strcmp(wfb_vertex_id(g, wfb_message_lifeline(r, i).input), id))
+            return wfb_message_lifeline(r, i);
     ck_abort_msg("no input %s", id);
-    return NULL;
+    return (wfb_lifeline){0};
 }
 
 START_TEST(oracle_eq1_eq2_eq3)
@@ -67,10 +71,10 @@ START_TEST(oracle_eq1_eq2_eq3)
     ck_assert_uint_eq(r.total.inputs, 2);
     ck_assert_uint_eq(r.total.inputs_only_read, 0);
     /* eq. 2: the merge's 7 ns shared by both inputs */
-    assert_near(lifeline(g, &r, a)->latency_s, 21.5 * NS);
-    assert_near(lifeline(g, &r, b)->latency_s, 15.5 * NS);
-    assert_near(lifeline(g, &r, a)->end_to_end_s, 30 * NS);
-    assert_near(lifeline(g, &r, b)->end_to_end_s, 28 * NS);
+    assert_near(lifeline(g, &r, a).latency_s, 21.5 * NS);
+    assert_near(lifeline(g, &r, b).latency_s, 15.5 * NS);
+    assert_near(lifeline(g, &r, a).end_to_end_s, 30 * NS);
+    assert_near(lifeline(g, &r, b).end_to_end_s, 28 * NS);
     assert_near(r.total.latency.mean, 18.5 * NS);
     /* eq. 3: population standard deviation */
     assert_near(r.total.jitter_s, 3 * NS);
@@ -89,8 +93,8 @@ START_TEST(oracle_eq1_eq2_eq3)
     wfb_message_options cpu = {.cpu_time = 1};
     ck_assert_int_eq(wfb_message_metrics_compute(g, &cpu, &r, &err), 0);
     ck_assert(r.total.cpu_time);
-    assert_near(lifeline(g, &r, a)->latency_s, 16.5 * NS);
-    assert_near(lifeline(g, &r, b)->latency_s, 15.5 * NS);
+    assert_near(lifeline(g, &r, a).latency_s, 16.5 * NS);
+    assert_near(lifeline(g, &r, b).latency_s, 15.5 * NS);
     assert_near(r.total.jitter_s, 0.5 * NS);
     assert_near(r.total.latency.mean, 16 * NS);
     wfb_message_report_free(&r);
@@ -103,13 +107,13 @@ START_TEST(oracle_eq1_eq2_eq3)
         half[i] = 0.5;
     wfb_message_options scaled = {.exec_scale = half};
     ck_assert_int_eq(wfb_message_metrics_compute(g, &scaled, &r, &err), 0);
-    assert_near(lifeline(g, &r, a)->latency_s, 10.75 * NS);
-    assert_near(lifeline(g, &r, b)->latency_s, 7.75 * NS);
+    assert_near(lifeline(g, &r, a).latency_s, 10.75 * NS);
+    assert_near(lifeline(g, &r, b).latency_s, 7.75 * NS);
     wfb_message_report_free(&r);
     scaled.cpu_time = 1;
     ck_assert_int_eq(wfb_message_metrics_compute(g, &scaled, &r, &err), 0);
-    assert_near(lifeline(g, &r, a)->latency_s, 8.25 * NS);
-    assert_near(lifeline(g, &r, b)->latency_s, 7.75 * NS);
+    assert_near(lifeline(g, &r, a).latency_s, 8.25 * NS);
+    assert_near(lifeline(g, &r, b).latency_s, 7.75 * NS);
     wfb_message_report_free(&r);
     free(half);
     wfb_graph_free(g);
@@ -243,8 +247,9 @@ START_TEST(oracle_paths_edges)
         ck_assert_int_eq(wfb_as_executed_path(g, &ae, &err), 0);
         assert_steps(g, &ae, v ? v1 : v0, 5, NS);
         for (size_t i = 0; i < ae.n_steps; i++)
-            if (ae.steps[i].kind == WFB_STEP_READY && ae.steps[i].via != WFB_VIA_CREATED)
-                ck_assert_uint_eq(ae.steps[i].stream, 1);
+            if (wfb_path_step_at(&ae, i).kind == WFB_STEP_READY &&
+                wfb_path_step_at(&ae, i).via != WFB_VIA_CREATED)
+                ck_assert_uint_eq(wfb_path_step_at(&ae, i).stream, 1);
         assert_near(ae.length_s, length[v] * NS);
         assert_near(ae.span_s, 41 * NS);
         assert_near(ae.start_up_s, 6 * NS);
@@ -285,6 +290,9 @@ typedef struct generated {
     double span[4][8]; /* per run (from 1) and worker */
     double busy[4][8];
     unsigned workers;
+    bool read_once; /* each message read at most once, as S-Net's streams do
+                       (a message read twice on another worker than its
+                       writer's is moved twice: the bounded lifter gives up) */
 } generated;
 
 /* One run: workers start and end; tasks are dispatched one period at a
@@ -295,8 +303,9 @@ static void generate_run(wfb_lifter *l, uint64_t *rng, uint32_t run, double *t, 
 {
     unsigned tasks = 2 + below(rng, 8);
     uint64_t written[64];
+    bool was_read[64] = {false};
     unsigned n_written = 0;
-    uint64_t next_msg = 1;
+    uint64_t next_msg = 1, next_outside = 2000;
     bool exec_open[12] = {false};
     unsigned exec_first_msg[12];
     double start[8];
@@ -321,10 +330,15 @@ static void generate_run(wfb_lifter *l, uint64_t *rng, uint32_t run, double *t, 
             }
             unsigned reads = below(rng, 3);
             for (unsigned i = 0; i < reads && exec_open[task]; i++) {
-                uint64_t m = exec_first_msg[task] && below(rng, 4)
-                                 ? written[below(rng, exec_first_msg[task])]
-                                 : 1000 + below(rng, 5); /* from outside */
-                feed_event(l, MON_EV_MESSAGE_READ, *t, run, w, task, m);
+                unsigned j = exec_first_msg[task] && below(rng, 4) ? below(rng, exec_first_msg[task])
+                                                                   : 64;
+                uint64_t m = j < 64 ? written[j] : 1000 + below(rng, 5); /* from outside */
+                if (gen->read_once && j < 64 && was_read[j])
+                    continue;
+                if (gen->read_once && j < 64)
+                    was_read[j] = true;
+                feed_event(l, MON_EV_MESSAGE_READ, *t, run, w, task,
+                           gen->read_once && j == 64 ? next_outside++ : m);
             }
             unsigned writes = below(rng, 3);
             for (unsigned i = 0; i < writes && n_written < 64; i++) {
@@ -377,8 +391,8 @@ START_TEST(random_traces_keep_the_paper_properties)
         for (size_t i = 0; i < wfb_task_stats_count(g); i++)
             exec += wfb_task_stats_at(g, i)->exec_s;
         for (size_t i = 0; i < r.n_inputs; i++) {
-            ck_assert_msg(r.lifelines[i].latency_s >= 0, "trial %d: negative latency", trial);
-            sum += r.lifelines[i].latency_s;
+            ck_assert_msg(wfb_message_lifeline(&r, i).latency_s >= 0, "trial %d: negative latency", trial);
+            sum += wfb_message_lifeline(&r, i).latency_s;
         }
         ck_assert_msg(sum <= exec * (1 + 1e-12) + 1e-12, "trial %d: latencies %.17g > execution %.17g",
                       trial, sum, exec);
@@ -421,6 +435,219 @@ START_TEST(random_traces_keep_the_paper_properties)
 }
 END_TEST
 
+/* ---- the bounded analysis against the graph in memory ---- */
+
+/* Equal doubles: the same bits' value, or both NAN. */
+static void same_double(double a, double b, const char *what)
+{
+    ck_assert_msg(a == b || (isnan(a) && isnan(b)), "%s: %.17g in memory, %.17g bounded", what, a,
+                  b);
+}
+
+static void same_why(const char *a, const char *b, const char *what)
+{
+    ck_assert_msg((!a && !b) || (a && b && !strcmp(a, b)), "%s: '%s' in memory, '%s' bounded",
+                  what, a ? a : "(none)", b ? b : "(none)");
+}
+
+static void same_summary(const wfb_summary *a, const wfb_summary *b)
+{
+    ck_assert_uint_eq(a->n, b->n);
+    same_double(a->min, b->min, "min");
+    same_double(a->median, b->median, "median");
+    same_double(a->p95, b->p95, "p95");
+    same_double(a->p99, b->p99, "p99");
+    same_double(a->max, b->max, "max");
+    same_double(a->mean, b->mean, "mean");
+    same_double(a->stddev, b->stddev, "stddev");
+}
+
+static void same_figures(const wfb_run_figures *a, const wfb_run_figures *b)
+{
+    ck_assert_uint_eq(a->run, b->run);
+    ck_assert_uint_eq(a->inputs, b->inputs);
+    ck_assert_uint_eq(a->inputs_only_read, b->inputs_only_read);
+    same_double(a->span_s, b->span_s, "span_s");
+    ck_assert_uint_eq(a->span_worker, b->span_worker);
+    same_double(a->throughput_per_s, b->throughput_per_s, "throughput");
+    same_double(a->busy_max_s, b->busy_max_s, "busy_max_s");
+    same_double(a->exec_s, b->exec_s, "exec_s");
+    same_summary(&a->latency, &b->latency);
+    same_summary(&a->end_to_end, &b->end_to_end);
+    same_double(a->jitter_s, b->jitter_s, "jitter_s");
+    same_why(a->span_unknown_why, b->span_unknown_why, "span");
+    same_why(a->latency_unknown_why, b->latency_unknown_why, "latency");
+    same_why(a->throughput_unknown_why, b->throughput_unknown_why, "throughput");
+    ck_assert_uint_eq(a->runs_without_inputs, b->runs_without_inputs);
+}
+
+static void same_messages(const wfb_graph *ga, const wfb_graph *gb)
+{
+    wfb_message_report a, b;
+    wfb_error err;
+    ck_assert_int_eq(wfb_message_metrics_compute(ga, NULL, &a, &err), 0);
+    ck_assert_msg(wfb_message_metrics_compute(gb, NULL, &b, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(a.n_inputs, b.n_inputs);
+    ck_assert_uint_eq(a.n_runs, b.n_runs);
+    same_figures(&a.total, &b.total);
+    for (size_t i = 0; i < a.n_runs; i++)
+        same_figures(&a.runs[i], &b.runs[i]);
+    for (size_t i = 0; i < a.n_inputs; i++) {
+        wfb_lifeline la = wfb_message_lifeline(&a, i), lb = wfb_message_lifeline(&b, i);
+        ck_assert_str_eq(wfb_vertex_id(ga, la.input), wfb_vertex_id(gb, lb.input));
+        ck_assert_uint_eq(la.run, lb.run);
+        same_double(la.latency_s, lb.latency_s, "lifeline latency");
+        same_double(la.end_to_end_s, lb.end_to_end_s, "lifeline end to end");
+        ck_assert_uint_eq(la.descendants, lb.descendants);
+        ck_assert_int_eq(la.missing_events, lb.missing_events);
+        ck_assert_int_eq(la.timed_out, lb.timed_out);
+    }
+    same_double(a.timeout_s, b.timeout_s, "timeout");
+    ck_assert_uint_eq(a.n_missing, b.n_missing);
+    ck_assert_uint_eq(a.n_timed_out, b.n_timed_out);
+    ck_assert_int_eq(wfb_graph_io_error(gb), 0);
+    wfb_message_report_free(&a);
+    wfb_message_report_free(&b);
+}
+
+static void same_path(const wfb_graph *ga, const wfb_path *a, const wfb_graph *gb,
+                      const wfb_path *b)
+{
+    ck_assert_int_eq(a->valid, b->valid);
+    same_double(a->length_s, b->length_s, "path length");
+    ck_assert_uint_eq(a->n, b->n);
+    for (size_t i = 0; i < a->n; i++) {
+        ck_assert_str_eq(wfb_vertex_id(ga, a->vertices[i]), wfb_vertex_id(gb, b->vertices[i]));
+        if (i + 1 < a->n) {
+            ck_assert_int_eq(wfb_edge_kind_of(ga, a->edges[i]), wfb_edge_kind_of(gb, b->edges[i]));
+            same_double(wfb_edge_cost(ga, a->edges[i]), wfb_edge_cost(gb, b->edges[i]), "cost");
+        }
+    }
+    ck_assert_uint_eq(a->n_steps, b->n_steps);
+    for (size_t i = 0; i < a->n_steps; i++) {
+        wfb_step sa = wfb_path_step_at(a, i), sb = wfb_path_step_at(b, i);
+        ck_assert_int_eq(sa.kind, sb.kind);
+        ck_assert_uint_eq(sa.task, sb.task);
+        same_double(sa.start_s, sb.start_s, "step start");
+        same_double(sa.end_s, sb.end_s, "step end");
+    }
+}
+
+static void same_paths(const wfb_graph *ga, const wfb_graph *gb)
+{
+    wfb_path a, b;
+    wfb_error err;
+    ck_assert_int_eq(wfb_longest_path(ga, &a, &err), 0);
+    ck_assert_msg(wfb_longest_path(gb, &b, &err) == 0, "%s", err.msg);
+    same_path(ga, &a, gb, &b);
+    wfb_path_free(&a);
+    wfb_path_free(&b);
+    ck_assert_int_eq(wfb_as_executed_path(ga, &a, &err), 0);
+    ck_assert_msg(wfb_as_executed_path(gb, &b, &err) == 0, "%s", err.msg);
+    same_path(ga, &a, gb, &b);
+    wfb_path_free(&a);
+    wfb_path_free(&b);
+}
+
+/* A graph and its bounded lifter, caches small enough that the records go
+ * to temporary files at once. */
+static wfb_lifter *bounded_lifter(wfb_graph **g)
+{
+    wfb_limits tiny = {512, NULL};
+    *g = wfb_graph_new();
+    ck_assert_int_eq(wfb_graph_set_limits(*g, &tiny), 0);
+    wfb_lifter *l = wfb_lifter_new_bounded(*g);
+    ck_assert_ptr_nonnull(l);
+    return l;
+}
+
+/* A trace directory read through the trace reader into the bounded lifter. */
+static wfb_graph *bounded_import(const char *dir)
+{
+    wfb_graph *g;
+    wfb_lifter *l = bounded_lifter(&g);
+    mon_trace *t;
+    char msg[4608];
+    ck_assert_msg(mon_trace_open(&t, dir, msg, sizeof msg) == 0, "%s", msg);
+    mon_event ev;
+    wfb_error err;
+    int rc;
+    while ((rc = mon_trace_next(t, &ev)) == 1)
+        ck_assert_msg(wfb_lifter_feed_mon(l, &ev, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(rc, 0);
+    mon_trace_close(t);
+    ck_assert_msg(wfb_lifter_finish(l, &err) == 0, "%s", err.msg);
+    return g;
+}
+
+/* Factors per execution (the what-if latencies) need the graph in memory:
+ * the bounded graph b says it is one and refuses them, with a message. */
+static void refuses_exec_scale(const wfb_graph *a, const wfb_graph *b)
+{
+    ck_assert(!wfb_graph_bounded(a));
+    ck_assert(wfb_graph_bounded(b));
+    size_t n = wfb_exec_count(b);
+    double *ones = malloc((n ? n : 1) * sizeof *ones);
+    ck_assert_ptr_nonnull(ones);
+    for (size_t i = 0; i < n; i++)
+        ones[i] = 1;
+    wfb_message_options opt = {.exec_scale = ones};
+    wfb_message_report r;
+    wfb_error err;
+    ck_assert_int_eq(wfb_message_metrics_compute(b, &opt, &r, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "in memory"));
+    ck_assert_int_eq(wfb_message_metrics_compute(a, &opt, &r, &err), 0);
+    wfb_message_report_free(&r);
+    free(ones);
+}
+
+START_TEST(bounded_equals_in_memory_on_the_oracles)
+{
+    for (int variant = -1; variant < 2; variant++) {
+        char dir[] = "/tmp/wfb_bounded.XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        ck_assert_int_eq(variant < 0 ? oracle_trace_write(dir) : oracle_paths_write(dir, variant),
+                         0);
+        wfb_graph *a = wfb_graph_new(), *b = bounded_import(dir);
+        wfb_error err;
+        ck_assert_msg(wfb_import_lpel_trace(a, dir, &err) == 0, "%s", err.msg);
+        remove_tree(dir);
+        same_messages(a, b);
+        same_paths(a, b);
+        refuses_exec_scale(a, b);
+        wfb_graph_free(a);
+        wfb_graph_free(b);
+    }
+}
+END_TEST
+
+START_TEST(bounded_equals_in_memory_on_random_traces)
+{
+    uint64_t rng = 0x2545F4914F6CDD1DULL;
+    for (int trial = 0; trial < 200; trial++) {
+        generated gen = {.workers = 1 + below(&rng, 4), .read_once = true}, again = gen;
+        uint32_t runs = 1 + below(&rng, 3);
+        uint64_t start = rng, end = 0;
+        wfb_graph *a = wfb_graph_new(), *b;
+        wfb_lifter *la = wfb_lifter_new(a), *lb = bounded_lifter(&b);
+        double t = 0;
+        for (uint32_t run = 1; run <= runs; run++)
+            generate_run(la, &rng, run, &t, &gen);
+        end = rng, rng = start, t = 0; /* the same events again */
+        for (uint32_t run = 1; run <= runs; run++)
+            generate_run(lb, &rng, run, &t, &again);
+        ck_assert_uint_eq(rng, end);
+        wfb_error err;
+        ck_assert_int_eq(wfb_lifter_finish(la, &err), 0);
+        ck_assert_msg(wfb_lifter_finish(lb, &err) == 0, "trial %d: %s", trial, err.msg);
+        same_messages(a, b);
+        same_paths(a, b);
+        wfb_graph_free(a);
+        wfb_graph_free(b);
+    }
+}
+END_TEST
+
 START_TEST(inputs_option_sets_n_of_eq1)
 {
     wfb_graph *g = oracle_graph();
@@ -446,6 +673,8 @@ int main(void)
     tcase_add_test(t, oracle_paths_edges);
     tcase_add_test(t, inputs_option_sets_n_of_eq1);
     tcase_add_test(t, random_traces_keep_the_paper_properties);
+    tcase_add_test(t, bounded_equals_in_memory_on_the_oracles);
+    tcase_add_test(t, bounded_equals_in_memory_on_random_traces);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

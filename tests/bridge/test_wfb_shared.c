@@ -121,21 +121,21 @@ static double exec_of(const wfb_graph *g, const char *suffix)
 
 /* The input whose first execution is the task ending in `suffix`: the
  * lifeline of the input fa (fb) read. */
-static const wfb_lifeline *input_read_by(const wfb_graph *g, const wfb_message_report *r,
-                                         const char *suffix)
+static wfb_lifeline input_read_by(const wfb_graph *g, const wfb_message_report *r,
+                                  const char *suffix)
 {
     for (size_t i = 0; i < r->n_inputs; i++) {
         const uint32_t *edges;
-        size_t n = wfb_out_edges(g, r->lifelines[i].input, &edges);
+        size_t n = wfb_out_edges(g, wfb_message_lifeline(r, i).input, &edges);
         for (size_t k = 0; k < n; k++) {
             const char *label = wfb_edge_label(g, edges[k]);
             size_t len = label ? strlen(label) : 0, s = strlen(suffix);
             if (len >= s && !strcmp(label + len - s, suffix))
-                return &r->lifelines[i];
+                return wfb_message_lifeline(r, i);
         }
     }
     ck_abort_msg("no input read by %s", suffix);
-    return NULL;
+    return (wfb_lifeline){0};
 }
 
 START_TEST(shared_executions_are_charged_in_halves)
@@ -155,7 +155,8 @@ START_TEST(shared_executions_are_charged_in_halves)
     ck_assert_uint_eq(r.n_inputs, 2);
     double fa = exec_of(g, ":fa"), fb = exec_of(g, ":fb"), merge = exec_of(g, ":sync"),
            join = exec_of(g, ":join");
-    const wfb_lifeline *a = input_read_by(g, &r, ":fa"), *b = input_read_by(g, &r, ":fb");
+    wfb_lifeline la = input_read_by(g, &r, ":fa"), lb = input_read_by(g, &r, ":fb");
+    const wfb_lifeline *a = &la, *b = &lb;
     ck_assert_ptr_ne(a, b);
     assert_near(a->latency_s, fa + merge / 2 + join / 2);
     assert_near(b->latency_s, fb + merge / 2 + join / 2);

@@ -330,7 +330,7 @@ START_TEST(test_malformed_inputs)
     snprintf(path, sizeof path, "%s/%s", WFB_BRIDGE_FIXTURES, c->file);
     wfb_graph *g;
     wfb_error err;
-    ck_assert_int_eq(wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, NULL, NULL, &g, &err), -1);
+    ck_assert_int_eq(wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, false, NULL, NULL, &g, &err), -1);
     ck_assert_ptr_null(g);
     ck_assert_str_eq(err.file, path);
     ck_assert_int_eq(err.line, c->line);

@@ -24,7 +24,7 @@ static inline wfb_graph *load_fixture(const char *path)
 {
     wfb_graph *g;
     wfb_error err;
-    int rc = wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, NULL, NULL, &g, &err);
+    int rc = wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, false, NULL, NULL, &g, &err);
     ck_assert_msg(rc == 0, "%s: %s (line %ld)", path, err.msg, err.line);
     return g;
 }
@@ -95,7 +95,8 @@ static inline void assert_steps(const wfb_graph *g, const wfb_path *p, const ste
     ck_assert_uint_eq(p->n_steps, n);
     double sum = 0;
     for (size_t i = 0; i < n; i++) {
-        const wfb_step *s = &p->steps[i];
+        wfb_step step_i = wfb_path_step_at(p, i);
+        const wfb_step *s = &step_i;
         ck_assert_msg(s->kind == want[i].kind && s->via == want[i].via, "step %zu: %s %s", i,
                       wfb_step_kind_name(s->kind), wfb_via_name(s->via));
         ck_assert_uint_eq(wfb_task_stats_at(g, s->task)->task, want[i].task);
@@ -109,7 +110,7 @@ static inline void assert_steps(const wfb_graph *g, const wfb_path *p, const ste
         else
             ck_assert_uint_eq(s->vertex, WFB_NONE);
         if (i)
-            assert_near(s->start_s, p->steps[i - 1].end_s);
+            assert_near(s->start_s, wfb_path_step_at(p, i - 1).end_s);
     }
     assert_near(sum, p->length_s); /* the steps add up to the length */
 }

@@ -73,7 +73,7 @@ grep -q "holds no earlier output of snetmon export" "$work/other.err" || fail "e
 [ "$(ls "$work/other")" = notes.txt ] || fail "the refused export changed $work/other"
 # A damaged trace: one line, exit 1, no directory.
 cp -r "$work/trace" "$work/bad"
-printf '\036' | dd of="$work/bad/ctf/worker-0" bs=1 seek=60 conv=notrunc 2>/dev/null
+printf '\036' | dd of="$work/bad/ctf/worker-0" bs=1 seek=68 conv=notrunc 2>/dev/null
 "$snetmon" export --otf2 "$work/bad" -o "$work/bad-otf2" 2>"$work/bad.err"
 [ $? -eq 1 ] || fail "damaged trace: not exit 1"
 [ "$(wc -l <"$work/bad.err")" -eq 1 ] || fail "damaged trace: $(cat "$work/bad.err")"

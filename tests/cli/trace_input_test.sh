@@ -108,8 +108,8 @@ partial_everywhere "$work/cut" missing
 
 # A damaged event in the middle: the offset of the bad byte.
 rm -rf "$work/cut" && cp -r "$work/trace" "$work/cut"
-printf '\036' | dd of="$log" bs=1 seek=60 conv=notrunc 2>/dev/null
-refused_everywhere "$work/cut" "worker-1: byte 60: unknown event id 30"
+printf '\036' | dd of="$log" bs=1 seek=68 conv=notrunc 2>/dev/null
+refused_everywhere "$work/cut" "worker-1: byte 68: unknown event id 30"
 partial_everywhere "$work/cut" damaged
 
 rm -rf "$work"

@@ -166,6 +166,17 @@ monitored)
     "$SNETMON" wcp "$work/pipe" >"$work/pipe-wcp" || fail "wcp of the pipeline"
     grep -q "@rank1" "$work/pipe-wcp" && grep -q "@rank2" "$work/pipe-wcp" ||
         fail "the critical path does not cross ranks 1 and 2"
+    # The bounded analysis (the default) prints what the graph in memory
+    # prints on multi-rank traces too, its records in temporary files.
+    for t in trace pipe; do
+        for cmd in "metrics --json" "wcp --json"; do
+            # shellcheck disable=SC2086 # cmd is a command and its option
+            "$SNETMON" $cmd --in-memory "$work/$t" >"$work/ref.json" || fail "$t: $cmd --in-memory"
+            # shellcheck disable=SC2086
+            "$SNETMON" $cmd --max-memory 4K "$work/$t" >"$work/bounded.json" || fail "$t: $cmd"
+            cmp "$work/ref.json" "$work/bounded.json" || fail "$t: $cmd: bounded differs from in memory"
+        done
+    done
     "$SNETMON" render "$work/trace" -o "$work/util.svg" || fail "render"
     for col in r0.w0 r0.w1 r1.w0 r1.w1; do
         grep -q ">$col<" "$work/util.svg" || fail "the image has no column $col"

@@ -5,7 +5,9 @@
  *
  * An input holding the line FUZZ_BP_SEPARATOR is a mapping file (the part
  * before it, docs/EVENTS.md) and a log (the part after); any other input is
- * a log read with the built-in Pegasus mapping.
+ * a log read with the built-in Pegasus mapping. Each log is read as
+ * without and with --partial: a log accepted whole is the same with it,
+ * and only --partial attaches a loss (a last line cut short).
  */
 #include "fuzz.h"
 #include "fuzz_files.h"
@@ -13,17 +15,31 @@
 
 #define FUZZ_BP_SEPARATOR "\nBPLOG\n"
 
-static void import_log(const uint8_t *data, size_t size, const wfb_bp_mapping *map)
+/* 0 when the log was accepted (*loss: with a loss attached), else -1. */
+static int import_once(const uint8_t *data, size_t size, const wfb_bp_mapping *map, bool partial,
+                       bool *loss)
 {
     FILE *in = fuzz_input_file(data, size);
     wfb_graph *g = wfb_graph_new();
-    wfb_import_options opt = {.bp_mapping = map};
+    wfb_import_options opt = {.bp_mapping = map, .partial = partial};
     wfb_error err;
-    if (in && g && wfb_import_bp(g, in, "fuzz.bp", &opt, &err) == 0)
+    int rc = in && g ? wfb_import_bp(g, in, "fuzz.bp", &opt, &err) : -1;
+    *loss = rc == 0 && wfb_graph_input_loss(g) != NULL;
+    if (rc == 0)
         fuzz_wfb_analyse(g);
     wfb_graph_free(g);
     if (in)
         fclose(in);
+    return rc;
+}
+
+static void import_log(const uint8_t *data, size_t size, const wfb_bp_mapping *map)
+{
+    bool strict_loss, partial_loss;
+    int strict = import_once(data, size, map, false, &strict_loss);
+    int partial = import_once(data, size, map, true, &partial_loss);
+    FUZZ_CHECK(!strict_loss);
+    FUZZ_CHECK(strict != 0 || (partial == 0 && !partial_loss));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

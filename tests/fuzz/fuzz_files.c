@@ -24,7 +24,8 @@ static bool join(char *out, size_t len, const char *dir, const char *name)
     return n >= 0 && (size_t)n < len;
 }
 
-/* rm -r of a directory holding only files. */
+/* rm -r: files, links, FIFOs and directories (the trace directory fuzzer
+ * makes all of them). */
 static void remove_dir(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -33,7 +34,13 @@ static void remove_dir(const char *dir)
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         char path[512];
-        if (de->d_name[0] != '.' && join(path, sizeof path, dir, de->d_name))
+        struct stat st;
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+            !join(path, sizeof path, dir, de->d_name) || lstat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode))
+            remove_dir(path);
+        else
             unlink(path);
     }
     closedir(d);
@@ -87,6 +94,18 @@ const char *fuzz_write_file(const char *name, const void *data, size_t size)
     FUZZ_CHECK(write(fd, data, size) == (ssize_t)size);
     close(fd);
     return file_path;
+}
+
+const char *fuzz_path(const char *name)
+{
+    FUZZ_CHECK(join(file_path, sizeof file_path, fuzz_temp_dir(), name));
+    return file_path;
+}
+
+void fuzz_clear_dir(void)
+{
+    remove_dir(fuzz_temp_dir());
+    FUZZ_CHECK(mkdir(temp_dir, 0700) == 0);
 }
 
 void fuzz_remove_file(const char *name)

@@ -17,5 +17,10 @@ const char *fuzz_temp_dir(void);
 const char *fuzz_write_file(const char *name, const void *data, size_t size);
 /* Removes DIR/name if it exists. */
 void fuzz_remove_file(const char *name);
+/* DIR/name (static buffer, valid until the next call), for what is not a
+ * file: a FIFO, a directory, a link. */
+const char *fuzz_path(const char *name);
+/* Empties DIR: its files, links, FIFOs and directories. */
+void fuzz_clear_dir(void);
 
 #endif /* FUZZ_FILES_H */

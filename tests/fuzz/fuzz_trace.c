@@ -10,8 +10,12 @@
  * input whose first part starts like CTF metadata ("/ * CTF 1.8") brings
  * its own metadata instead. Seeds are real worker logs joined this way.
  *
- * Properties checked: events come in time order, from a log that exists;
- * once the reader reported an error it keeps reporting it.
+ * The trace is read as without and with keep_going (snetmon --partial:
+ * most damaged inputs stop the first reading at their first damage, the
+ * second reads on past it). Properties checked: events come in time order,
+ * from a log that exists; once the reader reported an error it keeps
+ * reporting it; with keep_going, every log ends in a state, with a message
+ * unless complete.
  */
 #include "fuzz.h"
 #include "fuzz_wfb.h"
@@ -63,11 +67,12 @@ static unsigned write_trace(const uint8_t *data, size_t size)
     return n;
 }
 
-static void read_events(unsigned nlogs)
+static void read_events(unsigned nlogs, bool keep_going)
 {
     char err[512];
     mon_trace *t;
-    if (mon_trace_open(&t, fuzz_temp_dir(), err, sizeof err) != 0)
+    mon_trace_options opt = {.keep_going = keep_going};
+    if (mon_trace_open_with(&t, fuzz_temp_dir(), &opt, err, sizeof err) != 0)
         return;
     FUZZ_CHECK(mon_trace_num_workers(t) == nlogs);
     mon_event ev;
@@ -84,6 +89,13 @@ static void read_events(unsigned nlogs)
     if (rc == MON_TRACE_ERROR) {
         FUZZ_CHECK(mon_trace_error(t)[0] != '\0');
         FUZZ_CHECK(mon_trace_next(t, &ev) == MON_TRACE_ERROR);
+    } else if (keep_going) {
+        for (unsigned i = 0; i < nlogs; i++) {
+            mon_log_status st;
+            mon_trace_log_status(t, i, &st);
+            FUZZ_CHECK(st.state != MON_LOG_READING);
+            FUZZ_CHECK(st.state == MON_LOG_COMPLETE || st.message != NULL);
+        }
     }
     mon_trace_close(t);
 }
@@ -91,7 +103,8 @@ static void read_events(unsigned nlogs)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     unsigned nlogs = write_trace(data, size);
-    read_events(nlogs);
+    read_events(nlogs, false);
+    read_events(nlogs, true);
     wfb_graph *g = wfb_graph_new();
     wfb_error err;
     if (g && wfb_import_lpel_trace(g, fuzz_temp_dir(), &err) == 0)

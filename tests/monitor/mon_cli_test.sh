@@ -31,9 +31,9 @@ same_count() { # DIR: babeltrace2 and dump agree, both clean
 # parents, task_map's worker, which is the log's) are left out.
 bt_values() {
     awk '{
-        if (!match($0, / [a-z_]+: \{ cpu_id = [0-9]+ \}/)) { print "unparsed: " $0; next }
+        if (!match($0, / [a-z_]+: \{ cpu_id = [0-9]+(, run_id = [0-9]+)? \}/)) { print "unparsed: " $0; next }
         head = substr($0, RSTART + 1, RLENGTH - 1); rest = substr($0, RSTART + RLENGTH)
-        split(head, h, /[: ]+/); out = "w" h[5] " " h[1]
+        split(head, h, /[:, ]+/); out = "w" h[5] " " h[1]
         while (match(rest, /value = \{ [0-9]+ \}|\( "[a-z]+" : container|name = "[^"]*"/)) {
             t = substr(rest, RSTART, RLENGTH); rest = substr(rest, RSTART + RLENGTH)
             if (t ~ /^value/) { gsub(/[^0-9]/, "", t); out = out " " t }
@@ -199,9 +199,9 @@ truncate -s $((size - 7)) "$f" 2>/dev/null || head -c $((size - 7)) "$work/many/
 grep -q "worker-2: truncated: the file ends at byte $((size - 7))" "$work/trunc.err" || fail "truncated: $(cat "$work/trunc.err")"
 cp -r "$work/many" "$work/bad"
 # The first event starts right after the 60-byte packet preamble.
-printf '\036' | dd of="$work/bad/ctf/worker-1" bs=1 seek=60 conv=notrunc 2>/dev/null
+printf '\036' | dd of="$work/bad/ctf/worker-1" bs=1 seek=68 conv=notrunc 2>/dev/null
 "$snetmon" dump "$work/bad" >/dev/null 2>"$work/bad.err" && fail "corrupt trace: exit 0"
-grep -q "worker-1: byte 60: unknown event id 30" "$work/bad.err" || fail "corrupt: $(cat "$work/bad.err")"
+grep -q "worker-1: byte 68: unknown event id 30" "$work/bad.err" || fail "corrupt: $(cat "$work/bad.err")"
 echo "ok: damaged traces rejected"
 
 # --help everywhere; usage errors exit 2.

@@ -52,6 +52,14 @@ for d in "$snap1" "$snap2" "$ring/snapshot-3" "$ring"; do
     "$snetmon" metrics "$d" >/dev/null 2>"$work/w.err" || fail "metrics $d: exit $?: $(cat "$work/w.err")"
     "$babeltrace" "$d" >/dev/null 2>"$work/w.err" || fail "babeltrace2 $d: $(head -3 "$work/w.err")"
 done
+# Each window is a trace of this run (issue 24): its run.json names the
+# run's id, which every packet of its logs names too (or the reads above
+# would have refused them as another run's).
+id=$(sed -n 's/.*"run_id": "\([0-9a-f]*\)".*/\1/p' "$ring/run.json")
+[ -n "$id" ] || fail "no run_id in $ring/run.json"
+for d in "$snap1" "$snap2" "$ring/snapshot-3"; do
+    grep -q "\"run_id\": \"$id\"" "$d/run.json" || fail "$d/run.json: not the run's id $id"
+done
 t1=$(last_time "$snap1") t2=$(last_time "$snap2")
 [ "$t2" -gt "$t1" ] || fail "the second window ($t2) does not reach past the first ($t1)"
 grep -q '"why": "request", "snapshot": 2' "$snap2/run.json" || fail "snapshot-2's run.json: $(grep why "$snap2/run.json")"
@@ -61,6 +69,10 @@ before=$(sed -n 's/.*"events_before": \([0-9]*\).*/\1/p' "$ring/run.json")
 [ -n "$before" ] && [ "$before" -gt 0 ] || fail "the window at exit says $before events before it"
 "$snetmon" dump "$ring" 2>/dev/null | grep -q "task_map task=[0-9]* worker=0 name=.*relay" ||
     fail "the window at exit lost the task names"
+# The next run in the directory clears this run's snapshots with its trace.
+"$pipeline" -m A --mon-dir "$ring" --mon-ring 64K 200 1 >/dev/null 2>"$work/ring2.err" ||
+    fail "a second flight recorder's run in $ring: $(cat "$work/ring2.err")"
+[ ! -e "$ring/snapshot-1" ] && [ ! -e "$ring/snapshot-3" ] || fail "the earlier run's snapshots stayed: $(ls "$ring")"
 # A deadlock the runtime reports: its window is written by itself.
 "$demo" deadlock -m A --mon-ring 64K --mon-dir "$work/deadlock" >/dev/null 2>"$work/dl.err"
 grep -q "snapshot (deadlock): $work/deadlock/snapshot-1" "$work/dl.err" || fail "no deadlock window: $(cat "$work/dl.err")"

@@ -9,6 +9,7 @@
 #include "mon_writer_internal.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,22 +58,96 @@ long fixture_file_size(const char *path)
     return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
 
-int fixture_trace_dir(const char *dir, unsigned workers, unsigned flags, char *ctf, size_t len)
+/* What a fixture's run.json says of the run: the command line "fixture",
+ * the flags, the workers, a CLOCK_MONOTONIC clock (ticks are ns, whenever
+ * it is read). */
+static void fixture_info(mon_run_info *info, unsigned workers, unsigned flags)
 {
     static char *const argv[] = {"fixture", NULL};
-    mon_run_info info = {0};
-    info.argc = 1;
-    info.argv = argv;
-    info.flags = flags;
-    info.host = "fixture-host";
-    info.workers = workers;
-    mon_run_info_clock(&info);
+    *info = (mon_run_info){0};
+    info->argc = 1;
+    info->argv = argv;
+    info->flags = flags;
+    info->host = "fixture-host";
+    info->workers = workers;
+    mon_run_info_clock(info);
+}
+
+int fixture_trace_dir(const char *dir, unsigned workers, unsigned flags, char *ctf, size_t len)
+{
+    mon_run_info info;
+    fixture_info(&info, workers, flags);
     char err[512];
     if (mon_trace_dir_create(dir, &info, ctf, len, err, sizeof err) != 0) {
         fprintf(stderr, "fixture: %s\n", err);
         return -1;
     }
     return 0;
+}
+
+int fixture_run_json_ended(const char *dir, const mon_run_info *info, int sig)
+{
+    char *head, end[128], path[4300];
+    size_t len;
+    if (mon_run_json_crash_text(info, &head, &len) != 0)
+        return -1;
+    size_t n = mon_run_json_crash_end(end, sig);
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    unlink(path); /* whatever had the name (the trace_dir fuzzer makes FIFOs) */
+    FILE *f = fopen(path, "w");
+    bool ok = f && fwrite(head, 1, len, f) == len && fwrite(end, 1, n, f) == n;
+    if (f && fclose(f) != 0)
+        ok = false;
+    free(head);
+    return ok ? 0 : -1;
+}
+
+int fixture_close_log(fixture_run *run, mon_writer *w)
+{
+    mon_writer_flush(w);
+    if (run->n < FIXTURE_MAX_LOGS)
+        run->logs[run->n++] = (mon_log_count){
+            .worker = mon_writer_worker(w),
+            .events = mon_writer_events(w) - mon_writer_lost(w),
+            .bytes = mon_writer_bytes(w),
+            .discarded = mon_writer_lost(w),
+            .error = mon_writer_error(w)};
+    return mon_writer_close(w);
+}
+
+int fixture_finish(const char *dir, unsigned flags, const fixture_run *run)
+{
+    mon_run_info info;
+    fixture_info(&info, run->n, flags);
+    info.logs = run->logs;
+    info.nlogs = run->n;
+    info.complete = true;
+    char err[512];
+    if (mon_run_json_write(dir, &info, err, sizeof err) != 0) {
+        fprintf(stderr, "fixture: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+int fixture_write_run(const char *dir, unsigned workers, unsigned flags,
+                      void (*write_log)(mon_writer *, unsigned, void *), void *arg)
+{
+    char ctf[4200], err[512];
+    if (fixture_trace_dir(dir, workers, flags, ctf, sizeof ctf) != 0)
+        return -1;
+    fixture_run run = {0};
+    for (unsigned k = 0; k < workers; k++) {
+        mon_writer *w = mon_writer_open(ctf, k, 0, err, sizeof err);
+        if (!w) {
+            fprintf(stderr, "fixture: %s\n", err);
+            return -1;
+        }
+        write_log(w, k, arg);
+        if (fixture_close_log(&run, w) != 0)
+            return -1;
+    }
+    return fixture_finish(dir, flags, &run);
 }
 
 /* 30 events per worker, one of each kind; worker w's values are offset by
@@ -117,6 +192,7 @@ int fixture_write_all_kinds(const char *dir, size_t packet_bytes)
     char ctf[4200], err[512];
     if (fixture_trace_dir(dir, 2, MON_FLAG_ALL, ctf, sizeof ctf) != 0)
         return -1;
+    fixture_run run = {0};
     for (unsigned w = 0; w < 2; w++) {
         mon_writer *wr = mon_writer_open(ctf, w, packet_bytes, err, sizeof err);
         if (!wr) {
@@ -125,17 +201,19 @@ int fixture_write_all_kinds(const char *dir, size_t packet_bytes)
         }
         write_kinds(wr, w, 1000000 + w * 10);
         mon_emit_bare(wr, MON_ID_WORKER_END, UINT64_C(1) << 40);
-        if (mon_writer_close(wr) != 0)
+        if (fixture_close_log(&run, wr) != 0)
             return -1;
     }
-    return 0;
+    return fixture_finish(dir, MON_FLAG_ALL, &run);
 }
 
 int fixture_write_many(const char *dir, unsigned workers, unsigned n, size_t packet_bytes)
 {
     char ctf[4200], err[512];
-    if (fixture_trace_dir(dir, workers, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf) != 0)
+    const unsigned flags = MON_FLAG_TIMESTAMPS | MON_FLAG_TASK;
+    if (fixture_trace_dir(dir, workers, flags, ctf, sizeof ctf) != 0)
         return -1;
+    fixture_run run = {0};
     for (unsigned w = 0; w < workers; w++) {
         mon_writer *wr = mon_writer_open(ctf, w, packet_bytes, err, sizeof err);
         if (!wr) {
@@ -148,8 +226,8 @@ int fixture_write_many(const char *dir, unsigned workers, unsigned n, size_t pac
             if (i + 1 < n)
                 mon_emit_task_block(wr, t += 37, i + 1, i % 3);
         }
-        if (mon_writer_close(wr) != 0)
+        if (fixture_close_log(&run, wr) != 0)
             return -1;
     }
-    return 0;
+    return fixture_finish(dir, flags, &run);
 }

@@ -32,7 +32,13 @@ sleep 0.5
 kill -9 $pid
 wait $pid 2>/dev/null
 grep -q '"complete": false' "$work/killed/run.json" || fail "killed run: run.json says complete"
-"$snetmon" dump "$work/killed" >"$work/killed.txt" 2>"$work/killed.err"
+# A run that did not finish is refused, saying so, whatever it looks like;
+# --partial reads what it published.
+! "$snetmon" dump "$work/killed" >/dev/null 2>"$work/killed.err" ||
+    fail "killed run: dump succeeded without --partial"
+grep -q 'run.json: the run did not finish ("complete": false): it was killed' "$work/killed.err" ||
+    fail "killed run: the refusal does not say why: $(cat "$work/killed.err")"
+"$snetmon" dump --partial "$work/killed" 2>"$work/killed.err" | grep -v '^# ' >"$work/killed.txt"
 n_dump=$(wc -l <"$work/killed.txt")
 [ "$n_dump" -ge "$recorded" ] || fail "killed run: dump read $n_dump events, $recorded were recorded ${flush_ms}0 ms before the kill"
 "$babeltrace" "$work/killed" >"$work/killed-bt.txt" 2>"$work/killed-bt.err" ||

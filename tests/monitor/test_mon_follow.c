@@ -56,8 +56,10 @@ static void live_finish(live_trace *lt)
     mon_log_count logs[2];
     for (unsigned i = 0; i < 2; i++) {
         mon_writer_flush(lt->w[i]);
-        logs[i] = (mon_log_count){i, mon_writer_events(lt->w[i]) - mon_writer_lost(lt->w[i]),
-                                  mon_writer_bytes(lt->w[i])};
+        logs[i] = (mon_log_count){
+            .worker = i,
+            .events = mon_writer_events(lt->w[i]) - mon_writer_lost(lt->w[i]),
+            .bytes = mon_writer_bytes(lt->w[i])};
     }
     for (unsigned i = 0; i < 2; i++)
         ck_assert_int_eq(mon_writer_close(lt->w[i]), 0);
@@ -203,8 +205,8 @@ START_TEST(test_without_follow_unfinished_is_a_loss)
 }
 END_TEST
 
-/* Follow and no follow read the same events from the fixture trace (its
- * run.json is the first version, as a killed run leaves it). Follow ends
+/* Follow and no follow read the same events from the fixture trace with
+ * its run.json as a killed run leaves it (the first version). Follow ends
  * with MON_TRACE_AGAIN, the run never having said it is complete, and its
  * logs are in progress; without run.json it reads as a finished trace. */
 static void compare_with_plain(const char *dir, int follow_end)
@@ -237,11 +239,22 @@ static void compare_with_plain(const char *dir, int follow_end)
     mon_trace_close(b);
 }
 
+/* run.json of dir as the first version: "complete": false, no logs. */
+static void run_json_unfinished(const char *dir)
+{
+    static char *const argv[] = {"fixture", NULL};
+    mon_run_info info = {.argc = 1, .argv = argv, .flags = MON_FLAG_ALL, .host = "fixture-host"};
+    mon_run_info_clock(&info);
+    char err[512];
+    ck_assert_msg(mon_run_json_write(dir, &info, err, sizeof err) == 0, "%s", err);
+}
+
 START_TEST(test_follow_matches_plain_reading)
 {
     char dir[4096], json[4200];
     fixture_tmpdir(dir, sizeof dir);
     ck_assert_int_eq(fixture_write_all_kinds(dir, PACKET), 0);
+    run_json_unfinished(dir);
     compare_with_plain(dir, MON_TRACE_AGAIN);
     snprintf(json, sizeof json, "%s/run.json", dir);
     ck_assert_int_eq(remove(json), 0);

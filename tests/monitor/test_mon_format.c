@@ -423,8 +423,8 @@ START_TEST(crash_flush_writes_a_readable_packet)
 {
     char dir[4096], ctf[4200], err[4608];
     fixture_tmpdir(dir, sizeof dir);
-    ck_assert_int_eq(fixture_write_many(dir, 1, 2, 0), 0);
-    snprintf(ctf, sizeof ctf, "%s/%s", dir, MON_CTF_SUBDIR);
+    ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf),
+                     0);
     mon_writer *w = mon_writer_open(ctf, 0, 0, err, sizeof err);
     for (unsigned i = 0; i < 7; i++)
         mon_emit_task(w, MON_ID_TASK_YIELD, 100 + i, i);
@@ -828,6 +828,29 @@ START_TEST(tsc_ticks_read_back_as_exact_ns)
 }
 END_TEST
 
+/* The text of a small file (a static buffer: until the next call). */
+static const char *read_text(const char *path)
+{
+    static char text[65536];
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    return text;
+}
+
+/* Write path anew: text up to at, then middle, then rest (the part of
+ * text that follows what middle replaces). */
+static void write_around(const char *path, const char *text, const char *at, const char *middle,
+                         const char *rest)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%.*s%s%s", (int)(at - text), text, middle, rest);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
 START_TEST(unsupported_clock_frequency_is_rejected)
 {
     char dir[4096], ctf[4200], err[4608], path[4300];
@@ -835,18 +858,10 @@ START_TEST(unsupported_clock_frequency_is_rejected)
     mon_run_info info;
     tsc_trace_dir(dir, &info, ctf, sizeof ctf);
     snprintf(path, sizeof path, "%s/metadata", ctf);
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    static char text[65536];
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[len] = '\0';
-    char *at = strstr(text, "\tfreq = ");
+    const char *text = read_text(path);
+    const char *at = strstr(text, "\tfreq = ");
     ck_assert_ptr_nonnull(at);
-    char *eol = strchr(at, '\n');
-    f = fopen(path, "w");
-    fprintf(f, "%.*s\tfreq = 0;%s", (int)(at - text), text, eol);
-    fclose(f);
+    write_around(path, text, at, "\tfreq = 0;", strchr(at, '\n'));
     mon_trace *t;
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "unsupported clock frequency 0 Hz"), "message: %s", err);
@@ -859,20 +874,12 @@ static void metadata_set_line(const char *dir, const char *key, const char *line
 {
     char path[4300];
     snprintf(path, sizeof path, "%s/ctf/metadata", dir);
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    static char text[65536];
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[len] = '\0';
-    char *at = strstr(text, key);
+    const char *text = read_text(path);
+    const char *at = strstr(text, key);
     ck_assert_ptr_nonnull(at);
     while (at > text && at[-1] != '\n')
         at--;
-    char *eol = strchr(at, '\n');
-    f = fopen(path, "w");
-    fprintf(f, "%.*s%s%s", (int)(at - text), text, line, eol);
-    fclose(f);
+    write_around(path, text, at, line, strchr(at, '\n'));
 }
 
 /* The reader reads formats 3.1 and 3.2 (3.2 only adds to 3.1): an older
@@ -899,6 +906,63 @@ START_TEST(older_format_is_refused_by_name)
     fixture_rmdir(dir);
 }
 END_TEST
+
+/* Worker w's "bytes" in DIR/run.json made `bytes` (the log's new size),
+ * when run.json lists the logs. */
+static void run_json_set_bytes(const char *dir, unsigned w, long bytes)
+{
+    char path[4300], key[64], number[32];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    const char *text = read_text(path);
+    snprintf(key, sizeof key, "{\"worker\": %u, ", w);
+    const char *at = strstr(text, key);
+    if (!at)
+        return; /* an unfinished run's run.json lists no logs */
+    at = strstr(at, "\"bytes\": ");
+    ck_assert_ptr_nonnull(at);
+    at += strlen("\"bytes\": ");
+    snprintf(number, sizeof number, "%ld", bytes);
+    write_around(path, text, at, number, at + strspn(at, "0123456789"));
+}
+
+/* The trace in dir as format 3.1 wrote it: each packet without its run id
+ * (the last field of the 3.2 packet context), metadata and run.json
+ * naming 3.1 and the logs' sizes. */
+static void as_format_3_1(const char *dir)
+{
+    char path[4300];
+    for (unsigned w = 0;; w++) {
+        fixture_log_path(dir, w, path, sizeof path);
+        long size = fixture_file_size(path);
+        if (size < 0)
+            break;
+        uint8_t *in = malloc((size_t)size + 1), *out = malloc((size_t)size + 1);
+        ck_assert(in && out);
+        FILE *f = fopen(path, "rb");
+        ck_assert_uint_eq(fread(in, 1, (size_t)size, f), (size_t)size);
+        fclose(f);
+        size_t to = 0;
+        for (size_t at = 0; at + MON_PACKET_PREAMBLE_BYTES <= (size_t)size;) {
+            uint64_t content = mon_get_u64(in + at + MON_OFF_CONTENT_SIZE) / 8;
+            uint64_t packet = mon_get_u64(in + at + MON_OFF_PACKET_SIZE) / 8;
+            size_t have = (size_t)size - at < packet ? (size_t)size - at : (size_t)packet;
+            memcpy(out + to, in + at, MON_OFF_RUN_ID);
+            memcpy(out + to + MON_OFF_RUN_ID, in + at + MON_PACKET_PREAMBLE_BYTES,
+                   have - MON_PACKET_PREAMBLE_BYTES);
+            mon_put_u64(out + to + MON_OFF_CONTENT_SIZE, (content - 8) * 8);
+            mon_put_u64(out + to + MON_OFF_PACKET_SIZE, (packet - 8) * 8);
+            to += have - 8;
+            at += have;
+        }
+        f = fopen(path, "wb");
+        ck_assert_uint_eq(fwrite(out, 1, to, f), to);
+        fclose(f);
+        run_json_set_bytes(dir, w, (long)to);
+        free(in);
+        free(out);
+    }
+    metadata_set_line(dir, "format_version", "\tformat_version = \"3.1\";");
+}
 
 /* A one-worker trace of a run_start and then what `add` writes: times
  * from 1001, odd as the monitor's readings are. */
@@ -930,7 +994,7 @@ static void expect_3_1_error(const char *dir, const char *what)
     char msg[4608];
     size_t n;
     int rc;
-    metadata_set_line(dir, "format_version", "\tformat_version = \"3.1\";");
+    as_format_3_1(dir);
     mon_event *evs = read_all(dir, &n, &rc, msg, sizeof msg);
     ck_assert_int_eq(rc, MON_TRACE_ERROR);
     ck_assert_msg(strstr(msg, "worker-0: byte ") && strstr(msg, what), "message: %s", msg);
@@ -938,19 +1002,19 @@ static void expect_3_1_error(const char *dir, const char *what)
     fixture_rmdir(dir);
 }
 
-/* Format 3.1 is 3.2 without cpu_time (27), monitor_control (28) and the
- * one-byte header: such a trace reads, and each of those in it is
- * damage, as it was for a 3.1 reader. */
+/* Format 3.1 is 3.2 without cpu_time (27), monitor_control (28), the
+ * one-byte header and the packets' run id: such a trace reads, and each of
+ * those events in it is damage, as it was for a 3.1 reader. */
 START_TEST(format_3_1_reads_without_3_2_events)
 {
     char dir[4096], msg[4608];
     fixture_tmpdir(dir, sizeof dir);
     ck_assert_int_eq(fixture_write_many(dir, 2, 10, 0), 0);
-    metadata_set_line(dir, "format_version", "\tformat_version = \"3.1\";");
+    as_format_3_1(dir);
     size_t n;
     int rc;
     mon_event *evs = read_all(dir, &n, &rc, msg, sizeof msg);
-    ck_assert_int_eq(rc, MON_TRACE_END);
+    ck_assert_msg(rc == MON_TRACE_END, "%s", msg);
     ck_assert_uint_eq(n, 20);
     free(evs);
     fixture_rmdir(dir);
@@ -1231,29 +1295,34 @@ START_TEST(out_of_range_values_are_corruption)
     fixture_tmpdir(dir, sizeof dir);
     ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TIMESTAMPS | MON_FLAG_TASK, ctf, sizeof ctf), 0);
     mon_writer *wr = mon_writer_open(ctf, 0, 0, err, sizeof err);
-    /* task_block of task 1 with cause 3 (none such): header 2 bytes at 60,
-     * then the small integer with the cause in its 2 flag bits. */
+    /* task_block of task 1 with cause 3 (none such): a 2-byte header after
+     * the preamble, then the small integer with the cause in its 2 flag
+     * bits. */
     mon_emit_task_block(wr, 1000, 1, 3);
     ck_assert_int_eq(mon_writer_close(wr), 0);
     mon_trace *t;
     ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "worker-0: byte 62: task_block cause value 3 out of range"),
-                  "message: %s", err);
+    char want[128];
+    snprintf(want, sizeof want, "worker-0: byte %d: task_block cause value 3 out of range",
+             MON_PACKET_PREAMBLE_BYTES + 2);
+    ck_assert_msg(strstr(err, want), "message: %s", err);
     fixture_rmdir(dir);
     /* The parts of the cross-rank events: a message node of 2^24 (rank
-     * 4096), a channel index of 2^32, a peer rank of 2^32. Each event:
-     * 2-byte header at 60, task 1 in one byte at 62, then the field. */
+     * 4096), a channel index of 2^32, a peer rank of 2^32. Each event: a
+     * 2-byte header after the preamble, task 1 in one byte, then the
+     * fields; `at` is the bad field's offset after the preamble. */
     static const struct {
         mon_event_id id;
         uint64_t node_or_rank, seq_or_index, peer;
+        int at;
         const char *want;
     } bad[] = {
-        {MON_ID_MESSAGE_SENT, UINT64_C(1) << 24, 1, 0, "byte 63: message node value 16777216"},
-        {MON_ID_MESSAGE_RECEIVED, 1, UINT64_C(1) << 40, 0,
-         "byte 64: message sequence number value 1099511627776"},
-        {MON_ID_MESSAGE_SENT, 1, 1, UINT64_C(1) << 32, "byte 65: rank value 4294967296"},
-        {MON_ID_CHANNEL_OPEN, UINT64_C(1) << 32, 1, 0, "byte 63: channel rank value 4294967296"},
-        {MON_ID_CHANNEL_BLOCK, 1, UINT64_C(1) << 32, 0, "byte 64: channel index value 4294967296"},
+        {MON_ID_MESSAGE_SENT, UINT64_C(1) << 24, 1, 0, 3, "message node value 16777216"},
+        {MON_ID_MESSAGE_RECEIVED, 1, UINT64_C(1) << 40, 0, 4,
+         "message sequence number value 1099511627776"},
+        {MON_ID_MESSAGE_SENT, 1, 1, UINT64_C(1) << 32, 5, "rank value 4294967296"},
+        {MON_ID_CHANNEL_OPEN, UINT64_C(1) << 32, 1, 0, 3, "channel rank value 4294967296"},
+        {MON_ID_CHANNEL_BLOCK, 1, UINT64_C(1) << 32, 0, 4, "channel index value 4294967296"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         fixture_tmpdir(dir, sizeof dir);
@@ -1270,8 +1339,10 @@ START_TEST(out_of_range_values_are_corruption)
         mon_ev_end(wr, e);
         ck_assert_int_eq(mon_writer_close(wr), 0);
         ck_assert_int_eq(mon_trace_open(&t, dir, err, sizeof err), -1);
-        ck_assert_msg(strstr(err, bad[i].want) && strstr(err, "out of range"), "%s: message: %s",
-                      bad[i].want, err);
+        snprintf(want, sizeof want, "byte %d: %s", MON_PACKET_PREAMBLE_BYTES + bad[i].at,
+                 bad[i].want);
+        ck_assert_msg(strstr(err, want) && strstr(err, "out of range"), "%s: message: %s", want,
+                      err);
         fixture_rmdir(dir);
     }
 }

@@ -326,10 +326,35 @@ START_TEST(one_rank_directory_alone)
 }
 END_TEST
 
-/* Rewrite DIR/run.json as a finished run's ("complete": true). */
+/* The "logs" of a finished run's run.json for the logs in the rank
+ * directory dir, as mon_close lists them: each log's events and bytes. */
+static void logs_entry(const char *dir, char *buf, size_t len)
+{
+    mon_trace *t;
+    char err[4608];
+    ck_assert_msg(mon_trace_open(&t, dir, err, sizeof err) == 0, "open: %s", err);
+    mon_event ev;
+    while (mon_trace_next(t, &ev) == MON_TRACE_EVENT)
+        ;
+    size_t at = (size_t)snprintf(buf, len, "\"logs\": [");
+    for (unsigned i = 0; i < mon_trace_num_workers(t); i++) {
+        mon_log_status st;
+        mon_trace_log_status(t, i, &st);
+        at += (size_t)snprintf(buf + at, len - at, "%s{\"worker\": %u, \"events\": %llu, \"bytes\": %ld}",
+                               i ? ", " : "", st.worker, (unsigned long long)st.events_read,
+                               fixture_file_size(st.path));
+        ck_assert_uint_lt(at, len);
+    }
+    snprintf(buf + at, len - at, "],\n  ");
+    mon_trace_close(t);
+}
+
+/* Rewrite DIR/run.json as a finished run's ("complete": true, with the
+ * logs the final run.json lists). */
 static void mark_complete(const char *dir)
 {
-    char path[4300], text[65536];
+    char path[4300], text[65536], logs[4096];
+    logs_entry(dir, logs, sizeof logs);
     snprintf(path, sizeof path, "%s/run.json", dir);
     FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
@@ -340,7 +365,8 @@ static void mark_complete(const char *dir)
     ck_assert_ptr_nonnull(at);
     f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
-    fprintf(f, "%.*s\"complete\": true%s", (int)(at - text), text, at + strlen("\"complete\": false"));
+    fprintf(f, "%.*s%s\"complete\": true%s", (int)(at - text), text, logs,
+            at + strlen("\"complete\": false"));
     ck_assert_int_eq(fclose(f), 0);
 }
 

@@ -6,10 +6,12 @@
  * the top of a multi-rank trace standing for its ranks.
  */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mon_fixture.h"
 #include "mon.h"
@@ -80,6 +82,60 @@ START_TEST(unfinished_run)
     ck_assert_int_eq(r->flush_ms, 70);
     ck_assert_int_eq(r->workers, -1);
     mon_run_json_free(r);
+}
+END_TEST
+
+/* Issue 24: the run id, how an unfinished run ended, what each log lost
+ * and why; a run id that is not 16 hex digits; a run.json that is not a
+ * regular file (read without blocking). */
+START_TEST(run_id_end_and_losses)
+{
+    write_json("", "{\"run_id\": \"00ff00ff00ff00ff\", \"complete\": false, \"ended_by\": "
+                   "\"SIGINT\", \"logs\": [{\"worker\": 0, \"events\": 5, \"bytes\": 9, "
+                   "\"discarded\": 7, \"error\": \"No space left on device\"}]}");
+    mon_run_json *r;
+    char err[4400];
+    ck_assert_int_eq(mon_run_json_read(dir, &r, err, sizeof err), 0);
+    ck_assert_uint_eq(r->run_id, UINT64_C(0x00ff00ff00ff00ff));
+    ck_assert_str_eq(r->ended_by, "SIGINT");
+    ck_assert_uint_eq(r->n_logs, 1);
+    ck_assert_uint_eq(r->logs[0].discarded, 7);
+    ck_assert_str_eq(r->logs[0].error, "No space left on device");
+    mon_run_json_free(r);
+    write_json("", "{\"run_id\": 42}");
+    ck_assert_int_eq(mon_run_json_read(dir, &r, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "\"run_id\" is not 16 hexadecimal digits"), "%s", err);
+    char path[4300];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    unlink(path);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(mon_run_json_read(dir, &r, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "run.json: a FIFO, not a regular file"), "%s", err);
+}
+END_TEST
+
+/* The crash handler's run.json: the text prepared beforehand and its end
+ * written in the handler make JSON that names the signal. */
+START_TEST(crash_text_names_the_signal)
+{
+    static char *argv[] = {"app", NULL};
+    mon_run_info info = {.run_id = 77, .argc = 1, .argv = argv, .flags = MON_FLAG_ALL,
+                         .host = "h"};
+    mon_run_info_clock(&info);
+    static const struct {
+        int sig;
+        const char *name;
+    } sigs[] = {{SIGTERM, "SIGTERM"}, {SIGSEGV, "SIGSEGV"}, {99, "signal 99"}};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        ck_assert_int_eq(fixture_run_json_ended(dir, &info, sigs[i].sig), 0);
+        mon_run_json *r;
+        char err[4400];
+        ck_assert_msg(mon_run_json_read(dir, &r, err, sizeof err) == 0, "%s", err);
+        ck_assert(r->has_complete && !r->complete);
+        ck_assert_str_eq(r->ended_by, sigs[i].name);
+        ck_assert_uint_eq(r->run_id, 77);
+        mon_run_json_free(r);
+    }
 }
 END_TEST
 
@@ -192,6 +248,8 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, fields_in_any_layout);
     tcase_add_test(tc, unfinished_run);
+    tcase_add_test(tc, run_id_end_and_losses);
+    tcase_add_test(tc, crash_text_names_the_signal);
     tcase_add_test(tc, absent_and_damaged);
     tcase_add_test(tc, trace_with_damaged_run_json);
     tcase_add_test(tc, the_run_as_a_whole);

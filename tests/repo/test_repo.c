@@ -52,7 +52,7 @@ static void record_of(const char *path, repo_run *rec, const char *label_value)
         ck_assert_msg(wfb_import_lpel_trace(g, dir, &e) == 0, "%s", e.msg);
         path = dir;
     } else {
-        ck_assert_msg(wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, NULL, NULL, &g, &e) == 0, "%s",
+        ck_assert_msg(wfb_load_input(path, WFB_FORMAT_UNKNOWN, NULL, false, NULL, NULL, &g, &e) == 0, "%s",
                       e.msg);
     }
     repo_label labels[] = {{"series", (char *)label_value}};

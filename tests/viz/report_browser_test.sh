@@ -57,7 +57,7 @@ grep -q 'Move &lt;vcall&gt; off worker 0.' "$work/advised.html" || fail "--advic
 
 # Refusals: a damaged trace is one line, exit 1, and no file.
 cp -r "$work/trace" "$work/bad"
-printf '\036' | dd of="$work/bad/ctf/worker-0" bs=1 seek=60 conv=notrunc 2>/dev/null
+printf '\036' | dd of="$work/bad/ctf/worker-0" bs=1 seek=68 conv=notrunc 2>/dev/null
 "$snetmon" report "$work/bad" -o "$work/bad.html" 2>"$work/bad.err"
 [ $? -eq 1 ] || fail "damaged trace: not exit 1"
 [ "$(wc -l <"$work/bad.err")" -eq 1 ] || fail "damaged trace: $(cat "$work/bad.err")"

@@ -441,26 +441,21 @@ static void emit(mon_writer *w, const mon_event *e)
     }
 }
 
+/* Worker wk's events of the fixture *arg. */
+static void write_log(mon_writer *w, unsigned wk, void *arg)
+{
+    const whatif_fixture *f = arg;
+    for (size_t i = 0; i < f->n; i++)
+        if (f->ev[i].worker == wk)
+            emit(w, &f->ev[i]);
+}
+
 int whatif_fixture_write(const char *name_, const char *dir)
 {
     whatif_fixture f;
     if (whatif_fixture_make(name_, &f))
         return -1;
-    char ctf[4200], err[512];
-    int rc = fixture_trace_dir(dir, f.workers, MON_FLAG_ALL, ctf, sizeof ctf);
-    for (unsigned wk = 0; rc == 0 && wk < f.workers; wk++) {
-        mon_writer *w = mon_writer_open(ctf, wk, 0, err, sizeof err);
-        if (!w) {
-            fprintf(stderr, "whatif fixture: %s\n", err);
-            rc = -1;
-            break;
-        }
-        for (size_t i = 0; i < f.n; i++)
-            if (f.ev[i].worker == wk)
-                emit(w, &f.ev[i]);
-        if (mon_writer_close(w) != 0)
-            rc = -1;
-    }
+    int rc = fixture_write_run(dir, f.workers, MON_FLAG_ALL, write_log, &f);
     whatif_fixture_free(&f);
     return rc;
 }

@@ -5,8 +5,11 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 void cli_begin(cli_parser *p, const char *cmd, int argc, char **argv)
 {
@@ -56,6 +59,27 @@ const char *cli_event_map(const cli_parser *p, int c)
     if (c == CLI_EVENT_MAP_OLD)
         cli_deprecated(p, "--map FILE", "--event-map FILE");
     return optarg;
+}
+
+int cli_memory(const cli_parser *p, int c, size_t *bytes)
+{
+    if (c == CLI_IN_MEMORY) {
+        *bytes = 0;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(optarg, &end, 10);
+    unsigned shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
+                     : *end == 'G' || *end == 'g' ? 30 : 0;
+    if (shift)
+        end++;
+    if (errno || end == optarg || *end || optarg[0] == '-' || n == 0 ||
+        n > (SIZE_MAX >> shift))
+        return cli_usage_error(p, "--max-memory needs a positive size (bytes, or with K, M or G), "
+                                  "not '%s'", optarg);
+    *bytes = (size_t)n << shift;
+    return 0;
 }
 
 void cli_deprecated(const cli_parser *p, const char *old, const char *now)

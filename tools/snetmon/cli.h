@@ -45,7 +45,9 @@
  *                        again with the same -o works
  *   --json, --csv        machine-readable output instead of text; giving
  *                        both is a usage error (snetmon, the benches)
- *   --partial            analyse a damaged trace as far as it can be read
+ *   --partial            analyse a damaged, truncated or unfinished trace,
+ *                        or an event file whose last line is cut short, as
+ *                        far as it can be read, and say what was lost
  *                        (trace_input.h) (snetmon)
  *   --from FORMAT        the input's format, never a time (snetmon; render
  *                        takes a value that is a time as its old --from T,
@@ -98,6 +100,10 @@
  *   --timeout-pct P      the percentile of the latency timeout (metrics,
  *                        report)
  *   --mpi                run across the ranks of an MPI job (the apps)
+ *   --max-memory SIZE    memory for what grows with the trace, the rest in
+ *                        temporary files (metrics, wcp)
+ *   --in-memory          the whole graph in memory, the reference analysis
+ *                        (metrics, wcp)
  *
  * Old spellings, still accepted for one release with one line on standard
  * error, "PROG: warning: OLD is deprecated, use NEW" (where: old -> new):
@@ -136,6 +142,8 @@ enum {
     CLI_PARTIAL,
     CLI_EVENT_MAP,      /* --event-map FILE */
     CLI_EVENT_MAP_OLD,  /* its old spelling, --map FILE (deprecated) */
+    CLI_MAX_MEMORY,     /* --max-memory SIZE */
+    CLI_IN_MEMORY,      /* --in-memory */
     CLI_OWN = PROG_OPT_OWN /* a subcommand's own long options: CLI_OWN + n */
 };
 
@@ -146,6 +154,20 @@ enum {
     {"event-map", required_argument, NULL, CLI_EVENT_MAP},                                     \
         {"map", required_argument, NULL, CLI_EVENT_MAP_OLD}
 #define CLI_EVENT_MAP_HELP "  --event-map FILE NetLogger event mapping (default: Pegasus stampede)\n"
+
+/* The memory of an analysis of a trace (input_load_graph_bounded): what
+ * grows with the trace is held in caches of --max-memory SIZE in all and
+ * goes to temporary files beyond; --in-memory builds the whole graph in
+ * memory instead (the reference analysis, as before the bounded one). */
+#define CLI_MEMORY_OPTIONS                                                                     \
+    {"max-memory", required_argument, NULL, CLI_MAX_MEMORY},                                   \
+        {"in-memory", no_argument, NULL, CLI_IN_MEMORY}
+#define CLI_MEMORY_HELP                                                                        \
+    "  --max-memory SIZE  memory for what grows with the trace (default 256M; K, M, G);\n"     \
+    "                   the rest goes to temporary files in $TMPDIR\n"                          \
+    "  --in-memory      the whole message graph in memory: the reference analysis\n"
+/* The default of --max-memory. */
+#define CLI_MAX_MEMORY_DEFAULT ((size_t)256 << 20)
 
 
 #define CLI_STANDARD_OPTIONS PROG_OPT_STANDARD
@@ -181,6 +203,11 @@ char **cli_positional(const cli_parser *p);
 
 /* optarg, for c = CLI_EVENT_MAP, or CLI_EVENT_MAP_OLD after its warning. */
 const char *cli_event_map(const cli_parser *p, int c);
+
+/* Record --max-memory SIZE or --in-memory (c: CLI_MAX_MEMORY or
+ * CLI_IN_MEMORY) in *bytes, 0 for --in-memory; a usage error returns 2
+ * with the message, else 0. */
+int cli_memory(const cli_parser *p, int c, size_t *bytes);
 
 /* A deprecated spelling: warns "snetmon CMD: warning: OLD is deprecated,
  * use NEW" once per call. */

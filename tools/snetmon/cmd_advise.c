@@ -219,10 +219,8 @@ int snetmon_cmd_advise(int argc, char **argv)
         fprintf(report, "  no mapping written to %s: keep the current one\n", args.output);
     if (args.tasks)
         list_tasks(&a, report);
-    if (fflush(report) != 0 || ferror(report)) {
-        fprintf(stderr, "snetmon advise: error writing the report\n");
+    if (out_stream_check("advise", report, "standard error") != 0)
         rc = 1;
-    }
     advice_free(&a);
     wfb_graph_free(g);
     return rc;

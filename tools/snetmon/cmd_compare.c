@@ -209,7 +209,8 @@ static int load_side(const compare_args *a, const char *arg, repo **r, repo_run 
             fprintf(stderr, "snetmon compare: %s\n", err);
         return rc ? -1 : 0;
     }
-    wfb_graph *g = input_load_graph("compare", arg, a->format, a->map, a->partial, NULL, 0);
+    wfb_graph *g = input_load_graph_bounded("compare", arg, a->format, a->map, a->partial,
+                                            CLI_MAX_MEMORY_DEFAULT, NULL, 0);
     if (!g)
         return -1;
     repo_options opt = {.source = arg, .format = a->format};
@@ -274,7 +275,9 @@ static int plot_series(const compare_args *a, const repo_series_point *p, size_t
     int rc = tmp ? 0 : -1;
     char err[256];
     if (rc == 0 && viz_series_render(&plot, tmp, err, sizeof err) != VIZ_OK) {
-        fprintf(stderr, "snetmon compare: %s: %s\n", a->plot, err);
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s: %s", a->plot, err);
+        out_file_say(&o, msg);
         rc = -1;
     }
     if (tmp && out_file_finish(&o, rc == 0) != 0)
@@ -306,7 +309,8 @@ static int compare_series(const compare_args *a)
         rc = -1;
     }
     if (rc == 0 && repo_series_write(p, np, a->series, a->output, stdout) != 0) {
-        fprintf(stderr, "snetmon compare: error writing the series\n");
+        if (out_stream_check("compare", stdout, "-") == 0)
+            fprintf(stderr, "snetmon compare: error writing the series\n");
         rc = -1;
     }
     if (rc == 0 && a->plot)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "trace_input.h"
 
 const char snetmon_summary_dump[] = "print every event of a trace directory, one line each";
@@ -29,7 +30,9 @@ static void dump_usage(FILE *out)
                  "A message_written line ends with parents=ID,... (the messages its task read\n"
                  "in the same component execution) or parents=none (a record from outside).\n"
                  "Exits 1 with a one-line message (file and byte offset) if a log is corrupt,\n"
-                 "truncated or incomplete; the events before that point are printed.\n"
+                 "truncated or incomplete; the events before that point are printed. A trace\n"
+                 "whose run did not finish, or holding files the run did not write, is\n"
+                 "refused before any event is printed.\n"
                  "With --partial every readable event is printed, then the loss as lines\n"
                  "starting with '# '.\n"
                  "DIR may be a multi-rank trace (DIR/rank-R/, one per MPI rank): its events are\n"
@@ -190,7 +193,7 @@ int snetmon_cmd_dump(int argc, char **argv)
         return 1;
     int rc = dump_trace(in, count_only);
     trace_input_close(in);
-    if (fflush(stdout) != 0)
+    if (out_stream_check("dump", stdout, "-") != 0)
         return 1;
     return rc;
 }

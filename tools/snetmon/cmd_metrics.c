@@ -25,7 +25,8 @@ static void metrics_usage(FILE *out)
     fprintf(out,
             "usage: snetmon metrics INPUT [--json|--csv] [--from FORMAT] [--event-map FILE] [--partial]\n"
             "                       [--compare OTHER [--subgraph RE]] [--timeout-pct P]\n"
-            "                       [--inputs N] [--cpu-time] [-o FILE]\n\n"
+            "                       [--inputs N] [--cpu-time] [--max-memory SIZE|--in-memory]\n"
+            "                       [-o FILE]\n\n"
             "INPUT is an event file (jsonl, wfcommons or bp, detected from its content)\n"
             "or an LPEL trace directory, also one of a run across MPI ranks (DIR/rank-R/,\n"
             "read as one trace on rank 0's clock, docs/METRICS.md section 10).\n\n"
@@ -44,6 +45,7 @@ static void metrics_usage(FILE *out)
             "                   instead of the data states without predecessor\n"
             "  --cpu-time       latency (eq. 2) and jitter (eq. 3) over the executions' CPU\n"
             "                   time (the time the OS held the core taken off; needs -m C)\n"
+            CLI_MEMORY_HELP
             TRACE_INPUT_HELP
             "  -h, --help       this text\n"
             "  --version        the version and git revision\n"
@@ -60,6 +62,7 @@ typedef struct metrics_args {
     wfb_output output;
     double timeout_pct;
     size_t inputs;
+    size_t memory; /* --max-memory, 0: --in-memory */
     bool partial, cpu_time;
 } metrics_args;
 
@@ -112,8 +115,10 @@ static int metrics_parse(int argc, char **argv, metrics_args *a)
         {"inputs", required_argument, NULL, OPT_INPUTS},
         {"timeout-pct", required_argument, NULL, OPT_TIMEOUT_PCT},
         {"cpu-time", no_argument, NULL, OPT_CPU_TIME},
+        CLI_MEMORY_OPTIONS,
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
+    a->memory = CLI_MAX_MEMORY_DEFAULT;
     cli_parser p;
     cli_begin(&p, "metrics", argc, argv);
     for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
@@ -134,6 +139,11 @@ static int metrics_parse(int argc, char **argv, metrics_args *a)
             break;
         case OPT_CPU_TIME:
             a->cpu_time = true;
+            break;
+        case CLI_MAX_MEMORY:
+        case CLI_IN_MEMORY:
+            if (cli_memory(&p, c, &a->memory))
+                return 2;
             break;
         case 'o':
             a->output_path = optarg;
@@ -202,7 +212,11 @@ static int run_metrics(const wfb_graph *g, const metrics_args *a, FILE *out, wfb
     in.anomalies = anomalies;
     int rc = a->compare ? compare_runs(g, a, &in, err) : 0;
     if (rc == 0 && wfb_report_metrics(g, &in, a->output, out)) {
+        /* A write that failed is said where the stream is closed
+         * (out_file_finish, or main for standard output). */
         wfb_error e = {.msg = "error writing the report"};
+        if (ferror(out))
+            e.msg[0] = '\0';
         *err = e;
         rc = -1;
     }
@@ -241,16 +255,19 @@ int snetmon_cmd_metrics(int argc, char **argv)
         return rc == 1 ? 0 : 2;
     if (compare_needs_compare_command(&a))
         return 2;
-    wfb_graph *g = input_load_graph("metrics", a.input, a.format, a.map, a.partial, NULL, 0);
+    wfb_graph *g = input_load_graph_bounded("metrics", a.input, a.format, a.map, a.partial,
+                                            a.memory, NULL, 0);
     if (!g)
         return 1;
     wfb_error err;
     out_file report = {0};
     FILE *out = a.output_path ? out_file_open(&report, "metrics", a.output_path) : stdout;
     rc = out ? run_metrics(g, &a, out, &err) : 0;
-    if (out && rc) {
+    if (out && rc && err.msg[0]) {
         fputs("snetmon metrics: ", stderr);
         wfb_error_print(&err, stderr);
+    } else if (out) {
+        rc = input_graph_check("metrics", g);
     }
     if (!out || (a.output_path && out_file_finish(&report, rc == 0) != 0))
         rc = -1;

@@ -29,6 +29,7 @@ typedef struct render_options {
     input_format format;
     const char *input, *output;
     const char *target; /* the file the visualiser writes: output's temporary name */
+    const out_file *of; /* output's, for messages naming it */
     viz_timeline_config timeline;
     bool has_start, has_end;
     bool collapse; /* --dag: merge repeated structure */
@@ -366,7 +367,7 @@ static int render_timeline(render_options *o)
             rc = 1;
     }
     if (rc == 0 && viz_timeline_render(tl, o->target) != VIZ_OK) {
-        fprintf(stderr, "snetmon render: %s\n", viz_timeline_error(tl));
+        out_file_say(o->of, viz_timeline_error(tl));
         rc = 1;
     }
     if (rc == 0) {
@@ -392,7 +393,7 @@ static int render_graph(const render_options *o)
     char note[600];
     int rc = read_input(o, NULL, net, note, sizeof note);
     if (rc == 0 && viz_net_render(net, o->target) != VIZ_OK) {
-        fprintf(stderr, "snetmon render: %s\n", viz_net_error(net));
+        out_file_say(o->of, viz_net_error(net));
         rc = 1;
     }
     viz_net_destroy(net);
@@ -421,7 +422,7 @@ static int render_dag(const render_options *o)
     }
     viz_dag_config cfg = {.collapse = o->collapse, .title = o->timeline.title};
     if (rc == 0 && viz_dag_render(dag, o->target, &cfg) != VIZ_OK) {
-        fprintf(stderr, "snetmon render: %s\n", viz_dag_error(dag));
+        out_file_say(o->of, viz_dag_error(dag));
         rc = 1;
     }
     viz_dag_destroy(dag);
@@ -442,6 +443,7 @@ int snetmon_cmd_render(int argc, char **argv)
     out_file of;
     if (!(o.target = out_file_reserve(&of, "render", o.output)))
         return 1;
+    o.of = &of;
     switch (o.mode) {
     case MODE_GRAPH:
         rc = render_graph(&o);

@@ -190,7 +190,12 @@ static int add_run_facts(viz_report *r, const char *trace, int rc)
                  run->clock_source ? run->clock_source : "?", run->clock_frequency_hz);
         meta(r, "trace clock", buf, &rc);
     }
-    meta(r, "run finished", run->complete ? "yes (run.json complete)" : "no: run.json is not complete",
+    if (!run->complete && run->ended_by)
+        snprintf(buf, sizeof buf, "no: it ended on %s (run.json)", run->ended_by);
+    meta(r, "run finished",
+         run->complete ? "yes (run.json complete)"
+         : run->ended_by ? buf
+                         : "no: run.json is not complete",
          &rc);
     mon_run_json_free(run);
     return rc;
@@ -353,7 +358,9 @@ static int whatif_plot(viz_report *r, const whatif_profile *p)
 /* The what-if profile (docs/METRICS.md section 11): what the run would
  * gain if a kind of task or a net path were faster, as `snetmon whatif`
  * prints it; or why the trace cannot be replayed (the rest of the report
- * does not need it). */
+ * does not need it). Its latency predictions walk the lifelines again with
+ * factors per execution, which a graph lifted bounded cannot: then the
+ * trace is lifted once more, in memory, for this section alone. */
 static int add_whatif(viz_report *r, const report_args *a, const wfb_graph *g)
 {
     char text[1200];
@@ -361,6 +368,16 @@ static int add_whatif(viz_report *r, const report_args *a, const wfb_graph *g)
     whatif_model *m = rc == VIZ_OK ? input_load_whatif("report", a->trace, a->partial, text,
                                                       sizeof text)
                                    : NULL;
+    wfb_graph *own = m && wfb_graph_bounded(g)
+                         ? input_load_graph("report", a->trace, WFB_FORMAT_LPEL_TRACE, NULL,
+                                            a->partial, text, sizeof text)
+                         : NULL;
+    if (own)
+        g = own;
+    else if (m && wfb_graph_bounded(g)) {
+        whatif_model_free(m);
+        m = NULL;
+    }
     whatif_profile p;
     wfb_error err;
     whatif_options o = {.top = 5};
@@ -387,6 +404,7 @@ static int add_whatif(viz_report *r, const report_args *a, const wfb_graph *g)
         whatif_profile_free(&p);
     }
     whatif_model_free(m);
+    wfb_graph_free(own);
     return rc;
 }
 
@@ -397,10 +415,12 @@ static int write_report(const report_args *a, viz_report *r)
     if (!out)
         return 1;
     int rc = viz_report_write(r, out) == VIZ_OK ? 0 : 1;
-    if (rc)
-        fprintf(stderr, "snetmon report: %s: %s\n", a->output, viz_report_error(r));
+    /* A write that failed is said by out_file_finish. */
+    bool write_failed = ferror(out) != 0;
     if (out_file_finish(&of, rc == 0) != 0)
         rc = 1;
+    else if (rc && !write_failed)
+        fprintf(stderr, "snetmon report: %s: %s\n", a->output, viz_report_error(r));
     return rc;
 }
 
@@ -440,8 +460,8 @@ int snetmon_cmd_report(int argc, char **argv)
         fprintf(stderr, "snetmon report: %s: cannot read the advice\n", a.advice);
         return 1;
     }
-    wfb_graph *g = input_load_graph("report", a.trace, WFB_FORMAT_LPEL_TRACE, NULL, a.partial,
-                                    NULL, 0);
+    wfb_graph *g = input_load_graph_bounded("report", a.trace, WFB_FORMAT_LPEL_TRACE, NULL,
+                                            a.partial, CLI_MAX_MEMORY_DEFAULT, NULL, 0);
     wfb_message_report m;
     memset(&m, 0, sizeof m);
     wfb_path path = {0};

@@ -287,12 +287,11 @@ int snetmon_cmd_runs(int argc, char **argv)
                 write_csv(recs, n, out);
             else
                 write_text(recs, n, repo_name(r), out);
-            if (rc || fflush(out) || ferror(out)) {
-                fprintf(stderr, "snetmon runs: error writing the list\n");
-                rc = 1;
-            }
+            /* A write that failed is said by out_file_finish. */
             if (out_file_finish(&of, rc == 0) != 0)
                 rc = 1;
+            else if (rc)
+                fprintf(stderr, "snetmon runs: error writing the list\n");
         }
         repo_list_free(recs, n);
     }

@@ -165,7 +165,8 @@ int snetmon_cmd_store(int argc, char **argv)
         free(a.labels);
         return rc == 1 ? 0 : 2;
     }
-    wfb_graph *g = input_load_graph("store", a.input, a.format, a.map, a.partial, NULL, 0);
+    wfb_graph *g = input_load_graph_bounded("store", a.input, a.format, a.map, a.partial,
+                                            CLI_MAX_MEMORY_DEFAULT, NULL, 0);
     rc = g ? store_run(&a, g) : 1;
     wfb_graph_free(g);
     free(a.labels);

@@ -27,6 +27,7 @@
 
 #include "live.h"
 #include "cli.h"
+#include "out_file.h"
 #include "trace_input.h"
 
 const char snetmon_summary_top[] = "live view of a run from its trace, while it is written";
@@ -575,7 +576,7 @@ static int show(view *v, live_acc *acc, bool redraw)
     else if (!v->args->once)
         fputs("\n", stdout);
     print_text(stdout, v);
-    return fflush(stdout) == 0 ? 0 : -1;
+    return out_stream_check("top", stdout, "-");
 }
 
 /* The figures' accumulator for an interval of a->interval_s; NULL when out

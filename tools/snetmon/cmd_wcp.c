@@ -21,7 +21,8 @@ static void wcp_usage(FILE *out)
 {
     fprintf(out,
             "usage: snetmon wcp INPUT [--from FORMAT] [--json] [--dot FILE] [--render FILE]\n"
-            "                   [--no-collapse] [--event-map FILE] [--nested] [--partial] [-o FILE]\n\n"
+            "                   [--no-collapse] [--event-map FILE] [--nested] [--partial] [-o FILE]\n"
+            "                   [--max-memory SIZE|--in-memory]\n\n"
             "Computes the workflow critical path of INPUT exactly, in O(V+E):\n"
             "  longest path   the path with the largest sum of durations and costs\n"
             "  as-executed    from the last-finishing sink back through the predecessor\n"
@@ -46,6 +47,8 @@ static void wcp_usage(FILE *out)
             CLI_EVENT_MAP_HELP
             "  --nested       also analyse the LPEL traces of activities on the paths\n"
             "                 (the activity's \"trace\"; relative to INPUT's directory)\n"
+            CLI_MEMORY_HELP
+            "                   (--dot and --render keep the graph in memory)\n"
             TRACE_INPUT_HELP
             "  -h, --help     this text\n"
             "  --version      the version and git revision\n"
@@ -61,6 +64,7 @@ typedef struct wcp_args {
     wfb_format format;
     wfb_output report;
     int nested, no_collapse, partial;
+    size_t memory; /* --max-memory, 0: --in-memory */
 } wcp_args;
 
 enum { OPT_FROM = CLI_OWN, OPT_DOT, OPT_RENDER, OPT_NESTED, OPT_NO_COLLAPSE };
@@ -80,8 +84,10 @@ static int wcp_parse(int argc, char **argv, wcp_args *a)
         CLI_EVENT_MAP_OPTIONS,
         {"nested", no_argument, NULL, OPT_NESTED},
         {"no-collapse", no_argument, NULL, OPT_NO_COLLAPSE},
+        CLI_MEMORY_OPTIONS,
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
+    a->memory = CLI_MAX_MEMORY_DEFAULT;
     cli_parser p;
     cli_begin(&p, "wcp", argc, argv);
     for (int c; (c = cli_next(&p, "ho:", longopts)) != -1;) {
@@ -122,6 +128,11 @@ static int wcp_parse(int argc, char **argv, wcp_args *a)
         case OPT_NO_COLLAPSE:
             a->no_collapse = 1;
             break;
+        case CLI_MAX_MEMORY:
+        case CLI_IN_MEMORY:
+            if (cli_memory(&p, c, &a->memory))
+                return 2;
+            break;
         default:
             return 2;
         }
@@ -143,7 +154,8 @@ static int write_dot_file(const wfb_graph *g, const wfb_path *lp, const wfb_path
     if (!f)
         return -1;
     if (wfb_write_dot(g, lp, ae, f) != 0) {
-        fprintf(stderr, "snetmon wcp: cannot write %s\n", path);
+        if (!ferror(f)) /* a write that failed is said by out_file_finish */
+            fprintf(stderr, "snetmon wcp: cannot write %s\n", path);
         return -1;
     }
     return 0;
@@ -160,7 +172,7 @@ static int render_path(const wfb_graph *g, const wfb_path *path, out_file *of, c
     char title[600];
     snprintf(title, sizeof title, "Critical path of %s", input);
     if (viz_wfb_render(g, path, tmp, title, collapse, msg, sizeof msg) != VIZ_OK) {
-        fprintf(stderr, "snetmon wcp: %s\n", msg);
+        out_file_say(of, msg);
         return -1;
     }
     return 0;
@@ -192,16 +204,16 @@ static char *resolve_trace(const char *input, const char *trace)
     return path;
 }
 
-static void analyse_nested(const char *input, const wfb_graph *g, uint32_t v, bool partial,
-                           nested_run *r)
+static void analyse_nested(const wcp_args *a, const wfb_graph *g, uint32_t v, nested_run *r)
 {
     memset(r, 0, sizeof *r);
     r->report.activity = wfb_vertex_id(g, v);
-    r->trace_path = resolve_trace(input, wfb_vertex_attr(g, v, WFB_ATTR_TRACE));
+    r->trace_path = resolve_trace(a->input, wfb_vertex_attr(g, v, WFB_ATTR_TRACE));
     r->report.trace = r->trace_path ? r->trace_path : "?";
     if (r->trace_path)
-        r->graph = input_load_graph("wcp", r->trace_path, WFB_FORMAT_UNKNOWN, NULL, partial,
-                                    r->err.msg, sizeof r->err.msg);
+        r->graph = input_load_graph_bounded("wcp", r->trace_path, WFB_FORMAT_UNKNOWN, NULL,
+                                            a->partial, a->memory, r->err.msg,
+                                            sizeof r->err.msg);
     if (!r->trace_path || !r->graph ||
         wfb_longest_path(r->graph, &r->longest, &r->err) ||
         wfb_as_executed_path(r->graph, &r->as_executed, &r->err)) {
@@ -228,8 +240,8 @@ static bool wants_nested(const wfb_graph *g, uint32_t v, const nested_run *runs,
 }
 
 /* Analyses the traces of activities on either path, then reports all. */
-static int report_with_nested(const char *input, const wfb_graph *g, const wfb_path *lp,
-                              const wfb_path *ae, wfb_output fmt, bool partial, FILE *out)
+static int report_with_nested(const wcp_args *a, const wfb_graph *g, const wfb_path *lp,
+                              const wfb_path *ae, FILE *out)
 {
     size_t cap = lp->n + ae->n, n = 0;
     nested_run *runs = calloc(cap ? cap : 1, sizeof *runs);
@@ -242,10 +254,10 @@ static int report_with_nested(const char *input, const wfb_graph *g, const wfb_p
     for (int p = 0; p < 2; p++)
         for (size_t i = 0; paths[p]->valid && i < paths[p]->n; i++)
             if (wants_nested(g, paths[p]->vertices[i], runs, n))
-                analyse_nested(input, g, paths[p]->vertices[i], partial, &runs[n++]);
+                analyse_nested(a, g, paths[p]->vertices[i], &runs[n++]);
     for (size_t i = 0; i < n; i++)
         reports[i] = runs[i].report;
-    int rc = wfb_report_wcp_nested(g, lp, ae, reports, n, fmt, out);
+    int rc = wfb_report_wcp_nested(g, lp, ae, reports, n, a->report, out);
     for (size_t i = 0; i < n; i++) {
         wfb_path_free(&runs[i].longest);
         wfb_path_free(&runs[i].as_executed);
@@ -262,7 +274,11 @@ int snetmon_cmd_wcp(int argc, char **argv)
     int rc = wcp_parse(argc, argv, &a);
     if (rc)
         return rc == 1 ? 0 : 2;
-    wfb_graph *g = input_load_graph("wcp", a.input, a.format, a.map, a.partial, NULL, 0);
+    /* --dot and --render draw the graph's edges: it is built in memory */
+    wfb_graph *g = a.dot || a.render
+                       ? input_load_graph("wcp", a.input, a.format, a.map, a.partial, NULL, 0)
+                       : input_load_graph_bounded("wcp", a.input, a.format, a.map, a.partial,
+                                                  a.memory, NULL, 0);
     if (!g)
         return 1;
     wfb_error err;
@@ -283,10 +299,16 @@ int snetmon_cmd_wcp(int argc, char **argv)
         rc = write_dot_file(g, &lp, &ae, &dot, a.dot);
     if (!rc && a.render)
         rc = render_path(g, ae.valid ? &ae : &lp, &picture, a.render, a.input, !a.no_collapse);
-    if (!rc && a.nested)
-        rc = report_with_nested(a.input, g, &lp, &ae, a.report, a.partial, out);
-    else if (!rc)
-        rc = wfb_report_wcp(g, &lp, &ae, a.report, out);
+    if (!rc && (a.nested ? report_with_nested(&a, g, &lp, &ae, out)
+                         : wfb_report_wcp(g, &lp, &ae, a.report, out))) {
+        /* A write that failed is said where the stream is closed
+         * (out_file_finish, or main for standard output), in one line. */
+        if (!ferror(out))
+            fputs("snetmon wcp: error writing the report (out of memory)\n", stderr);
+        rc = -1;
+    }
+    if (!rc)
+        rc = input_graph_check("wcp", g);
     if (a.output && out && out_file_finish(&report, rc == 0) != 0)
         rc = -1;
     if (a.dot && out_file_finish(&dot, rc == 0) != 0)

@@ -7,6 +7,8 @@
  */
 #include <snet_version.h> /* snet_version_print */
 
+#include "out_file.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +41,15 @@ static void usage(FILE *out)
                  "prints the version. man snetmon has them all.\n");
 }
 
+/* The exit status of a command whose output went to standard output: a
+ * success is a failure when the output did not get there. */
+static int finish(const char *cmd, int rc)
+{
+    if (out_stdout_close(cmd) != 0 && rc == 0)
+        rc = 1;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -47,15 +58,15 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return 0;
+        return finish("--help", 0);
     }
     if (!strcmp(argv[1], "--version")) {
         snet_version_print(stdout, "snetmon");
-        return 0;
+        return finish("--version", 0);
     }
     for (const command *c = commands; c->name; c++)
         if (!strcmp(argv[1], c->name))
-            return c->run(argc - 1, argv + 1);
+            return finish(c->name, c->run(argc - 1, argv + 1));
     fprintf(stderr, "snetmon: unknown %s '%s' (see 'snetmon --help')\n",
             argv[1][0] == '-' ? "option" : "command", argv[1]);
     return 2;

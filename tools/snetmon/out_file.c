@@ -100,19 +100,64 @@ const char *out_file_reserve(out_file *o, const char *cmd, const char *path)
     return o->tmp;
 }
 
+/* Whether a write error on standard output has been reported. */
+static bool stdout_reported;
+
+static void cannot_write(const char *cmd, const char *name, int err)
+{
+    fprintf(stderr, "snetmon %s: %s: cannot write: %s\n", cmd, name,
+            err ? strerror(err) : "a write failed");
+}
+
+int out_stream_check(const char *cmd, FILE *f, const char *path)
+{
+    errno = 0;
+    bool failed = fflush(f) != 0;
+    int err = errno;
+    if (!failed && !ferror(f))
+        return 0;
+    if (f != stdout)
+        cannot_write(cmd, path, err);
+    else if (!stdout_reported)
+        cannot_write(cmd, "standard output", err);
+    stdout_reported |= f == stdout;
+    return -1;
+}
+
+int out_stdout_close(const char *cmd)
+{
+    int rc = out_stream_check(cmd, stdout, "-");
+    errno = 0;
+    if (fclose(stdout) != 0 && rc == 0) {
+        cannot_write(cmd, "standard output", errno);
+        rc = -1;
+    }
+    return rc;
+}
+
+void out_file_say(const out_file *o, const char *msg)
+{
+    fprintf(stderr, "snetmon %s: ", o->cmd);
+    size_t tlen = o->tmp ? strlen(o->tmp) : 0;
+    for (const char *at; tlen && (at = strstr(msg, o->tmp)) != NULL; msg = at + tlen)
+        fprintf(stderr, "%.*s%s", (int)(at - msg), msg, o->path);
+    fprintf(stderr, "%s\n", msg);
+}
+
 int out_file_finish(out_file *o, bool ok)
 {
     int rc = 0;
+    if (o->f && out_stream_check(o->cmd, o->f, o->path) != 0) {
+        ok = false;
+        rc = -1;
+    }
     if (o->f && o->f != stdout) {
-        bool failed = ferror(o->f) != 0;
-        if (fclose(o->f) != 0 || failed) {
-            if (ok)
-                fprintf(stderr, "snetmon %s: %s: write error\n", o->cmd, o->path);
+        errno = 0;
+        if (fclose(o->f) != 0 && rc == 0) {
+            cannot_write(o->cmd, o->path, errno);
             ok = false;
             rc = -1;
         }
-    } else if (o->f == stdout && fflush(stdout) != 0) {
-        rc = -1;
     }
     o->f = NULL;
     if (!o->tmp)

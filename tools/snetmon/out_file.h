@@ -3,6 +3,11 @@
  * not at all: it is written under a temporary name next to its final one
  * and renamed into place only when the command has succeeded. A failed or
  * refused command leaves nothing behind that could pass for a result.
+ *
+ * And every output is checked to have reached its destination, standard
+ * output included (a full disk, /dev/full, a closed descriptor): a command
+ * whose output was lost says so in one line and exits 1, never 0 with
+ * nothing written (out_stream_check, out_stdout_close).
  */
 #ifndef SNETMON_OUT_FILE_H
 #define SNETMON_OUT_FILE_H
@@ -27,10 +32,24 @@ FILE *out_file_open(out_file *o, const char *cmd, const char *path);
  * temporary file and return its name, without opening a stream. */
 const char *out_file_reserve(out_file *o, const char *cmd, const char *path);
 
+/* One line "snetmon CMD: MSG" on stderr, where MSG is a writer's message
+ * about the temporary file (the visualiser's): the temporary name in it
+ * is given as the file's own, the name the user asked for. */
+void out_file_say(const out_file *o, const char *msg);
+
 /* Close and rename into place. ok false (the command failed) removes the
  * temporary file instead. Returns 0, or -1 with a one-line message when
  * writing or renaming failed (the temporary file is removed). */
 int out_file_finish(out_file *o, bool ok);
+
+/* Flush f and check that everything written to it got out. Returns 0, or
+ * -1 after one line "snetmon CMD: NAME: cannot write: REASON" (NAME: path,
+ * or "standard output" for stdout; said once per process for stdout). */
+int out_stream_check(const char *cmd, FILE *f, const char *path);
+
+/* At the end of every command (main.c): standard output flushed and
+ * closed; -1 after the line above when that failed and nobody said so. */
+int out_stdout_close(const char *cmd);
 
 /* A directory of files written the same way (convert): files are made in a
  * temporary directory next to path and moved into path on success.

@@ -99,6 +99,16 @@ static trace_input *open_input(const char *cmd, const char *dir, bool partial, b
         free(in);
         return NULL;
     }
+    /* A run that did not finish (or of which nothing says so) may look
+     * whole and lack everything after its last flush, whatever flags it
+     * was recorded with: refused before anything is printed. Following a
+     * run (snetmon top) is for runs that have not finished. */
+    const char *why;
+    if (!follow && !partial && mon_trace_run_state(in->trace, &why) != MON_RUN_COMPLETE) {
+        say(cmd, errbuf, errlen, "%s; --partial analyses what can be read", why);
+        trace_input_close(in);
+        return NULL;
+    }
     note_window(cmd, dir, in->trace);
     return in;
 }
@@ -138,7 +148,10 @@ static int collect_loss(trace_input *in)
         loss->bytes_lost += st.bytes_lost;
     }
     loss->logs = in->logs;
-    in->has_loss = loss->n_logs > 0;
+    if (mon_trace_run_state(in->trace, &loss->run) != MON_RUN_COMPLETE)
+        loss->events_lost_known = 0; /* what came after the last flush is unknown */
+    loss->files_passed = mon_trace_dir_problems(in->trace, &loss->files_first);
+    in->has_loss = loss->n_logs > 0 || loss->run || loss->files_passed;
     return 0;
 }
 
@@ -160,10 +173,14 @@ static void refuse(const trace_input *in, const char *problem)
 static void warn_loss(const trace_input *in)
 {
     const wfb_input_loss *l = &in->loss;
-    char summary[160];
+    char summary[200];
     wfb_input_loss_summary(l, summary, sizeof summary);
-    fprintf(stderr, "snetmon %s: warning: partial trace: %s in %zu log%s (first: %s)\n", in->cmd,
-            summary, l->n_logs, l->n_logs == 1 ? "" : "s", l->logs[0].message);
+    const char *first = l->n_logs ? l->logs[0].message : l->run ? l->run : l->files_first;
+    char logs[48] = "";
+    if (l->n_logs)
+        snprintf(logs, sizeof logs, " in %zu log%s", l->n_logs, l->n_logs == 1 ? "" : "s");
+    fprintf(stderr, "snetmon %s: warning: partial trace: %s%s (first: %s)\n", in->cmd, summary,
+            logs, first ? first : "?");
 }
 
 int trace_input_next(trace_input *in, mon_event *ev)
@@ -180,10 +197,12 @@ int trace_input_next(trace_input *in, mon_event *ev)
         say(in->cmd, in->err, in->errlen, "out of memory");
         return -1;
     }
-    if (rc == MON_TRACE_END)
+    if (rc == MON_TRACE_END && !in->has_loss)
         return 0;
     if (rc == MON_TRACE_ERROR || !in->partial) {
-        refuse(in, mon_trace_error(in->trace));
+        /* The end of a clean read is refused only for the run's state
+         * (a followed run without run.json). */
+        refuse(in, rc == MON_TRACE_END && in->loss.run ? in->loss.run : mon_trace_error(in->trace));
         return -1;
     }
     if (!in->err && !in->warned)
@@ -263,7 +282,8 @@ static void print_error(const char *cmd, const wfb_error *err, char *buf, size_t
     say(cmd, buf, len, "%s%s", where, err->msg);
 }
 
-/* Feeds the whole trace to the lifter; 0, or -1 (message printed). A
+/* Feeds the whole trace to the lifter; 0, -1 (message printed), or
+ * WFB_LIFT_IN_MEMORY (the bounded lifter gave up; nothing printed). A
  * progress bar shows on a terminal for long traces. */
 static int feed_trace(const char *cmd, trace_input *in, wfb_lifter *l)
 {
@@ -278,9 +298,10 @@ static int feed_trace(const char *cmd, trace_input *in, wfb_lifter *l)
     while ((rc = trace_input_next(in, &ev)) == 1) {
         if ((++events & 0xfffff) == 0)
             progress_bar_update(&bar, events, 0);
-        if (wfb_lifter_feed_mon(l, &ev, &err) != 0) {
-            print_error(cmd, &err, buf, len);
-            rc = -1;
+        if ((rc = wfb_lifter_feed_mon(l, &ev, &err)) != 0) {
+            if (rc != WFB_LIFT_IN_MEMORY)
+                print_error(cmd, &err, buf, len);
+            rc = rc == WFB_LIFT_IN_MEMORY ? rc : -1;
             break;
         }
     }
@@ -330,20 +351,33 @@ int trace_input_report_alignment(const trace_input *in, FILE *out, const char *p
     return rc;
 }
 
-/* The analysis graph of a trace directory, its loss attached. */
-static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, char *buf,
-                             size_t len)
+/* A new graph and its lifter: bounded, its spill caches of memory bytes
+ * (wfb_graph_set_limits; temporary files in $TMPDIR beyond), or for 0 the
+ * graph in memory. */
+static wfb_lifter *new_lifter(wfb_graph **g, size_t memory)
 {
-    trace_input *in = open_input(cmd, dir, partial, false, buf, len);
-    if (!in)
+    wfb_limits limits = {memory, NULL};
+    if (!(*g = wfb_graph_new()))
         return NULL;
-    wfb_graph *g = wfb_graph_new();
-    wfb_lifter *l = g ? wfb_lifter_new(g) : NULL;
+    if (!memory)
+        return wfb_lifter_new(*g);
+    return wfb_graph_set_limits(*g, &limits) ? NULL : wfb_lifter_new_bounded(*g);
+}
+
+/* The analysis graph of the trace in, its loss attached; NULL after the
+ * message, or with *again set (nothing printed) when the bounded lifter
+ * met a message graph it cannot analyse as it is read. */
+static wfb_graph *lift_once(const char *cmd, trace_input *in, size_t memory, bool *again)
+{
+    char *buf = in->err;
+    size_t len = in->errlen;
+    wfb_graph *g;
+    wfb_lifter *l = new_lifter(&g, memory);
     int rc = l ? 0 : -1;
     if (rc)
         say(cmd, buf, len, "out of memory");
     else
-        wfb_graph_set_source(g, dir);
+        wfb_graph_set_source(g, in->dir);
     if (rc == 0)
         rc = feed_trace(cmd, in, l);
     if (rc == 0 && (wfb_graph_set_input_loss(g, trace_input_loss(in)) != 0 ||
@@ -352,16 +386,53 @@ static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, cha
         rc = -1;
     }
     wfb_error err;
-    if (rc == 0 && wfb_lifter_finish(l, &err) != 0) {
-        print_error(cmd, &err, buf, len);
-        l = NULL; /* finish frees it, also on error */
-        rc = -1;
-    } else if (rc != 0) {
+    if (rc == 0) {
+        rc = wfb_lifter_finish(l, &err); /* frees l, also on error */
+        if (rc == -1)
+            print_error(cmd, &err, buf, len);
+    } else {
         wfb_lifter_free(l);
     }
-    trace_input_close(in);
+    *again = rc == WFB_LIFT_IN_MEMORY;
     if (rc != 0) {
         wfb_graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+/* The analysis graph of a trace directory: bounded (memory > 0) when the
+ * trace allows, else in memory (a second reading). */
+static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, size_t memory,
+                             char *buf, size_t len)
+{
+    trace_input *in = open_input(cmd, dir, partial, false, buf, len);
+    if (!in)
+        return NULL;
+    bool again;
+    wfb_graph *g = lift_once(cmd, in, memory, &again);
+    if (again && trace_input_rewind(in) == 0)
+        g = lift_once(cmd, in, 0, &again);
+    trace_input_close(in);
+    return g;
+}
+
+static wfb_graph *load_graph(const char *cmd, const char *path, wfb_format format,
+                             const char *bp_map, bool partial, size_t memory, char *errbuf,
+                             size_t errlen)
+{
+    struct stat st;
+    if (format == WFB_FORMAT_LPEL_TRACE ||
+        (format == WFB_FORMAT_UNKNOWN && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+        return lift_trace(cmd, path, partial, memory, errbuf, errlen);
+    wfb_graph *g;
+    wfb_error err;
+    progress_bar bar;
+    progress_bar_init(&bar, stderr);
+    int rc = wfb_load_input(path, format, bp_map, partial, progress_bar_update, &bar, &g, &err);
+    progress_bar_end(&bar);
+    if (rc != 0) {
+        print_error(cmd, &err, errbuf, errlen);
         return NULL;
     }
     return g;
@@ -370,21 +441,25 @@ static wfb_graph *lift_trace(const char *cmd, const char *dir, bool partial, cha
 wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format,
                             const char *bp_map, bool partial, char *errbuf, size_t errlen)
 {
-    struct stat st;
-    if (format == WFB_FORMAT_LPEL_TRACE ||
-        (format == WFB_FORMAT_UNKNOWN && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
-        return lift_trace(cmd, path, partial, errbuf, errlen);
-    wfb_graph *g;
-    wfb_error err;
-    progress_bar bar;
-    progress_bar_init(&bar, stderr);
-    int rc = wfb_load_input(path, format, bp_map, progress_bar_update, &bar, &g, &err);
-    progress_bar_end(&bar);
-    if (rc != 0) {
-        print_error(cmd, &err, errbuf, errlen);
-        return NULL;
-    }
-    return g;
+    return load_graph(cmd, path, format, bp_map, partial, 0, errbuf, errlen);
+}
+
+wfb_graph *input_load_graph_bounded(const char *cmd, const char *path, wfb_format format,
+                                    const char *bp_map, bool partial, size_t memory,
+                                    char *errbuf, size_t errlen)
+{
+    return load_graph(cmd, path, format, bp_map, partial, memory, errbuf, errlen);
+}
+
+int input_graph_check(const char *cmd, const wfb_graph *g)
+{
+    int e = wfb_graph_io_error(g);
+    if (!e)
+        return 0;
+    const char *src = wfb_graph_source(g);
+    say(cmd, NULL, 0, "%s: the analysis's temporary records: %s", src ? src : "input",
+        strerror(e));
+    return -1;
 }
 
 /* trace_input_next as the whatif library's source of events. */

@@ -2,12 +2,16 @@
  * trace_input.h - the one way every snetmon subcommand reads its input.
  *
  * An LPEL trace directory is opened, iterated and reported here, so that
- * dump, convert, export, metrics, wcp and render behave alike: a damaged or
- * truncated trace is one line naming the file and byte offset and exit
- * status 1; with --partial the readable events are used and the loss (how
- * many events and bytes, from which workers) goes into the output, in its
- * format. Event files (JSONL, WfCommons, NetLogger) come through the same
- * door for the commands that analyse graphs (input_load_graph).
+ * every subcommand behaves alike: a damaged or truncated trace is one line
+ * naming the file and byte offset and exit status 1, and so is a trace
+ * directory holding files the run did not write and a run that did not
+ * finish or of which nothing says it did (refused before anything is
+ * printed: docs/LOGFORMAT.md section 1.1); with --partial the readable
+ * events are used and the loss (how many events and bytes, from which
+ * workers, the run's end, the files passed over) goes into the output, in
+ * its format. Event files (JSONL, WfCommons, NetLogger) come through the
+ * same door for the commands that analyse graphs (input_load_graph), with
+ * --partial for a last line cut short.
  *
  * A trace still being written (packets flushed during a run) is read in
  * follow mode (trace_input_open_follow): the same calls, and
@@ -85,7 +89,8 @@ int trace_input_report_alignment(const trace_input *in, FILE *out, const char *p
 
 /* The option every trace-reading subcommand takes, for its --help. */
 #define TRACE_INPUT_HELP                                                                      \
-    "  --partial        analyse a damaged or truncated trace as far as it can be read,\n"      \
+    "  --partial        analyse a damaged, truncated or unfinished trace (or an event\n"       \
+    "                   file whose last line is cut short) as far as it can be read,\n"       \
     "                   and report what was lost (events, bytes, workers) in the output\n"
 
 /* A finished analysis graph of path: a trace directory read through
@@ -97,6 +102,22 @@ int trace_input_report_alignment(const trace_input *in, FILE *out, const char *p
  * report, like wcp --nested). */
 wfb_graph *input_load_graph(const char *cmd, const char *path, wfb_format format,
                             const char *bp_map, bool partial, char *errbuf, size_t errlen);
+/* The same graph for commands that need its figures and paths but not its
+ * edges: a trace directory is lifted bounded (wfb_lifter_new_bounded:
+ * memory bounded by the run's live state plus caches of memory bytes, what
+ * grows with the trace beyond them in temporary files), or in memory when
+ * memory is 0 or its message graph cannot be analysed as it is read (a
+ * second reading). wfb_in_edges, wfb_write_dot and the like do not work on
+ * a bounded graph. */
+wfb_graph *input_load_graph_bounded(const char *cmd, const char *path, wfb_format format,
+                                    const char *bp_map, bool partial, size_t memory,
+                                    char *errbuf, size_t errlen);
+
+/* After an analysis of g and its report: 0, or -1 after one line saying
+ * that a temporary file of g could not be written or read back, or memory
+ * for its cache ran out (wfb_graph_io_error), so what was computed is
+ * wrong; the output must not be kept. */
+int input_graph_check(const char *cmd, const wfb_graph *g);
 
 /* The what-if replay model (whatif.h) of trace directory dir, read once
  * more (the loader of its graph has said what --partial lost: not again).
