@@ -1076,7 +1076,7 @@ START_TEST(ring_window_holds_the_last_packets)
     fixture_tmpdir(dir, sizeof dir);
     ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TASK, ctf, sizeof ctf), 0);
     fixture_log_path(dir, 0, log, sizeof log);
-    mon_writer *wr = mon_writer_open_ring(ctf, 0, 4096, 4 * 4096, err, sizeof err);
+    mon_writer *wr = mon_writer_open_ring(ctf, 0, 0, 4096, 4 * 4096, err, sizeof err);
     ck_assert_msg(wr != NULL, "%s", err);
     int fd = open(log, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     ck_assert_int_ge(fd, 0);
