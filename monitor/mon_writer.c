@@ -53,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* monitor_control names the classes with the reader's copy of mon.h's. */
@@ -652,22 +653,40 @@ static int ring_put_prefix(int fd, const mon_writer *w, uint64_t start, const ui
     return 0;
 }
 
-MON_CRASH_PATH int mon_writer_ring_write(mon_writer *w, int fd, const uint8_t *prefix,
-                                         size_t prefix_len, bool lock, mon_ring_window *out)
+/* The bytes of ring packet buf that the window copies: the current
+ * packet's up to the published position pos, a finished one's all. */
+static size_t ring_content(const uint8_t *buf, bool current, size_t pos)
 {
-    if (lock)
-        pthread_mutex_lock(&w->lock);
-    int saved = errno; /* the crash path must leave errno as it found it */
+    return current ? pos : (size_t)(mon_get_u64(buf + MON_OFF_CONTENT_SIZE) / 8);
+}
+
+/* The window, with the lock held (or by a crash handler that could not
+ * take it). Every byte copied is ordered before the copy: the finished
+ * packets by the lock (the worker changes a packet only while it fills it,
+ * and takes the lock to switch), the current packet up to the position the
+ * worker published (acquired here; its events below it, and its times if
+ * it has an event, are complete and no longer written). So the window's
+ * start is read from the first packet that has an event: a packet with
+ * none may be the current one, whose times its first event is setting. */
+static int ring_window(mon_writer *w, int fd, const uint8_t *prefix, size_t prefix_len,
+                       mon_ring_window *out)
+{
     uint64_t cur = w->seq, first = cur >= w->ring_n - 1 ? cur - (w->ring_n - 1) : 0;
     size_t pos = atomic_load_explicit(&w->hot.pos, memory_order_acquire);
     uint64_t last = atomic_load_explicit(&w->hot.last_ts, memory_order_relaxed);
-    const uint8_t *oldest = w->ring[first % w->ring_n];
-    uint64_t start = mon_get_u64(oldest + MON_OFF_TS_BEGIN), off = 0, seq = 0, events = 0;
+    uint64_t start = last, off = 0, seq = 0, events = 0;
+    for (uint64_t s = first; s <= cur; s++) {
+        const uint8_t *buf = w->ring[s % w->ring_n];
+        if (ring_content(buf, s == cur, pos) > MON_PACKET_PREAMBLE_BYTES) {
+            start = mon_get_u64(buf + MON_OFF_TS_BEGIN);
+            break;
+        }
+    }
     int rc = ring_put_prefix(fd, w, start, prefix, prefix_len, &off);
     for (uint64_t s = first; rc == 0 && s <= cur; s++) {
         const uint8_t *buf = w->ring[s % w->ring_n];
         bool now = s == cur;
-        size_t content = now ? pos : (size_t)(mon_get_u64(buf + MON_OFF_CONTENT_SIZE) / 8);
+        size_t content = ring_content(buf, now, pos);
         uint64_t end = now ? last : mon_get_u64(buf + MON_OFF_TS_END);
         if (content <= MON_PACKET_PREAMBLE_BYTES)
             continue;
@@ -680,10 +699,42 @@ MON_CRASH_PATH int mon_writer_ring_write(mon_writer *w, int fd, const uint8_t *p
                                  .start_ticks = start, .events = events, .bytes = off};
     if (rc == 0 && ftruncate(fd, (off_t)off) != 0)
         rc = -1;
-    if (lock)
+    return rc;
+}
+
+/* The crash handler's window: with the lock if it comes free within a
+ * few ms, so that the window is the one a snapshot would write (a worker
+ * holds it only while it switches packets, the control thread while it
+ * copies). pthread_mutex_trylock is not on POSIX's async-signal-safe list,
+ * but it never waits (one compare-and-swap in glibc), and a lock the
+ * crashed thread itself holds only makes it fail. When it stays taken, its
+ * holder is stopped (the crashed thread) or stuck, so the packets do not
+ * change under the copy and it is made without the lock: best effort, as
+ * the crash flush's (mon_writer_crash_flush). errno is kept. */
+static int ring_crash_window(mon_writer *w, int fd, const uint8_t *prefix, size_t prefix_len,
+                             mon_ring_window *out)
+{
+    int saved = errno;
+    bool locked = false;
+    for (int i = 0; i < 100 && !(locked = pthread_mutex_trylock(&w->lock) == 0); i++) {
+        struct timespec pause = {0, 20000};
+        (void)nanosleep(&pause, NULL);
+    }
+    int rc = ring_window(w, fd, prefix, prefix_len, out);
+    if (locked)
         pthread_mutex_unlock(&w->lock);
-    else
-        errno = saved;
+    errno = saved;
+    return rc;
+}
+
+int mon_writer_ring_write(mon_writer *w, int fd, const uint8_t *prefix, size_t prefix_len,
+                          bool lock, mon_ring_window *out)
+{
+    if (!lock)
+        return ring_crash_window(w, fd, prefix, prefix_len, out);
+    pthread_mutex_lock(&w->lock);
+    int rc = ring_window(w, fd, prefix, prefix_len, out);
+    pthread_mutex_unlock(&w->lock);
     return rc;
 }
 

@@ -68,9 +68,10 @@ typedef struct mon_ring_window {
  * task_map of tasks mapped before the window) at the window's start, then
  * the ring's packets oldest first, renumbered from 1, without padding.
  * lock: take the writer's lock (a worker then waits at its next packet
- * until the copy is done); false in a crash handler, where only
- * async-signal-safe calls are made and errno is kept. 0, or -1 with
- * errno. */
+ * until the copy is done); false in a crash handler: the lock is only
+ * tried, for a few ms, the copy made without it if it stays taken, and
+ * errno is kept. The current packet is copied up to the worker's last
+ * complete event. 0, or -1 with errno. */
 int mon_writer_ring_write(mon_writer *w, int fd, const uint8_t *prefix, size_t prefix_len,
                           bool lock, mon_ring_window *out);
 

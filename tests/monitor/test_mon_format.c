@@ -1065,6 +1065,49 @@ static uint64_t msg_of(uint64_t v)
     return mon_msg_id_make_at((unsigned)(v >> 52), (unsigned)(v >> 40), v & MON_MSG_SEQ_MASK);
 }
 
+/* The flight recorder's window (mon_writer_ring_write): empty before the
+ * first event; later the last packets oldest first, the current one up to
+ * its last event, starting at the oldest kept event's time, with the
+ * events of the packets overwritten counted as before it. */
+START_TEST(ring_window_holds_the_last_packets)
+{
+    enum { EVENTS = 5000 };
+    char dir[4096], ctf[4200], log[4300], err[512];
+    fixture_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(fixture_trace_dir(dir, 1, MON_FLAG_TASK, ctf, sizeof ctf), 0);
+    fixture_log_path(dir, 0, log, sizeof log);
+    mon_writer *wr = mon_writer_open_ring(ctf, 0, 0, 4096, 4 * 4096, err, sizeof err);
+    ck_assert_msg(wr != NULL, "%s", err);
+    int fd = open(log, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ck_assert_int_ge(fd, 0);
+    mon_ring_window rw;
+    ck_assert_int_eq(mon_writer_ring_write(wr, fd, NULL, 0, true, &rw), 0);
+    ck_assert_uint_eq(rw.events, 0);
+    ck_assert_uint_eq(rw.bytes, MON_PACKET_PREAMBLE_BYTES);
+    for (uint64_t i = 0; i < EVENTS; i++)
+        mon_emit_task(wr, MON_ID_TASK_DISPATCH, 1000 * (i + 1), i);
+    ck_assert_int_eq(mon_writer_ring_write(wr, fd, NULL, 0, true, &rw), 0);
+    ck_assert_int_eq(close(fd), 0);
+    ck_assert_uint_gt(rw.first_packet, 0); /* the window has moved on */
+    ck_assert_uint_eq(rw.events_before + rw.events, EVENTS);
+    size_t n;
+    int rc;
+    mon_event *evs = read_all(dir, &n, &rc, NULL, 0);
+    ck_assert_int_eq(rc, MON_TRACE_END);
+    ck_assert_uint_eq(n, rw.events);
+    ck_assert_uint_eq(evs[0].time, rw.start_ticks);
+    for (size_t k = 0; k < n; k++) {
+        uint64_t i = rw.events_before + k;
+        ck_assert_int_eq(evs[k].kind, MON_EV_TASK_DISPATCH);
+        ck_assert_uint_eq(evs[k].task, i);
+        ck_assert_uint_eq(evs[k].time, 1000 * (i + 1));
+    }
+    free(evs);
+    ck_assert_int_eq(mon_writer_close(wr), 0);
+    fixture_rmdir(dir);
+}
+END_TEST
+
 /* Format 3.2's one-byte header and the writer's one-store path: events at
  * the time of the one before them (the clock read once per switch), at
  * small and large steps, with fields of one, two and more bytes, read back
@@ -1442,6 +1485,7 @@ static Suite *suite(void)
     tcase_add_test(tc, monitor_control_round_trip);
     tcase_add_test(tc, small_integers_round_trip_at_every_length);
     tcase_add_test(tc, same_time_events_round_trip);
+    tcase_add_test(tc, ring_window_holds_the_last_packets);
     tcase_add_test(tc, out_of_range_values_are_corruption);
     tcase_add_test(tc, clock_choice_and_calibration);
     tcase_add_test(tc, round_trip_tiny_packets);
