@@ -369,17 +369,24 @@ static mon_task_rec *task_rec_new(mon_worker *mw, void **slot, uint64_t id, cons
     return r;
 }
 
-static void task_rec_free(mon_worker *mw, mon_task_rec *r)
+/* Takes r out of the worker's list of live records (under tasks_lock
+ * where a flight recorder's snapshot may walk the list). */
+static void task_rec_unlink(mon_worker *mw, mon_task_rec *r)
 {
-    bool ring = mw->m->opt.ring_bytes != 0;
-    if (ring)
-        pthread_mutex_lock(&mw->tasks_lock);
     if (r->prev)
         r->prev->next = r->next;
     else
         mw->tasks = r->next;
     if (r->next)
         r->next->prev = r->prev;
+}
+
+static void task_rec_free(mon_worker *mw, mon_task_rec *r)
+{
+    bool ring = mw->m->opt.ring_bytes != 0;
+    if (ring)
+        pthread_mutex_lock(&mw->tasks_lock);
+    task_rec_unlink(mw, r);
     if (ring)
         pthread_mutex_unlock(&mw->tasks_lock);
     free(r);
@@ -391,12 +398,7 @@ static void task_rec_free(mon_worker *mw, mon_task_rec *r)
 static void task_rec_bury(mon_worker *mw, mon_task_rec *r)
 {
     pthread_mutex_lock(&mw->tasks_lock);
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        mw->tasks = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
+    task_rec_unlink(mw, r);
     r->dead_seq = mon_writer_packet_seq(mw->w);
     r->next = NULL;
     if (mw->dead_last)

@@ -671,6 +671,18 @@ static inline bool decode_rank(log_reader *r, const uint8_t **pp, uint32_t *rank
     return true;
 }
 
+/* The name at p (task_map, monitor_control) into e->name; the byte after
+ * it, or NULL with the log's status set. */
+static const uint8_t *take_name(log_reader *r, const uint8_t *p, mon_event *e, int *rc,
+                                char *msg, size_t len)
+{
+    long n = decode_name(r, p, r->pkt_off + (size_t)(p - r->pkt), rc, msg, len);
+    if (n < 0)
+        return NULL;
+    e->name = r->name;
+    return p + n;
+}
+
 /* The payload of an event of kind id at p into e; returns the byte after
  * it (bounds are checked by the caller, READ_SLACK covers the loads), or
  * NULL with *rc set when a value is out of range. One switch, no calls:
@@ -798,11 +810,8 @@ static inline const uint8_t *decode_payload(log_reader *r, unsigned id, const ui
     case MON_ID_TASK_MAP: {
         e->task = mon_get_uint(&p, 0, &f);
         e->worker_mapped = r->worker; /* written in the log of the worker it maps to */
-        long n = decode_name(r, p, r->pkt_off + (size_t)(p - r->pkt), rc, msg, len);
-        if (n < 0)
+        if (!(p = take_name(r, p, e, rc, msg, len)))
             return NULL;
-        e->name = r->name;
-        p += n;
         break;
     }
     case MON_ID_CPU_TIME:
@@ -825,11 +834,8 @@ static inline const uint8_t *decode_payload(log_reader *r, unsigned id, const ui
         }
         e->classes = (unsigned)v;
         e->filtered = f;
-        long n = decode_name(r, p, r->pkt_off + (size_t)(p - r->pkt), rc, msg, len);
-        if (n < 0)
+        if (!(p = take_name(r, p, e, rc, msg, len)))
             return NULL;
-        e->name = r->name;
-        p += n;
         break;
     }
     case MON_ID_COUNT:
