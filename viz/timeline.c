@@ -27,22 +27,11 @@
 
 static int compile_task_regex(viz_timeline *tl, const char *pattern, char *err, size_t errlen)
 {
-    int code;
-    PCRE2_SIZE offset;
-    tl->regex = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0, &code, &offset, NULL);
-    if (!tl->regex) {
-        PCRE2_UCHAR message[128];
-        pcre2_get_error_message(code, message, sizeof message);
-        viz_set_error(err, errlen, "bad task regex '%s' at offset %zu: %s", pattern,
-                      (size_t)offset, (char *)message);
-        return VIZ_EINVAL;
-    }
-    tl->match = pcre2_match_data_create_from_pattern(tl->regex, NULL);
-    if (!tl->match) {
-        viz_set_error(err, errlen, "out of memory");
-        return VIZ_ENOMEM;
-    }
-    return VIZ_OK;
+    wfb_error e;
+    if (wfb_pattern_compile(pattern, "task regex", &tl->task_pattern, &e) == 0)
+        return VIZ_OK;
+    viz_set_error(err, errlen, "%s", e.msg);
+    return strcmp(e.msg, "out of memory") == 0 ? VIZ_ENOMEM : VIZ_EINVAL;
 }
 
 int viz_timeline_create(viz_timeline **out, const viz_timeline_config *config, char *err,
@@ -133,8 +122,7 @@ void viz_timeline_destroy(viz_timeline *tl)
     for (size_t i = 0; i < tl->kinds_len; i++)
         free(tl->kinds[i].name);
     free(tl->kinds);
-    pcre2_match_data_free(tl->match);
-    pcre2_code_free(tl->regex);
+    wfb_pattern_free(tl->task_pattern);
     free(tl->title);
     free(tl->task_regex);
     free(tl);
@@ -234,10 +222,7 @@ static int find_or_add_kind(viz_timeline *tl, const char *name, bool pseudo)
 
 static bool task_matches(viz_timeline *tl, const char *name)
 {
-    if (!tl->regex)
-        return true;
-    return pcre2_match(tl->regex, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, tl->match,
-                       NULL) >= 0;
+    return wfb_pattern_match(tl->task_pattern, name);
 }
 
 /* What a lookup of a task id compares against. */

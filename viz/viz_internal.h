@@ -9,13 +9,12 @@
 #include "viz.h"
 
 #include "mon_reader.h"
+#include "wfb.h" /* wfb_pattern: the task regex, as every command matches names */
 #include "kit.h" /* growing arrays (KIT_GROW_ZEROED), id -> index maps (kit_id_map) */
 
 #include <cairo.h>
 #include <stdarg.h>
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
 
 #define VIZ_ERR_LEN 256
 #define VIZ_MAX_WORKERS 65536
@@ -118,8 +117,7 @@ struct viz_timeline {
     viz_time from, to; /* relative to origin */
     char *title;
     char *task_regex;
-    pcre2_code *regex;
-    pcre2_match_data *match;
+    wfb_pattern *task_pattern; /* compiled task_regex, NULL: all tasks */
 
     bool origin_set;
     viz_time origin;
