@@ -28,10 +28,11 @@
 #   OUT=docs/PAPER.md   IMAGES=docs/images
 #   SKIP_OVERHEAD=1 leave Tables I and II out (they need the compiled-out build)
 #   ALSO_W4=0       leave out the second mc experiment with -w 4 (the paper's count)
-#   BOOST=0         run at normal priority (default for root: every run of an app
-#                   in a session of its own at niceness -20, scripts/boosted.sh, so
-#                   other tenants of a shared machine disturb the times and the
-#                   traces less)
+#   BOOST=1         every run of an app in a session of its own at niceness -20
+#                   (scripts/boosted.sh; root only), so other tenants of a shared
+#                   machine disturb the times less. Default 0: runs at normal
+#                   priority, as a user runs them; a boosted table may stand
+#                   beside the plain one, never instead of it
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -46,6 +47,7 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=../monitor/timing.sh
 . "$SRC/bench/monitor/timing.sh"
 # shellcheck source=../../scripts/boosted.sh
+BOOST=${BOOST:-0}
 . "$SRC/scripts/boosted.sh"
 
 [ "$RUNS" -ge 3 ] || { echo "run.sh: RUNS must be at least 3" >&2; exit 2; }
